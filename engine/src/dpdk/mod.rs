@@ -1,0 +1,1 @@
+//! The safe layer over landspeed-sys.

@@ -1,0 +1,12 @@
+//! landspeed: a DPDK traffic engine.
+//!
+//! Dependencies point one way: `main → config/report → tx/rx → {wire, pace,
+//! limits, dpdk} → landspeed-sys`. `wire`, `pace`, `limits` and `config` are
+//! pure and never touch DPDK, so they are unit-tested without an EAL.
+#![forbid(unsafe_op_in_unsafe_fn)]
+
+pub mod config;
+pub mod dpdk;
+pub mod limits;
+pub mod pace;
+pub mod wire;

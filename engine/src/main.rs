@@ -1,1 +1,60 @@
-fn main() {}
+//! The `landspeed` command: parse the command line, call the library, print.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use landspeed::{cli, limits};
+
+/// A DPDK traffic engine: jumbo IPv4/IPv6 frames on pinned cores, departures
+/// scheduled on the TSC, every received frame verified, and a verdict on
+/// what limited the transfer.
+#[derive(Parser)]
+#[command(name = "landspeed", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a profile (the built-in configs/null.yaml when none is given).
+    Run(cli::RunArgs),
+    /// List the DPDK ports the EAL sees.
+    Ports(cli::PortsArgs),
+    /// Print the link, bus, CPU and long-path ceilings on one page.
+    Limits(limits::cli::LimitsArgs),
+    /// Replay a recorded departure trace through a simulated bottleneck.
+    Replay(cli::ReplayArgs),
+    /// Join a sender's and a receiver's JSON results into one report.
+    Report {
+        /// The sender's `--json` output.
+        tx: PathBuf,
+        /// The receiver's `--json` output.
+        rx: PathBuf,
+        /// Write the joined report as JSON here too.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Run(args) => cli::run(&args),
+        Cmd::Ports(args) => cli::ports(&args),
+        Cmd::Limits(args) => limits::cli::run_limits(&args)
+            .map(|page| print!("{page}"))
+            .map_err(|e| e.to_string()),
+        Cmd::Replay(args) => cli::replay(&args),
+        Cmd::Report { tx, rx, json } => cli::report(&tx, &rx, json.as_deref()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("landspeed: error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}

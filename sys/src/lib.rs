@@ -10,3 +10,53 @@ include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
 
 /// DPDK version the bindings were generated against (from pkg-config).
 pub const DPDK_VERSION: &str = env!("LANDSPEED_DPDK_VERSION");
+
+// Flags DPDK defines with function-like macros (`RTE_BIT64(n)`, `1ULL << n`),
+// which bindgen does not generate. Values from rte_mbuf_core.h and
+// rte_ethdev.h of DPDK 22.11.
+
+/// `RTE_MBUF_F_RX_L4_CKSUM_BAD`.
+pub const RTE_MBUF_F_RX_L4_CKSUM_BAD: u64 = 1 << 3;
+/// `RTE_MBUF_F_RX_IP_CKSUM_BAD`.
+pub const RTE_MBUF_F_RX_IP_CKSUM_BAD: u64 = 1 << 4;
+/// `RTE_MBUF_F_RX_IP_CKSUM_GOOD`.
+pub const RTE_MBUF_F_RX_IP_CKSUM_GOOD: u64 = 1 << 7;
+/// `RTE_MBUF_F_RX_L4_CKSUM_GOOD`.
+pub const RTE_MBUF_F_RX_L4_CKSUM_GOOD: u64 = 1 << 8;
+/// `RTE_MBUF_F_TX_TCP_CKSUM`.
+pub const RTE_MBUF_F_TX_TCP_CKSUM: u64 = 1 << 52;
+/// `RTE_MBUF_F_TX_UDP_CKSUM`.
+pub const RTE_MBUF_F_TX_UDP_CKSUM: u64 = 3 << 52;
+/// `RTE_MBUF_F_TX_IP_CKSUM`.
+pub const RTE_MBUF_F_TX_IP_CKSUM: u64 = 1 << 54;
+/// `RTE_MBUF_F_TX_IPV4`.
+pub const RTE_MBUF_F_TX_IPV4: u64 = 1 << 55;
+/// `RTE_MBUF_F_TX_IPV6`.
+pub const RTE_MBUF_F_TX_IPV6: u64 = 1 << 56;
+
+/// `RTE_ETH_RX_OFFLOAD_IPV4_CKSUM`.
+pub const RTE_ETH_RX_OFFLOAD_IPV4_CKSUM: u64 = 1 << 1;
+/// `RTE_ETH_RX_OFFLOAD_UDP_CKSUM`.
+pub const RTE_ETH_RX_OFFLOAD_UDP_CKSUM: u64 = 1 << 2;
+/// `RTE_ETH_RX_OFFLOAD_TCP_CKSUM`.
+pub const RTE_ETH_RX_OFFLOAD_TCP_CKSUM: u64 = 1 << 3;
+/// `RTE_ETH_RX_OFFLOAD_SCATTER`.
+pub const RTE_ETH_RX_OFFLOAD_SCATTER: u64 = 1 << 13;
+/// `RTE_ETH_TX_OFFLOAD_IPV4_CKSUM`.
+pub const RTE_ETH_TX_OFFLOAD_IPV4_CKSUM: u64 = 1 << 1;
+/// `RTE_ETH_TX_OFFLOAD_UDP_CKSUM`.
+pub const RTE_ETH_TX_OFFLOAD_UDP_CKSUM: u64 = 1 << 2;
+/// `RTE_ETH_TX_OFFLOAD_TCP_CKSUM`.
+pub const RTE_ETH_TX_OFFLOAD_TCP_CKSUM: u64 = 1 << 3;
+/// `RTE_ETH_TX_OFFLOAD_MULTI_SEGS`.
+pub const RTE_ETH_TX_OFFLOAD_MULTI_SEGS: u64 = 1 << 15;
+/// `RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE`.
+pub const RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE: u64 = 1 << 16;
+/// `RTE_ETH_MQ_RX_RSS` (enum rte_eth_rx_mq_mode).
+pub const RTE_ETH_MQ_RX_RSS_FLAG: u32 = 1;
+/// `RTE_ETH_RSS_IP` (IPv4 | FRAG_IPV4 | NONFRAG_IPV4_OTHER | IPV6 | FRAG_IPV6 | NONFRAG_IPV6_OTHER | IPV6_EX).
+pub const RTE_ETH_RSS_IP: u64 = (1 << 2) | (1 << 3) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 13) | (1 << 15);
+/// `RTE_ETH_RSS_UDP` (NONFRAG_IPV4_UDP | NONFRAG_IPV6_UDP | IPV6_UDP_EX).
+pub const RTE_ETH_RSS_UDP: u64 = (1 << 5) | (1 << 11) | (1 << 17);
+/// `RTE_ETH_RSS_TCP` (NONFRAG_IPV4_TCP | NONFRAG_IPV6_TCP | IPV6_TCP_EX).
+pub const RTE_ETH_RSS_TCP: u64 = (1 << 4) | (1 << 10) | (1 << 16);

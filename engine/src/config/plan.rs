@@ -1,0 +1,277 @@
+//! The validated, typed result of a profile: what the runtime executes.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::ext::{Bus, Layer, LinkKind, Pattern, RateSpec, StreamSpec, TxMode};
+use crate::wire::CsumMode;
+
+/// A validated profile. Every index in it is in range and every
+/// cross-reference (ports, queues, streams, lcores) was checked.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Where the profile came from (a path, or a name for built-in text);
+    /// runtime errors about the plan name it.
+    pub origin: String,
+    /// EAL start-up settings.
+    pub eal: EalPlan,
+    /// Ports in profile order; tasks refer to them by index.
+    pub ports: Vec<PortPlan>,
+    /// Streams in profile order (each with its name and id); tasks refer
+    /// to them by index.
+    pub streams: Vec<StreamSpec>,
+    /// Sending tasks, one per lcore.
+    pub tx: Vec<TxTaskPlan>,
+    /// Receiving tasks, one per lcore.
+    pub rx: Vec<RxTaskPlan>,
+    /// Run length and reporting.
+    pub run: RunPlan,
+}
+
+/// EAL start-up settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EalPlan {
+    /// All lcores given to the EAL, main lcore first.
+    pub lcores: Vec<u32>,
+    /// The main lcore (runs the reporter, never a task).
+    pub main_lcore: u32,
+    /// Use hugepages; `false` runs with `--no-huge`.
+    pub hugepages: bool,
+    /// Memory for the EAL in MiB (`-m`).
+    pub memory_mb: u32,
+    /// `--vdev` arguments, paths inside them already resolved.
+    pub vdevs: Vec<String>,
+    /// PCI addresses to allow (`-a`); empty means `--no-pci`.
+    pub pci: Vec<String>,
+    /// `--file-prefix`; `None` means automatic (unique per process).
+    pub file_prefix: Option<String>,
+    /// `--log-level` value (`error` unless the profile says otherwise).
+    pub log_level: String,
+    /// Arguments appended verbatim.
+    pub extra_args: Vec<String>,
+}
+
+impl EalPlan {
+    /// The argv for `rte_eal_init`, program name first: `-l`,
+    /// `--main-lcore`, `--no-huge`/`-m`, `--no-pci` or `-a` per PCI
+    /// device, `--vdev` per vdev, `--file-prefix` (automatic prefixes are
+    /// `ls<pid>`, with `--no-shconf` when there are no hugepages),
+    /// `--log-level`, then the extra arguments.
+    pub fn eal_args(&self) -> Vec<String> {
+        let lcores: Vec<String> = self.lcores.iter().map(u32::to_string).collect();
+        let mut args = vec![
+            "landspeed".to_string(),
+            "-l".into(),
+            lcores.join(","),
+            format!("--main-lcore={}", self.main_lcore),
+        ];
+        if !self.hugepages {
+            args.push("--no-huge".into());
+        }
+        if self.memory_mb > 0 {
+            args.push("-m".into());
+            args.push(self.memory_mb.to_string());
+        }
+        if self.pci.is_empty() {
+            args.push("--no-pci".into());
+        }
+        for pci in &self.pci {
+            args.push("-a".into());
+            args.push(pci.clone());
+        }
+        for vdev in &self.vdevs {
+            args.push(format!("--vdev={vdev}"));
+        }
+        match &self.file_prefix {
+            Some(prefix) => args.push(format!("--file-prefix={prefix}")),
+            None => {
+                args.push(format!("--file-prefix=ls{}", std::process::id()));
+                if !self.hugepages {
+                    args.push("--no-shconf".into());
+                }
+            }
+        }
+        args.push(format!("--log-level={}", self.log_level));
+        args.extend(self.extra_args.iter().cloned());
+        args
+    }
+}
+
+/// What a port's device is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Device {
+    /// A virtual device: its name (`net_null0`), as in `eal.vdevs`.
+    Vdev(String),
+    /// A PCI device: its address as written in `eal.pci`.
+    Pci(String),
+}
+
+impl Device {
+    /// The name DPDK knows the device by (for `rte_eth_dev_get_port_by_name`).
+    pub fn name(&self) -> &str {
+        match self {
+            Device::Vdev(n) | Device::Pci(n) => n,
+        }
+    }
+}
+
+/// One port.
+#[derive(Debug, Clone)]
+pub struct PortPlan {
+    /// The profile's name for the port.
+    pub name: String,
+    /// The device behind it.
+    pub device: Device,
+    /// Receive queues (≥ 1).
+    pub rx_queues: u16,
+    /// Transmit queues (≥ 1).
+    pub tx_queues: u16,
+    /// Descriptors per receive queue (the runtime may adjust them to the
+    /// device's limits).
+    pub rx_ring: u16,
+    /// Descriptors per transmit queue.
+    pub tx_ring: u16,
+    /// Where checksums are computed.
+    pub checksum: Checksum,
+    /// The link's kind for line-rate figures; `None`: ask the PMD.
+    pub link: Option<LinkKind>,
+    /// The receiving host's I/O bus for the verdict, if given.
+    pub bus: Option<Bus>,
+    /// Put the port in promiscuous mode.
+    pub promiscuous: bool,
+    /// The largest frame (with FCS) of the streams sent on this port or
+    /// expected on it (all streams for an RX task with `streams: auto`);
+    /// 0 when none is. The runtime checks it against the device's maximum
+    /// and sizes mbufs for it.
+    pub max_frame: u32,
+}
+
+/// Where a port's IPv4 and L4 checksums are computed, as the profile
+/// asks; [`Checksum::resolve`] decides once the device's offloads are known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checksum {
+    /// Offload when the device can, software otherwise.
+    Auto,
+    /// Always in software.
+    Software,
+    /// Always offloaded; the runtime fails if the device cannot.
+    Offload,
+}
+
+impl Checksum {
+    /// The builder's mode for a device that can (`true`) or cannot offload
+    /// the checksums; `None` when offload was required and is missing.
+    pub fn resolve(self, device_offloads: bool) -> Option<CsumMode> {
+        match (self, device_offloads) {
+            (Checksum::Software, _) | (Checksum::Auto, false) => Some(CsumMode::Software),
+            (Checksum::Offload | Checksum::Auto, true) => Some(CsumMode::Offload),
+            (Checksum::Offload, false) => None,
+        }
+    }
+}
+
+impl FromStr for Checksum {
+    type Err = String;
+
+    /// `auto`, `software` (or `sw`), `offload` (or `hw`), in any case.
+    fn from_str(s: &str) -> Result<Checksum, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Checksum::Auto),
+            "software" | "sw" => Ok(Checksum::Software),
+            "offload" | "hw" => Ok(Checksum::Offload),
+            _ => Err(format!(
+                "unknown checksum mode `{s}`: use auto, software or offload"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Checksum {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Checksum::Auto => "auto",
+            Checksum::Software => "software",
+            Checksum::Offload => "offload",
+        })
+    }
+}
+
+/// One sending task.
+#[derive(Debug, Clone)]
+pub struct TxTaskPlan {
+    /// The lcore it runs on.
+    pub lcore: u32,
+    /// Index into [`Plan::ports`].
+    pub port: usize,
+    /// Transmit queue on that port.
+    pub queue: u16,
+    /// Indices into [`Plan::streams`], in profile order.
+    pub streams: Vec<usize>,
+    /// The weight of each stream (parallel to `streams`): its share of the
+    /// task's rate is `weight / sum(weights)`.
+    pub weights: Vec<u32>,
+    /// The task's total rate.
+    pub rate: RateSpec,
+    /// The layer the rate counts.
+    pub layer: Layer,
+    /// How departures are made.
+    pub mode: TxMode,
+    /// How departures are spread in time.
+    pub pattern: Pattern,
+    /// File for the departure trace, resolved against the profile's folder.
+    pub trace: Option<PathBuf>,
+    /// At most this many departures are traced.
+    pub trace_frames: u64,
+}
+
+/// What an RX task checks on every frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verify {
+    /// Stamp, payload fill checksum, L3 and L4 checksums.
+    Full,
+    /// The stamp only (stream, sequence, timestamp).
+    Stamp,
+    /// Count frames and bytes only.
+    None,
+}
+
+/// Which streams an RX task expects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RxStreams {
+    /// Learn streams from the stamps that arrive.
+    Auto,
+    /// These stream indices (into [`Plan::streams`]); others count as foreign.
+    Listed(Vec<usize>),
+}
+
+/// One receiving task.
+#[derive(Debug, Clone)]
+pub struct RxTaskPlan {
+    /// The lcore it runs on.
+    pub lcore: u32,
+    /// Index into [`Plan::ports`].
+    pub port: usize,
+    /// Receive queues it polls.
+    pub queues: Vec<u16>,
+    /// What it checks.
+    pub verify: Verify,
+    /// Extra TSC cycles spent per frame (a knob to make the receiver
+    /// CPU-bound on purpose).
+    pub slowdown_cycles: u64,
+    /// The streams it expects.
+    pub streams: RxStreams,
+}
+
+/// Run length and reporting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunPlan {
+    /// Measured time (after the warm-up).
+    pub duration: Duration,
+    /// Time between report lines.
+    pub interval: Duration,
+    /// Time sent before measuring starts; not counted in the results.
+    pub warmup: Duration,
+}

@@ -1,0 +1,380 @@
+//! The profile as written: serde structures that mirror the YAML keys.
+//! Unknown keys are errors; values whose syntax belongs to another module
+//! (rates, modes, addresses, ranges) are kept as text or as a YAML value
+//! and parsed during validation, where errors can name the key.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use serde_yaml_ng::Value;
+
+/// The whole profile.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with eal:, ports:, streams:, tx:, rx: and run:"
+)]
+pub(crate) struct Profile {
+    pub eal: Eal,
+    #[serde(default)]
+    pub ports: Vec<Port>,
+    #[serde(default)]
+    pub streams: Vec<Stream>,
+    #[serde(default)]
+    pub tx: Vec<Tx>,
+    #[serde(default)]
+    pub rx: Vec<Rx>,
+    #[serde(default)]
+    pub run: Run,
+}
+
+/// `eal:`
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping of EAL settings (cores:, memory_mb:, hugepages:, vdevs:, pci:, ...)"
+)]
+pub(crate) struct Eal {
+    pub cores: Vec<u32>,
+    #[serde(default = "default_memory_mb")]
+    pub memory_mb: u32,
+    #[serde(default)]
+    pub hugepages: bool,
+    #[serde(default)]
+    pub vdevs: Vec<String>,
+    #[serde(default)]
+    pub pci: Vec<String>,
+    #[serde(default = "default_auto")]
+    pub file_prefix: String,
+    #[serde(default = "default_log_level")]
+    pub log_level: String,
+    #[serde(default)]
+    pub extra_args: Vec<String>,
+}
+
+/// One item of `ports:`.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a port: a mapping with name:, device: and optional settings"
+)]
+pub(crate) struct Port {
+    pub name: String,
+    pub device: String,
+    #[serde(default = "one")]
+    pub rx_queues: u16,
+    #[serde(default = "one")]
+    pub tx_queues: u16,
+    #[serde(default = "default_ring")]
+    pub rx_ring: u16,
+    #[serde(default = "default_ring")]
+    pub tx_ring: u16,
+    #[serde(default = "default_auto_scalar")]
+    pub checksum: Scalar,
+    #[serde(default = "default_auto_scalar")]
+    pub link: Scalar,
+    #[serde(default)]
+    pub bus: Option<Scalar>,
+    #[serde(default = "yes")]
+    pub promiscuous: bool,
+}
+
+/// One item of `streams:`.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a stream: a mapping with name: and optional eth:, vlan:, ipv4:/ipv6:, udp:/tcp:, ..."
+)]
+pub(crate) struct Stream {
+    pub name: String,
+    #[serde(default)]
+    pub id: Option<u32>,
+    #[serde(default)]
+    pub frame_size: Option<Value>,
+    #[serde(default)]
+    pub eth: Eth,
+    #[serde(default)]
+    pub vlan: Option<Vlan>,
+    #[serde(default)]
+    pub ipv4: Option<Ipv4>,
+    #[serde(default)]
+    pub ipv6: Option<Ipv6>,
+    #[serde(default)]
+    pub udp: Option<Udp>,
+    #[serde(default)]
+    pub tcp: Option<Tcp>,
+    #[serde(default)]
+    pub vary: Option<Value>,
+    #[serde(default = "one_u32")]
+    pub weight: u32,
+}
+
+/// `streams[i].eth:`
+#[derive(Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with src: and dst: MAC addresses"
+)]
+pub(crate) struct Eth {
+    #[serde(default)]
+    pub src: Option<String>,
+    #[serde(default)]
+    pub dst: Option<String>,
+}
+
+/// `streams[i].vlan:`
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with id: and optional pcp:, dei:"
+)]
+pub(crate) struct Vlan {
+    pub id: Value,
+    #[serde(default)]
+    pub pcp: Option<Value>,
+    #[serde(default)]
+    pub dei: bool,
+}
+
+/// `streams[i].ipv4:`
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with src:, dst: and optional dscp:, ecn:, ttl:, df:"
+)]
+pub(crate) struct Ipv4 {
+    #[serde(default)]
+    pub src: Option<Value>,
+    #[serde(default)]
+    pub dst: Option<Value>,
+    #[serde(default)]
+    pub dscp: Option<Value>,
+    #[serde(default)]
+    pub ecn: Option<Value>,
+    #[serde(default)]
+    pub ttl: Option<Value>,
+    #[serde(default)]
+    pub df: Option<bool>,
+}
+
+/// `streams[i].ipv6:`
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with src:, dst: and optional traffic_class:, flow_label:, hop_limit:"
+)]
+pub(crate) struct Ipv6 {
+    #[serde(default)]
+    pub src: Option<Value>,
+    #[serde(default)]
+    pub dst: Option<Value>,
+    #[serde(default)]
+    pub traffic_class: Option<Value>,
+    #[serde(default)]
+    pub flow_label: Option<Value>,
+    #[serde(default)]
+    pub hop_limit: Option<Value>,
+}
+
+/// `streams[i].udp:`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a mapping with src: and dst: ports")]
+pub(crate) struct Udp {
+    #[serde(default)]
+    pub src: Option<Value>,
+    #[serde(default)]
+    pub dst: Option<Value>,
+}
+
+/// `streams[i].tcp:`
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with src:, dst: and optional seq:, ack:, window:, flags:"
+)]
+pub(crate) struct Tcp {
+    #[serde(default)]
+    pub src: Option<Value>,
+    #[serde(default)]
+    pub dst: Option<Value>,
+    #[serde(default)]
+    pub seq: Option<Value>,
+    #[serde(default)]
+    pub ack: Option<Value>,
+    #[serde(default)]
+    pub window: Option<Value>,
+    #[serde(default)]
+    pub flags: Option<Value>,
+}
+
+/// One item of `tx:`.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a TX task: a mapping with lcore:, port:, rate: and optional settings"
+)]
+pub(crate) struct Tx {
+    pub lcore: u32,
+    pub port: String,
+    #[serde(default)]
+    pub queue: u16,
+    #[serde(default)]
+    pub streams: Option<Vec<String>>,
+    pub rate: Scalar,
+    #[serde(default)]
+    pub layer: Option<Scalar>,
+    #[serde(default)]
+    pub mode: Option<Scalar>,
+    #[serde(default)]
+    pub pattern: Option<Value>,
+    #[serde(default)]
+    pub trace: Option<String>,
+    #[serde(default = "default_trace_frames")]
+    pub trace_frames: u64,
+}
+
+/// One item of `rx:`.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an RX task: a mapping with lcore:, port: and optional settings"
+)]
+pub(crate) struct Rx {
+    pub lcore: u32,
+    pub port: String,
+    #[serde(default)]
+    pub queues: Option<Vec<u16>>,
+    #[serde(default)]
+    pub verify: Option<Scalar>,
+    #[serde(default)]
+    pub slowdown_cycles: u64,
+    #[serde(default)]
+    pub streams: Option<Value>,
+}
+
+/// `run:`
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with duration:, interval: and warmup:"
+)]
+pub(crate) struct Run {
+    #[serde(default = "default_duration")]
+    pub duration: Scalar,
+    #[serde(default = "default_interval")]
+    pub interval: Scalar,
+    #[serde(default = "default_warmup")]
+    pub warmup: Scalar,
+}
+
+impl Default for Run {
+    fn default() -> Run {
+        Run {
+            duration: default_duration(),
+            interval: default_interval(),
+            warmup: default_warmup(),
+        }
+    }
+}
+
+/// Any YAML scalar (text, number or boolean), kept as its text so that
+/// `rate: 5G` and `rate: 1000000` both reach the same parser.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Scalar(pub String);
+
+impl Scalar {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scalar, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a single value (text or number)")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string()))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The text of a scalar YAML value, `None` for a sequence, a mapping or null.
+pub(crate) fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Tagged(t) => scalar_text(&t.value),
+        Value::Null | Value::Sequence(_) | Value::Mapping(_) => None,
+    }
+}
+
+/// A short description of a YAML value for messages: `5000`, `"x"`, `a list`.
+pub(crate) fn describe(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{s:?}"),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => "null".into(),
+        Value::Sequence(_) => "a list".into(),
+        Value::Mapping(_) => "a mapping".into(),
+        Value::Tagged(t) => describe(&t.value),
+    }
+}
+
+fn default_memory_mb() -> u32 {
+    512
+}
+fn default_auto() -> String {
+    "auto".into()
+}
+fn default_auto_scalar() -> Scalar {
+    Scalar("auto".into())
+}
+fn default_log_level() -> String {
+    "error".into()
+}
+fn one() -> u16 {
+    1
+}
+fn one_u32() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+fn default_ring() -> u16 {
+    1024
+}
+fn default_trace_frames() -> u64 {
+    1_000_000
+}
+fn default_duration() -> Scalar {
+    Scalar("10s".into())
+}
+fn default_interval() -> Scalar {
+    Scalar("1s".into())
+}
+fn default_warmup() -> Scalar {
+    Scalar("0s".into())
+}

@@ -1,0 +1,504 @@
+//! `streams[i]` → the wire module's [`StreamSpec`].
+
+use std::fmt::Display;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::str::FromStr;
+
+use serde_yaml_ng::Value;
+
+use crate::wire::spec::{
+    EthSpec, IpSpec, L4Spec, SetElem, SizeSpec, StreamSpec, ValueSet, Vary, VlanSpec,
+    DEFAULT_FRAME_SIZE,
+};
+use crate::wire::tcp::TcpFlags;
+use crate::wire::MacAddr;
+
+use super::error::ConfigError;
+use super::raw::{self, describe, scalar_text};
+use super::validate::Checker;
+
+/// TCP flag names accepted in `tcp.flags`, with their bits.
+const TCP_FLAGS: [(&str, TcpFlags); 9] = [
+    ("fin", TcpFlags::FIN),
+    ("syn", TcpFlags::SYN),
+    ("rst", TcpFlags::RST),
+    ("psh", TcpFlags::PSH),
+    ("ack", TcpFlags::ACK),
+    ("urg", TcpFlags::URG),
+    ("ece", TcpFlags::ECE),
+    ("cwr", TcpFlags::CWR),
+    ("ns", TcpFlags::NS),
+];
+
+/// Build and check one stream; `at` is its path (`streams[2]`).
+pub(crate) fn build(
+    ck: &Checker<'_>,
+    at: &str,
+    id: u32,
+    name: &str,
+    s: &raw::Stream,
+) -> Result<StreamSpec, ConfigError> {
+    let d = StreamSpec::default();
+    let f = |key: &str| format!("{at}.{key}");
+
+    let eth = EthSpec {
+        src: match &s.eth.src {
+            Some(m) => mac(ck, &f("eth.src"), m)?,
+            None => d.eth.src,
+        },
+        dst: match &s.eth.dst {
+            Some(m) => mac(ck, &f("eth.dst"), m)?,
+            None => d.eth.dst,
+        },
+    };
+
+    let vlan = match &s.vlan {
+        None => None,
+        Some(v) => Some(VlanSpec {
+            id: int_in(ck, &f("vlan.id"), Some(&v.id), 0, 4094, 0)? as u16,
+            pcp: int_in(ck, &f("vlan.pcp"), v.pcp.as_ref(), 0, 7, 0)? as u8,
+            dei: v.dei,
+        }),
+    };
+
+    let ip = match (&s.ipv4, &s.ipv6) {
+        (Some(_), Some(_)) => {
+            return Err(ck.err(
+                f("ipv6"),
+                "a stream is either IPv4 or IPv6: keep one of ipv4: and ipv6:",
+            ))
+        }
+        (Some(v4), None) => IpSpec::V4 {
+            src: addrs::<Ipv4Addr>(
+                ck,
+                &f("ipv4.src"),
+                v4.src.as_ref(),
+                Ipv4Addr::new(198, 18, 0, 1),
+            )?,
+            dst: addrs::<Ipv4Addr>(
+                ck,
+                &f("ipv4.dst"),
+                v4.dst.as_ref(),
+                Ipv4Addr::new(198, 19, 0, 1),
+            )?,
+            dscp: int_in(ck, &f("ipv4.dscp"), v4.dscp.as_ref(), 0, 63, 0)? as u8,
+            ecn: int_in(ck, &f("ipv4.ecn"), v4.ecn.as_ref(), 0, 3, 0)? as u8,
+            ttl: int_in(ck, &f("ipv4.ttl"), v4.ttl.as_ref(), 1, 255, 64)? as u8,
+            dont_fragment: v4.df.unwrap_or(true),
+        },
+        (None, Some(v6)) => IpSpec::V6 {
+            src: addrs::<Ipv6Addr>(ck, &f("ipv6.src"), v6.src.as_ref(), V6_SRC)?,
+            dst: addrs::<Ipv6Addr>(ck, &f("ipv6.dst"), v6.dst.as_ref(), V6_DST)?,
+            traffic_class: int_in(
+                ck,
+                &f("ipv6.traffic_class"),
+                v6.traffic_class.as_ref(),
+                0,
+                255,
+                0,
+            )? as u8,
+            flow_label: int_in(
+                ck,
+                &f("ipv6.flow_label"),
+                v6.flow_label.as_ref(),
+                0,
+                0xF_FFFF,
+                0,
+            )? as u32,
+            hop_limit: int_in(ck, &f("ipv6.hop_limit"), v6.hop_limit.as_ref(), 1, 255, 64)? as u8,
+        },
+        (None, None) => d.ip.clone(),
+    };
+
+    let l4 = match (&s.udp, &s.tcp) {
+        (Some(_), Some(_)) => {
+            return Err(ck.err(
+                f("tcp"),
+                "a stream is either UDP or TCP: keep one of udp: and tcp:",
+            ))
+        }
+        (Some(u), None) => L4Spec::Udp {
+            src_port: ports(ck, &f("udp.src"), u.src.as_ref(), 49152)?,
+            dst_port: ports(ck, &f("udp.dst"), u.dst.as_ref(), 5001)?,
+        },
+        (None, Some(t)) => L4Spec::Tcp {
+            src_port: ports(ck, &f("tcp.src"), t.src.as_ref(), 49152)?,
+            dst_port: ports(ck, &f("tcp.dst"), t.dst.as_ref(), 5001)?,
+            seq_start: int_in(ck, &f("tcp.seq"), t.seq.as_ref(), 0, u32::MAX as u64, 1)? as u32,
+            ack: int_in(ck, &f("tcp.ack"), t.ack.as_ref(), 0, u32::MAX as u64, 1)? as u32,
+            window: int_in(ck, &f("tcp.window"), t.window.as_ref(), 0, 65535, 65535)? as u16,
+            flags: tcp_flags(ck, &f("tcp.flags"), t.flags.as_ref())?,
+        },
+        (None, None) => d.l4.clone(),
+    };
+
+    let spec = StreamSpec {
+        id,
+        name: name.to_string(),
+        eth,
+        vlan,
+        ip,
+        l4,
+        size: size(ck, &f("frame_size"), s.frame_size.as_ref())?,
+        vary: vary(ck, &f("vary"), s.vary.as_ref())?,
+    };
+    spec.validate()
+        .map_err(|e| ck.err(format!("{at}.{}", yaml_field(&spec, &e.field)), e.message))?;
+    Ok(spec)
+}
+
+/// Default IPv6 source (documentation prefix).
+const V6_SRC: Ipv6Addr = Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1);
+/// Default IPv6 destination.
+const V6_DST: Ipv6Addr = Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 2);
+
+/// The profile key for a field name of [`StreamSpec::validate`]'s errors.
+fn yaml_field(spec: &StreamSpec, field: &str) -> String {
+    let ip = match spec.ip {
+        IpSpec::V4 { .. } => "ipv4",
+        IpSpec::V6 { .. } => "ipv6",
+    };
+    let l4 = match spec.l4 {
+        L4Spec::Udp { .. } => "udp",
+        L4Spec::Tcp { .. } => "tcp",
+    };
+    if field == "size" {
+        return "frame_size".into();
+    }
+    if let Some(rest) = field.strip_prefix("ip.") {
+        return format!("{ip}.{}", if rest == "dont_fragment" { "df" } else { rest });
+    }
+    if let Some(rest) = field.strip_prefix("l4.") {
+        let rest = rest.strip_suffix("_port").unwrap_or(rest);
+        let rest = if rest == "seq_start" { "seq" } else { rest };
+        return format!("{l4}.{rest}");
+    }
+    field.to_string()
+}
+
+/// The largest frame (with FCS) the stream sends.
+pub(crate) fn max_frame(s: &StreamSpec) -> u32 {
+    s.frame_sizes().into_iter().max().unwrap_or(0) as u32
+}
+
+/// A MAC address.
+fn mac(ck: &Checker<'_>, field: &str, text: &str) -> Result<MacAddr, ConfigError> {
+    text.trim().parse::<MacAddr>().map_err(|_| {
+        ck.err(
+            field,
+            format!("`{text}` is not a MAC address (write six hex octets, e.g. 02:00:00:00:00:01)"),
+        )
+    })
+}
+
+/// An integer in `lo..=hi`; `default` when the key is absent or null.
+fn int_in(
+    ck: &Checker<'_>,
+    field: &str,
+    v: Option<&Value>,
+    lo: u64,
+    hi: u64,
+    default: u64,
+) -> Result<u64, ConfigError> {
+    let v = match v {
+        None | Some(Value::Null) => return Ok(default),
+        Some(v) => v,
+    };
+    let n = match v {
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                u
+            } else if n.as_i64().is_some() {
+                return Err(ck.err(field, format!("{n} is out of range {lo}..={hi}")));
+            } else {
+                return Err(ck.err(field, format!("{n} is not a whole number")));
+            }
+        }
+        Value::String(s) => parse_int(s).ok_or_else(|| {
+            ck.err(
+                field,
+                format!("expected a whole number, found {}", describe(v)),
+            )
+        })?,
+        other => {
+            return Err(ck.err(
+                field,
+                format!("expected a whole number, found {}", describe(other)),
+            ))
+        }
+    };
+    if n < lo || n > hi {
+        let hi_text = if hi > 0xFFFF && hi != u32::MAX as u64 {
+            format!("{hi:#x}")
+        } else {
+            hi.to_string()
+        };
+        return Err(ck.err(field, format!("{n} is out of range {lo}..={hi_text}")));
+    }
+    Ok(n)
+}
+
+/// A whole number written as text: decimal or `0x` hexadecimal.
+fn parse_int(s: &str) -> Option<u64> {
+    let s = s.trim();
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+/// An address family, for messages.
+trait Family: SetElem + FromStr {
+    /// `IPv4` or `IPv6`.
+    const NAME: &'static str;
+    /// The key of the other family.
+    const OTHER_KEY: &'static str;
+}
+
+impl Family for Ipv4Addr {
+    const NAME: &'static str = "IPv4";
+    const OTHER_KEY: &'static str = "ipv6";
+}
+
+impl Family for Ipv6Addr {
+    const NAME: &'static str = "IPv6";
+    const OTHER_KEY: &'static str = "ipv4";
+}
+
+/// One address of family `A`, with a clear message for the other family.
+fn addr<A: Family>(ck: &Checker<'_>, field: &str, text: &str) -> Result<A, ConfigError> {
+    let t = text.trim();
+    if let Ok(a) = t.parse::<A>() {
+        return Ok(a);
+    }
+    let msg = match t.parse::<IpAddr>() {
+        Ok(other) => format!(
+            "{other} is not an {} address: this stream is {}; use {}: for {} addresses",
+            A::NAME,
+            A::NAME,
+            A::OTHER_KEY,
+            if A::NAME == "IPv4" { "IPv6" } else { "IPv4" }
+        ),
+        Err(_) => format!("`{t}` is not an {} address", A::NAME),
+    };
+    Err(ck.err(field, msg))
+}
+
+/// An address set: `a`, `a-b` (inclusive range) or a list `[a, b, ...]`.
+fn addrs<A: Family>(
+    ck: &Checker<'_>,
+    field: &str,
+    v: Option<&Value>,
+    default: A,
+) -> Result<ValueSet<A>, ConfigError> {
+    value_set(ck, field, v, default, |f, t| addr::<A>(ck, f, t))
+}
+
+/// A port set: `5001`, `1024-1087` or a list `[80, 443]`.
+fn ports(
+    ck: &Checker<'_>,
+    field: &str,
+    v: Option<&Value>,
+    default: u16,
+) -> Result<ValueSet<u16>, ConfigError> {
+    value_set(ck, field, v, default, |f, t| {
+        let n: u64 = t
+            .trim()
+            .parse()
+            .map_err(|_| ck.err(f, format!("`{}` is not a port number", t.trim())))?;
+        u16::try_from(n).map_err(|_| ck.err(f, format!("{n} is out of range 0..=65535")))
+    })
+}
+
+/// A single value, an inclusive `first-last` range or a list, each value
+/// parsed by `one`; checked for first > last, empty lists and duplicates.
+fn value_set<T: SetElem + Display>(
+    ck: &Checker<'_>,
+    field: &str,
+    v: Option<&Value>,
+    default: T,
+    one: impl Fn(&str, &str) -> Result<T, ConfigError>,
+) -> Result<ValueSet<T>, ConfigError> {
+    let set = match v {
+        None | Some(Value::Null) => ValueSet::Single(default),
+        Some(Value::Sequence(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (k, item) in items.iter().enumerate() {
+                let at = format!("{field}[{k}]");
+                let text = scalar_text(item).ok_or_else(|| {
+                    ck.err(&at, format!("expected one value, found {}", describe(item)))
+                })?;
+                out.push(one(&at, &text)?);
+            }
+            ValueSet::List(out)
+        }
+        Some(v) => {
+            let text = scalar_text(v).ok_or_else(|| {
+                ck.err(
+                    field,
+                    format!(
+                        "expected a value, a range `first-last` or a list, found {}",
+                        describe(v)
+                    ),
+                )
+            })?;
+            match text.split_once('-') {
+                Some((a, b)) => {
+                    let (first, last) = (one(field, a)?, one(field, b)?);
+                    if first > last {
+                        return Err(ck.err(
+                            field,
+                            format!(
+                                "range {first}-{last} is impossible: its first value is above its last"
+                            ),
+                        ));
+                    }
+                    ValueSet::Range { first, last }
+                }
+                None => ValueSet::Single(one(field, &text)?),
+            }
+        }
+    };
+    set.validate("").map_err(|e| ck.err(field, e.message))?;
+    Ok(set)
+}
+
+/// `tcp.flags`: a list of names (`[ack, psh]`) or one text (`ack,psh`,
+/// `ACK|PSH`); default ACK.
+fn tcp_flags(ck: &Checker<'_>, field: &str, v: Option<&Value>) -> Result<TcpFlags, ConfigError> {
+    let names: Vec<(String, String)> = match v {
+        None | Some(Value::Null) => return Ok(TcpFlags::ACK),
+        Some(Value::Sequence(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (k, item) in items.iter().enumerate() {
+                let at = format!("{field}[{k}]");
+                match scalar_text(item) {
+                    Some(t) => out.push((at, t)),
+                    None => {
+                        return Err(ck.err(
+                            at,
+                            format!("expected a flag name, found {}", describe(item)),
+                        ))
+                    }
+                }
+            }
+            out
+        }
+        Some(v) => match scalar_text(v) {
+            Some(t) => t
+                .split([',', '|', ' ', '+'])
+                .filter(|p| !p.trim().is_empty())
+                .map(|p| (field.to_string(), p.to_string()))
+                .collect(),
+            None => {
+                return Err(ck.err(
+                    field,
+                    format!("expected a list of flag names, found {}", describe(v)),
+                ))
+            }
+        },
+    };
+    let mut flags = TcpFlags(0);
+    for (at, name) in &names {
+        let lower = name.trim().to_ascii_lowercase();
+        match TCP_FLAGS.iter().find(|(n, _)| *n == lower) {
+            Some((_, bit)) => flags = flags | *bit,
+            None => {
+                let all: Vec<&str> = TCP_FLAGS.iter().map(|(n, _)| *n).collect();
+                return Err(ck.err(
+                    at,
+                    format!("unknown TCP flag `{}`: use {}", name.trim(), all.join(", ")),
+                ));
+            }
+        }
+    }
+    if names.is_empty() {
+        return Err(ck.err(field, "no flags given: data segments carry at least ack"));
+    }
+    Ok(flags)
+}
+
+/// `frame_size`: a number, a list (cycled) or `imix`; default 9130.
+fn size(ck: &Checker<'_>, field: &str, v: Option<&Value>) -> Result<SizeSpec, ConfigError> {
+    let one = |at: &str, v: &Value| -> Result<usize, ConfigError> {
+        match v {
+            Value::Number(n) => n
+                .as_u64()
+                .map(|n| n as usize)
+                .ok_or_else(|| ck.err(at, format!("{n} is not a frame size in bytes"))),
+            Value::String(s) => s
+                .trim()
+                .parse()
+                .map_err(|_| ck.err(at, format!("`{s}` is not a frame size in bytes"))),
+            other => Err(ck.err(
+                at,
+                format!("expected a frame size in bytes, found {}", describe(other)),
+            )),
+        }
+    };
+    match v {
+        None | Some(Value::Null) => Ok(SizeSpec::Fixed(DEFAULT_FRAME_SIZE)),
+        Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("imix") => Ok(SizeSpec::Imix),
+        Some(Value::Sequence(items)) => {
+            if items.is_empty() {
+                return Err(ck.err(field, "an empty list has no frame size"));
+            }
+            let sizes = items
+                .iter()
+                .enumerate()
+                .map(|(k, item)| one(&format!("{field}[{k}]"), item))
+                .collect::<Result<Vec<usize>, ConfigError>>()?;
+            Ok(SizeSpec::Cycle(sizes))
+        }
+        Some(v) => Ok(SizeSpec::Fixed(one(field, v)?)),
+    }
+}
+
+/// `vary`: `step` (default), `random` (seed 1), `random:SEED` or
+/// `{ random: SEED }`.
+fn vary(ck: &Checker<'_>, field: &str, v: Option<&Value>) -> Result<Vary, ConfigError> {
+    let bad = |found: &str| {
+        ck.err(
+            field,
+            format!("{found}: use step, random, or {{ random: SEED }}"),
+        )
+    };
+    let seed_of = |v: &Value| -> Result<u64, ConfigError> {
+        match v {
+            Value::Number(n) => n
+                .as_u64()
+                .ok_or_else(|| bad(&format!("seed {n} is not a whole number"))),
+            Value::String(s) => {
+                parse_int(s).ok_or_else(|| bad(&format!("seed `{s}` is not a whole number")))
+            }
+            other => Err(bad(&format!(
+                "seed {} is not a whole number",
+                describe(other)
+            ))),
+        }
+    };
+    match v {
+        None | Some(Value::Null) => Ok(Vary::Step),
+        Some(Value::String(s)) => {
+            let t = s.trim().to_ascii_lowercase();
+            match t.split_once(':') {
+                None if t == "step" => Ok(Vary::Step),
+                None if t == "random" => Ok(Vary::Random { seed: 1 }),
+                Some(("random", seed)) => Ok(Vary::Random {
+                    seed: seed_of(&Value::String(seed.to_string()))?,
+                }),
+                _ => Err(bad(&format!("unknown variation `{s}`"))),
+            }
+        }
+        Some(Value::Mapping(m)) if m.len() == 1 => {
+            let (k, val) = m.iter().next().expect("one entry");
+            match k.as_str() {
+                Some("random") => Ok(Vary::Random {
+                    seed: seed_of(val)?,
+                }),
+                _ => Err(bad(&format!("unknown variation {}", describe(k)))),
+            }
+        }
+        Some(other) => Err(bad(&format!("unexpected {}", describe(other)))),
+    }
+}

@@ -1,0 +1,865 @@
+//! Raw profile → [`Plan`]: every semantic check, each error located at the
+//! key it is about.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_yaml_ng::Value;
+
+use super::duration::parse_duration;
+use super::error::ConfigError;
+use super::ext::{Bus, Layer, LinkKind, Pattern, RateSpec, TxMode};
+use super::locate::Locator;
+use super::plan::{
+    Checksum, Device, EalPlan, Plan, PortPlan, RunPlan, RxStreams, RxTaskPlan, TxTaskPlan, Verify,
+};
+use super::raw::{self, describe, scalar_text, Scalar};
+use super::stream;
+
+/// vdev arguments whose values are file paths, resolved against the
+/// profile's folder.
+const PATH_ARGS: [&str; 2] = ["tx_pcap", "rx_pcap"];
+
+/// DPDK's limit on queues per port (`RTE_MAX_QUEUES_PER_PORT`).
+const MAX_QUEUES: u16 = 1024;
+
+/// Largest ring accepted here; the runtime adjusts rings to the device.
+const MAX_RING: u16 = 32768;
+
+/// Log levels `--log-level` accepts by name.
+const LOG_LEVELS: [&str; 8] = [
+    "emergency",
+    "alert",
+    "critical",
+    "error",
+    "warning",
+    "notice",
+    "info",
+    "debug",
+];
+
+/// Locates errors and resolves paths while checking one profile.
+pub(crate) struct Checker<'a> {
+    /// Name of the source in messages.
+    pub origin: &'a str,
+    /// Lines of the key paths of the source.
+    pub locator: Locator,
+    /// Folder relative paths are resolved against; `None` leaves them as
+    /// written (relative to the working directory).
+    pub base: Option<PathBuf>,
+}
+
+impl Checker<'_> {
+    /// An error about the key at `field`, located in the source.
+    pub fn err(&self, field: impl Into<String>, message: impl Into<String>) -> ConfigError {
+        let field = field.into();
+        ConfigError::new(self.origin, self.locator.line(&field), Some(field), message)
+    }
+
+    /// `path` resolved against the profile's folder when relative.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        let p = Path::new(path);
+        match &self.base {
+            Some(base) if p.is_relative() => base.join(p),
+            _ => p.to_path_buf(),
+        }
+    }
+
+    /// Parse a scalar with `FromStr`, the error naming `field`.
+    fn parse<T>(&self, field: &str, text: &str) -> Result<T, ConfigError>
+    where
+        T: std::str::FromStr,
+        T::Err: std::fmt::Display,
+    {
+        text.trim()
+            .parse::<T>()
+            .map_err(|e| self.err(field, e.to_string()))
+    }
+
+    /// Check the whole profile.
+    pub fn plan(&self, p: raw::Profile) -> Result<Plan, ConfigError> {
+        let eal = self.eal(&p.eal)?;
+        let mut ports = self.ports(&p.ports, &eal)?;
+        let mut streams = Vec::with_capacity(p.streams.len());
+        let mut ids: HashMap<u32, usize> = HashMap::new();
+        let mut by_name: HashMap<String, usize> = HashMap::new();
+        for (i, s) in p.streams.iter().enumerate() {
+            let at = format!("streams[{i}]");
+            let name = s.name.trim();
+            if name.is_empty() {
+                return Err(self.err(format!("{at}.name"), "a stream needs a name"));
+            }
+            if let Some(j) = by_name.insert(name.to_string(), i) {
+                return Err(self.err(
+                    format!("{at}.name"),
+                    format!("stream name `{name}` is already used by streams[{j}]"),
+                ));
+            }
+            let id = match s.id {
+                Some(id) => id,
+                None => u32::try_from(i + 1).unwrap_or(u32::MAX),
+            };
+            if let Some(j) = ids.insert(id, i) {
+                let field = if s.id.is_some() {
+                    format!("{at}.id")
+                } else {
+                    at.clone()
+                };
+                return Err(self.err(
+                    field,
+                    format!(
+                        "stream id {id} is already used by streams[{j}] \
+                         (ids default to the position in the list, from 1)"
+                    ),
+                ));
+            }
+            streams.push(stream::build(self, &at, id, name, s)?);
+        }
+        let weights: Vec<u32> = p.streams.iter().map(|s| s.weight).collect();
+        for (i, w) in weights.iter().enumerate() {
+            if *w == 0 {
+                return Err(self.err(
+                    format!("streams[{i}].weight"),
+                    "a weight must be at least 1 (it is the stream's share of its TX task's rate)",
+                ));
+            }
+        }
+
+        if p.tx.is_empty() && p.rx.is_empty() {
+            return Err(self.err(
+                "tx",
+                "the profile has no task: add a tx: or an rx: list (or both)",
+            ));
+        }
+        let mut lcore_users: HashMap<u32, String> = HashMap::new();
+        let mut tx = Vec::with_capacity(p.tx.len());
+        let mut tx_queue_users: HashMap<(usize, u16), usize> = HashMap::new();
+        let mut stream_sender: HashMap<usize, usize> = HashMap::new();
+        for (t, task) in p.tx.iter().enumerate() {
+            let at = format!("tx[{t}]");
+            self.lcore(&eal, &mut lcore_users, &at, task.lcore)?;
+            let port = self.port_ref(&ports, &at, &task.port)?;
+            let pp = &ports[port];
+            if task.queue >= pp.tx_queues {
+                return Err(self.err(
+                    format!("{at}.queue"),
+                    format!(
+                        "queue {} does not exist: port `{}` has tx_queues: {} (queues 0..={})",
+                        task.queue,
+                        pp.name,
+                        pp.tx_queues,
+                        pp.tx_queues - 1
+                    ),
+                ));
+            }
+            if let Some(other) = tx_queue_users.insert((port, task.queue), t) {
+                return Err(self.err(
+                    format!("{at}.queue"),
+                    format!(
+                        "port `{}` queue {} is already used by tx[{other}]; \
+                         each TX queue has one sender",
+                        pp.name, task.queue
+                    ),
+                ));
+            }
+            let indices = match &task.streams {
+                None => {
+                    if streams.is_empty() {
+                        return Err(
+                            self.err(&at, "there are no streams to send: add a streams: list")
+                        );
+                    }
+                    (0..streams.len()).collect()
+                }
+                Some(list) => {
+                    if list.is_empty() {
+                        return Err(self.err(
+                            format!("{at}.streams"),
+                            "an empty list sends nothing: name at least one stream, \
+                             or leave the key out to send all streams",
+                        ));
+                    }
+                    self.stream_refs(&by_name, &format!("{at}.streams"), list)?
+                }
+            };
+            for (k, &s) in indices.iter().enumerate() {
+                if let Some(other) = stream_sender.insert(s, t) {
+                    let field = match &task.streams {
+                        Some(_) => format!("{at}.streams[{k}]"),
+                        None => at.clone(),
+                    };
+                    return Err(self.err(
+                        field,
+                        format!(
+                            "stream `{}` is already sent by tx[{other}]; a stream belongs to \
+                             one TX task (list the streams of each task)",
+                            streams[s].name
+                        ),
+                    ));
+                }
+            }
+            let rate: RateSpec = self.parse(&format!("{at}.rate"), task.rate.as_str())?;
+            let layer = self.layer(&at, &rate, task.rate.as_str(), task.layer.as_ref())?;
+            let mode: TxMode = match &task.mode {
+                Some(m) => self.parse(&format!("{at}.mode"), m.as_str())?,
+                None => self.parse(&format!("{at}.mode"), "spin")?,
+            };
+            let pattern: Pattern = self.pattern(&format!("{at}.pattern"), task.pattern.as_ref())?;
+            mode.validate(pp.tx_ring).map_err(|e| {
+                self.err(
+                    format!("{at}.mode"),
+                    format!("{e} (port `{}`'s tx_ring)", pp.name),
+                )
+            })?;
+            let trace = task.trace.as_deref().map(|t| self.resolve(t));
+            if trace.is_some() && task.trace_frames == 0 {
+                return Err(self.err(
+                    format!("{at}.trace_frames"),
+                    "trace_frames must be at least 1 when a trace file is given",
+                ));
+            }
+            let max = indices
+                .iter()
+                .map(|&s| stream::max_frame(&streams[s]))
+                .max()
+                .unwrap_or(0);
+            ports[port].max_frame = ports[port].max_frame.max(max);
+            tx.push(TxTaskPlan {
+                lcore: task.lcore,
+                port,
+                queue: task.queue,
+                weights: indices.iter().map(|&s| weights[s]).collect(),
+                streams: indices,
+                rate,
+                layer,
+                mode,
+                pattern,
+                trace,
+                trace_frames: task.trace_frames,
+            });
+        }
+
+        let mut rx = Vec::with_capacity(p.rx.len());
+        let mut rx_queue_users: HashMap<(usize, u16), usize> = HashMap::new();
+        for (r, task) in p.rx.iter().enumerate() {
+            let at = format!("rx[{r}]");
+            self.lcore(&eal, &mut lcore_users, &at, task.lcore)?;
+            let port = self.port_ref(&ports, &at, &task.port)?;
+            let pp = &ports[port];
+            let queues: Vec<u16> = match &task.queues {
+                Some(q) => q.clone(),
+                None => (0..pp.rx_queues).collect(),
+            };
+            if queues.is_empty() {
+                return Err(self.err(
+                    format!("{at}.queues"),
+                    "an empty list polls nothing: name at least one queue, \
+                     or leave the key out to poll all of the port's queues",
+                ));
+            }
+            for (k, &q) in queues.iter().enumerate() {
+                let field = if task.queues.is_some() {
+                    format!("{at}.queues[{k}]")
+                } else {
+                    at.clone()
+                };
+                if q >= pp.rx_queues {
+                    return Err(self.err(
+                        field,
+                        format!(
+                            "queue {q} does not exist: port `{}` has rx_queues: {} (queues 0..={})",
+                            pp.name,
+                            pp.rx_queues,
+                            pp.rx_queues - 1
+                        ),
+                    ));
+                }
+                if let Some(other) = rx_queue_users.insert((port, q), r) {
+                    let whom = if other == r {
+                        "this task (listed twice)".to_string()
+                    } else {
+                        format!("rx[{other}]")
+                    };
+                    return Err(self.err(
+                        field,
+                        format!(
+                            "port `{}` queue {q} is already polled by {whom}; \
+                             each RX queue has one reader",
+                            pp.name
+                        ),
+                    ));
+                }
+            }
+            let verify = match task.verify.as_ref().map(Scalar::as_str) {
+                None | Some("full") => Verify::Full,
+                Some("stamp") => Verify::Stamp,
+                Some("none") => Verify::None,
+                Some(other) => {
+                    return Err(self.err(
+                        format!("{at}.verify"),
+                        format!("unknown verify level `{other}`: use full, stamp or none"),
+                    ))
+                }
+            };
+            let expect =
+                self.rx_streams(&by_name, &format!("{at}.streams"), task.streams.as_ref())?;
+            // A task that learns its streams may see any of them.
+            let expected: Vec<usize> = match &expect {
+                RxStreams::Listed(list) => list.clone(),
+                RxStreams::Auto => (0..streams.len()).collect(),
+            };
+            let max = expected
+                .iter()
+                .map(|&s| stream::max_frame(&streams[s]))
+                .max()
+                .unwrap_or(0);
+            ports[port].max_frame = ports[port].max_frame.max(max);
+            rx.push(RxTaskPlan {
+                lcore: task.lcore,
+                port,
+                queues,
+                verify,
+                slowdown_cycles: task.slowdown_cycles,
+                streams: expect,
+            });
+        }
+
+        let run = self.run(&p.run)?;
+        Ok(Plan {
+            origin: self.origin.to_string(),
+            eal,
+            ports,
+            streams,
+            tx,
+            rx,
+            run,
+        })
+    }
+
+    /// `eal:`
+    fn eal(&self, e: &raw::Eal) -> Result<EalPlan, ConfigError> {
+        if e.cores.is_empty() {
+            return Err(self.err(
+                "eal.cores",
+                "list the lcores to use: the main lcore first, then one per task",
+            ));
+        }
+        let mut seen: HashMap<u32, usize> = HashMap::new();
+        for (i, &c) in e.cores.iter().enumerate() {
+            if let Some(j) = seen.insert(c, i) {
+                return Err(self.err(
+                    format!("eal.cores[{i}]"),
+                    format!("lcore {c} is listed twice (also eal.cores[{j}])"),
+                ));
+            }
+        }
+        if !e.hugepages && e.memory_mb < 64 {
+            return Err(self.err(
+                "eal.memory_mb",
+                format!(
+                    "{} MiB is too little without hugepages: give at least 64 \
+                     (pools of jumbo mbufs need a few hundred)",
+                    e.memory_mb
+                ),
+            ));
+        }
+        let mut vdevs = Vec::with_capacity(e.vdevs.len());
+        let mut names: HashMap<String, usize> = HashMap::new();
+        for (i, v) in e.vdevs.iter().enumerate() {
+            let at = format!("eal.vdevs[{i}]");
+            let v = v.trim();
+            let (name, args) = match v.split_once(',') {
+                Some((n, a)) => (n.trim(), Some(a)),
+                None => (v, None),
+            };
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(self.err(
+                    at,
+                    format!(
+                        "`{name}` is not a vdev name: give a driver name and a number, \
+                         then arguments after commas (e.g. net_pcap0,tx_pcap=out.pcap)"
+                    ),
+                ));
+            }
+            if let Some(j) = names.insert(name.to_string(), i) {
+                return Err(self.err(
+                    at,
+                    format!("vdev `{name}` is listed twice (also eal.vdevs[{j}])"),
+                ));
+            }
+            let mut full = name.to_string();
+            for arg in args.into_iter().flat_map(|a| a.split(',')) {
+                let arg = arg.trim();
+                let arg = match arg.split_once('=') {
+                    Some((k, val)) if PATH_ARGS.contains(&k.trim()) => {
+                        if val.trim().is_empty() {
+                            return Err(self.err(at, format!("`{}=` needs a file path", k.trim())));
+                        }
+                        format!("{}={}", k.trim(), self.resolve(val.trim()).display())
+                    }
+                    _ => arg.to_string(),
+                };
+                full.push(',');
+                full.push_str(&arg);
+            }
+            vdevs.push(full);
+        }
+        let mut pci = Vec::with_capacity(e.pci.len());
+        let mut seen_pci: HashMap<String, usize> = HashMap::new();
+        for (i, a) in e.pci.iter().enumerate() {
+            let at = format!("eal.pci[{i}]");
+            let (addr, args) = match a.trim().split_once(',') {
+                Some((x, rest)) => (x, Some(rest)),
+                None => (a.trim(), None),
+            };
+            let canon = canonical_pci(addr).ok_or_else(|| {
+                self.err(
+                    &at,
+                    format!("`{addr}` is not a PCI address (write e.g. 0000:03:00.0 or 03:00.0)"),
+                )
+            })?;
+            if let Some(j) = seen_pci.insert(canon.clone(), i) {
+                return Err(self.err(
+                    at,
+                    format!("PCI device {canon} is listed twice (also eal.pci[{j}])"),
+                ));
+            }
+            pci.push(match args {
+                Some(rest) => format!("{canon},{rest}"),
+                None => canon,
+            });
+        }
+        let file_prefix = match e.file_prefix.trim() {
+            "auto" => None,
+            p if !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') =>
+            {
+                Some(p.to_string())
+            }
+            p => {
+                return Err(self.err(
+                    "eal.file_prefix",
+                    format!("`{p}`: use `auto` or letters, digits, `_` and `-` only"),
+                ))
+            }
+        };
+        let level = e.log_level.trim().to_ascii_lowercase();
+        let ok_level = LOG_LEVELS.contains(&level.as_str())
+            || level.parse::<u8>().is_ok_and(|n| (1..=8).contains(&n))
+            || level.contains(':')
+            || level.contains('=');
+        if !ok_level {
+            return Err(self.err(
+                "eal.log_level",
+                format!(
+                    "unknown log level `{}`: use one of {} (or DPDK's pattern:level form)",
+                    e.log_level,
+                    LOG_LEVELS.join(", ")
+                ),
+            ));
+        }
+        Ok(EalPlan {
+            lcores: e.cores.clone(),
+            main_lcore: e.cores[0],
+            hugepages: e.hugepages,
+            memory_mb: e.memory_mb,
+            vdevs,
+            pci,
+            file_prefix,
+            log_level: level,
+            extra_args: e.extra_args.clone(),
+        })
+    }
+
+    /// `ports:`
+    fn ports(&self, ports: &[raw::Port], eal: &EalPlan) -> Result<Vec<PortPlan>, ConfigError> {
+        if ports.is_empty() {
+            return Err(self.err(
+                "ports",
+                "the profile has no port: add a ports: list with at least one port",
+            ));
+        }
+        let vdev_names: Vec<&str> = eal
+            .vdevs
+            .iter()
+            .map(|v| v.split(',').next().unwrap_or(v))
+            .collect();
+        let pci_names: Vec<&str> = eal
+            .pci
+            .iter()
+            .map(|v| v.split(',').next().unwrap_or(v))
+            .collect();
+        let mut out: Vec<PortPlan> = Vec::with_capacity(ports.len());
+        for (i, p) in ports.iter().enumerate() {
+            let at = format!("ports[{i}]");
+            let name = p.name.trim();
+            if name.is_empty() {
+                return Err(self.err(format!("{at}.name"), "a port needs a name"));
+            }
+            if let Some(j) = out.iter().position(|q| q.name == name) {
+                return Err(self.err(
+                    format!("{at}.name"),
+                    format!("port name `{name}` is already used by ports[{j}]"),
+                ));
+            }
+            let dev = p.device.trim();
+            let device = if let Some(canon) = canonical_pci(dev) {
+                if !pci_names.contains(&canon.as_str()) {
+                    return Err(self.err(
+                        format!("{at}.device"),
+                        format!("PCI device {canon} is not in eal.pci: add it there"),
+                    ));
+                }
+                Device::Pci(canon)
+            } else if vdev_names.contains(&dev) {
+                Device::Vdev(dev.to_string())
+            } else {
+                let known = if vdev_names.is_empty() {
+                    "none".to_string()
+                } else {
+                    vdev_names.join(", ")
+                };
+                return Err(self.err(
+                    format!("{at}.device"),
+                    format!(
+                        "device `{dev}` is neither a vdev from eal.vdevs ({known}) nor a PCI \
+                         address from eal.pci"
+                    ),
+                ));
+            };
+            if let Some(j) = out.iter().position(|q| q.device == device) {
+                return Err(self.err(
+                    format!("{at}.device"),
+                    format!("device `{dev}` is already used by ports[{j}]"),
+                ));
+            }
+            for (key, n) in [("rx_queues", p.rx_queues), ("tx_queues", p.tx_queues)] {
+                if n == 0 || n > MAX_QUEUES {
+                    return Err(self.err(
+                        format!("{at}.{key}"),
+                        format!("{n} is out of range 1..={MAX_QUEUES}"),
+                    ));
+                }
+            }
+            for (key, n) in [("rx_ring", p.rx_ring), ("tx_ring", p.tx_ring)] {
+                if n == 0 || n > MAX_RING {
+                    return Err(self.err(
+                        format!("{at}.{key}"),
+                        format!("{n} descriptors is out of range 1..={MAX_RING}"),
+                    ));
+                }
+            }
+            let checksum: Checksum = self.parse(&format!("{at}.checksum"), p.checksum.as_str())?;
+            let link: Option<LinkKind> = match p.link.as_str().trim() {
+                "auto" => None,
+                text => Some(self.parse(&format!("{at}.link"), text)?),
+            };
+            let bus: Option<Bus> = match &p.bus {
+                None => None,
+                Some(b) => Some(self.parse(&format!("{at}.bus"), b.as_str())?),
+            };
+            out.push(PortPlan {
+                name: name.to_string(),
+                device,
+                rx_queues: p.rx_queues,
+                tx_queues: p.tx_queues,
+                rx_ring: p.rx_ring,
+                tx_ring: p.tx_ring,
+                checksum,
+                link,
+                bus,
+                promiscuous: p.promiscuous,
+                max_frame: 0,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Claim `lcore` for the task at `at`.
+    fn lcore(
+        &self,
+        eal: &EalPlan,
+        users: &mut HashMap<u32, String>,
+        at: &str,
+        lcore: u32,
+    ) -> Result<(), ConfigError> {
+        let field = format!("{at}.lcore");
+        if lcore == eal.main_lcore {
+            return Err(self.err(
+                field,
+                format!(
+                    "lcore {lcore} is the main lcore (the first of eal.cores), which runs the \
+                     reporter: give the task another lcore from eal.cores"
+                ),
+            ));
+        }
+        if !eal.lcores.contains(&lcore) {
+            return Err(self.err(
+                field,
+                format!("lcore {lcore} is not in eal.cores: add it there"),
+            ));
+        }
+        if let Some(other) = users.insert(lcore, at.to_string()) {
+            return Err(self.err(
+                field,
+                format!("lcore {lcore} already runs {other}; each lcore runs one task"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The layer of a TX task's rate: the rate's own `@layer` suffix, else
+    /// `layer:`, else L1; the two must agree when both are given.
+    fn layer(
+        &self,
+        at: &str,
+        rate: &RateSpec,
+        rate_text: &str,
+        key: Option<&Scalar>,
+    ) -> Result<Layer, ConfigError> {
+        let rate_text = rate_text.trim();
+        let field = format!("{at}.layer");
+        let given: Option<Layer> = match key {
+            Some(l) => Some(self.parse(&field, l.as_str())?),
+            None => None,
+        };
+        let named = match rate {
+            RateSpec::Absolute { layer, .. } => *layer,
+            _ => None,
+        };
+        match (named, given) {
+            (Some(n), Some(g)) if n != g => Err(self.err(
+                field,
+                format!("layer {g} contradicts the rate `{rate_text}`, which counts {n}: keep one"),
+            )),
+            (None, Some(Layer::Frames)) if matches!(rate, RateSpec::Absolute { .. }) => Err(self
+                .err(
+                    field,
+                    format!(
+                        "`{rate_text}` is a bit rate, not frames per second: write the rate as \
+                         e.g. 800000pps, or choose a bit layer (l1, l2, payload)"
+                    ),
+                )),
+            (Some(n), _) => Ok(n),
+            (None, g) => Ok(g.unwrap_or(Layer::L1)),
+        }
+    }
+
+    /// The index of the port named `name`.
+    fn port_ref(&self, ports: &[PortPlan], at: &str, name: &str) -> Result<usize, ConfigError> {
+        ports
+            .iter()
+            .position(|p| p.name == name.trim())
+            .ok_or_else(|| {
+                let known: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+                self.err(
+                    format!("{at}.port"),
+                    format!("unknown port `{name}`: the ports are {}", known.join(", ")),
+                )
+            })
+    }
+
+    /// Indices of the streams named in `list`.
+    fn stream_refs(
+        &self,
+        by_name: &HashMap<String, usize>,
+        field: &str,
+        list: &[String],
+    ) -> Result<Vec<usize>, ConfigError> {
+        let mut out: Vec<usize> = Vec::with_capacity(list.len());
+        for (k, name) in list.iter().enumerate() {
+            let at = format!("{field}[{k}]");
+            let Some(&s) = by_name.get(name.trim()) else {
+                let mut known: Vec<(&String, &usize)> = by_name.iter().collect();
+                known.sort_by_key(|(_, i)| **i);
+                let known: Vec<&str> = known.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(self.err(
+                    at,
+                    format!(
+                        "unknown stream `{name}`: the streams are {}",
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    ),
+                ));
+            };
+            if out.contains(&s) {
+                return Err(self.err(at, format!("stream `{name}` is listed twice")));
+            }
+            out.push(s);
+        }
+        Ok(out)
+    }
+
+    /// `rx[i].streams`: `auto` or a list of names.
+    fn rx_streams(
+        &self,
+        by_name: &HashMap<String, usize>,
+        field: &str,
+        v: Option<&Value>,
+    ) -> Result<RxStreams, ConfigError> {
+        match v {
+            None | Some(Value::Null) => Ok(RxStreams::Auto),
+            Some(Value::String(s)) if s.trim() == "auto" => Ok(RxStreams::Auto),
+            Some(Value::Sequence(items)) => {
+                let mut names = Vec::with_capacity(items.len());
+                for (k, item) in items.iter().enumerate() {
+                    match item {
+                        Value::String(s) => names.push(s.clone()),
+                        other => {
+                            return Err(self.err(
+                                format!("{field}[{k}]"),
+                                format!("expected a stream name, found {}", describe(other)),
+                            ))
+                        }
+                    }
+                }
+                if names.is_empty() {
+                    return Err(self.err(
+                        field,
+                        "an empty list expects nothing: write `auto` or name streams",
+                    ));
+                }
+                Ok(RxStreams::Listed(self.stream_refs(by_name, field, &names)?))
+            }
+            Some(other) => Err(self.err(
+                field,
+                format!(
+                    "expected `auto` or a list of stream names, found {}",
+                    describe(other)
+                ),
+            )),
+        }
+    }
+
+    /// `tx[i].pattern`: `cbr` (default), or a one-key mapping such as
+    /// `{ poisson: { seed: 1 } }`.
+    fn pattern(&self, field: &str, v: Option<&Value>) -> Result<Pattern, ConfigError> {
+        let text = match v {
+            None | Some(Value::Null) => "cbr".to_string(),
+            Some(v) => match scalar_text(v) {
+                Some(t) => t,
+                None => self.pattern_text(field, v)?,
+            },
+        };
+        self.parse(field, &text)
+    }
+
+    /// The text form of a pattern written as a one-key mapping:
+    /// `{ poisson: { seed: 7 } }` → `poisson:7`,
+    /// `{ onoff: { burst: 100, seed: 3 } }` → `onoff:100:3`.
+    fn pattern_text(&self, field: &str, v: &Value) -> Result<String, ConfigError> {
+        let usage = "use cbr, { poisson: { seed: N } } or { onoff: { burst: FRAMES, seed: N } } \
+                     (or the text forms poisson:N, onoff:FRAMES:N)";
+        let Value::Mapping(m) = v else {
+            return Err(self.err(
+                field,
+                format!("expected a pattern, found {}; {usage}", describe(v)),
+            ));
+        };
+        let mut entries = m.iter();
+        let (Some((name, params)), None) = (entries.next(), entries.next()) else {
+            return Err(self.err(field, format!("give exactly one pattern; {usage}")));
+        };
+        let Some(name) = name.as_str() else {
+            return Err(self.err(
+                field,
+                format!("unknown pattern {}; {usage}", describe(name)),
+            ));
+        };
+        let at = format!("{field}.{name}");
+        let allowed: &[&str] = match name {
+            "cbr" => &[],
+            "poisson" => &["seed"],
+            "onoff" => &["burst", "seed"],
+            _ => return Err(self.err(field, format!("unknown pattern `{name}`; {usage}"))),
+        };
+        let get = |key: &str| -> Result<Option<String>, ConfigError> {
+            let Value::Mapping(p) = params else {
+                return match params {
+                    Value::Null => Ok(None),
+                    other => Err(self.err(
+                        &at,
+                        format!(
+                            "expected a mapping of {}, found {}",
+                            allowed.join(", "),
+                            describe(other)
+                        ),
+                    )),
+                };
+            };
+            for k in p.keys() {
+                let k = k.as_str().unwrap_or("?");
+                if !allowed.contains(&k) {
+                    return Err(self.err(
+                        format!("{at}.{k}"),
+                        format!("unknown key `{k}`, expected one of: {}", allowed.join(", ")),
+                    ));
+                }
+            }
+            Ok(p.get(key).and_then(scalar_text))
+        };
+        let seed = get("seed")?;
+        Ok(match name {
+            "cbr" => "cbr".into(),
+            "poisson" => match seed {
+                Some(s) => format!("poisson:{s}"),
+                None => "poisson".into(),
+            },
+            _ => {
+                let burst = get("burst")?.ok_or_else(|| {
+                    self.err(&at, "onoff needs burst: the number of frames per burst")
+                })?;
+                match seed {
+                    Some(s) => format!("onoff:{burst}:{s}"),
+                    None => format!("onoff:{burst}"),
+                }
+            }
+        })
+    }
+
+    /// `run:`
+    fn run(&self, r: &raw::Run) -> Result<RunPlan, ConfigError> {
+        let get = |key: &str, s: &Scalar, positive: bool| {
+            let field = format!("run.{key}");
+            let d = parse_duration(s.as_str()).map_err(|m| self.err(&field, m))?;
+            if positive && d.is_zero() {
+                return Err(self.err(field, format!("{key} must be above zero")));
+            }
+            Ok(d)
+        };
+        Ok(RunPlan {
+            duration: get("duration", &r.duration, true)?,
+            interval: get("interval", &r.interval, true)?,
+            warmup: get("warmup", &r.warmup, false)?,
+        })
+    }
+}
+
+/// `0000:03:00.0` for `0000:03:00.0` or `03:00.0` (hex digits, any case),
+/// `None` when `s` is not a PCI address.
+pub(crate) fn canonical_pci(s: &str) -> Option<String> {
+    let s = s.trim();
+    let (rest, func) = s.rsplit_once('.')?;
+    let parts: Vec<&str> = rest.split(':').collect();
+    let (domain, bus, dev) = match parts.as_slice() {
+        [d, b, v] => (*d, *b, *v),
+        [b, v] => ("0000", *b, *v),
+        _ => return None,
+    };
+    let hex = |t: &str, max: usize| {
+        !t.is_empty() && t.len() <= max && t.chars().all(|c| c.is_ascii_hexdigit())
+    };
+    if !(hex(domain, 8) && hex(bus, 2) && hex(dev, 2) && func.len() == 1 && hex(func, 1)) {
+        return None;
+    }
+    let n = |t: &str| u32::from_str_radix(t, 16).ok();
+    let (d, b, v, f) = (n(domain)?, n(bus)?, n(dev)?, n(func)?);
+    if v > 0x1f || f > 7 {
+        return None;
+    }
+    Some(format!("{d:04x}:{b:02x}:{v:02x}.{f:x}"))
+}

@@ -1,0 +1,105 @@
+//! The Environment Abstraction Layer: started once per process.
+
+use std::ffi::{c_char, CString};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use landspeed_sys as sys;
+
+use super::DpdkError;
+
+static STARTED: AtomicBool = AtomicBool::new(false);
+
+/// A started EAL. Dropping it calls `rte_eal_cleanup`; drop every [`Port`]
+/// and [`Mempool`] first (the runtime owns them in that order).
+///
+/// [`Port`]: super::Port
+/// [`Mempool`]: super::Mempool
+pub struct Eal {
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl Eal {
+    /// Start the EAL with `args` (argv\[0\] included). Fails if the EAL was
+    /// started before in this process (DPDK allows one start per process)
+    /// or if DPDK rejects the arguments, with `rte_errno`'s text.
+    pub fn init(args: &[String]) -> Result<Eal, DpdkError> {
+        if STARTED.swap(true, Ordering::SeqCst) {
+            return Err(DpdkError::msg(
+                "rte_eal_init",
+                "the EAL was already started in this process (DPDK allows one start per process)",
+            ));
+        }
+        let owned: Vec<CString> = match args
+            .iter()
+            .map(|a| CString::new(a.as_str()))
+            .collect::<Result<_, _>>()
+        {
+            Ok(v) => v,
+            Err(_) => {
+                return Err(DpdkError::msg(
+                    "rte_eal_init",
+                    "an EAL argument contains a NUL byte",
+                ))
+            }
+        };
+        // rte_eal_init may permute argv, and keeps pointers into it for the
+        // life of the process: leak the strings and the array on purpose.
+        let mut argv: Vec<*mut c_char> = owned.into_iter().map(CString::into_raw).collect();
+        argv.push(std::ptr::null_mut());
+        let argv = Box::leak(argv.into_boxed_slice());
+        let argc = (argv.len() - 1) as i32;
+        // SAFETY: argv is a NULL-terminated array of argc valid C strings
+        // that lives for the rest of the process; called once per process
+        // (guarded by STARTED).
+        let ret = unsafe { sys::rte_eal_init(argc, argv.as_mut_ptr()) };
+        if ret < 0 {
+            return Err(DpdkError::from_ret(
+                format!("rte_eal_init({})", args[1..].join(" ")),
+                ret,
+            ));
+        }
+        Ok(Eal { _not_send: std::marker::PhantomData })
+    }
+
+    /// Whether `lcore` is enabled in this EAL (was given in `-l`).
+    pub fn lcore_enabled(&self, lcore: u32) -> bool {
+        // SAFETY: plain query on EAL's lcore table, valid after init.
+        lcore < sys::RTE_MAX_LCORE && unsafe { sys::rte_lcore_is_enabled(lcore) } != 0
+    }
+
+    /// The main lcore (the thread that called `init`).
+    pub fn main_lcore(&self) -> u32 {
+        // SAFETY: plain getter, valid after init.
+        unsafe { sys::rte_get_main_lcore() }
+    }
+
+    /// Number of Ethernet ports DPDK probed.
+    pub fn port_count(&self) -> u16 {
+        // SAFETY: plain query, valid after init.
+        unsafe { sys::rte_eth_dev_count_avail() }
+    }
+
+    /// The ids of every probed port, in order.
+    pub fn port_ids(&self) -> Vec<u16> {
+        let mut ids = Vec::new();
+        // SAFETY: rte_eth_find_next returns the next valid id at or after
+        // its argument, or RTE_MAX_ETHPORTS when there is none.
+        let mut id = unsafe { sys::rte_eth_find_next(0) };
+        while u32::from(id) < sys::RTE_MAX_ETHPORTS {
+            ids.push(id);
+            // SAFETY: as above.
+            id = unsafe { sys::rte_eth_find_next(id + 1) };
+        }
+        ids
+    }
+}
+
+impl Drop for Eal {
+    fn drop(&mut self) {
+        // SAFETY: every worker was joined and every port and pool released
+        // by the owner before the Eal is dropped; cleanup is then allowed.
+        unsafe {
+            sys::rte_eal_cleanup();
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! Owned batches of mbufs for the TX and RX paths.
+//!
+//! A batch owns the mbufs it holds: what was not handed to the PMD is freed
+//! (in bulk) when the batch is dropped, so no path leaks an mbuf.
+
+use std::ptr;
+
+use landspeed_sys as sys;
+
+use super::{DpdkError, Mempool};
+
+/// The largest batch (TX or RX burst) the engine uses.
+pub const BATCH_MAX: usize = 64;
+
+/// Checksum offload requests for one mbuf (see DPDK's `RTE_MBUF_F_TX_*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxOffload {
+    /// `ol_flags` bits to set.
+    pub flags: u64,
+    /// Length of the L2 header (Ethernet + VLAN).
+    pub l2_len: u8,
+    /// Length of the L3 header.
+    pub l3_len: u16,
+}
+
+impl TxOffload {
+    /// The offload request for an IPv4 or IPv6 frame whose IPv4 header
+    /// checksum and UDP/TCP checksum the NIC should fill in.
+    pub fn checksums(ipv6: bool, tcp: bool, l2_len: u8, l3_len: u16) -> Self {
+        let l3 = if ipv6 {
+            sys::RTE_MBUF_F_TX_IPV6
+        } else {
+            sys::RTE_MBUF_F_TX_IPV4 | sys::RTE_MBUF_F_TX_IP_CKSUM
+        };
+        let l4 = if tcp { sys::RTE_MBUF_F_TX_TCP_CKSUM } else { sys::RTE_MBUF_F_TX_UDP_CKSUM };
+        Self { flags: l3 | l4, l2_len, l3_len }
+    }
+
+    /// The `tx_offload` bit-field value (l2_len: 7 bits, l3_len: 9 bits).
+    fn packed(&self) -> u64 {
+        u64::from(self.l2_len & 0x7f) | (u64::from(self.l3_len & 0x1ff) << 7)
+    }
+}
+
+/// Mbufs allocated for transmission, written in place and handed to
+/// `tx_burst` from the front. Slots keep their index from `fill` until the
+/// batch empties, so a caller can keep per-frame data in parallel arrays.
+/// What the PMD has not taken is freed if the batch is dropped.
+pub struct TxBatch {
+    mbufs: [*mut sys::rte_mbuf; BATCH_MAX],
+    /// First slot not yet handed to the PMD.
+    head: usize,
+    /// Slots filled.
+    len: usize,
+}
+
+// SAFETY: the batch exclusively owns its mbufs; moving it to another thread
+// moves that ownership (mbufs are not tied to the allocating thread).
+unsafe impl Send for TxBatch {}
+
+impl Default for TxBatch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TxBatch {
+    /// An empty batch.
+    pub fn new() -> Self {
+        Self { mbufs: [ptr::null_mut(); BATCH_MAX], head: 0, len: 0 }
+    }
+
+    /// Slots filled (sent or not) since the last `fill`.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The first slot not yet handed to the PMD.
+    #[inline]
+    pub fn head(&self) -> usize {
+        self.head
+    }
+
+    /// Number of mbufs still held (not yet sent).
+    #[inline]
+    pub fn pending(&self) -> usize {
+        self.len - self.head
+    }
+
+    /// Whether every filled slot was sent (or none was filled).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.head == self.len
+    }
+
+    /// Allocate `n` (at most [`BATCH_MAX`]) mbufs into an empty batch, all
+    /// or none. Returns false when the pool is short or the batch still
+    /// holds mbufs.
+    #[inline]
+    pub fn fill(&mut self, pool: &Mempool, n: usize) -> bool {
+        if !self.is_empty() {
+            return false;
+        }
+        let n = n.min(BATCH_MAX);
+        // SAFETY: the array has room for n pointers; on success DPDK writes
+        // n valid mbufs there, on failure none.
+        let ret = unsafe { sys::ls_pktmbuf_alloc_bulk(pool.raw(), self.mbufs.as_mut_ptr(), n as u32) };
+        if ret == 0 {
+            self.head = 0;
+            self.len = n;
+            true
+        } else {
+            self.head = 0;
+            self.len = 0;
+            false
+        }
+    }
+
+    /// Set the frame length of unsent slot `i` to `len` and return its
+    /// bytes to write. Panics if the slot was sent or not filled, or `len`
+    /// exceeds the mbuf's room (programming errors: pools are sized from
+    /// the plan's frames).
+    #[inline]
+    pub fn frame_mut(&mut self, i: usize, len: usize) -> &mut [u8] {
+        let m = self.slot(i);
+        // SAFETY: m is a valid mbuf owned by this batch; its data area
+        // starts at buf_addr + data_off and holds buf_len - data_off bytes;
+        // `len` is checked against that before the slice is made, and the
+        // &mut borrow of the batch keeps the slice exclusive.
+        unsafe {
+            let room = usize::from((*m).buf_len - (*m).data_off);
+            assert!(len <= room, "frame of {len} bytes in an mbuf with room for {room}");
+            (*m).data_len = len as u16;
+            (*m).pkt_len = len as u32;
+            (*m).nb_segs = 1;
+            let data = ((*m).buf_addr as *mut u8).add(usize::from((*m).data_off));
+            std::slice::from_raw_parts_mut(data, len)
+        }
+    }
+
+    /// The bytes of unsent slot `i` at the length last set by `frame_mut`.
+    #[inline]
+    pub fn frame(&mut self, i: usize) -> &mut [u8] {
+        let m = self.slot(i);
+        // SAFETY: as in frame_mut; data_len was set there and is within
+        // the mbuf's room.
+        unsafe {
+            let data = ((*m).buf_addr as *mut u8).add(usize::from((*m).data_off));
+            std::slice::from_raw_parts_mut(data, usize::from((*m).data_len))
+        }
+    }
+
+    /// Request checksum offloads on unsent slot `i`.
+    #[inline]
+    pub fn set_offload(&mut self, i: usize, ol: TxOffload) {
+        let m = self.slot(i);
+        // SAFETY: m is a valid mbuf owned by this batch; ol_flags and the
+        // tx_offload union are plain integers.
+        unsafe {
+            (*m).ol_flags = ol.flags;
+            (*m).__bindgen_anon_3.tx_offload = ol.packed();
+        }
+    }
+
+    #[inline]
+    fn slot(&self, i: usize) -> *mut sys::rte_mbuf {
+        assert!(
+            i >= self.head && i < self.len,
+            "mbuf slot {i} outside the unsent slots {}..{}",
+            self.head,
+            self.len
+        );
+        self.mbufs[i]
+    }
+
+    /// Hand up to `n` unsent mbufs, from the head, to `port`'s TX `queue`.
+    /// Returns how many the PMD took; they leave the batch.
+    #[inline]
+    pub fn transmit(&mut self, port: u16, queue: u16, n: usize) -> usize {
+        let n = n.min(self.pending());
+        if n == 0 {
+            return 0;
+        }
+        // SAFETY: slots [head, head + n) hold valid mbufs owned by the
+        // batch; the PMD takes ownership of the first `sent` of them.
+        let sent = usize::from(unsafe {
+            sys::ls_tx_burst(port, queue, self.mbufs.as_mut_ptr().add(self.head), n as u16)
+        });
+        self.head += sent;
+        sent
+    }
+
+    /// Free every unsent mbuf and empty the batch.
+    pub fn clear(&mut self) {
+        let n = self.pending();
+        if n > 0 {
+            // SAFETY: slots [head, len) hold valid mbufs owned by the
+            // batch; none is referenced after the call.
+            unsafe { sys::rte_pktmbuf_free_bulk(self.mbufs.as_mut_ptr().add(self.head), n as u32) };
+        }
+        self.head = 0;
+        self.len = 0;
+    }
+}
+
+impl Drop for TxBatch {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+/// Mbufs returned by one `rx_burst`, read in place and freed together.
+pub struct RxBatch {
+    mbufs: [*mut sys::rte_mbuf; BATCH_MAX],
+    len: usize,
+}
+
+// SAFETY: the batch exclusively owns its mbufs.
+unsafe impl Send for RxBatch {}
+
+impl Default for RxBatch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RxBatch {
+    /// An empty batch.
+    pub fn new() -> Self {
+        Self { mbufs: [ptr::null_mut(); BATCH_MAX], len: 0 }
+    }
+
+    /// Free what the batch holds, then poll `port`'s RX `queue` for up to
+    /// `n` frames. Returns how many arrived.
+    #[inline]
+    pub fn receive(&mut self, port: u16, queue: u16, n: usize) -> usize {
+        self.clear();
+        let n = n.min(BATCH_MAX) as u16;
+        // SAFETY: the array has room for n pointers; the PMD writes `got`
+        // valid mbufs whose ownership passes to the batch.
+        let got = unsafe { sys::ls_rx_burst(port, queue, self.mbufs.as_mut_ptr(), n) };
+        self.len = usize::from(got);
+        self.len
+    }
+
+    /// Number of mbufs held.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the batch holds nothing.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The first segment's bytes of frame `i` and the frame's total length
+    /// (larger than the slice when the PMD chained segments).
+    #[inline]
+    pub fn frame(&self, i: usize) -> (&[u8], usize) {
+        assert!(i < self.len, "mbuf index {i} outside a batch of {}", self.len);
+        let m = self.mbufs[i];
+        // SAFETY: m is a valid received mbuf owned by the batch; its first
+        // segment holds data_len bytes at buf_addr + data_off; the slice
+        // lives no longer than &self, during which the mbuf is not freed.
+        unsafe {
+            let data = ((*m).buf_addr as *const u8).add(usize::from((*m).data_off));
+            (
+                std::slice::from_raw_parts(data, usize::from((*m).data_len)),
+                (*m).pkt_len as usize,
+            )
+        }
+    }
+
+    /// The RX offload flags of frame `i` (checksum status and the like).
+    #[inline]
+    pub fn ol_flags(&self, i: usize) -> u64 {
+        assert!(i < self.len, "mbuf index {i} outside a batch of {}", self.len);
+        // SAFETY: valid mbuf owned by the batch; plain integer read.
+        unsafe { (*self.mbufs[i]).ol_flags }
+    }
+
+    /// Free every mbuf the batch holds.
+    #[inline]
+    pub fn clear(&mut self) {
+        if self.len > 0 {
+            // SAFETY: the first len entries are valid mbufs owned by the
+            // batch; none is referenced after the call.
+            unsafe { sys::rte_pktmbuf_free_bulk(self.mbufs.as_mut_ptr(), self.len as u32) };
+            self.len = 0;
+        }
+    }
+}
+
+impl Drop for RxBatch {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+/// Check that the mbuf layout the bindings assume matches the library's.
+pub(crate) fn check_layout() -> Result<(), DpdkError> {
+    // SAFETY: returns sizeof(struct rte_mbuf) from C; no preconditions.
+    let c = unsafe { sys::ls_mbuf_size() } as usize;
+    let rust = std::mem::size_of::<sys::rte_mbuf>();
+    if c != rust {
+        return Err(DpdkError::msg(
+            "mbuf layout",
+            format!("struct rte_mbuf is {c} bytes in C but {rust} in the bindings: rebuild landspeed-sys against this DPDK"),
+        ));
+    }
+    Ok(())
+}

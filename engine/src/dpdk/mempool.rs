@@ -1,0 +1,108 @@
+//! Packet-buffer pools.
+
+use std::ffi::CString;
+use std::ptr::NonNull;
+
+use landspeed_sys as sys;
+
+use super::DpdkError;
+
+/// A pool of mbufs whose data room holds the largest frame of a run plus
+/// DPDK's headroom, so one frame is one segment. Freed on drop: the owner
+/// drops every port using it first.
+pub struct Mempool {
+    ptr: NonNull<sys::rte_mempool>,
+    name: String,
+    data_room: u32,
+    count: u32,
+}
+
+// SAFETY: an rte_mempool is designed for concurrent use from every lcore
+// (per-lcore caches plus a lock-free ring).
+unsafe impl Send for Mempool {}
+// SAFETY: as above; all operations through &Mempool are thread-safe in DPDK.
+unsafe impl Sync for Mempool {}
+
+impl Mempool {
+    /// Create a pool of `count` mbufs with room for `max_frame` bytes of
+    /// frame after the headroom, on NUMA `socket` (-1: any).
+    pub fn create(name: &str, count: u32, max_frame: u32, socket: i32) -> Result<Self, DpdkError> {
+        let headroom = u32::from(headroom());
+        let data_room = (max_frame + headroom).next_multiple_of(64);
+        if data_room > u32::from(u16::MAX) {
+            return Err(DpdkError::msg(
+                format!("mempool {name}"),
+                format!("a data room of {data_room} bytes exceeds DPDK's 65535-byte mbuf limit"),
+            ));
+        }
+        let cname = CString::new(name).map_err(|_| DpdkError::msg("mempool", "name has a NUL byte"))?;
+        let cache = 256.min(count / 4);
+        // SAFETY: cname is a valid C string for the call; the other
+        // arguments are plain integers DPDK validates.
+        let ptr = unsafe {
+            sys::rte_pktmbuf_pool_create(cname.as_ptr(), count, cache, 0, data_room as u16, socket)
+        };
+        match NonNull::new(ptr) {
+            Some(ptr) => Ok(Self { ptr, name: name.to_owned(), data_room, count }),
+            None => Err(DpdkError::from_ret(
+                format!(
+                    "rte_pktmbuf_pool_create({name}, {count} mbufs of {data_room} bytes = {} MiB; raise eal.memory_mb if memory is short)",
+                    (u64::from(count) * u64::from(data_room + 192)) >> 20
+                ),
+                -1,
+            )),
+        }
+    }
+
+    /// The raw pool, for the wrappers in this module.
+    pub(crate) fn raw(&self) -> *mut sys::rte_mempool {
+        self.ptr.as_ptr()
+    }
+
+    /// The pool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Bytes of data room per mbuf (headroom included).
+    pub fn data_room(&self) -> u32 {
+        self.data_room
+    }
+
+    /// Bytes a frame may use in one mbuf (data room less headroom).
+    pub fn max_frame(&self) -> u32 {
+        self.data_room - u32::from(headroom())
+    }
+
+    /// Number of mbufs in the pool.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// Mbufs currently handed out (in rings, batches or the PMD).
+    pub fn in_use(&self) -> u32 {
+        // SAFETY: ptr is a live pool; the count is a read-only query.
+        unsafe { sys::ls_mempool_in_use_count(self.ptr.as_ptr()) }
+    }
+
+    /// Mbufs currently available.
+    pub fn available(&self) -> u32 {
+        // SAFETY: ptr is a live pool; the count is a read-only query.
+        unsafe { sys::ls_mempool_avail_count(self.ptr.as_ptr()) }
+    }
+}
+
+impl Drop for Mempool {
+    fn drop(&mut self) {
+        // SAFETY: the owner has stopped and closed every port using this
+        // pool and every batch has returned its mbufs, so nothing refers to
+        // the pool any more.
+        unsafe { sys::rte_mempool_free(self.ptr.as_ptr()) }
+    }
+}
+
+/// DPDK's mbuf headroom (`RTE_PKTMBUF_HEADROOM`).
+pub fn headroom() -> u16 {
+    // SAFETY: returns a compile-time constant.
+    unsafe { sys::ls_pktmbuf_headroom() }
+}

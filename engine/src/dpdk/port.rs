@@ -1,0 +1,444 @@
+//! Ethernet ports: device info, configuration, start/stop, link, stats.
+
+use std::ffi::{CStr, CString};
+
+use landspeed_sys as sys;
+use serde::Serialize;
+
+use super::{DpdkError, Mempool};
+
+/// Ethernet header (14) + FCS (4): what a frame adds to the MTU.
+const L2_OVERHEAD: u32 = 18;
+
+/// What a port's driver says it can do.
+#[derive(Clone, Debug, Serialize)]
+pub struct PortInfo {
+    /// DPDK port id.
+    pub id: u16,
+    /// Device name (e.g. `net_null0`, `0000:03:00.0`).
+    pub name: String,
+    /// Driver name (e.g. `net_null`, `net_ixgbe`).
+    pub driver: String,
+    /// MAC address.
+    pub mac: [u8; 6],
+    /// Largest frame the port receives, in bytes (FCS excluded, as DPDK
+    /// reports it).
+    pub max_rx_pktlen: u32,
+    /// Smallest and largest MTU.
+    pub min_mtu: u16,
+    /// Largest MTU.
+    pub max_mtu: u16,
+    /// Queue limits.
+    pub max_rx_queues: u16,
+    /// Queue limits.
+    pub max_tx_queues: u16,
+    /// Descriptor limits per RX ring (min, max).
+    pub rx_ring: (u16, u16),
+    /// Descriptor limits per TX ring (min, max).
+    pub tx_ring: (u16, u16),
+    /// `RTE_ETH_RX_OFFLOAD_*` capabilities.
+    pub rx_offload_capa: u64,
+    /// `RTE_ETH_TX_OFFLOAD_*` capabilities.
+    pub tx_offload_capa: u64,
+    /// RSS hash functions supported (0: no RSS).
+    pub rss_offloads: u64,
+    /// NUMA socket of the device (-1 when unknown).
+    pub socket: i32,
+}
+
+impl PortInfo {
+    /// Whether the port can compute IPv4/UDP/TCP checksums on transmit.
+    pub fn tx_checksum_offload(&self) -> bool {
+        let need = sys::RTE_ETH_TX_OFFLOAD_IPV4_CKSUM
+            | sys::RTE_ETH_TX_OFFLOAD_UDP_CKSUM
+            | sys::RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+        self.tx_offload_capa & need == need
+    }
+
+    /// Whether the port verifies IPv4/UDP/TCP checksums on receive.
+    pub fn rx_checksum_offload(&self) -> bool {
+        let need = sys::RTE_ETH_RX_OFFLOAD_IPV4_CKSUM
+            | sys::RTE_ETH_RX_OFFLOAD_UDP_CKSUM
+            | sys::RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+        self.rx_offload_capa & need == need
+    }
+
+    /// Names of the checksum-related offloads the port has, for listings.
+    pub fn offload_names(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        let rx = [
+            (sys::RTE_ETH_RX_OFFLOAD_IPV4_CKSUM, "rx-ipv4-cksum"),
+            (sys::RTE_ETH_RX_OFFLOAD_UDP_CKSUM, "rx-udp-cksum"),
+            (sys::RTE_ETH_RX_OFFLOAD_TCP_CKSUM, "rx-tcp-cksum"),
+            (sys::RTE_ETH_RX_OFFLOAD_SCATTER, "rx-scatter"),
+        ];
+        let tx = [
+            (sys::RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, "tx-ipv4-cksum"),
+            (sys::RTE_ETH_TX_OFFLOAD_UDP_CKSUM, "tx-udp-cksum"),
+            (sys::RTE_ETH_TX_OFFLOAD_TCP_CKSUM, "tx-tcp-cksum"),
+            (sys::RTE_ETH_TX_OFFLOAD_MULTI_SEGS, "tx-multi-segs"),
+            (sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE, "tx-mbuf-fast-free"),
+        ];
+        v.extend(rx.iter().filter(|(b, _)| self.rx_offload_capa & b != 0).map(|(_, n)| *n));
+        v.extend(tx.iter().filter(|(b, _)| self.tx_offload_capa & b != 0).map(|(_, n)| *n));
+        if self.rss_offloads != 0 {
+            v.push("rss");
+        }
+        v
+    }
+
+    /// The MAC address as `aa:bb:cc:dd:ee:ff`.
+    pub fn mac_string(&self) -> String {
+        let m = self.mac;
+        format!("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4], m[5])
+    }
+}
+
+/// How to set a port up.
+#[derive(Clone, Debug)]
+pub struct PortConfig {
+    /// Number of RX queues (0 for a TX-only port is raised to 1: DPDK
+    /// drivers expect one).
+    pub rx_queues: u16,
+    /// Number of TX queues.
+    pub tx_queues: u16,
+    /// RX descriptors per queue.
+    pub rx_ring: u16,
+    /// TX descriptors per queue.
+    pub tx_ring: u16,
+    /// Largest frame the run sends or expects, FCS included.
+    pub max_frame: u32,
+    /// Ask the NIC to compute TX checksums.
+    pub tx_checksum_offload: bool,
+    /// Ask the NIC to verify RX checksums.
+    pub rx_checksum_offload: bool,
+    /// Receive every frame regardless of destination MAC.
+    pub promiscuous: bool,
+}
+
+/// A port's link as the driver reports it.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub struct LinkStatus {
+    /// Whether the link is up.
+    pub up: bool,
+    /// Speed in Mbit/s (0 when unknown).
+    pub speed_mbps: u32,
+    /// Full duplex.
+    pub full_duplex: bool,
+}
+
+/// The PMD's basic counters (`rte_eth_stats`).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct PortStats {
+    /// Frames received.
+    pub ipackets: u64,
+    /// Frames sent.
+    pub opackets: u64,
+    /// Bytes received (FCS excluded by most drivers).
+    pub ibytes: u64,
+    /// Bytes sent.
+    pub obytes: u64,
+    /// Frames the NIC dropped because the host did not take them in time.
+    pub imissed: u64,
+    /// Receive errors.
+    pub ierrors: u64,
+    /// Transmit errors.
+    pub oerrors: u64,
+    /// RX mbuf allocation failures.
+    pub rx_nombuf: u64,
+}
+
+impl PortStats {
+    /// Counter-wise difference `self − earlier` (saturating at 0).
+    pub fn since(&self, earlier: &PortStats) -> PortStats {
+        PortStats {
+            ipackets: self.ipackets.saturating_sub(earlier.ipackets),
+            opackets: self.opackets.saturating_sub(earlier.opackets),
+            ibytes: self.ibytes.saturating_sub(earlier.ibytes),
+            obytes: self.obytes.saturating_sub(earlier.obytes),
+            imissed: self.imissed.saturating_sub(earlier.imissed),
+            ierrors: self.ierrors.saturating_sub(earlier.ierrors),
+            oerrors: self.oerrors.saturating_sub(earlier.oerrors),
+            rx_nombuf: self.rx_nombuf.saturating_sub(earlier.rx_nombuf),
+        }
+    }
+}
+
+/// A probed Ethernet port. Dropping it stops and closes the device.
+pub struct Port {
+    id: u16,
+    info: PortInfo,
+    started: bool,
+}
+
+impl Port {
+    /// Open the port DPDK knows by `name` (a vdev name such as `net_null0`
+    /// or a PCI address).
+    pub fn by_name(name: &str) -> Result<Port, DpdkError> {
+        let cname = CString::new(name).map_err(|_| DpdkError::msg("port", "name has a NUL byte"))?;
+        let mut id = 0u16;
+        // SAFETY: cname is a valid C string; id is a valid out pointer.
+        let ret = unsafe { sys::rte_eth_dev_get_port_by_name(cname.as_ptr(), &mut id) };
+        if ret != 0 {
+            return Err(DpdkError::msg(
+                format!("port {name}"),
+                "DPDK has no such port (a vdev that failed to probe, a PCI device not bound to a DPDK driver, or a misspelt name)",
+            ));
+        }
+        Self::open(id)
+    }
+
+    /// Open port `id`.
+    pub fn open(id: u16) -> Result<Port, DpdkError> {
+        let info = query_info(id)?;
+        Ok(Port { id, info, started: false })
+    }
+
+    /// The DPDK port id.
+    pub fn id(&self) -> u16 {
+        self.id
+    }
+
+    /// What the driver said about the device.
+    pub fn info(&self) -> &PortInfo {
+        &self.info
+    }
+
+    /// Configure queues, MTU and offloads; RX queues take their mbufs from
+    /// `pool`.
+    pub fn configure(&mut self, cfg: &PortConfig, pool: &Mempool) -> Result<(), DpdkError> {
+        let id = self.id;
+        let info = &self.info;
+        let rxq = cfg.rx_queues.max(1);
+        if rxq > info.max_rx_queues || cfg.tx_queues > info.max_tx_queues {
+            return Err(DpdkError::msg(
+                format!("port {}", info.name),
+                format!(
+                    "{} RX / {} TX queues asked, the driver allows {} / {}",
+                    rxq, cfg.tx_queues, info.max_rx_queues, info.max_tx_queues
+                ),
+            ));
+        }
+        if cfg.max_frame > pool.max_frame() {
+            return Err(DpdkError::msg(
+                format!("port {}", info.name),
+                format!("{}-byte frames do not fit {}-byte mbufs", cfg.max_frame, pool.max_frame()),
+            ));
+        }
+        let mut conf = sys::rte_eth_conf::default();
+        // The MTU is the frame less Ethernet header and FCS. A driver whose
+        // own limit is lower (af_packet reports 1518 whatever the kernel
+        // interface allows) keeps its default: its MTU is the kernel's.
+        let mtu = cfg.max_frame.saturating_sub(L2_OVERHEAD).max(u32::from(info.min_mtu));
+        if mtu <= u32::from(info.max_mtu) && info.max_rx_pktlen >= mtu + 14 {
+            conf.rxmode.mtu = mtu;
+        }
+        if cfg.tx_checksum_offload {
+            conf.txmode.offloads |= sys::RTE_ETH_TX_OFFLOAD_IPV4_CKSUM
+                | sys::RTE_ETH_TX_OFFLOAD_UDP_CKSUM
+                | sys::RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+        }
+        if info.tx_offload_capa & sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE != 0 {
+            conf.txmode.offloads |= sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+        }
+        if cfg.rx_checksum_offload {
+            conf.rxmode.offloads |= sys::RTE_ETH_RX_OFFLOAD_IPV4_CKSUM
+                | sys::RTE_ETH_RX_OFFLOAD_UDP_CKSUM
+                | sys::RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+        }
+        if rxq > 1 && info.rss_offloads != 0 {
+            conf.rxmode.mq_mode = sys::RTE_ETH_MQ_RX_RSS_FLAG as _;
+            conf.rx_adv_conf.rss_conf.rss_hf =
+                (sys::RTE_ETH_RSS_IP | sys::RTE_ETH_RSS_UDP | sys::RTE_ETH_RSS_TCP) & info.rss_offloads;
+        }
+        // SAFETY: conf is a fully initialised rte_eth_conf; id is valid.
+        let ret = unsafe { sys::rte_eth_dev_configure(id, rxq, cfg.tx_queues, &conf) };
+        if ret < 0 {
+            return Err(DpdkError::from_ret(format!("rte_eth_dev_configure(port {})", info.name), ret));
+        }
+        let socket = info.socket.max(0) as u32;
+        for q in 0..rxq {
+            // SAFETY: the port is configured with rxq queues; a null rxconf
+            // selects the driver's defaults; pool outlives the port (the
+            // runtime drops ports before pools).
+            let ret = unsafe {
+                sys::rte_eth_rx_queue_setup(id, q, cfg.rx_ring, socket, std::ptr::null(), pool.raw())
+            };
+            if ret < 0 {
+                return Err(DpdkError::from_ret(
+                    format!("rte_eth_rx_queue_setup(port {}, queue {q}, {} descriptors)", info.name, cfg.rx_ring),
+                    ret,
+                ));
+            }
+        }
+        let mut txconf = self.tx_defaults();
+        txconf.offloads = conf.txmode.offloads;
+        for q in 0..cfg.tx_queues {
+            // SAFETY: the port is configured with tx_queues queues; txconf
+            // is a valid, initialised struct for the call.
+            let ret = unsafe { sys::rte_eth_tx_queue_setup(id, q, cfg.tx_ring, socket, &txconf) };
+            if ret < 0 {
+                return Err(DpdkError::from_ret(
+                    format!("rte_eth_tx_queue_setup(port {}, queue {q}, {} descriptors)", info.name, cfg.tx_ring),
+                    ret,
+                ));
+            }
+        }
+        if cfg.promiscuous {
+            // SAFETY: valid port id. Some virtual drivers do not support
+            // promiscuous mode: that is not an error for the engine.
+            unsafe { sys::rte_eth_promiscuous_enable(id) };
+        }
+        Ok(())
+    }
+
+    fn tx_defaults(&self) -> sys::rte_eth_txconf {
+        let mut dev = sys::rte_eth_dev_info::default();
+        // SAFETY: id is valid, dev a valid out pointer.
+        unsafe { sys::rte_eth_dev_info_get(self.id, &mut dev) };
+        dev.default_txconf
+    }
+
+    /// Start the device.
+    pub fn start(&mut self) -> Result<(), DpdkError> {
+        // SAFETY: the port was configured; start is idempotent in DPDK.
+        let ret = unsafe { sys::rte_eth_dev_start(self.id) };
+        if ret < 0 {
+            return Err(DpdkError::from_ret(format!("rte_eth_dev_start(port {})", self.info.name), ret));
+        }
+        self.started = true;
+        Ok(())
+    }
+
+    /// Stop the device (frames still in its rings are freed by the driver).
+    pub fn stop(&mut self) {
+        if self.started {
+            // SAFETY: valid, started port; no worker polls it any more (the
+            // runtime joins workers before stopping ports).
+            unsafe { sys::rte_eth_dev_stop(self.id) };
+            self.started = false;
+        }
+    }
+
+    /// The link as the driver reports it now (does not wait).
+    pub fn link(&self) -> LinkStatus {
+        let mut link = sys::rte_eth_link::default();
+        // SAFETY: valid port id and out pointer.
+        unsafe { sys::rte_eth_link_get_nowait(self.id, &mut link) };
+        LinkStatus {
+            up: link.link_status() != 0,
+            speed_mbps: if link.link_speed == u32::MAX { 0 } else { link.link_speed },
+            full_duplex: link.link_duplex() != 0,
+        }
+    }
+
+    /// The PMD's basic counters.
+    pub fn stats(&self) -> PortStats {
+        stats_of(self.id)
+    }
+
+    /// Every extended statistic, by name, in the driver's order.
+    pub fn xstats(&self) -> Vec<(String, u64)> {
+        xstats_of(self.id)
+    }
+
+    /// One extended statistic by name.
+    pub fn xstat(&self, name: &str) -> Option<u64> {
+        self.xstats().into_iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+impl Drop for Port {
+    fn drop(&mut self) {
+        self.stop();
+        // SAFETY: the port is stopped; close releases its queues and frees
+        // the mbufs they held. The id is not used afterwards.
+        unsafe { sys::rte_eth_dev_close(self.id) };
+    }
+}
+
+/// Basic counters of port `id` (usable from any thread: the read is a
+/// snapshot of the driver's counters).
+pub(crate) fn stats_of(id: u16) -> PortStats {
+    let mut s = sys::rte_eth_stats::default();
+    // SAFETY: valid port id and out pointer.
+    unsafe { sys::rte_eth_stats_get(id, &mut s) };
+    PortStats {
+        ipackets: s.ipackets,
+        opackets: s.opackets,
+        ibytes: s.ibytes,
+        obytes: s.obytes,
+        imissed: s.imissed,
+        ierrors: s.ierrors,
+        oerrors: s.oerrors,
+        rx_nombuf: s.rx_nombuf,
+    }
+}
+
+fn xstats_of(id: u16) -> Vec<(String, u64)> {
+    // SAFETY: a null buffer with size 0 asks for the count.
+    let n = unsafe { sys::rte_eth_xstats_get_names(id, std::ptr::null_mut(), 0) };
+    if n <= 0 {
+        return Vec::new();
+    }
+    let mut names = vec![sys::rte_eth_xstat_name::default(); n as usize];
+    let mut vals = vec![sys::rte_eth_xstat::default(); n as usize];
+    // SAFETY: both buffers hold n entries, as passed.
+    let got_n = unsafe { sys::rte_eth_xstats_get_names(id, names.as_mut_ptr(), n as u32) };
+    // SAFETY: as above.
+    let got_v = unsafe { sys::rte_eth_xstats_get(id, vals.as_mut_ptr(), n as u32) };
+    if got_n != n || got_v != n {
+        return Vec::new();
+    }
+    vals.iter()
+        .map(|x| {
+            let raw = &names[x.id as usize].name;
+            // SAFETY: DPDK NUL-terminates xstat names within the 64-byte array.
+            let name = unsafe { CStr::from_ptr(raw.as_ptr()) };
+            (name.to_string_lossy().into_owned(), x.value)
+        })
+        .collect()
+}
+
+fn query_info(id: u16) -> Result<PortInfo, DpdkError> {
+    let mut dev = sys::rte_eth_dev_info::default();
+    // SAFETY: dev is a valid out pointer; DPDK validates the id.
+    let ret = unsafe { sys::rte_eth_dev_info_get(id, &mut dev) };
+    if ret != 0 {
+        return Err(DpdkError::from_ret(format!("rte_eth_dev_info_get(port {id})"), ret));
+    }
+    let mut name = [0 as std::ffi::c_char; 64];
+    // SAFETY: name holds RTE_ETH_NAME_MAX_LEN (64) bytes as DPDK requires.
+    unsafe { sys::rte_eth_dev_get_name_by_port(id, name.as_mut_ptr()) };
+    let mut mac = sys::rte_ether_addr::default();
+    // SAFETY: valid port id and out pointer.
+    unsafe { sys::rte_eth_macaddr_get(id, &mut mac) };
+    // SAFETY: valid port id.
+    let socket = unsafe { sys::rte_eth_dev_socket_id(id) };
+    let cstr = |p: *const std::ffi::c_char| {
+        if p.is_null() {
+            String::new()
+        } else {
+            // SAFETY: DPDK strings in dev_info are static NUL-terminated.
+            unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        }
+    };
+    Ok(PortInfo {
+        id,
+        // SAFETY: name was NUL-terminated by DPDK (or is all zero).
+        name: unsafe { CStr::from_ptr(name.as_ptr()) }.to_string_lossy().into_owned(),
+        driver: cstr(dev.driver_name),
+        mac: mac.addr_bytes,
+        max_rx_pktlen: dev.max_rx_pktlen,
+        min_mtu: dev.min_mtu,
+        max_mtu: dev.max_mtu,
+        max_rx_queues: dev.max_rx_queues,
+        max_tx_queues: dev.max_tx_queues,
+        rx_ring: (dev.rx_desc_lim.nb_min, dev.rx_desc_lim.nb_max),
+        tx_ring: (dev.tx_desc_lim.nb_min, dev.tx_desc_lim.nb_max),
+        rx_offload_capa: dev.rx_offload_capa,
+        tx_offload_capa: dev.tx_offload_capa,
+        rss_offloads: dev.flow_type_rss_offloads,
+        socket,
+    })
+}

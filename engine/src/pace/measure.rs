@@ -1,0 +1,531 @@
+//! Departure measurement: how closely the TX loop kept its schedule.
+//!
+//! The TX loop calls [`DepartureRecorder::record`] for each frame the PMD
+//! accepted, with the frame's scheduled TSC and the TSC read right after
+//! `tx_burst` returned. Recording never allocates: the histograms have fixed
+//! bounds and the optional trace is preallocated. At the end
+//! [`DepartureRecorder::summary`] turns ticks into nanoseconds for the
+//! report.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use thiserror::Error;
+
+use super::rate::{Layer, Rate, WIRE_OVERHEAD_BYTES};
+use super::trace::Trace;
+use super::tsc::{ticks_to_ns, ticks_to_ns_f64};
+
+/// Largest tick value the histograms resolve (2^42 ticks: over 20 minutes
+/// at 3 GHz); larger values are counted at this value.
+pub const HIST_MAX_TICKS: u64 = 1 << 42;
+
+/// Significant decimal digits kept by the histograms (0.1% resolution).
+pub const HIST_SIGFIG: u8 = 3;
+
+/// What went wrong combining measurements.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum MeasureError {
+    /// Histograms could not be combined.
+    #[error("cannot merge departure histograms: {0}")]
+    Merge(String),
+}
+
+/// Records scheduled and actual departures of one TX lcore.
+#[derive(Debug, Clone)]
+pub struct DepartureRecorder {
+    tsc_hz: u64,
+    error: Histogram<u64>,
+    gap: Histogram<u64>,
+    frames: u64,
+    l2_bytes: u64,
+    payload_bytes: u64,
+    first_tsc: Option<u64>,
+    last_tsc: u64,
+    last_frame_len: u32,
+    last_payload_len: u32,
+    early: u64,
+    refused: u64,
+    retries: u64,
+    gap_sum: u128,
+    gap_sq_sum: u128,
+    gap_min: u64,
+    gap_max: u64,
+    trace: Vec<(u64, u32)>,
+    trace_dropped: u64,
+}
+
+impl DepartureRecorder {
+    /// A recorder for departures timed on a `tsc_hz` clock (the measured
+    /// frequency, used only when reporting), whose trace keeps at most
+    /// `trace_capacity` departures (0 for none). All memory is allocated
+    /// here.
+    pub fn new(tsc_hz: u64, trace_capacity: usize) -> Self {
+        let hist = || {
+            Histogram::new_with_bounds(1, HIST_MAX_TICKS, HIST_SIGFIG)
+                .expect("constant histogram bounds are valid")
+        };
+        DepartureRecorder {
+            tsc_hz,
+            error: hist(),
+            gap: hist(),
+            frames: 0,
+            l2_bytes: 0,
+            payload_bytes: 0,
+            first_tsc: None,
+            last_tsc: 0,
+            last_frame_len: 0,
+            last_payload_len: 0,
+            early: 0,
+            refused: 0,
+            retries: 0,
+            gap_sum: 0,
+            gap_sq_sum: 0,
+            gap_min: u64::MAX,
+            gap_max: 0,
+            trace: Vec::with_capacity(trace_capacity),
+            trace_dropped: 0,
+        }
+    }
+
+    /// Records one frame the PMD accepted: its scheduled departure, the TSC
+    /// at which it was accepted, and its size (FCS included). Frames of one
+    /// burst share `actual_tsc`. Early departures count as zero error and
+    /// are counted apart. The payload rate in the summary counts only
+    /// frames recorded with [`DepartureRecorder::record_with_payload`].
+    #[inline]
+    pub fn record(&mut self, scheduled_tsc: u64, actual_tsc: u64, frame_len: u32) {
+        self.record_with_payload(scheduled_tsc, actual_tsc, frame_len, 0);
+    }
+
+    /// Like [`DepartureRecorder::record`], also counting `payload_len`
+    /// payload bytes.
+    #[inline]
+    pub fn record_with_payload(
+        &mut self,
+        scheduled_tsc: u64,
+        actual_tsc: u64,
+        frame_len: u32,
+        payload_len: u32,
+    ) {
+        if actual_tsc < scheduled_tsc {
+            self.early += 1;
+        }
+        self.error
+            .saturating_record(actual_tsc.saturating_sub(scheduled_tsc));
+        match self.first_tsc {
+            None => self.first_tsc = Some(actual_tsc),
+            Some(_) => {
+                let gap = actual_tsc.saturating_sub(self.last_tsc);
+                self.gap.saturating_record(gap);
+                self.gap_sum += gap as u128;
+                self.gap_sq_sum += gap as u128 * gap as u128;
+                self.gap_min = self.gap_min.min(gap);
+                self.gap_max = self.gap_max.max(gap);
+            }
+        }
+        self.last_tsc = actual_tsc;
+        self.last_frame_len = frame_len;
+        self.last_payload_len = payload_len;
+        self.frames += 1;
+        self.l2_bytes += u64::from(frame_len);
+        self.payload_bytes += u64::from(payload_len);
+        if self.trace.len() < self.trace.capacity() {
+            self.trace.push((actual_tsc, frame_len));
+        } else {
+            self.trace_dropped += 1;
+        }
+    }
+
+    /// Counts `frames` the PMD refused (not accepted by `tx_burst`).
+    #[inline]
+    pub fn refused(&mut self, frames: u64) {
+        self.refused += frames;
+    }
+
+    /// Counts one retry of a partly refused burst.
+    #[inline]
+    pub fn retry(&mut self) {
+        self.retries += 1;
+    }
+
+    /// Frames recorded.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// The bounded trace: `(actual_tsc, frame_len)` in recording order.
+    pub fn trace(&self) -> &[(u64, u32)] {
+        &self.trace
+    }
+
+    /// The TSC frequency the recorder reports with.
+    pub fn tsc_hz(&self) -> u64 {
+        self.tsc_hz
+    }
+
+    /// The trace as a [`Trace`] for writing to a file.
+    pub fn to_trace(&self) -> Trace {
+        let mut departures = self.trace.clone();
+        departures.sort_by_key(|&(t, _)| t);
+        Trace {
+            tsc_hz: self.tsc_hz,
+            departures,
+        }
+    }
+
+    /// Adds another recorder's measurements (e.g. another lcore's) to this
+    /// one. Traces are concatenated (the result may exceed either capacity)
+    /// and kept in TSC order.
+    pub fn merge(&mut self, other: &DepartureRecorder) -> Result<(), MeasureError> {
+        self.error
+            .add(&other.error)
+            .map_err(|e| MeasureError::Merge(format!("{e:?}")))?;
+        self.gap
+            .add(&other.gap)
+            .map_err(|e| MeasureError::Merge(format!("{e:?}")))?;
+        if let Some(of) = other.first_tsc {
+            self.first_tsc = Some(self.first_tsc.map_or(of, |f| f.min(of)));
+            if other.last_tsc >= self.last_tsc {
+                self.last_tsc = other.last_tsc;
+                self.last_frame_len = other.last_frame_len;
+                self.last_payload_len = other.last_payload_len;
+            }
+        }
+        self.frames += other.frames;
+        self.l2_bytes += other.l2_bytes;
+        self.payload_bytes += other.payload_bytes;
+        self.early += other.early;
+        self.refused += other.refused;
+        self.retries += other.retries;
+        self.gap_sum += other.gap_sum;
+        self.gap_sq_sum += other.gap_sq_sum;
+        self.gap_min = self.gap_min.min(other.gap_min);
+        self.gap_max = self.gap_max.max(other.gap_max);
+        self.trace.extend_from_slice(&other.trace);
+        self.trace.sort_by_key(|&(t, _)| t);
+        self.trace_dropped += other.trace_dropped;
+        Ok(())
+    }
+
+    /// The report: rates achieved at each layer, schedule error and
+    /// inter-departure statistics in nanoseconds, counts, and compact
+    /// histograms.
+    pub fn summary(&self) -> PaceSummary {
+        let tsc_hz = self.tsc_hz;
+        let span_ticks = self
+            .first_tsc
+            .map_or(0, |f| self.last_tsc.saturating_sub(f));
+        // Rates count the frames that departed within the span: all but the
+        // last, whose departure closes it.
+        let achieved = if span_ticks == 0 || self.frames < 2 {
+            LayerRates::default()
+        } else {
+            let secs = span_ticks as f64 / tsc_hz as f64;
+            let frames = (self.frames - 1) as f64;
+            let l2 = (self.l2_bytes - u64::from(self.last_frame_len)) as f64 * 8.0;
+            let payload = (self.payload_bytes - u64::from(self.last_payload_len)) as f64 * 8.0;
+            LayerRates {
+                l1_bps: (l2 + frames * 8.0 * WIRE_OVERHEAD_BYTES as f64) / secs,
+                l2_bps: l2 / secs,
+                payload_bps: payload / secs,
+                fps: frames / secs,
+            }
+        };
+        let ns = |t: u64| ticks_to_ns(t, tsc_hz);
+        let error_ns = ErrorStats {
+            p50: ns(self.error.value_at_quantile(0.5)),
+            p99: ns(self.error.value_at_quantile(0.99)),
+            p999: ns(self.error.value_at_quantile(0.999)),
+            max: ns(self.error.max()),
+            mean: ticks_to_ns_f64(self.error.mean(), tsc_hz),
+        };
+        let gaps = self.gap.len();
+        let gap_ns = if gaps == 0 {
+            GapStats::default()
+        } else {
+            let n = gaps as f64;
+            let mean = self.gap_sum as f64 / n;
+            let var = (self.gap_sq_sum as f64 / n - mean * mean).max(0.0);
+            GapStats {
+                mean: ticks_to_ns_f64(mean, tsc_hz),
+                stddev: ticks_to_ns_f64(var.sqrt(), tsc_hz),
+                min: ns(self.gap_min),
+                max: ns(self.gap_max),
+                p50: ns(self.gap.value_at_quantile(0.5)),
+                p99: ns(self.gap.value_at_quantile(0.99)),
+            }
+        };
+        PaceSummary {
+            frames: self.frames,
+            l2_bytes: self.l2_bytes,
+            payload_bytes: self.payload_bytes,
+            refused: self.refused,
+            retries: self.retries,
+            early: self.early,
+            span_ns: ns(span_ticks),
+            achieved,
+            target: None,
+            error_ns,
+            gap_ns,
+            error_histogram: buckets(&self.error, tsc_hz),
+            gap_histogram: buckets(&self.gap, tsc_hz),
+            trace_len: self.trace.len() as u64,
+            trace_dropped: self.trace_dropped,
+        }
+    }
+}
+
+/// Non-empty power-of-two buckets of a tick histogram, in nanoseconds.
+fn buckets(h: &Histogram<u64>, tsc_hz: u64) -> Vec<Bucket> {
+    if h.is_empty() {
+        return Vec::new();
+    }
+    h.iter_log(1, 2.0)
+        .filter(|v| v.count_since_last_iteration() > 0)
+        .map(|v| Bucket {
+            le_ns: ticks_to_ns(v.value_iterated_to(), tsc_hz),
+            count: v.count_since_last_iteration(),
+        })
+        .collect()
+}
+
+/// A rate at every layer, for reports.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct LayerRates {
+    /// Wire bits per second (frames + 20 bytes each).
+    pub l1_bps: f64,
+    /// Frame bits per second (FCS included).
+    pub l2_bps: f64,
+    /// Payload bits per second.
+    pub payload_bps: f64,
+    /// Frames per second.
+    pub fps: f64,
+}
+
+impl LayerRates {
+    /// `rate` expressed at every layer for frames of `frame_len` bytes
+    /// carrying `payload_len` bytes (means, for mixed sizes).
+    pub fn from_rate(rate: &Rate, frame_len: f64, payload_len: f64) -> Self {
+        let per_frame = match rate.layer() {
+            Layer::L1 => 8.0 * (frame_len + WIRE_OVERHEAD_BYTES as f64),
+            Layer::L2 => 8.0 * frame_len,
+            Layer::Payload => 8.0 * payload_len,
+            Layer::Frames => 1.0,
+        };
+        let fps = if per_frame > 0.0 {
+            rate.per_sec() as f64 / per_frame
+        } else {
+            0.0
+        };
+        LayerRates {
+            l1_bps: fps * 8.0 * (frame_len + WIRE_OVERHEAD_BYTES as f64),
+            l2_bps: fps * 8.0 * frame_len,
+            payload_bps: fps * 8.0 * payload_len,
+            fps,
+        }
+    }
+}
+
+/// Schedule error (actual − scheduled departure) in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct ErrorStats {
+    /// Median.
+    pub p50: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// 99.9th percentile.
+    pub p999: u64,
+    /// Largest.
+    pub max: u64,
+    /// Mean.
+    pub mean: f64,
+}
+
+/// Inter-departure gaps in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct GapStats {
+    /// Mean gap.
+    pub mean: f64,
+    /// Standard deviation: the spread of departures.
+    pub stddev: f64,
+    /// Smallest gap.
+    pub min: u64,
+    /// Largest gap.
+    pub max: u64,
+    /// Median gap.
+    pub p50: u64,
+    /// 99th percentile gap.
+    pub p99: u64,
+}
+
+/// One histogram bucket: `count` values above the previous bucket's bound
+/// and at most `le_ns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Bucket {
+    /// Upper bound, nanoseconds.
+    pub le_ns: u64,
+    /// Values in the bucket.
+    pub count: u64,
+}
+
+/// The pacing report of one lcore, or of several merged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PaceSummary {
+    /// Frames the PMD accepted.
+    pub frames: u64,
+    /// Their bytes, FCS included.
+    pub l2_bytes: u64,
+    /// Their payload bytes.
+    pub payload_bytes: u64,
+    /// Frames the PMD refused.
+    pub refused: u64,
+    /// `tx_burst` retries after partial acceptance.
+    pub retries: u64,
+    /// Frames accepted before their scheduled time.
+    pub early: u64,
+    /// First to last departure, nanoseconds.
+    pub span_ns: u64,
+    /// Rates achieved over the span.
+    pub achieved: LayerRates,
+    /// The target at every layer, if set with [`PaceSummary::set_target`].
+    pub target: Option<LayerRates>,
+    /// Schedule error, actual − scheduled.
+    pub error_ns: ErrorStats,
+    /// Inter-departure gaps.
+    pub gap_ns: GapStats,
+    /// Schedule error histogram, power-of-two buckets.
+    pub error_histogram: Vec<Bucket>,
+    /// Inter-departure gap histogram, power-of-two buckets.
+    pub gap_histogram: Vec<Bucket>,
+    /// Departures kept in the trace.
+    pub trace_len: u64,
+    /// Departures not traced because the trace was full.
+    pub trace_dropped: u64,
+}
+
+impl PaceSummary {
+    /// Sets the target rate, expressed at every layer using the mean frame
+    /// and payload size recorded.
+    pub fn set_target(&mut self, rate: &Rate) {
+        if self.frames == 0 {
+            return;
+        }
+        let n = self.frames as f64;
+        self.target = Some(LayerRates::from_rate(
+            rate,
+            self.l2_bytes as f64 / n,
+            self.payload_bytes as f64 / n,
+        ));
+    }
+
+    /// One line for the human report: schedule error percentiles, gap
+    /// spread and refusals, e.g. `schedule error p50 120 ns, p99 310 ns,
+    /// p99.9 900 ns, max 4100 ns; gap mean 7320.0 ns sd 35.2 ns; refused 0,
+    /// retries 0`.
+    pub fn one_line(&self) -> String {
+        format!(
+            "schedule error p50 {} ns, p99 {} ns, p99.9 {} ns, max {} ns; \
+             gap mean {:.1} ns sd {:.1} ns; refused {}, retries {}",
+            self.error_ns.p50,
+            self.error_ns.p99,
+            self.error_ns.p999,
+            self.error_ns.max,
+            self.gap_ns.mean,
+            self.gap_ns.stddev,
+            self.refused,
+            self.retries
+        )
+    }
+
+    /// Achieved ÷ target at the target's own layer (1.0 is on target), if
+    /// a target is set.
+    pub fn achieved_ratio(&self, layer: Layer) -> Option<f64> {
+        let t = self.target?;
+        let (a, t) = match layer {
+            Layer::L1 => (self.achieved.l1_bps, t.l1_bps),
+            Layer::L2 => (self.achieved.l2_bps, t.l2_bps),
+            Layer::Payload => (self.achieved.payload_bps, t.payload_bps),
+            Layer::Frames => (self.achieved.fps, t.fps),
+        };
+        (t > 0.0).then(|| a / t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HZ: u64 = 1_000_000_000; // 1 tick = 1 ns keeps the figures plain
+
+    #[test]
+    fn records_error_gaps_and_rates() {
+        let mut r = DepartureRecorder::new(HZ, 4);
+        // 9130-byte frames at 10 Gbit/s L1: 7320 ns apart; each accepted
+        // 100 ns late, one 1000 ns late.
+        for i in 0..1000u64 {
+            let sched = i * 7320;
+            let late = if i == 500 { 1000 } else { 100 };
+            r.record_with_payload(sched, sched + late, 9130, 9088);
+        }
+        r.refused(3);
+        r.retry();
+        let mut s = r.summary();
+        assert_eq!(s.frames, 1000);
+        assert_eq!(s.refused, 3);
+        assert_eq!(s.retries, 1);
+        assert_eq!(s.error_ns.p50, 100);
+        assert_eq!(s.error_ns.p99, 100);
+        assert_eq!(s.error_ns.max, 1000);
+        // 999 of 1000 values are 100 ns, so the 99.9th percentile is still 100.
+        assert_eq!(s.error_ns.p999, 100);
+        assert_eq!(s.gap_ns.min, 6420);
+        assert_eq!(s.gap_ns.max, 8220);
+        // Percentiles resolve to 0.1% (three significant digits).
+        assert!(s.gap_ns.p50.abs_diff(7320) <= 7);
+        assert!((s.gap_ns.mean - 7320.0).abs() < 1e-6);
+        assert!(
+            (s.achieved.l1_bps - 10e9).abs() < 1.0,
+            "{}",
+            s.achieved.l1_bps
+        );
+        assert!((s.achieved.fps - 136_612.02).abs() < 0.01);
+        s.set_target(&Rate::l1_bps(10_000_000_000).unwrap());
+        let ratio = s.achieved_ratio(Layer::L2).unwrap();
+        assert!((ratio - 1.0).abs() < 1e-9);
+        assert_eq!(s.trace_len, 4);
+        assert_eq!(s.trace_dropped, 996);
+        assert_eq!(r.trace()[1], (7420, 9130));
+        let total: u64 = s.error_histogram.iter().map(|b| b.count).sum();
+        assert_eq!(total, 1000);
+        assert!(s.one_line().contains("p99.9 100 ns"), "{}", s.one_line());
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains("\"p999\""));
+    }
+
+    #[test]
+    fn early_frames_and_merge() {
+        let mut a = DepartureRecorder::new(HZ, 2);
+        a.record(100, 90, 64);
+        a.record(200, 200, 64);
+        let mut b = DepartureRecorder::new(HZ, 2);
+        b.record(150, 160, 64);
+        b.record(250, 400, 64);
+        a.merge(&b).unwrap();
+        let s = a.summary();
+        assert_eq!(s.frames, 4);
+        assert_eq!(s.early, 1);
+        assert_eq!(s.error_ns.max, 150);
+        assert_eq!(s.span_ns, 310);
+        assert_eq!(a.trace(), &[(90, 64), (160, 64), (200, 64), (400, 64)]);
+        let t = a.to_trace();
+        assert_eq!(t.departures.len(), 4);
+    }
+
+    #[test]
+    fn empty_summary() {
+        let s = DepartureRecorder::new(HZ, 0).summary();
+        assert_eq!(s.frames, 0);
+        assert_eq!(s.achieved, LayerRates::default());
+        assert!(s.error_histogram.is_empty());
+    }
+}

@@ -1,0 +1,961 @@
+//! Rates with a layer, their parsing, and line-rate arithmetic.
+//!
+//! A rate is a whole number of units per second at one [`Layer`]: bits of
+//! the wire (L1), bits of the Ethernet frame including its FCS (L2), bits of
+//! the payload, or frames. Conversions between layers depend on the frame
+//! size and are exact where they feed the schedule; the `f64` helpers are for
+//! reports only.
+//!
+//! Frame size always means the Ethernet frame including the FCS, as RFC 2544
+//! counts it. On the wire each frame also takes [`WIRE_OVERHEAD_BYTES`]: a
+//! 7-byte preamble, a 1-byte start-of-frame delimiter and a 12-byte
+//! inter-frame gap.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+use thiserror::Error;
+
+/// Bytes each frame occupies on the wire beyond the frame itself: preamble
+/// (7), start-of-frame delimiter (1) and minimum inter-frame gap (12).
+pub const WIRE_OVERHEAD_BYTES: u64 = 20;
+
+/// The smallest legal Ethernet frame, FCS included.
+pub const MIN_FRAME_SIZE: usize = 64;
+
+/// The layer at which a rate is counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Layer {
+    /// The wire: frame + 20 bytes of preamble, SFD and inter-frame gap.
+    L1,
+    /// The Ethernet frame, header to FCS inclusive.
+    L2,
+    /// The frame's payload (what follows the transport header).
+    Payload,
+    /// Whole frames; the rate is in frames per second.
+    Frames,
+}
+
+impl Layer {
+    /// Short name used in messages and accepted by [`Layer::from_str`].
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::L1 => "L1",
+            Layer::L2 => "L2",
+            Layer::Payload => "payload",
+            Layer::Frames => "frames",
+        }
+    }
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Layer {
+    type Err = RateError;
+
+    /// Accepts `L1`/`wire`, `L2`/`frame`/`mac`, `payload`/`goodput` and
+    /// `frames`/`pps`, in any case.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "l1" | "wire" => Ok(Layer::L1),
+            "l2" | "frame" | "mac" => Ok(Layer::L2),
+            "payload" | "goodput" => Ok(Layer::Payload),
+            "frames" | "pps" | "fps" => Ok(Layer::Frames),
+            _ => Err(RateError::UnknownLayer {
+                input: s.to_string(),
+            }),
+        }
+    }
+}
+
+/// What is wrong with a rate, and with which input.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RateError {
+    /// The rate text was empty.
+    #[error("empty rate: give e.g. `9.5G`, `800Mbps`, `136612pps`, `95%` or `line`")]
+    Empty,
+    /// The rate text could not be parsed.
+    #[error("cannot parse rate `{input}`: {reason}")]
+    Unparsable {
+        /// The text as given.
+        input: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The layer name was not recognised.
+    #[error("unknown layer `{input}`: use L1 (wire), L2 (frame), payload or frames")]
+    UnknownLayer {
+        /// The text as given.
+        input: String,
+    },
+    /// A negative rate.
+    #[error("rate `{input}` is negative; rates must be above zero")]
+    Negative {
+        /// The text as given.
+        input: String,
+    },
+    /// A rate of zero, or one that rounds to zero.
+    #[error("rate `{input}` is zero (or rounds to zero); rates must be above zero")]
+    Zero {
+        /// The text or value as given.
+        input: String,
+    },
+    /// A share of line rate outside (0, 100] %.
+    #[error("rate `{input}`: a share of line rate must be above 0% and at most 100%")]
+    PercentRange {
+        /// The text as given.
+        input: String,
+    },
+    /// A layer suffix where none applies.
+    #[error("rate `{input}`: {reason}")]
+    LayerMismatch {
+        /// The text or value as given.
+        input: String,
+        /// Why the layer does not fit.
+        reason: String,
+    },
+    /// A rate faster than the port can carry at its layer.
+    #[error(
+        "rate {rate} exceeds the line rate at {layer} for {frame_size}-byte frames: \
+         {line} (link {link} at L1)"
+    )]
+    AboveLine {
+        /// The requested rate, formatted with its unit.
+        rate: String,
+        /// The layer of the requested rate.
+        layer: Layer,
+        /// The line rate at that layer, formatted with its unit.
+        line: String,
+        /// The frame size used for the comparison.
+        frame_size: usize,
+        /// The link's L1 rate, formatted.
+        link: String,
+    },
+    /// A frame size that cannot carry a rate.
+    #[error(
+        "frame size {frame_size} with payload {payload_len}: frames must be at least \
+         {MIN_FRAME_SIZE} bytes including FCS and the payload must fit in the frame"
+    )]
+    FrameSize {
+        /// Frame size including FCS.
+        frame_size: usize,
+        /// Payload length.
+        payload_len: usize,
+    },
+    /// A link speed of zero.
+    #[error("link speed is zero: the port reports no link")]
+    NoLink,
+    /// A rate too small to split into the requested number of parts.
+    #[error("rate {rate} cannot be split into {parts} parts of at least one unit each")]
+    Split {
+        /// The rate, formatted.
+        rate: String,
+        /// The number of parts requested.
+        parts: usize,
+    },
+}
+
+/// A rate: a whole number of units per second at one layer.
+///
+/// Bits per second for [`Layer::L1`], [`Layer::L2`] and [`Layer::Payload`];
+/// frames per second for [`Layer::Frames`]. Never zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Rate {
+    per_sec: u64,
+    layer: Layer,
+}
+
+impl Rate {
+    /// A rate of `per_sec` units per second at `layer`; zero is an error.
+    pub fn new(per_sec: u64, layer: Layer) -> Result<Self, RateError> {
+        if per_sec == 0 {
+            return Err(RateError::Zero {
+                input: format!("0 at {layer}"),
+            });
+        }
+        Ok(Rate { per_sec, layer })
+    }
+
+    /// A rate in bits per second at L1.
+    pub fn l1_bps(bps: u64) -> Result<Self, RateError> {
+        Rate::new(bps, Layer::L1)
+    }
+
+    /// A rate in frames per second.
+    pub fn fps(frames_per_sec: u64) -> Result<Self, RateError> {
+        Rate::new(frames_per_sec, Layer::Frames)
+    }
+
+    /// Units per second: bits, or frames for [`Layer::Frames`].
+    pub fn per_sec(&self) -> u64 {
+        self.per_sec
+    }
+
+    /// The layer the rate is counted at.
+    pub fn layer(&self) -> Layer {
+        self.layer
+    }
+
+    /// Frames per second at this rate for the given frame size (incl. FCS)
+    /// and payload length. For reports; use [`Rate::frames_per_sec_floor`]
+    /// where exactness matters.
+    pub fn frames_per_sec(&self, frame_size_with_fcs: usize, payload_len: usize) -> f64 {
+        let units = bits_per_frame(self.layer, frame_size_with_fcs, payload_len);
+        if units == 0 {
+            return 0.0;
+        }
+        self.per_sec as f64 / units as f64
+    }
+
+    /// Whole frames per second at this rate, rounded down; exact.
+    pub fn frames_per_sec_floor(&self, frame_size_with_fcs: usize, payload_len: usize) -> u64 {
+        let units = bits_per_frame(self.layer, frame_size_with_fcs, payload_len);
+        if units == 0 {
+            return 0;
+        }
+        self.per_sec / units
+    }
+
+    /// The same rate counted at another layer, rounded down to a whole unit
+    /// per second; exact up to that rounding.
+    pub fn at_layer(
+        &self,
+        layer: Layer,
+        frame_size_with_fcs: usize,
+        payload_len: usize,
+    ) -> Result<Rate, RateError> {
+        check_frame(frame_size_with_fcs, payload_len)?;
+        let from = bits_per_frame(self.layer, frame_size_with_fcs, payload_len) as u128;
+        let to = bits_per_frame(layer, frame_size_with_fcs, payload_len) as u128;
+        if from == 0 {
+            return Err(RateError::FrameSize {
+                frame_size: frame_size_with_fcs,
+                payload_len,
+            });
+        }
+        let v = self.per_sec as u128 * to / from;
+        Rate::new(u64::try_from(v).unwrap_or(u64::MAX), layer)
+    }
+
+    /// Divides the rate among `parts` transmitters (e.g. TX lcores) so that
+    /// the parts add up exactly to the whole; the first `per_sec % parts`
+    /// parts get one unit more.
+    pub fn split(&self, parts: usize) -> Result<Vec<Rate>, RateError> {
+        let n = parts as u64;
+        if n == 0 || self.per_sec < n {
+            return Err(RateError::Split {
+                rate: self.to_string(),
+                parts,
+            });
+        }
+        let base = self.per_sec / n;
+        let extra = self.per_sec % n;
+        Ok((0..n)
+            .map(|i| Rate {
+                per_sec: base + u64::from(i < extra),
+                layer: self.layer,
+            })
+            .collect())
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.layer {
+            Layer::Frames => write!(f, "{} frames/s", self.per_sec),
+            layer => write!(f, "{} at {layer}", format_bps(self.per_sec)),
+        }
+    }
+}
+
+/// Formats bits per second exactly with an SI prefix, e.g. `9.5 Gbit/s`,
+/// `9.285714285 Gbit/s`, `800 Mbit/s`.
+pub fn format_bps(bps: u64) -> String {
+    let (div, prefix) = match bps {
+        b if b >= 1_000_000_000_000 => (1_000_000_000_000u64, "T"),
+        b if b >= 1_000_000_000 => (1_000_000_000, "G"),
+        b if b >= 1_000_000 => (1_000_000, "M"),
+        b if b >= 1_000 => (1_000, "k"),
+        _ => (1, ""),
+    };
+    let int = bps / div;
+    let frac = bps % div;
+    if frac == 0 {
+        return format!("{int} {prefix}bit/s");
+    }
+    let width = div.ilog10() as usize;
+    let digits = format!("{frac:0width$}");
+    format!("{int}.{} {prefix}bit/s", digits.trim_end_matches('0'))
+}
+
+/// Units one frame counts for at `layer`: bits for L1 (`8 × (size + 20)`),
+/// L2 (`8 × size`) and payload (`8 × payload_len`); `1` for
+/// [`Layer::Frames`]. This is what a schedule adds per frame.
+pub fn bits_per_frame(layer: Layer, frame_size_with_fcs: usize, payload_len: usize) -> u64 {
+    match layer {
+        Layer::L1 => 8 * (frame_size_with_fcs as u64 + WIRE_OVERHEAD_BYTES),
+        Layer::L2 => 8 * frame_size_with_fcs as u64,
+        Layer::Payload => 8 * payload_len as u64,
+        Layer::Frames => 1,
+    }
+}
+
+fn check_frame(frame_size: usize, payload_len: usize) -> Result<(), RateError> {
+    if frame_size < MIN_FRAME_SIZE || payload_len == 0 || payload_len > frame_size {
+        return Err(RateError::FrameSize {
+            frame_size,
+            payload_len,
+        });
+    }
+    Ok(())
+}
+
+fn format_at(per_sec: u64, layer: Layer) -> String {
+    match layer {
+        Layer::Frames => format!("{per_sec} frames/s"),
+        _ => format_bps(per_sec),
+    }
+}
+
+/// The line rate of a link of `link_bps` (L1) counted at `layer`, rounded
+/// down to whole units per second.
+pub fn line_at_layer(
+    link_bps: u64,
+    layer: Layer,
+    frame_size_with_fcs: usize,
+    payload_len: usize,
+) -> u64 {
+    let l1 = bits_per_frame(Layer::L1, frame_size_with_fcs, payload_len) as u128;
+    let to = bits_per_frame(layer, frame_size_with_fcs, payload_len) as u128;
+    (link_bps as u128 * to / l1) as u64
+}
+
+/// Checks that `rate` fits in a link of `link_bps` (its L1 MAC data rate,
+/// e.g. [`Phy::mac_rate_bps`]) with frames of `frame_size_with_fcs` bytes
+/// carrying `payload_len` bytes of payload. The comparison is exact
+/// (cross-multiplied in 128-bit integers); the error names the rate, its
+/// layer, and the line rate at that layer.
+pub fn check_against_line(
+    rate: &Rate,
+    link_bps: u64,
+    frame_size_with_fcs: usize,
+    payload_len: usize,
+) -> Result<(), RateError> {
+    if link_bps == 0 {
+        return Err(RateError::NoLink);
+    }
+    check_frame(frame_size_with_fcs, payload_len)?;
+    let l1 = bits_per_frame(Layer::L1, frame_size_with_fcs, payload_len) as u128;
+    let units = bits_per_frame(rate.layer, frame_size_with_fcs, payload_len) as u128;
+    // rate / units frames per second must not exceed link / l1.
+    if rate.per_sec as u128 * l1 > link_bps as u128 * units {
+        let line = line_at_layer(link_bps, rate.layer, frame_size_with_fcs, payload_len);
+        return Err(RateError::AboveLine {
+            rate: format_at(rate.per_sec, rate.layer),
+            layer: rate.layer,
+            line: format_at(line, rate.layer),
+            frame_size: frame_size_with_fcs,
+            link: format_bps(link_bps),
+        });
+    }
+    Ok(())
+}
+
+/// A physical layer and the MAC data rate it carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Phy {
+    /// 10GBASE-R LAN PHY (10GBASE-SR/LR/ER): 10 Gbit/s MAC rate.
+    Lan10G,
+    /// 10GBASE-W WAN PHY (SONET/SDH STS-192c framing): the MAC stretches
+    /// its inter-frame gap by one octet per 104 bits, for an average data
+    /// rate of 10 × 13/14 = 9.285714… Gbit/s.
+    Wan10G,
+    /// 1 Gbit/s.
+    G1,
+    /// 25 Gbit/s.
+    G25,
+    /// 40 Gbit/s.
+    G40,
+    /// 100 Gbit/s.
+    G100,
+    /// Any other MAC rate in bits per second.
+    Custom(u64),
+}
+
+impl Phy {
+    /// The MAC data rate as an exact fraction `(numerator, denominator)` in
+    /// bits per second.
+    pub fn mac_rate_ratio(&self) -> (u64, u64) {
+        match *self {
+            Phy::Lan10G => (10_000_000_000, 1),
+            Phy::Wan10G => (130_000_000_000, 14),
+            Phy::G1 => (1_000_000_000, 1),
+            Phy::G25 => (25_000_000_000, 1),
+            Phy::G40 => (40_000_000_000, 1),
+            Phy::G100 => (100_000_000_000, 1),
+            Phy::Custom(bps) => (bps, 1),
+        }
+    }
+
+    /// The MAC data rate in bits per second (L1), rounded down:
+    /// 9,285,714,285 for the WAN PHY.
+    pub fn mac_rate_bps(&self) -> u64 {
+        let (n, d) = self.mac_rate_ratio();
+        n / d
+    }
+
+    /// Frames per second at full line rate for frames of
+    /// `frame_size_with_fcs` bytes, rounded down; exact:
+    /// `rate / (8 × (size + 20))`. 136,612 at 9130 bytes on the LAN PHY,
+    /// 126,854 on the WAN PHY.
+    pub fn line_fps(&self, frame_size_with_fcs: usize) -> u64 {
+        let (n, d) = self.mac_rate_ratio();
+        let bits = bits_per_frame(Layer::L1, frame_size_with_fcs, 0) as u128;
+        (n as u128 / (d as u128 * bits)) as u64
+    }
+
+    /// The PHY whose MAC rate matches a link speed in Mbit/s as a port
+    /// reports it. A WAN PHY reports 10000 like the LAN PHY, so it cannot be
+    /// told apart here: pass [`Phy::Wan10G`] explicitly.
+    pub fn from_link_speed_mbps(mbps: u32) -> Phy {
+        match mbps {
+            1_000 => Phy::G1,
+            10_000 => Phy::Lan10G,
+            25_000 => Phy::G25,
+            40_000 => Phy::G40,
+            100_000 => Phy::G100,
+            m => Phy::Custom(u64::from(m) * 1_000_000),
+        }
+    }
+}
+
+impl FromStr for Phy {
+    type Err = RateError;
+
+    /// Accepts `10g`, `lan`, `10gbase-r`, `10gbase-sr` (LAN PHY), `wan`,
+    /// `10g-wan`, `10gbase-w`, `10gbase-sw` (WAN PHY), `1g`, `25g`, `40g`,
+    /// `100g`, or any bit rate such as `2.5G` (custom).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim().to_ascii_lowercase();
+        Ok(match t.as_str() {
+            "10g" | "10g-lan" | "lan" | "10gbase-r" | "10gbase-sr" | "10gbase-lr" => Phy::Lan10G,
+            "wan" | "10g-wan" | "10gbase-w" | "10gbase-sw" | "10gbase-lw" => Phy::Wan10G,
+            "1g" => Phy::G1,
+            "25g" => Phy::G25,
+            "40g" => Phy::G40,
+            "100g" => Phy::G100,
+            _ => match s.parse::<RateSpec>()? {
+                RateSpec::Absolute {
+                    per_sec,
+                    layer: None | Some(Layer::L1),
+                } => Phy::Custom(per_sec),
+                _ => {
+                    return Err(RateError::Unparsable {
+                        input: s.to_string(),
+                        reason: "a PHY is a name such as `10g` or `wan`, or a bit rate".into(),
+                    })
+                }
+            },
+        })
+    }
+}
+
+/// A rate as the user wrote it, before it is tied to a port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum RateSpec {
+    /// A number with a unit: bits per second (`layer` is the layer suffix,
+    /// `None` if the text named none) or frames per second (`layer` is
+    /// `Some(Frames)`).
+    Absolute {
+        /// Units per second, never zero.
+        per_sec: u64,
+        /// The layer named in the text, if any.
+        layer: Option<Layer>,
+    },
+    /// A share of the port's line rate in parts per million (950000 = 95%).
+    PercentOfLine {
+        /// Parts per million, 1..=1,000,000.
+        ppm: u32,
+    },
+    /// The port's full line rate.
+    Line,
+}
+
+impl RateSpec {
+    /// Ties the rate to a port whose MAC data rate is `link_bps` (L1).
+    /// `default_layer` applies to bit rates whose text named no layer.
+    ///
+    /// Shares of line rate resolve to L1 bits per second (a share of line
+    /// rate is the same share at every layer). An L1 bit rate above the link
+    /// is refused here; rates at other layers depend on the frame size: check
+    /// them with [`check_against_line`].
+    pub fn resolve(&self, link_bps: u64, default_layer: Layer) -> Result<Rate, RateError> {
+        if link_bps == 0 {
+            return Err(RateError::NoLink);
+        }
+        match *self {
+            RateSpec::Line => Rate::new(link_bps, Layer::L1),
+            RateSpec::PercentOfLine { ppm } => {
+                let bps = link_bps as u128 * ppm as u128 / 1_000_000;
+                Rate::new(bps as u64, Layer::L1).map_err(|_| RateError::Zero {
+                    input: format!("{}% of {}", format_ppm(ppm), format_bps(link_bps)),
+                })
+            }
+            RateSpec::Absolute { per_sec, layer } => {
+                let layer = match (layer, default_layer) {
+                    (Some(l), _) => l,
+                    (None, Layer::Frames) => {
+                        return Err(RateError::LayerMismatch {
+                            input: format_bps(per_sec),
+                            reason: "a bit rate needs a bit layer (L1, L2 or payload), \
+                                     not frames"
+                                .into(),
+                        })
+                    }
+                    (None, l) => l,
+                };
+                let rate = Rate::new(per_sec, layer)?;
+                if layer == Layer::L1 && per_sec > link_bps {
+                    return Err(RateError::AboveLine {
+                        rate: format_bps(per_sec),
+                        layer,
+                        line: format_bps(link_bps),
+                        frame_size: 0,
+                        link: format_bps(link_bps),
+                    });
+                }
+                Ok(rate)
+            }
+        }
+    }
+}
+
+fn format_ppm(ppm: u32) -> String {
+    let int = ppm / 10_000;
+    let frac = ppm % 10_000;
+    if frac == 0 {
+        format!("{int}")
+    } else {
+        format!("{int}.{}", format!("{frac:04}").trim_end_matches('0'))
+    }
+}
+
+impl fmt::Display for RateSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RateSpec::Line => f.write_str("line"),
+            RateSpec::PercentOfLine { ppm } => write!(f, "{}%", format_ppm(ppm)),
+            RateSpec::Absolute {
+                per_sec,
+                layer: Some(Layer::Frames),
+            } => write!(f, "{per_sec}pps"),
+            RateSpec::Absolute { per_sec, layer } => {
+                write!(f, "{}", format_bps(per_sec).replace(' ', ""))?;
+                if let Some(l) = layer {
+                    write!(f, "@{l}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// An exact non-negative decimal: `mantissa / 10^scale`.
+struct Decimal {
+    mantissa: u128,
+    scale: u32,
+}
+
+fn parse_decimal(num: &str, input: &str) -> Result<Decimal, RateError> {
+    let bad = |reason: &str| RateError::Unparsable {
+        input: input.to_string(),
+        reason: reason.to_string(),
+    };
+    let (int, frac) = match num.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (num, ""),
+    };
+    if int.is_empty() && frac.is_empty() {
+        return Err(bad("no number"));
+    }
+    if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return Err(bad(
+            "the number has characters other than digits and one `.`",
+        ));
+    }
+    if int.len() + frac.len() > 30 {
+        return Err(bad("the number has too many digits"));
+    }
+    let digits: String = format!("{int}{frac}");
+    let mantissa = digits
+        .parse::<u128>()
+        .map_err(|_| bad("the number is too large"))?;
+    Ok(Decimal {
+        mantissa,
+        scale: frac.len() as u32,
+    })
+}
+
+/// `d × mult`, rounded to the nearest whole number.
+fn scale_round(d: &Decimal, mult: u128, input: &str) -> Result<u64, RateError> {
+    let den = 10u128.pow(d.scale);
+    let v = d
+        .mantissa
+        .checked_mul(mult)
+        .map(|p| (p + den / 2) / den)
+        .and_then(|v| u64::try_from(v).ok())
+        .ok_or_else(|| RateError::Unparsable {
+            input: input.to_string(),
+            reason: "the rate is too large".into(),
+        })?;
+    Ok(v)
+}
+
+impl FromStr for RateSpec {
+    type Err = RateError;
+
+    /// Parses `line`, `95%`, `9.5G`, `9.5Gbps`, `9.5Gbit/s`, `9.5Gb/s`,
+    /// `800M`, `100k`, `136612pps`, `1.2Mpps`, with an optional layer suffix
+    /// after `@` (`5G@L2`, `4G@payload`). Prefixes k, M, G, T are powers of
+    /// 1000 in any case; a bare number is bits per second. Rates round to
+    /// whole units per second. Bytes per second (`MB/s`) are refused to
+    /// avoid a factor-of-eight mistake.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let input = s.trim();
+        if input.is_empty() {
+            return Err(RateError::Empty);
+        }
+        let bad = |reason: &str| RateError::Unparsable {
+            input: input.to_string(),
+            reason: reason.to_string(),
+        };
+        let (body, layer) = match input.split_once('@') {
+            Some((b, l)) => (b.trim(), Some(l.parse::<Layer>()?)),
+            None => (input, None),
+        };
+        if body.starts_with('-') {
+            return Err(RateError::Negative {
+                input: input.to_string(),
+            });
+        }
+        let body = body.strip_prefix('+').unwrap_or(body);
+        if body.eq_ignore_ascii_case("line") {
+            if layer.is_some() {
+                return Err(RateError::LayerMismatch {
+                    input: input.to_string(),
+                    reason: "line rate is the same at every layer; drop the `@` suffix".into(),
+                });
+            }
+            return Ok(RateSpec::Line);
+        }
+        if let Some(num) = body.strip_suffix('%') {
+            if layer.is_some() {
+                return Err(RateError::LayerMismatch {
+                    input: input.to_string(),
+                    reason: "a share of line rate is the same at every layer; drop the `@` suffix"
+                        .into(),
+                });
+            }
+            let d = parse_decimal(num.trim(), input)?;
+            let ppm = scale_round(&d, 10_000, input)?;
+            if ppm == 0 || ppm > 1_000_000 {
+                return Err(RateError::PercentRange {
+                    input: input.to_string(),
+                });
+            }
+            return Ok(RateSpec::PercentOfLine { ppm: ppm as u32 });
+        }
+        let split = body
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(body.len());
+        let (num, unit) = body.split_at(split);
+        let d = parse_decimal(num, input)?;
+        let unit = unit.trim();
+        let (mult, rest) = match unit.chars().next() {
+            Some('k' | 'K') => (1_000u128, &unit[1..]),
+            Some('m' | 'M') => (1_000_000, &unit[1..]),
+            Some('g' | 'G') => (1_000_000_000, &unit[1..]),
+            Some('t' | 'T') => (1_000_000_000_000, &unit[1..]),
+            _ => (1, unit),
+        };
+        let frames =
+            match rest {
+                "" | "bps" | "bit/s" | "bits/s" | "b/s" | "b" | "bit" => false,
+                "pps" | "fps" | "frames/s" | "f/s" => true,
+                r if r.starts_with('B') => return Err(bad(
+                    "bytes per second are not accepted: give bits (e.g. `8Gbps`) or frames (`pps`)",
+                )),
+                _ => {
+                    return Err(bad(
+                        "unknown unit: use bits (`G`, `Gbps`, `Gbit/s`) or frames (`pps`), \
+                     with prefix k, M, G or T",
+                    ))
+                }
+            };
+        let per_sec = scale_round(&d, mult, input)?;
+        if per_sec == 0 {
+            return Err(RateError::Zero {
+                input: input.to_string(),
+            });
+        }
+        let layer = match (frames, layer) {
+            (true, None | Some(Layer::Frames)) => Some(Layer::Frames),
+            (true, Some(_)) => {
+                return Err(RateError::LayerMismatch {
+                    input: input.to_string(),
+                    reason: "a frame rate counts frames; a bit layer does not apply".into(),
+                })
+            }
+            (false, Some(Layer::Frames)) => {
+                return Err(RateError::LayerMismatch {
+                    input: input.to_string(),
+                    reason: "a bit rate needs a bit layer (L1, L2 or payload)".into(),
+                })
+            }
+            (false, l) => l,
+        };
+        Ok(RateSpec::Absolute { per_sec, layer })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn abs(per_sec: u64, layer: Option<Layer>) -> RateSpec {
+        RateSpec::Absolute { per_sec, layer }
+    }
+
+    #[test]
+    fn parses_the_issue_examples() {
+        let g95 = abs(9_500_000_000, None);
+        assert_eq!("9.5G".parse::<RateSpec>().unwrap(), g95);
+        assert_eq!("9.5Gbps".parse::<RateSpec>().unwrap(), g95);
+        assert_eq!("9.5Gbit/s".parse::<RateSpec>().unwrap(), g95);
+        assert_eq!("9.5 Gb/s".parse::<RateSpec>().unwrap(), g95);
+        assert_eq!("800M".parse::<RateSpec>().unwrap(), abs(800_000_000, None));
+        assert_eq!(
+            "800Mbps".parse::<RateSpec>().unwrap(),
+            abs(800_000_000, None)
+        );
+        assert_eq!("100k".parse::<RateSpec>().unwrap(), abs(100_000, None));
+        assert_eq!(
+            "136612pps".parse::<RateSpec>().unwrap(),
+            abs(136_612, Some(Layer::Frames))
+        );
+        assert_eq!(
+            "1.2Mpps".parse::<RateSpec>().unwrap(),
+            abs(1_200_000, Some(Layer::Frames))
+        );
+        assert_eq!(
+            "95%".parse::<RateSpec>().unwrap(),
+            RateSpec::PercentOfLine { ppm: 950_000 }
+        );
+        assert_eq!("line".parse::<RateSpec>().unwrap(), RateSpec::Line);
+        assert_eq!("LINE".parse::<RateSpec>().unwrap(), RateSpec::Line);
+        assert_eq!(
+            "5G@L2".parse::<RateSpec>().unwrap(),
+            abs(5_000_000_000, Some(Layer::L2))
+        );
+        assert_eq!(
+            "4G @ payload".parse::<RateSpec>().unwrap(),
+            abs(4_000_000_000, Some(Layer::Payload))
+        );
+    }
+
+    #[test]
+    fn refuses_bad_rates_with_a_reason() {
+        assert_eq!("".parse::<RateSpec>(), Err(RateError::Empty));
+        assert!(matches!(
+            "0".parse::<RateSpec>(),
+            Err(RateError::Zero { .. })
+        ));
+        assert!(matches!(
+            "0.0001".parse::<RateSpec>(),
+            Err(RateError::Zero { .. })
+        ));
+        assert!(matches!(
+            "-5G".parse::<RateSpec>(),
+            Err(RateError::Negative { .. })
+        ));
+        assert!(matches!(
+            "0%".parse::<RateSpec>(),
+            Err(RateError::PercentRange { .. })
+        ));
+        assert!(matches!(
+            "101%".parse::<RateSpec>(),
+            Err(RateError::PercentRange { .. })
+        ));
+        assert!(matches!(
+            "fast".parse::<RateSpec>(),
+            Err(RateError::Unparsable { .. })
+        ));
+        assert!(matches!(
+            "9.5Q".parse::<RateSpec>(),
+            Err(RateError::Unparsable { .. })
+        ));
+        assert!(matches!(
+            "1.2.3G".parse::<RateSpec>(),
+            Err(RateError::Unparsable { .. })
+        ));
+        assert!(matches!(
+            "1GB/s".parse::<RateSpec>(),
+            Err(RateError::Unparsable { .. })
+        ));
+        assert!(matches!(
+            "5G@L9".parse::<RateSpec>(),
+            Err(RateError::UnknownLayer { .. })
+        ));
+        assert!(matches!(
+            "100pps@L2".parse::<RateSpec>(),
+            Err(RateError::LayerMismatch { .. })
+        ));
+        assert!(matches!(
+            "95%@L2".parse::<RateSpec>(),
+            Err(RateError::LayerMismatch { .. })
+        ));
+        let msg = "9.5Q".parse::<RateSpec>().unwrap_err().to_string();
+        assert!(msg.contains("`9.5Q`"), "{msg}");
+    }
+
+    #[test]
+    fn resolves_against_a_link() {
+        let link = 10_000_000_000;
+        let r = "95%"
+            .parse::<RateSpec>()
+            .unwrap()
+            .resolve(link, Layer::L2)
+            .unwrap();
+        assert_eq!(r, Rate::new(9_500_000_000, Layer::L1).unwrap());
+        let r = "line"
+            .parse::<RateSpec>()
+            .unwrap()
+            .resolve(link, Layer::L1)
+            .unwrap();
+        assert_eq!(r.per_sec(), link);
+        let r = "5G"
+            .parse::<RateSpec>()
+            .unwrap()
+            .resolve(link, Layer::L2)
+            .unwrap();
+        assert_eq!(r.layer(), Layer::L2);
+        let e = "11G"
+            .parse::<RateSpec>()
+            .unwrap()
+            .resolve(link, Layer::L1)
+            .unwrap_err();
+        assert!(e.to_string().contains("11 Gbit/s"), "{e}");
+        assert!(matches!(
+            "5G".parse::<RateSpec>()
+                .unwrap()
+                .resolve(link, Layer::Frames),
+            Err(RateError::LayerMismatch { .. })
+        ));
+        assert_eq!(
+            "line".parse::<RateSpec>().unwrap().resolve(0, Layer::L1),
+            Err(RateError::NoLink)
+        );
+    }
+
+    #[test]
+    fn line_rate_figures() {
+        let lan = Phy::Lan10G;
+        assert_eq!(lan.line_fps(9130), 136_612);
+        assert_eq!(lan.line_fps(64), 14_880_952);
+        assert_eq!(lan.line_fps(1518), 812_743);
+        let wan = Phy::Wan10G;
+        assert_eq!(wan.mac_rate_bps(), 9_285_714_285);
+        assert_eq!(wan.line_fps(9130), 126_854);
+        assert_eq!(wan.line_fps(64), 13_818_027);
+        assert_eq!(wan.line_fps(1518), 754_690);
+        // Via a Rate at L1: the same floors.
+        let r = Rate::l1_bps(10_000_000_000).unwrap();
+        assert_eq!(r.frames_per_sec_floor(9130, 9000), 136_612);
+        assert_eq!(r.frames_per_sec_floor(64, 18), 14_880_952);
+        assert!((r.frames_per_sec(9130, 9000) - 136_612.02).abs() < 0.01);
+        assert_eq!("wan".parse::<Phy>().unwrap(), Phy::Wan10G);
+        assert_eq!("10gbase-sr".parse::<Phy>().unwrap(), Phy::Lan10G);
+        assert_eq!("2.5G".parse::<Phy>().unwrap(), Phy::Custom(2_500_000_000));
+        assert_eq!(Phy::from_link_speed_mbps(25_000), Phy::G25);
+    }
+
+    #[test]
+    fn layer_conversion() {
+        let r = Rate::l1_bps(10_000_000_000).unwrap();
+        let l2 = r.at_layer(Layer::L2, 9130, 9088).unwrap();
+        // 10e9 × 9130 / 9150
+        assert_eq!(l2.per_sec(), 9_978_142_076);
+        let f = r.at_layer(Layer::Frames, 9130, 9088).unwrap();
+        assert_eq!(f.per_sec(), 136_612);
+        let back = Rate::fps(136_612)
+            .unwrap()
+            .at_layer(Layer::L1, 9130, 9088)
+            .unwrap();
+        assert_eq!(back.per_sec(), 136_612 * 9150 * 8);
+        assert_eq!(bits_per_frame(Layer::L1, 64, 18), 672);
+        assert_eq!(bits_per_frame(Layer::L2, 64, 18), 512);
+        assert_eq!(bits_per_frame(Layer::Payload, 64, 18), 144);
+        assert_eq!(bits_per_frame(Layer::Frames, 64, 18), 1);
+    }
+
+    #[test]
+    fn check_against_line_is_exact_and_names_the_layer() {
+        let link = 10_000_000_000;
+        let at_line_l2 = Rate::new(line_at_layer(link, Layer::L2, 9130, 9088), Layer::L2).unwrap();
+        assert!(check_against_line(&at_line_l2, link, 9130, 9088).is_ok());
+        let over = Rate::new(9_990_000_000, Layer::L2).unwrap();
+        let e = check_against_line(&over, link, 9130, 9088).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("9.99 Gbit/s"), "{msg}");
+        assert!(msg.contains("at L2"), "{msg}");
+        assert!(msg.contains("9.978142076 Gbit/s"), "{msg}");
+        assert!(check_against_line(&Rate::fps(136_612).unwrap(), link, 9130, 9088).is_ok());
+        assert!(check_against_line(&Rate::fps(136_613).unwrap(), link, 9130, 9088).is_err());
+        assert!(check_against_line(&Rate::fps(14_880_952).unwrap(), link, 64, 18).is_ok());
+        assert!(check_against_line(&Rate::fps(14_880_953).unwrap(), link, 64, 18).is_err());
+        assert!(matches!(
+            check_against_line(&Rate::fps(1).unwrap(), link, 60, 10),
+            Err(RateError::FrameSize { .. })
+        ));
+        let wan = Phy::Wan10G.mac_rate_bps();
+        assert!(check_against_line(&Rate::fps(126_854).unwrap(), wan, 9130, 9088).is_ok());
+        assert!(check_against_line(&Rate::fps(126_855).unwrap(), wan, 9130, 9088).is_err());
+    }
+
+    #[test]
+    fn split_adds_up() {
+        let r = Rate::l1_bps(10_000_000_001).unwrap();
+        let parts = r.split(3).unwrap();
+        assert_eq!(
+            parts.iter().map(|p| p.per_sec()).sum::<u64>(),
+            10_000_000_001
+        );
+        assert_eq!(parts[0].per_sec(), 3_333_333_334);
+        assert!(r.split(0).is_err());
+        assert!(Rate::fps(2).unwrap().split(3).is_err());
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for s in [
+            "9.5G",
+            "800M",
+            "136612pps",
+            "95%",
+            "line",
+            "5G@L2",
+            "9.285714285G",
+        ] {
+            let spec: RateSpec = s.parse().unwrap();
+            let again: RateSpec = spec.to_string().parse().unwrap();
+            assert_eq!(spec, again, "{s} -> {spec}");
+        }
+        assert_eq!(format_bps(9_285_714_285), "9.285714285 Gbit/s");
+        assert_eq!(format_bps(500), "500 bit/s");
+    }
+}

@@ -1,0 +1,226 @@
+//! Run results: the JSON document, iperf3-like interval lines, and the
+//! human summary.
+//!
+//! Every figure printed is computed from the [`RunResult`] that `--json`
+//! writes, so a reader can reproduce it from the file.
+
+pub mod join;
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+/// Bytes a frame occupies on the wire beyond its L2 size: preamble 7, SFD 1,
+/// inter-frame gap 12.
+pub const L1_OVERHEAD: u64 = 20;
+
+/// Totals over one span of time (an interval or the whole run).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Span {
+    /// Start, seconds since the run started.
+    pub start_s: f64,
+    /// End, seconds since the run started.
+    pub end_s: f64,
+    /// Frames.
+    pub frames: u64,
+    /// Bytes, FCS included (L2).
+    pub bytes: u64,
+}
+
+impl Span {
+    /// Length of the span in seconds.
+    pub fn secs(&self) -> f64 {
+        (self.end_s - self.start_s).max(0.0)
+    }
+
+    /// L2 rate in bit/s (frame bytes including FCS).
+    pub fn l2_bps(&self) -> f64 {
+        per_sec(self.bytes as f64 * 8.0, self.secs())
+    }
+
+    /// L1 rate in bit/s (adds 20 bytes of preamble, SFD and gap per frame).
+    pub fn l1_bps(&self) -> f64 {
+        per_sec((self.bytes + self.frames * L1_OVERHEAD) as f64 * 8.0, self.secs())
+    }
+
+    /// Frames per second.
+    pub fn fps(&self) -> f64 {
+        per_sec(self.frames as f64, self.secs())
+    }
+}
+
+fn per_sec(x: f64, secs: f64) -> f64 {
+    if secs > 0.0 {
+        x / secs
+    } else {
+        0.0
+    }
+}
+
+/// One reporting interval: what TX sent and RX received in it.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Interval {
+    /// Frames the TX lcores handed to the PMD.
+    pub tx: Span,
+    /// Frames the RX lcores received.
+    pub rx: Span,
+    /// Frames lost so far at the end of the interval (RX view).
+    pub rx_lost: u64,
+}
+
+/// Percentiles of a distribution in nanoseconds.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Percentiles {
+    /// Samples.
+    pub count: u64,
+    /// Smallest.
+    pub min_ns: f64,
+    /// Mean.
+    pub mean_ns: f64,
+    /// Median.
+    pub p50_ns: f64,
+    /// 99th percentile.
+    pub p99_ns: f64,
+    /// 99.9th percentile.
+    pub p999_ns: f64,
+    /// Largest.
+    pub max_ns: f64,
+    /// Standard deviation.
+    pub stddev_ns: f64,
+}
+
+impl Percentiles {
+    /// Summarise a histogram of TSC ticks at `hz`.
+    pub fn from_ticks(h: &hdrhistogram::Histogram<u64>, hz: u64) -> Self {
+        if h.is_empty() || hz == 0 {
+            return Self::default();
+        }
+        let ns = |t: f64| t * 1e9 / hz as f64;
+        Self {
+            count: h.len(),
+            min_ns: ns(h.min() as f64),
+            mean_ns: ns(h.mean()),
+            p50_ns: ns(h.value_at_quantile(0.5) as f64),
+            p99_ns: ns(h.value_at_quantile(0.99) as f64),
+            p999_ns: ns(h.value_at_quantile(0.999) as f64),
+            max_ns: ns(h.max() as f64),
+            stddev_ns: ns(h.stdev()),
+        }
+    }
+
+    /// `p50/p99/p99.9/max` in a compact human form.
+    pub fn short(&self) -> String {
+        format!(
+            "p50 {} p99 {} p99.9 {} max {}",
+            ns_str(self.p50_ns),
+            ns_str(self.p99_ns),
+            ns_str(self.p999_ns),
+            ns_str(self.max_ns)
+        )
+    }
+}
+
+/// A duration in ns as `850 ns`, `12.3 us`, `4.56 ms`.
+pub fn ns_str(ns: f64) -> String {
+    if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{:.1} us", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
+/// A byte count as `623.6 MB` (decimal units, as rates are).
+pub fn bytes_str(b: u64) -> String {
+    let b = b as f64;
+    if b < 1e3 {
+        format!("{b:.0} B")
+    } else if b < 1e6 {
+        format!("{:.1} kB", b / 1e3)
+    } else if b < 1e9 {
+        format!("{:.1} MB", b / 1e6)
+    } else {
+        format!("{:.2} GB", b / 1e9)
+    }
+}
+
+/// The header of the interval table.
+pub fn interval_header(tx: bool, rx: bool) -> String {
+    let mut s = String::from("[ ID] Interval          ");
+    if tx {
+        s.push_str("      Frames      Bytes   L1 Gbit/s  L2 Gbit/s      Mpps");
+    }
+    if rx {
+        s.push_str(" |   RX frames  L2 Gbit/s      Mpps       Lost");
+    }
+    s
+}
+
+/// One interval line, iperf3 `-i 1` style.
+pub fn interval_line(iv: &Interval, tx: bool, rx: bool) -> String {
+    let mut s = format!("[SUM] {:6.2}-{:<6.2} sec", iv.tx.start_s.min(iv.rx.start_s), iv.tx.end_s.max(iv.rx.end_s));
+    if tx {
+        let _ = write!(
+            s,
+            " {:>11} {:>10} {:>11.3} {:>10.3} {:>9.4}",
+            iv.tx.frames,
+            bytes_str(iv.tx.bytes),
+            iv.tx.l1_bps() / 1e9,
+            iv.tx.l2_bps() / 1e9,
+            iv.tx.fps() / 1e6
+        );
+    }
+    if rx {
+        let _ = write!(
+            s,
+            " | {:>11} {:>10.3} {:>9.4} {:>10}",
+            iv.rx.frames,
+            iv.rx.l2_bps() / 1e9,
+            iv.rx.fps() / 1e6,
+            iv.rx_lost
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn span_rates_at_each_layer() {
+        // 136,612 frames of 9130 bytes in one second: 10 GbE line rate.
+        let s = Span { start_s: 0.0, end_s: 1.0, frames: 136_612, bytes: 136_612 * 9130 };
+        assert_eq!(s.l2_bps(), 136_612.0 * 9130.0 * 8.0);
+        assert_eq!(s.l1_bps(), 136_612.0 * 9150.0 * 8.0);
+        assert!((s.l1_bps() - 10e9).abs() / 10e9 < 1e-4);
+        assert_eq!(s.fps(), 136_612.0);
+        assert_eq!(Span::default().fps(), 0.0);
+    }
+
+    #[test]
+    fn human_units() {
+        assert_eq!(ns_str(850.0), "850 ns");
+        assert_eq!(ns_str(12_345.0), "12.3 us");
+        assert_eq!(ns_str(4_560_000.0), "4.56 ms");
+        assert_eq!(bytes_str(623_600_000), "623.6 MB");
+        assert_eq!(bytes_str(999), "999 B");
+    }
+
+    #[test]
+    fn interval_line_figures() {
+        let iv = Interval {
+            tx: Span { start_s: 0.0, end_s: 1.0, frames: 68_306, bytes: 68_306 * 9130 },
+            rx: Span::default(),
+            rx_lost: 0,
+        };
+        let line = interval_line(&iv, true, false);
+        assert!(line.contains("0.00-1.00"), "{line}");
+        assert!(line.contains("68306"), "{line}");
+        assert!(line.contains("5.000"), "{line}");
+        assert!(line.contains("4.989"), "{line}");
+    }
+}

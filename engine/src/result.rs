@@ -1,0 +1,530 @@
+//! The result of a run: what `--json` writes and what the summary prints.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::config::Plan;
+use crate::dpdk::PortStats;
+use crate::config::Plan as _Plan;
+use crate::limits::bus::Bus;
+use crate::limits::link::LinkKind;
+use crate::limits::verdict::{Observation, Verdict};
+use crate::pace::measure::PaceSummary;
+use crate::pace::rate::Rate;
+use crate::report::{bytes_str, Interval, Percentiles, L1_OVERHEAD};
+use crate::rx::{CorruptCounts, RxOutcome, StreamResult};
+use crate::tx::TxOutcome;
+
+/// A port's view of the run.
+#[derive(Clone, Debug, Serialize)]
+pub struct PortResult {
+    /// The profile's name for the port.
+    pub name: String,
+    /// DPDK's device name.
+    pub device: String,
+    /// Driver.
+    pub driver: String,
+    /// Link rate used for line-rate figures, bit/s (0: unknown).
+    pub link_bps: u64,
+    /// The PMD's counters over the run.
+    pub stats: PortStats,
+    /// Extended counters that are not zero, in the driver's order.
+    pub xstats: Vec<(String, u64)>,
+}
+
+/// Rates over a span at each layer.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Rates {
+    /// Frames per second.
+    pub fps: f64,
+    /// Wire rate: frames + 20 bytes each (bit/s).
+    pub l1_bps: f64,
+    /// Frame rate incl. FCS (bit/s).
+    pub l2_bps: f64,
+    /// UDP/TCP payload (bit/s).
+    pub payload_bps: f64,
+}
+
+impl Rates {
+    /// Rates of `frames` frames holding `bytes` (L2) and `payload` bytes
+    /// over `secs`.
+    pub fn of(frames: u64, bytes: u64, payload: u64, secs: f64) -> Self {
+        if secs <= 0.0 {
+            return Self::default();
+        }
+        Self {
+            fps: frames as f64 / secs,
+            l1_bps: (bytes + frames * L1_OVERHEAD) as f64 * 8.0 / secs,
+            l2_bps: bytes as f64 * 8.0 / secs,
+            payload_bps: payload as f64 * 8.0 / secs,
+        }
+    }
+}
+
+/// One TX stream's totals.
+#[derive(Clone, Debug, Serialize)]
+pub struct TxStreamResult {
+    /// Stream id (as stamped).
+    pub id: u32,
+    /// Stream name.
+    pub name: String,
+    /// Frames sent.
+    pub frames: u64,
+    /// Bytes sent, FCS included.
+    pub bytes: u64,
+    /// Payload bytes sent.
+    pub payload_bytes: u64,
+}
+
+/// One TX lcore's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct TxTaskResult {
+    /// Its lcore.
+    pub lcore: u32,
+    /// Its port id and queue.
+    pub port: u16,
+    /// Its queue.
+    pub queue: u16,
+    /// The target rate's layer (`l1`, `l2`, `payload`, `frames`).
+    pub target_layer: String,
+    /// The target in that layer's unit per second.
+    pub target_per_sec: u64,
+    /// Frames sent.
+    pub frames: u64,
+    /// Bytes sent, FCS included.
+    pub bytes: u64,
+    /// Rates from first to last departure on the TSC (from `pace`).
+    pub achieved: Rates,
+    /// Achieved ÷ target at the target's layer, in percent.
+    pub achieved_pct: f64,
+    /// TSC cycles of the loop per frame sent.
+    pub cycles_per_frame: f64,
+    /// Schedule keeping.
+    pub pace: PaceSummary,
+}
+
+/// The sender's side of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct TxResult {
+    /// Frames handed to the PMD, as landspeed counted them.
+    pub frames: u64,
+    /// Their bytes, FCS included.
+    pub bytes: u64,
+    /// Frames the PMD counted (`opackets` over the TX ports).
+    pub pmd_frames: u64,
+    /// Transmit errors the PMD counted.
+    pub pmd_errors: u64,
+    /// Rates over the measured time (all tasks).
+    pub achieved: Rates,
+    /// Per task.
+    pub tasks: Vec<TxTaskResult>,
+    /// Per stream.
+    pub streams: Vec<TxStreamResult>,
+}
+
+/// One RX lcore's cost.
+#[derive(Clone, Debug, Serialize)]
+pub struct RxTaskResult {
+    /// Its lcore.
+    pub lcore: u32,
+    /// Its port.
+    pub port: u16,
+    /// Frames it received.
+    pub frames: u64,
+    /// Bytes, FCS included.
+    pub bytes: u64,
+    /// Busy cycles per frame (polls that returned frames).
+    pub cycles_per_frame: f64,
+    /// Busy cycles per byte.
+    pub cycles_per_byte: f64,
+    /// Share of the loop's cycles spent busy, in percent.
+    pub utilisation_pct: f64,
+    /// Polls that returned nothing.
+    pub idle_polls: u64,
+    /// Frames/s this lcore could sustain at most (TSC Hz ÷ cycles/frame).
+    pub max_fps: f64,
+}
+
+/// The receiver's side of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RxResult {
+    /// Frames received (every kind).
+    pub frames: u64,
+    /// Their bytes, FCS included.
+    pub bytes: u64,
+    /// Frames of ours that checked out.
+    pub good: u64,
+    /// Lost (sequence gaps), over all streams.
+    pub lost: u64,
+    /// Reordered, over all streams.
+    pub reordered: u64,
+    /// Duplicated, over all streams.
+    pub duplicated: u64,
+    /// Corrupt, over all streams and unattributed.
+    pub corrupt: u64,
+    /// Frames not ours.
+    pub foreign: u64,
+    /// Frames too short for a stamp.
+    pub too_short: u64,
+    /// Stamps of an unknown format version.
+    pub unknown_version: u64,
+    /// Corrupt frames whose stream could not be told.
+    pub corrupt_unattributed: CorruptCounts,
+    /// Frames of streams beyond what one lcore tracks.
+    pub overflow: u64,
+    /// How latency was measured: `one-way (shared TSC)` or
+    /// `inter-arrival only (separate clocks)`.
+    pub latency_kind: String,
+    /// Rates over the measured time.
+    pub achieved: Rates,
+    /// Per stream.
+    pub streams: Vec<StreamResult>,
+    /// Per lcore.
+    pub tasks: Vec<RxTaskResult>,
+    /// The PMD's counters summed over the RX ports.
+    pub pmd: PortStats,
+}
+
+/// Everything about one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    /// landspeed version.
+    pub landspeed: String,
+    /// DPDK version.
+    pub dpdk: String,
+    /// Where the profile came from.
+    pub profile: String,
+    /// TSC frequency used (measured against the monotonic clock at start).
+    pub tsc_hz: u64,
+    /// TSC frequency measured over the whole run (a check on `tsc_hz`).
+    pub tsc_hz_run: u64,
+    /// Measured seconds (after warm-up).
+    pub elapsed_s: f64,
+    /// Ports.
+    pub ports: Vec<PortResult>,
+    /// Interval rows.
+    pub intervals: Vec<Interval>,
+    /// The sender's side.
+    pub tx: Option<TxResult>,
+    /// The receiver's side.
+    pub rx: Option<RxResult>,
+    /// What limited the run (runs with an RX side).
+    pub verdict: Option<Verdict>,
+}
+
+impl RunResult {
+    /// The skeleton of a result; the caller fills `tx`, `rx`, `verdict`.
+    pub fn new(
+        plan: &Plan,
+        tsc_hz: u64,
+        tsc_hz_run: u64,
+        elapsed_s: f64,
+        ports: Vec<PortResult>,
+        intervals: Vec<Interval>,
+    ) -> Self {
+        Self {
+            landspeed: env!("CARGO_PKG_VERSION").to_string(),
+            dpdk: crate::dpdk::dpdk_version().to_string(),
+            profile: plan.origin.clone(),
+            tsc_hz,
+            tsc_hz_run,
+            elapsed_s,
+            ports,
+            intervals,
+            tx: None,
+            rx: None,
+            verdict: None,
+        }
+    }
+
+    /// What the verdict is computed from: this run's rates and costs, the
+    /// receiving port's link and bus.
+    pub fn observation(&self, link: Option<LinkKind>, bus: Option<Bus>, plan: &_Plan) -> Observation {
+        let rx = self.rx.as_ref();
+        let tx = self.tx.as_ref();
+        let delivered_fps = rx.map_or(0.0, |r| r.achieved.fps);
+        let delivered_bps = rx.map_or(0.0, |r| r.achieved.l2_bps);
+        let frame_size = rx
+            .filter(|r| r.frames > 0)
+            .map(|r| (r.bytes / r.frames) as u32)
+            .unwrap_or(0);
+        let (cpf, util) = match rx {
+            Some(r) if !r.tasks.is_empty() => {
+                // The busiest lcore binds first.
+                let t = r.tasks.iter().max_by(|a, b| a.cycles_per_frame.total_cmp(&b.cycles_per_frame)).expect("non-empty");
+                let n = r.tasks.len() as f64;
+                (Some(t.cycles_per_frame / n), Some(t.utilisation_pct / 100.0))
+            }
+            _ => (None, None),
+        };
+        let lost = rx.map_or(0, |r| r.lost);
+        let imissed = rx.map_or(0, |r| r.pmd.imissed);
+        let target = tx.and_then(|t| {
+            let l2: f64 = t.tasks.iter().filter_map(|k| k.pace.target.map(|r| r.l2_bps)).sum();
+            (l2 > 0.0).then_some(l2)
+        });
+        let _ = plan;
+        Observation {
+            frame_size,
+            offered_bps: tx.map_or(0.0, |t| t.achieved.l2_bps),
+            delivered_bps,
+            offered_fps: tx.map_or(0.0, |t| t.achieved.fps),
+            delivered_fps,
+            target_bps: target,
+            link,
+            bus,
+            rx_cycles_per_frame: cpf,
+            tsc_hz: self.tsc_hz as f64,
+            rx_utilisation: util,
+            imissed,
+            rx_nombuf: rx.map_or(0, |r| r.pmd.rx_nombuf),
+            lost_in_network: lost.saturating_sub(imissed),
+        }
+    }
+
+    /// The human summary printed after the interval lines.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -");
+        if let Some(tx) = &self.tx {
+            let _ = writeln!(
+                s,
+                "[TX]  0.00-{:.2} sec  {} frames  {}  L1 {:.4} Gbit/s  L2 {:.4} Gbit/s  payload {:.4} Gbit/s  {:.4} Mpps",
+                self.elapsed_s,
+                tx.frames,
+                bytes_str(tx.bytes),
+                tx.achieved.l1_bps / 1e9,
+                tx.achieved.l2_bps / 1e9,
+                tx.achieved.payload_bps / 1e9,
+                tx.achieved.fps / 1e6
+            );
+            let agree = if tx.pmd_frames == tx.frames { "agrees" } else { "DIFFERS" };
+            let _ = writeln!(
+                s,
+                "      PMD counted {} frames sent ({agree}), {} errors",
+                tx.pmd_frames, tx.pmd_errors
+            );
+            for t in &tx.tasks {
+                let _ = writeln!(
+                    s,
+                    "      lcore {} port {} queue {}: target {} {}/s, achieved {:.4} % ({:.4} Gbit/s L1, {:.0} frames/s), {:.0} cycles/frame",
+                    t.lcore,
+                    t.port,
+                    t.queue,
+                    t.target_per_sec,
+                    t.target_layer,
+                    t.achieved_pct,
+                    t.achieved.l1_bps / 1e9,
+                    t.achieved.fps,
+                    t.cycles_per_frame
+                );
+                let _ = writeln!(s, "        {}", t.pace.one_line());
+            }
+            for st in &tx.streams {
+                let _ = writeln!(s, "      stream {} ({}): {} frames, {}", st.id, st.name, st.frames, bytes_str(st.bytes));
+            }
+        }
+        if let Some(rx) = &self.rx {
+            let _ = writeln!(
+                s,
+                "[RX]  0.00-{:.2} sec  {} frames  {}  L2 {:.4} Gbit/s  {:.4} Mpps  good {}  lost {}  reordered {}  duplicated {}  corrupt {}  foreign {}",
+                self.elapsed_s,
+                rx.frames,
+                bytes_str(rx.bytes),
+                rx.achieved.l2_bps / 1e9,
+                rx.achieved.fps / 1e6,
+                rx.good,
+                rx.lost,
+                rx.reordered,
+                rx.duplicated,
+                rx.corrupt,
+                rx.foreign + rx.too_short + rx.unknown_version
+            );
+            let _ = writeln!(
+                s,
+                "      PMD: ipackets {} imissed {} ierrors {} rx_nombuf {}",
+                rx.pmd.ipackets, rx.pmd.imissed, rx.pmd.ierrors, rx.pmd.rx_nombuf
+            );
+            for st in &rx.streams {
+                let lat = match &st.latency {
+                    Some(p) if p.count > 0 => format!("latency {}", p.short()),
+                    _ => format!("inter-arrival {}", st.interarrival.short()),
+                };
+                let _ = writeln!(
+                    s,
+                    "      stream {}: {} frames, lost {}, reordered {}, duplicated {}, corrupt {}, {}",
+                    st.id, st.frames, st.seq.lost, st.seq.reordered, st.seq.duplicated, st.corrupt_total, lat
+                );
+            }
+            for t in &rx.tasks {
+                let _ = writeln!(
+                    s,
+                    "      RX lcore {}: {:.1} cycles/frame, {:.3} cycles/byte, busy {:.1} %, could sustain {:.3} Mframes/s",
+                    t.lcore,
+                    t.cycles_per_frame,
+                    t.cycles_per_byte,
+                    t.utilisation_pct,
+                    t.max_fps / 1e6
+                );
+            }
+            let _ = writeln!(s, "      latency: {}", rx.latency_kind);
+        }
+        if let Some(v) = &self.verdict {
+            let _ = writeln!(s, "verdict: {} bound the run", v.binding.as_str());
+            let _ = writeln!(s, "      {}", v.explanation);
+            for c in &v.ceilings {
+                let head = c.headroom_pct.map(|h| format!("{h:+.1} % vs delivered")).unwrap_or_default();
+                let _ = writeln!(
+                    s,
+                    "      ceiling {:<8} {:<44} {:>12.0} frames/s {:>9.3} Gbit/s L2  {head}",
+                    c.limit.as_str(),
+                    c.name,
+                    c.fps,
+                    c.bps_l2 / 1e9
+                );
+            }
+        }
+        s
+    }
+}
+
+/// Build the TX side from the workers' outcomes.
+pub(crate) fn tx_result(
+    meta: &[(u32, u16, u16, Rate)],
+    names: &[(u32, String)],
+    outcomes: &[TxOutcome],
+    pmd: (u64, u64),
+    secs: f64,
+) -> TxResult {
+    let mut tasks = Vec::new();
+    let mut streams: Vec<TxStreamResult> = Vec::new();
+    let mut payload_total = 0u64;
+    for (o, &(lcore, port, queue, rate)) in outcomes.iter().zip(meta) {
+        let p = &o.pace;
+        payload_total += p.payload_bytes;
+        let achieved = Rates {
+            fps: p.achieved.fps,
+            l1_bps: p.achieved.l1_bps,
+            l2_bps: p.achieved.l2_bps,
+            payload_bps: p.achieved.payload_bps,
+        };
+        tasks.push(TxTaskResult {
+            lcore,
+            port,
+            queue,
+            target_layer: rate.layer().name().to_string(),
+            target_per_sec: rate.per_sec(),
+            frames: o.frames,
+            bytes: o.bytes,
+            achieved,
+            achieved_pct: p.achieved_ratio(rate.layer()).unwrap_or(0.0) * 100.0,
+            cycles_per_frame: if o.frames > 0 { o.loop_cycles as f64 / o.frames as f64 } else { 0.0 },
+            pace: p.clone(),
+        });
+        for &(id, frames, bytes, payload) in &o.streams {
+            let name = names.iter().find(|n| n.0 == id).map(|n| n.1.clone()).unwrap_or_default();
+            match streams.iter_mut().find(|s| s.id == id) {
+                Some(s) => {
+                    s.frames += frames;
+                    s.bytes += bytes;
+                    s.payload_bytes += payload;
+                }
+                None => streams.push(TxStreamResult { id, name, frames, bytes, payload_bytes: payload }),
+            }
+        }
+    }
+    let frames: u64 = outcomes.iter().map(|o| o.frames).sum();
+    let bytes: u64 = outcomes.iter().map(|o| o.bytes).sum();
+    TxResult {
+        frames,
+        bytes,
+        pmd_frames: pmd.0,
+        pmd_errors: pmd.1,
+        achieved: Rates::of(frames, bytes, payload_total, secs),
+        tasks,
+        streams,
+    }
+}
+
+/// Build the RX side from the workers' outcomes.
+pub(crate) fn rx_result(
+    meta: &[(u32, u16)],
+    outcomes: &[RxOutcome],
+    pmd: PortStats,
+    secs: f64,
+    tsc_hz: u64,
+    shared_tsc: bool,
+) -> RxResult {
+    let mut streams: Vec<StreamResult> = Vec::new();
+    let mut tasks = Vec::new();
+    let mut r = RxResult {
+        frames: 0,
+        bytes: 0,
+        good: 0,
+        lost: 0,
+        reordered: 0,
+        duplicated: 0,
+        corrupt: 0,
+        foreign: 0,
+        too_short: 0,
+        unknown_version: 0,
+        corrupt_unattributed: CorruptCounts::default(),
+        overflow: 0,
+        latency_kind: if shared_tsc {
+            "one-way, from the stamp's TX TSC (sender and receiver share a TSC)".into()
+        } else {
+            "inter-arrival only (sender and receiver clocks are separate)".into()
+        },
+        achieved: Rates::default(),
+        streams: Vec::new(),
+        tasks: Vec::new(),
+        pmd,
+    };
+    let mut payload = 0u64;
+    for (o, &(lcore, port)) in outcomes.iter().zip(meta) {
+        r.frames += o.frames;
+        r.bytes += o.bytes;
+        r.foreign += o.foreign;
+        r.too_short += o.too_short;
+        r.unknown_version += o.unknown_version;
+        r.overflow += o.overflow;
+        let u = o.corrupt_unattributed;
+        r.corrupt_unattributed.ip_checksum += u.ip_checksum;
+        r.corrupt_unattributed.l4_checksum += u.l4_checksum;
+        r.corrupt_unattributed.stamp += u.stamp;
+        r.corrupt_unattributed.payload += u.payload;
+        r.corrupt_unattributed.length += u.length;
+        for acc in &o.streams {
+            streams.push(acc.result(tsc_hz, shared_tsc));
+        }
+        let cpf = if o.frames > 0 { o.busy_cycles as f64 / o.frames as f64 } else { 0.0 };
+        tasks.push(RxTaskResult {
+            lcore,
+            port,
+            frames: o.frames,
+            bytes: o.bytes,
+            cycles_per_frame: cpf,
+            cycles_per_byte: if o.bytes > 0 { o.busy_cycles as f64 / o.bytes as f64 } else { 0.0 },
+            utilisation_pct: if o.loop_cycles > 0 { o.busy_cycles as f64 * 100.0 / o.loop_cycles as f64 } else { 0.0 },
+            idle_polls: o.idle_polls,
+            max_fps: if cpf > 0.0 { tsc_hz as f64 / cpf } else { 0.0 },
+        });
+        payload += o.payload_bytes;
+    }
+    for s in &streams {
+        r.lost += s.seq.lost;
+        r.reordered += s.seq.reordered;
+        r.duplicated += s.seq.duplicated;
+        r.corrupt += s.corrupt_total;
+        r.good += s.frames - s.corrupt_total;
+    }
+    r.corrupt += r.corrupt_unattributed.total();
+    r.achieved = Rates::of(r.frames, r.bytes, payload, secs);
+    r.streams = streams;
+    r.tasks = tasks;
+    r
+}
+
+/// Percentiles re-exported for users of the result.
+pub type Pct = Percentiles;

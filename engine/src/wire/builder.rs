@@ -1,0 +1,478 @@
+//! Per-stream frame builder: a header template written once, then per frame
+//! only the changing fields, the stamp, the fill and the checksums (from
+//! precomputed partial sums; never a second pass over the payload).
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use super::checksum;
+use super::ethernet::{EtherType, EthernetFrame, EthernetRepr, VlanRepr, VlanTag};
+use super::fill::{FillPattern, SplitMix64};
+use super::ipv4::{Ipv4Packet, Ipv4Repr};
+use super::ipv6::{Ipv6Packet, Ipv6Repr};
+use super::spec::{IpSpec, L4Spec, PortSet, SpecError, StreamSpec, ValueSet, Vary, FCS_LEN};
+use super::stamp::{Stamp, StampLayout};
+use super::tcp::{TcpPacket, TcpRepr};
+use super::udp::{udp_nonzero, UdpPacket, UdpRepr};
+use super::{put16, put32, IPPROTO_TCP, IPPROTO_UDP};
+
+/// Who computes the IPv4 header and L4 checksums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CsumMode {
+    /// The builder writes final checksums.
+    Software,
+    /// The NIC does (DPDK TX checksum offload): the IPv4 header checksum is
+    /// 0 and the L4 checksum field holds the pseudo-header sum (not
+    /// complemented), as DPDK's `rte_ipv4_phdr_cksum`/`rte_ipv6_phdr_cksum`
+    /// produce. Stamp check and fill checksum are always computed here.
+    Offload,
+}
+
+/// Source/destination address sets of a stream.
+#[derive(Debug, Clone)]
+enum Addrs {
+    V4 {
+        src: ValueSet<Ipv4Addr>,
+        dst: ValueSet<Ipv4Addr>,
+    },
+    V6 {
+        src: ValueSet<Ipv6Addr>,
+        dst: ValueSet<Ipv6Addr>,
+    },
+}
+
+/// Variation dimensions, fastest first in stepped mode.
+const D_DPORT: usize = 0;
+const D_SPORT: usize = 1;
+const D_DST: usize = 2;
+const D_SRC: usize = 3;
+
+/// Builds the frames of one stream. Create once per stream (allocates the
+/// template and the fill pattern); `next_len`/`write`/`set_tx_tsc` never
+/// allocate.
+#[derive(Debug, Clone)]
+pub struct FrameBuilder {
+    csum: CsumMode,
+    stream_id: u32,
+    template: Vec<u8>,
+    l2_len: usize,
+    l3_len: usize,
+    l4_hdr_len: usize,
+    addrs: Addrs,
+    src_port: PortSet,
+    dst_port: PortSet,
+    card: [u128; 4],
+    idx: [u128; 4],
+    rng: Option<SplitMix64>,
+    sizes: Vec<usize>,
+    size_pos: usize,
+    cur_len: usize,
+    max_len: usize,
+    ipv4_ident: u16,
+    /// Sum of the IPv4 template header with total length, ident, checksum
+    /// and any varying address zeroed.
+    ipv4_const_sum: u16,
+    tcp_seq: u32,
+    fill: FillPattern,
+}
+
+impl FrameBuilder {
+    /// Validates `spec` and prepares the header template and fill pattern.
+    pub fn new(spec: &StreamSpec, csum: CsumMode) -> Result<FrameBuilder, SpecError> {
+        spec.validate()?;
+        let sizes: Vec<usize> = spec.frame_sizes().iter().map(|s| s - FCS_LEN).collect();
+        let max_len = sizes.iter().copied().max().unwrap_or(0);
+        let l2_len = spec.l2_len();
+        let l3_len = spec.l3_len();
+        let l4_hdr_len = spec.l4_header_len();
+        let hdr_len = l2_len + l3_len + l4_hdr_len;
+        let mut t = vec![0u8; hdr_len];
+        let l3_type = match spec.ip {
+            IpSpec::V4 { .. } => EtherType::IPV4,
+            IpSpec::V6 { .. } => EtherType::IPV6,
+        };
+        EthernetRepr {
+            dst: spec.eth.dst,
+            src: spec.eth.src,
+            ethertype: if spec.vlan.is_some() {
+                EtherType::VLAN
+            } else {
+                l3_type
+            },
+        }
+        .emit(&mut EthernetFrame::new_unchecked(&mut t[..]));
+        if let Some(v) = spec.vlan {
+            VlanRepr {
+                pcp: v.pcp,
+                dei: v.dei,
+                vid: v.id,
+                ethertype: l3_type,
+            }
+            .emit(&mut VlanTag::new_unchecked(&mut t[14..]));
+        }
+        let (proto, src_port, dst_port) = match &spec.l4 {
+            L4Spec::Udp { src_port, dst_port } => (IPPROTO_UDP, src_port, dst_port),
+            L4Spec::Tcp {
+                src_port, dst_port, ..
+            } => (IPPROTO_TCP, src_port, dst_port),
+        };
+        let missing = |f: &str| SpecError::new(f, "set has no value");
+        let (addrs, src_card, dst_card) = match &spec.ip {
+            IpSpec::V4 {
+                src,
+                dst,
+                dscp,
+                ecn,
+                ttl,
+                dont_fragment,
+            } => {
+                Ipv4Repr {
+                    src: src.first().ok_or_else(|| missing("ip.src"))?,
+                    dst: dst.first().ok_or_else(|| missing("ip.dst"))?,
+                    protocol: proto,
+                    payload_len: 0,
+                    dscp: *dscp,
+                    ecn: *ecn,
+                    ttl: *ttl,
+                    ident: 0,
+                    dont_fragment: *dont_fragment,
+                }
+                .emit(&mut Ipv4Packet::new_unchecked(&mut t[l2_len..]), false);
+                // emit wrote total_len = 20; the template keeps it 0.
+                put16(&mut t, l2_len + 2, 0);
+                let (sc, dc) = (src.cardinality(), dst.cardinality());
+                (
+                    Addrs::V4 {
+                        src: src.clone(),
+                        dst: dst.clone(),
+                    },
+                    sc,
+                    dc,
+                )
+            }
+            IpSpec::V6 {
+                src,
+                dst,
+                traffic_class,
+                flow_label,
+                hop_limit,
+            } => {
+                Ipv6Repr {
+                    src: src.first().ok_or_else(|| missing("ip.src"))?,
+                    dst: dst.first().ok_or_else(|| missing("ip.dst"))?,
+                    next_header: proto,
+                    payload_len: 0,
+                    traffic_class: *traffic_class,
+                    flow_label: *flow_label,
+                    hop_limit: *hop_limit,
+                }
+                .emit(&mut Ipv6Packet::new_unchecked(&mut t[l2_len..]));
+                let (sc, dc) = (src.cardinality(), dst.cardinality());
+                (
+                    Addrs::V6 {
+                        src: src.clone(),
+                        dst: dst.clone(),
+                    },
+                    sc,
+                    dc,
+                )
+            }
+        };
+        let l4 = l2_len + l3_len;
+        let sp = src_port.first().ok_or_else(|| missing("l4.src_port"))?;
+        let dp = dst_port.first().ok_or_else(|| missing("l4.dst_port"))?;
+        let mut tcp_seq = 0;
+        match &spec.l4 {
+            L4Spec::Udp { .. } => UdpRepr {
+                src_port: sp,
+                dst_port: dp,
+                payload_len: 0,
+            }
+            .emit(&mut UdpPacket::new_unchecked(&mut t[l4..])),
+            L4Spec::Tcp {
+                seq_start,
+                ack,
+                window,
+                flags,
+                ..
+            } => {
+                tcp_seq = *seq_start;
+                TcpRepr {
+                    src_port: sp,
+                    dst_port: dp,
+                    seq: 0,
+                    ack: *ack,
+                    flags: *flags,
+                    window: *window,
+                }
+                .emit(&mut TcpPacket::new_unchecked(&mut t[l4..]));
+            }
+        }
+        if matches!(spec.l4, L4Spec::Udp { .. }) {
+            put16(&mut t, l4 + 4, 0);
+        }
+        let card = [
+            dst_port.cardinality(),
+            src_port.cardinality(),
+            dst_card,
+            src_card,
+        ];
+        let ipv4_const_sum = if matches!(addrs, Addrs::V4 { .. }) {
+            let mut h = [0u8; 20];
+            h.copy_from_slice(&t[l2_len..l2_len + 20]);
+            if card[D_SRC] > 1 {
+                h[12..16].fill(0);
+            }
+            if card[D_DST] > 1 {
+                h[16..20].fill(0);
+            }
+            checksum::sum(&h)
+        } else {
+            0
+        };
+        let rng = match spec.vary {
+            Vary::Step => None,
+            Vary::Random { seed } => Some(SplitMix64::new(seed)),
+        };
+        let max_fill = max_len.saturating_sub(hdr_len);
+        let fill_seed = u64::from(spec.id).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x6C61_6E64;
+        Ok(FrameBuilder {
+            csum,
+            stream_id: spec.id,
+            template: t,
+            l2_len,
+            l3_len,
+            l4_hdr_len,
+            addrs,
+            src_port: src_port.clone(),
+            dst_port: dst_port.clone(),
+            card,
+            idx: [0; 4],
+            rng,
+            cur_len: sizes.first().copied().unwrap_or(0),
+            sizes,
+            size_pos: 0,
+            max_len,
+            ipv4_ident: 0,
+            ipv4_const_sum,
+            tcp_seq,
+            fill: FillPattern::new(fill_seed, max_fill),
+        })
+    }
+
+    /// Smallest frame size (FCS included) for this spec's headers: headers +
+    /// compact stamp + FCS.
+    pub fn min_frame_size(spec: &StreamSpec) -> usize {
+        spec.min_frame_size()
+    }
+
+    /// Length of the next frame without FCS (size − 4), advancing through
+    /// the Fixed/Cycle/IMIX sequence. `write` builds a frame of this length.
+    pub fn next_len(&mut self) -> usize {
+        self.cur_len = self.sizes[self.size_pos];
+        self.size_pos += 1;
+        if self.size_pos == self.sizes.len() {
+            self.size_pos = 0;
+        }
+        self.cur_len
+    }
+
+    /// Largest frame this builder writes (without FCS).
+    pub fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    /// Ethernet header length including a VLAN tag (mbuf `l2_len`).
+    pub fn l2_len(&self) -> usize {
+        self.l2_len
+    }
+
+    /// IP header length (mbuf `l3_len`).
+    pub fn l3_len(&self) -> usize {
+        self.l3_len
+    }
+
+    /// L4 header length (mbuf `l4_len`).
+    pub fn l4_len(&self) -> usize {
+        self.l4_hdr_len
+    }
+
+    /// Offset of the stamp in the frame.
+    pub fn stamp_offset(&self) -> usize {
+        self.template.len()
+    }
+
+    /// True for IPv6 streams.
+    pub fn is_ipv6(&self) -> bool {
+        matches!(self.addrs, Addrs::V6 { .. })
+    }
+
+    /// True for TCP streams.
+    pub fn is_tcp(&self) -> bool {
+        self.l4_hdr_len == 20
+    }
+
+    /// Checksum mode chosen at construction.
+    pub fn csum_mode(&self) -> CsumMode {
+        self.csum
+    }
+
+    /// Stream id stamped into every frame.
+    pub fn stream_id(&self) -> u32 {
+        self.stream_id
+    }
+
+    /// Current variation indices, then advance (stepped odometer or random).
+    fn pick(&mut self) -> [u128; 4] {
+        match &mut self.rng {
+            None => {
+                let cur = self.idx;
+                for d in 0..4 {
+                    if self.card[d] <= 1 {
+                        continue;
+                    }
+                    self.idx[d] += 1;
+                    if self.idx[d] < self.card[d] {
+                        break;
+                    }
+                    self.idx[d] = 0;
+                }
+                cur
+            }
+            Some(rng) => {
+                let mut cur = [0u128; 4];
+                for (c, &n) in cur.iter_mut().zip(self.card.iter()) {
+                    if n > 1 {
+                        *c = rng.below(n);
+                    }
+                }
+                cur
+            }
+        }
+    }
+
+    /// Writes the next frame (length from the last [`next_len`](Self::next_len))
+    /// into `buf[..len]` and returns `len`; returns 0 and writes nothing if
+    /// `buf` is shorter. `seq` is the stream sequence number; `tx_tsc` can be
+    /// patched later with [`set_tx_tsc`](Self::set_tx_tsc).
+    pub fn write(&mut self, buf: &mut [u8], seq: u64, tx_tsc: u64) -> usize {
+        let len = self.cur_len;
+        let hdr = self.template.len();
+        let Some(f) = buf.get_mut(..len) else {
+            return 0;
+        };
+        let payload_len = len - hdr;
+        let Some(layout) = StampLayout::for_payload(payload_len) else {
+            return 0; // unreachable: sizes were validated against the minimum
+        };
+        f[..hdr].copy_from_slice(&self.template);
+        let idx = self.pick();
+        let l3 = self.l2_len;
+        let l4 = l3 + self.l3_len;
+        let l4_len = len - l4;
+        let software = self.csum == CsumMode::Software;
+
+        let sp = self.src_port.nth(idx[D_SPORT]).unwrap_or(0);
+        let dp = self.dst_port.nth(idx[D_DPORT]).unwrap_or(0);
+        put16(f, l4, sp);
+        put16(f, l4 + 2, dp);
+
+        let proto = if self.is_tcp() {
+            IPPROTO_TCP
+        } else {
+            IPPROTO_UDP
+        };
+        let pseudo = match &self.addrs {
+            Addrs::V4 { src, dst } => {
+                let s = src.nth(idx[D_SRC]).unwrap_or(Ipv4Addr::UNSPECIFIED);
+                let d = dst.nth(idx[D_DST]).unwrap_or(Ipv4Addr::UNSPECIFIED);
+                let total = (len - l3) as u16;
+                let ident = self.ipv4_ident;
+                self.ipv4_ident = ident.wrapping_add(1);
+                put16(f, l3 + 2, total);
+                put16(f, l3 + 4, ident);
+                if self.card[D_SRC] > 1 {
+                    f[l3 + 12..l3 + 16].copy_from_slice(&s.octets());
+                }
+                if self.card[D_DST] > 1 {
+                    f[l3 + 16..l3 + 20].copy_from_slice(&d.octets());
+                }
+                if software {
+                    let mut acc =
+                        u64::from(self.ipv4_const_sum) + u64::from(total) + u64::from(ident);
+                    if self.card[D_SRC] > 1 {
+                        let v = u32::from(s);
+                        acc += u64::from(v >> 16) + u64::from(v & 0xFFFF);
+                    }
+                    if self.card[D_DST] > 1 {
+                        let v = u32::from(d);
+                        acc += u64::from(v >> 16) + u64::from(v & 0xFFFF);
+                    }
+                    put16(f, l3 + 10, checksum::finish(checksum::fold64(acc)));
+                }
+                checksum::pseudo_v4(s, d, proto, l4_len as u16)
+            }
+            Addrs::V6 { src, dst } => {
+                let s = src.nth(idx[D_SRC]).unwrap_or(Ipv6Addr::UNSPECIFIED);
+                let d = dst.nth(idx[D_DST]).unwrap_or(Ipv6Addr::UNSPECIFIED);
+                put16(f, l3 + 4, l4_len as u16);
+                if self.card[D_SRC] > 1 {
+                    f[l3 + 8..l3 + 24].copy_from_slice(&s.octets());
+                }
+                if self.card[D_DST] > 1 {
+                    f[l3 + 24..l3 + 40].copy_from_slice(&d.octets());
+                }
+                checksum::pseudo_v6(&s, &d, proto, l4_len as u32)
+            }
+        };
+
+        let csum_off = if self.is_tcp() {
+            put32(f, l4 + 4, self.tcp_seq);
+            self.tcp_seq = self.tcp_seq.wrapping_add(payload_len as u32);
+            l4 + 16
+        } else {
+            put16(f, l4 + 4, l4_len as u16);
+            l4 + 6
+        };
+
+        let slen = layout.len();
+        let fill_sum = self.fill.write(&mut f[hdr + slen..], seq);
+        let stamp = Stamp {
+            layout,
+            stream_id: self.stream_id,
+            seq,
+            tx_tsc,
+            fill_len: (payload_len - slen) as u16,
+            fill_csum: checksum::finish(fill_sum),
+        };
+        stamp.emit(&mut f[hdr..]);
+
+        let l4_field = if software {
+            // The stamp sums to 0xFFFF (neutral); the full stamp leaves the
+            // fill outside its check, so the fill sum is added here.
+            let mut s = checksum::add(pseudo, checksum::sum(&f[l4..hdr]));
+            if layout == StampLayout::Full {
+                s = checksum::add(s, fill_sum);
+            }
+            let c = checksum::finish(s);
+            if self.is_tcp() {
+                c
+            } else {
+                udp_nonzero(c)
+            }
+        } else {
+            pseudo
+        };
+        put16(f, csum_off, l4_field);
+        len
+    }
+
+    /// Patches the stamp's TX TSC in a frame this builder wrote, just before
+    /// transmission, fixing the stamp check incrementally (O(1)). The L4
+    /// checksum needs no change: the stamp always sums to 0xFFFF. Does
+    /// nothing if `frame` does not carry a stamp at the expected offset.
+    pub fn set_tx_tsc(&self, frame: &mut [u8], tx_tsc: u64) {
+        if let Some(p) = frame.get_mut(self.template.len()..) {
+            Stamp::patch_tsc(p, tx_tsc);
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! RFC 1071 Internet checksum: fast accumulation, folding, pseudo-header
+//! sums, combination of partial sums and RFC 1624 incremental updates.
+//!
+//! Conventions used throughout the crate:
+//!
+//! * a *sum* is the folded 16-bit one's-complement sum of a byte range
+//!   (not complemented), as if the range started at an even offset;
+//! * a *checksum* is the complement of a sum, the value stored in a header.
+//!
+//! Sums of disjoint ranges combine with [`add`]; a range that starts at an
+//! odd offset of the checksummed data contributes [`swap_for_odd`] of its sum.
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+/// One's-complement sum of `data`, folded to 16 bits, not complemented.
+///
+/// The data is read as big-endian 16-bit words starting at `data[0]`; an
+/// odd trailing byte is padded with a zero byte. Processes 16 bytes per
+/// iteration into a 128-bit accumulator (the byte-order independence of the
+/// one's-complement sum lets it add native-endian words and swap once).
+pub fn sum(data: &[u8]) -> u16 {
+    let mut acc: u128 = 0;
+    let mut chunks = data.chunks_exact(16);
+    for c in &mut chunks {
+        let (a, b) = c.split_at(8);
+        // Both conversions are infallible: the chunk is exactly 16 bytes.
+        let a = u64::from_ne_bytes(a.try_into().unwrap_or([0; 8]));
+        let b = u64::from_ne_bytes(b.try_into().unwrap_or([0; 8]));
+        acc += u128::from(a) + u128::from(b);
+    }
+    let rest = chunks.remainder();
+    let mut tail = [0u8; 16];
+    tail[..rest.len()].copy_from_slice(rest);
+    let (a, b) = tail.split_at(8);
+    acc += u128::from(u64::from_ne_bytes(a.try_into().unwrap_or([0; 8])));
+    acc += u128::from(u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])));
+    u16::from_be(fold128(acc))
+}
+
+/// Folds a 128-bit accumulation of native-endian words to 16 bits with end-around carry.
+fn fold128(acc: u128) -> u16 {
+    let mut s = (acc as u64 as u128) + (acc >> 64);
+    s = (s & 0xFFFF_FFFF_FFFF_FFFF) + (s >> 64);
+    fold64(s as u64)
+}
+
+/// Folds a 64-bit one's-complement accumulator to 16 bits (end-around carry).
+pub fn fold64(acc: u64) -> u16 {
+    let mut s = (acc & 0xFFFF_FFFF) + (acc >> 32);
+    s = (s & 0xFFFF_FFFF) + (s >> 32);
+    s = (s & 0xFFFF) + (s >> 16);
+    s = (s & 0xFFFF) + (s >> 16);
+    s as u16
+}
+
+/// One's-complement addition of two folded sums.
+#[inline]
+pub fn add(a: u16, b: u16) -> u16 {
+    let s = u32::from(a) + u32::from(b);
+    ((s & 0xFFFF) + (s >> 16)) as u16
+}
+
+/// One's-complement subtraction `a - b` of two folded sums.
+#[inline]
+pub fn sub(a: u16, b: u16) -> u16 {
+    add(a, !b)
+}
+
+/// The contribution of a range that starts at an odd offset: its sum with
+/// the two bytes swapped (RFC 1071, section 2(B)).
+#[inline]
+pub fn swap_for_odd(sum: u16, odd_offset: bool) -> u16 {
+    if odd_offset {
+        sum.swap_bytes()
+    } else {
+        sum
+    }
+}
+
+/// Sum of `data` as a part starting at byte `offset` of the checksummed range.
+#[inline]
+pub fn sum_at(data: &[u8], offset: usize) -> u16 {
+    swap_for_odd(sum(data), offset % 2 == 1)
+}
+
+/// Final checksum value (complement of the sum) to store in a header.
+#[inline]
+pub fn finish(sum: u16) -> u16 {
+    !sum
+}
+
+/// Internet checksum of `data` (complemented), ready to store in a header.
+pub fn checksum(data: &[u8]) -> u16 {
+    finish(sum(data))
+}
+
+/// True when data that includes its own checksum field verifies (its sum is
+/// all ones; a zero sum is only possible for all-zero data and fails).
+pub fn verifies(total_sum: u16) -> bool {
+    total_sum == 0xFFFF
+}
+
+/// Sum of the IPv4 pseudo-header (RFC 768/793): source, destination, zero,
+/// protocol, and the L4 length (header + payload).
+pub fn pseudo_v4(src: Ipv4Addr, dst: Ipv4Addr, protocol: u8, l4_len: u16) -> u16 {
+    let s = src.octets();
+    let d = dst.octets();
+    let acc = u64::from(u16::from_be_bytes([s[0], s[1]]))
+        + u64::from(u16::from_be_bytes([s[2], s[3]]))
+        + u64::from(u16::from_be_bytes([d[0], d[1]]))
+        + u64::from(u16::from_be_bytes([d[2], d[3]]))
+        + u64::from(protocol)
+        + u64::from(l4_len);
+    fold64(acc)
+}
+
+/// Sum of the IPv6 pseudo-header (RFC 8200 section 8.1): source, destination,
+/// 32-bit upper-layer length, three zero bytes, next header.
+pub fn pseudo_v6(src: &Ipv6Addr, dst: &Ipv6Addr, next_header: u8, l4_len: u32) -> u16 {
+    let mut acc = u64::from(next_header) + u64::from(l4_len >> 16) + u64::from(l4_len & 0xFFFF);
+    for w in src.segments().iter().chain(dst.segments().iter()) {
+        acc += u64::from(*w);
+    }
+    fold64(acc)
+}
+
+/// RFC 1624 (eqn. 3) incremental update of a stored checksum `check` when a
+/// 16-bit word changes from `old` to `new`: `HC' = ~(~HC + ~m + m')`.
+#[inline]
+pub fn update16(check: u16, old: u16, new: u16) -> u16 {
+    !add(add(!check, !old), new)
+}
+
+/// RFC 1624 incremental update for a 32-bit field (two aligned words).
+#[inline]
+pub fn update32(check: u16, old: u32, new: u32) -> u16 {
+    let c = update16(check, (old >> 16) as u16, (new >> 16) as u16);
+    update16(c, old as u16, new as u16)
+}
+
+/// RFC 1624 incremental update for a 64-bit field (four aligned words).
+#[inline]
+pub fn update64(check: u16, old: u64, new: u64) -> u16 {
+    let c = update32(check, (old >> 32) as u32, (new >> 32) as u32);
+    update32(c, old as u32, new as u32)
+}
+
+/// RFC 1624 incremental update for an arbitrary region replaced in place:
+/// `old` and `new` have equal length and start at the same offset of the
+/// checksummed data (`odd_offset` if that offset is odd).
+pub fn update_bytes(check: u16, old: &[u8], new: &[u8], odd_offset: bool) -> u16 {
+    let delta = sub(sum(new), sum(old));
+    !add(!check, swap_for_odd(delta, odd_offset))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Straightforward reference: big-endian 16-bit words, one at a time.
+    fn slow_sum(data: &[u8]) -> u16 {
+        let mut acc: u64 = 0;
+        for c in data.chunks(2) {
+            let w = if c.len() == 2 {
+                u16::from_be_bytes([c[0], c[1]])
+            } else {
+                u16::from_be_bytes([c[0], 0])
+            };
+            acc += u64::from(w);
+        }
+        fold64(acc)
+    }
+
+    fn prng_bytes(n: usize, mut s: u64) -> Vec<u8> {
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                s as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rfc1071_example() {
+        // RFC 1071 section 3: words 0001 f203 f4f5 f6f7 sum to ddf2.
+        let d = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+        assert_eq!(sum(&d), 0xddf2);
+        assert_eq!(checksum(&d), !0xddf2);
+    }
+
+    #[test]
+    fn known_ipv4_header() {
+        // Classic example header (checksum b861).
+        let h = [
+            0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00, 0xc0, 0xa8,
+            0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+        ];
+        assert_eq!(checksum(&h), 0xb861);
+        let mut h2 = h;
+        h2[10..12].copy_from_slice(&0xb861u16.to_be_bytes());
+        assert!(verifies(sum(&h2)));
+    }
+
+    #[test]
+    fn matches_reference_all_lengths_and_offsets() {
+        let data = prng_bytes(300, 0x1234_5678);
+        for start in 0..9 {
+            for end in start..data.len() {
+                assert_eq!(sum(&data[start..end]), slow_sum(&data[start..end]));
+            }
+        }
+        // All-ones data exercises carries.
+        let ff = vec![0xFFu8; 4099];
+        assert_eq!(sum(&ff), slow_sum(&ff));
+        assert_eq!(sum(&[]), 0);
+        assert_eq!(sum(&[0xAB]), 0xAB00);
+    }
+
+    #[test]
+    fn split_combination_with_odd_offsets() {
+        let data = prng_bytes(1001, 99);
+        let whole = sum(&data);
+        for cut in 0..data.len() {
+            let (a, b) = data.split_at(cut);
+            assert_eq!(add(sum_at(a, 0), sum_at(b, cut)), whole, "cut {cut}");
+        }
+    }
+
+    #[test]
+    fn incremental_updates_match_full_recompute() {
+        let mut data = prng_bytes(64, 7);
+        data[10] = 0;
+        data[11] = 0;
+        let c = checksum(&data);
+        data[10..12].copy_from_slice(&c.to_be_bytes());
+        for (off, width) in [(4usize, 2usize), (16, 4), (24, 8)] {
+            let old = data[off..off + width].to_vec();
+            let new = prng_bytes(width, off as u64 + 1000);
+            let oc = u16::from_be_bytes([data[10], data[11]]);
+            let nc = match width {
+                2 => update16(
+                    oc,
+                    u16::from_be_bytes([old[0], old[1]]),
+                    u16::from_be_bytes([new[0], new[1]]),
+                ),
+                4 => update32(
+                    oc,
+                    u32::from_be_bytes(old[..].try_into().unwrap()),
+                    u32::from_be_bytes(new[..].try_into().unwrap()),
+                ),
+                _ => update64(
+                    oc,
+                    u64::from_be_bytes(old[..].try_into().unwrap()),
+                    u64::from_be_bytes(new[..].try_into().unwrap()),
+                ),
+            };
+            data[off..off + width].copy_from_slice(&new);
+            data[10..12].copy_from_slice(&nc.to_be_bytes());
+            assert!(verifies(sum(&data)));
+        }
+        // Odd-offset region update.
+        let old = data[31..36].to_vec();
+        let new = [1u8, 2, 3, 4, 5];
+        let oc = u16::from_be_bytes([data[10], data[11]]);
+        let nc = update_bytes(oc, &old, &new, true);
+        data[31..36].copy_from_slice(&new);
+        data[10..12].copy_from_slice(&nc.to_be_bytes());
+        assert!(verifies(sum(&data)));
+    }
+
+    #[test]
+    fn pseudo_headers() {
+        let a = Ipv4Addr::new(192, 168, 0, 1);
+        let b = Ipv4Addr::new(192, 168, 0, 199);
+        let mut ph = Vec::new();
+        ph.extend_from_slice(&a.octets());
+        ph.extend_from_slice(&b.octets());
+        ph.extend_from_slice(&[0, 17, 0x01, 0x23]);
+        assert_eq!(pseudo_v4(a, b, 17, 0x0123), sum(&ph));
+
+        let a6: Ipv6Addr = "2001:db8::1".parse().unwrap();
+        let b6: Ipv6Addr = "fe80::dead:beef:1:2".parse().unwrap();
+        let mut ph = Vec::new();
+        ph.extend_from_slice(&a6.octets());
+        ph.extend_from_slice(&b6.octets());
+        ph.extend_from_slice(&0x0001_2345u32.to_be_bytes());
+        ph.extend_from_slice(&[0, 0, 0, 6]);
+        assert_eq!(pseudo_v6(&a6, &b6, 6, 0x0001_2345), sum(&ph));
+    }
+}

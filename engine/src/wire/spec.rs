@@ -1,0 +1,787 @@
+//! Validated description of one stream: what the config layer fills from
+//! YAML and what [`FrameBuilder`](super::FrameBuilder) consumes.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::hash::Hash;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use super::ethernet::MacAddr;
+use super::stamp::{COMPACT_LEN, FULL_LEN};
+use super::tcp::TcpFlags;
+
+/// Bytes of Ethernet FCS the NIC appends; frame sizes count it (RFC 2544).
+pub const FCS_LEN: usize = 4;
+/// Default frame size (bytes, FCS included): the 2005 Land Speed Record MTU.
+pub const DEFAULT_FRAME_SIZE: usize = 9130;
+/// Largest accepted frame size (bytes, FCS included).
+pub const MAX_FRAME_SIZE: usize = 16383;
+/// Simple IMIX frame sizes (FCS included): small, medium, large.
+pub const IMIX_SIZES: [usize; 3] = [64, 594, 1518];
+/// The fixed 12-frame IMIX order (7 small : 4 medium : 1 large), as indices
+/// into [`IMIX_SIZES`], interleaved so sizes are spread in time.
+pub const IMIX_ORDER: [u8; 12] = [0, 1, 0, 0, 1, 0, 2, 0, 1, 0, 0, 1];
+
+/// A validation error: `field` is the dotted path inside the stream
+/// (`"vlan.id"`, `"ip.src"`, `"size"` ...); the config layer prefixes it
+/// with the file, line and stream.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct SpecError {
+    /// Dotted path of the offending field inside the stream.
+    pub field: String,
+    /// What is wrong, with the offending value.
+    pub message: String,
+}
+
+impl SpecError {
+    /// Builds an error for `field`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A value type usable in a [`ValueSet`]: totally ordered and mappable to
+/// an integer so ranges can be enumerated.
+pub trait SetElem: Copy + Eq + Ord + Hash + fmt::Debug + fmt::Display {
+    /// The value as an unsigned integer.
+    fn to_u128(self) -> u128;
+    /// The value from an unsigned integer (truncated to the type's width).
+    fn from_u128(v: u128) -> Self;
+}
+
+impl SetElem for Ipv4Addr {
+    fn to_u128(self) -> u128 {
+        u128::from(u32::from(self))
+    }
+    fn from_u128(v: u128) -> Self {
+        Ipv4Addr::from(v as u32)
+    }
+}
+
+impl SetElem for Ipv6Addr {
+    fn to_u128(self) -> u128 {
+        u128::from(self)
+    }
+    fn from_u128(v: u128) -> Self {
+        Ipv6Addr::from(v)
+    }
+}
+
+impl SetElem for u16 {
+    fn to_u128(self) -> u128 {
+        u128::from(self)
+    }
+    fn from_u128(v: u128) -> Self {
+        v as u16
+    }
+}
+
+/// A set of values a header field cycles through: one value, an inclusive
+/// range, or an explicit list (order kept).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ValueSet<T> {
+    /// Always this value.
+    Single(T),
+    /// Every value from `first` to `last` inclusive, in increasing order.
+    Range {
+        /// First value.
+        first: T,
+        /// Last value (inclusive).
+        last: T,
+    },
+    /// These values, in this order.
+    List(Vec<T>),
+}
+
+/// A set of IPv4 or IPv6 addresses.
+pub type AddrSet<A> = ValueSet<A>;
+/// A set of L4 ports.
+pub type PortSet = ValueSet<u16>;
+
+impl<T: SetElem> ValueSet<T> {
+    /// Number of values (saturating at `u128::MAX` for the full IPv6 range;
+    /// 0 for an invalid range or an empty list).
+    pub fn cardinality(&self) -> u128 {
+        match self {
+            ValueSet::Single(_) => 1,
+            ValueSet::Range { first, last } => {
+                let (f, l) = (first.to_u128(), last.to_u128());
+                if f > l {
+                    0
+                } else {
+                    (l - f).saturating_add(1)
+                }
+            }
+            ValueSet::List(v) => v.len() as u128,
+        }
+    }
+
+    /// The `i`-th value (0-based), or `None` past the end.
+    pub fn nth(&self, i: u128) -> Option<T> {
+        match self {
+            ValueSet::Single(v) => (i == 0).then_some(*v),
+            ValueSet::Range { first, .. } => {
+                (i < self.cardinality()).then(|| T::from_u128(first.to_u128() + i))
+            }
+            ValueSet::List(v) => usize::try_from(i).ok().and_then(|i| v.get(i).copied()),
+        }
+    }
+
+    /// The first value, if any.
+    pub fn first(&self) -> Option<T> {
+        self.nth(0)
+    }
+
+    /// True if `v` is in the set.
+    pub fn contains(&self, v: T) -> bool {
+        match self {
+            ValueSet::Single(s) => *s == v,
+            ValueSet::Range { first, last } => *first <= v && v <= *last,
+            ValueSet::List(l) => l.contains(&v),
+        }
+    }
+
+    /// Checks: range with first > last, empty list, duplicates in a list.
+    pub fn validate(&self, field: &str) -> Result<(), SpecError> {
+        match self {
+            ValueSet::Single(_) => Ok(()),
+            ValueSet::Range { first, last } => {
+                if first > last {
+                    Err(SpecError::new(
+                        field,
+                        format!("range start {first} is greater than its end {last}"),
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+            ValueSet::List(l) => {
+                if l.is_empty() {
+                    return Err(SpecError::new(field, "list is empty"));
+                }
+                let mut seen = HashSet::with_capacity(l.len());
+                for v in l {
+                    if !seen.insert(*v) {
+                        return Err(SpecError::new(
+                            field,
+                            format!("duplicate value {v} in list"),
+                        ));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Ethernet addresses of a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EthSpec {
+    /// Source MAC (must be unicast).
+    pub src: MacAddr,
+    /// Destination MAC.
+    pub dst: MacAddr,
+}
+
+/// 802.1Q tag of a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VlanSpec {
+    /// VLAN id, 0..=4094 (0 = priority tag only).
+    pub id: u16,
+    /// Priority code point, 0..=7.
+    pub pcp: u8,
+    /// Drop eligible indicator.
+    pub dei: bool,
+}
+
+/// Network layer of a stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IpSpec {
+    /// IPv4 (20-byte header, no options).
+    V4 {
+        /// Source addresses.
+        src: AddrSet<Ipv4Addr>,
+        /// Destination addresses.
+        dst: AddrSet<Ipv4Addr>,
+        /// DSCP, 0..=63.
+        dscp: u8,
+        /// ECN, 0..=3.
+        ecn: u8,
+        /// Time to live, ≥ 1.
+        ttl: u8,
+        /// Set the DF flag.
+        dont_fragment: bool,
+    },
+    /// IPv6 (fixed 40-byte header).
+    V6 {
+        /// Source addresses.
+        src: AddrSet<Ipv6Addr>,
+        /// Destination addresses.
+        dst: AddrSet<Ipv6Addr>,
+        /// Traffic class (DSCP << 2 | ECN).
+        traffic_class: u8,
+        /// Flow label, 0..=0xFFFFF.
+        flow_label: u32,
+        /// Hop limit, ≥ 1.
+        hop_limit: u8,
+    },
+}
+
+/// Transport layer of a stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum L4Spec {
+    /// UDP.
+    Udp {
+        /// Source ports.
+        src_port: PortSet,
+        /// Destination ports.
+        dst_port: PortSet,
+    },
+    /// TCP (20-byte header, no options; every segment carries data).
+    Tcp {
+        /// Source ports.
+        src_port: PortSet,
+        /// Destination ports.
+        dst_port: PortSet,
+        /// Sequence number of the first segment; advances by the payload length.
+        seq_start: u32,
+        /// Acknowledgment number (constant).
+        ack: u32,
+        /// Window (constant).
+        window: u16,
+        /// Control bits of every segment.
+        flags: TcpFlags,
+    },
+}
+
+/// Frame sizes of a stream, in bytes including the FCS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SizeSpec {
+    /// Every frame has this size.
+    Fixed(usize),
+    /// Sizes taken in this order, repeating.
+    Cycle(Vec<usize>),
+    /// Simple IMIX (see [`IMIX_SIZES`], [`IMIX_ORDER`]); the small size is
+    /// raised to the stream's minimum frame size when 64 bytes cannot hold it.
+    Imix,
+}
+
+/// How addresses and ports vary from frame to frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vary {
+    /// Deterministic walk of the cartesian product: destination port
+    /// fastest, then source port, destination address, source address.
+    Step,
+    /// Independent uniform draws per field from a seeded PRNG (reproducible).
+    Random {
+        /// PRNG seed.
+        seed: u64,
+    },
+}
+
+/// One stream: everything needed to build its frames.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamSpec {
+    /// Stream id carried in every stamp.
+    pub id: u32,
+    /// Human name for reports.
+    pub name: String,
+    /// Ethernet addresses.
+    pub eth: EthSpec,
+    /// Optional 802.1Q tag.
+    pub vlan: Option<VlanSpec>,
+    /// IPv4 or IPv6.
+    pub ip: IpSpec,
+    /// UDP or TCP.
+    pub l4: L4Spec,
+    /// Frame sizes (FCS included).
+    pub size: SizeSpec,
+    /// Field variation.
+    pub vary: Vary,
+}
+
+impl Default for StreamSpec {
+    /// IPv4/UDP, 9130-byte frames, locally administered MACs, 198.18.0.1 →
+    /// 198.19.0.1 (RFC 2544 benchmarking range), ports 49152 → 5001.
+    fn default() -> Self {
+        StreamSpec {
+            id: 0,
+            name: String::from("stream0"),
+            eth: EthSpec {
+                src: MacAddr([0x02, 0, 0, 0, 0, 1]),
+                dst: MacAddr([0x02, 0, 0, 0, 0, 2]),
+            },
+            vlan: None,
+            ip: IpSpec::V4 {
+                src: ValueSet::Single(Ipv4Addr::new(198, 18, 0, 1)),
+                dst: ValueSet::Single(Ipv4Addr::new(198, 19, 0, 1)),
+                dscp: 0,
+                ecn: 0,
+                ttl: 64,
+                dont_fragment: true,
+            },
+            l4: L4Spec::Udp {
+                src_port: ValueSet::Single(49152),
+                dst_port: ValueSet::Single(5001),
+            },
+            size: SizeSpec::Fixed(DEFAULT_FRAME_SIZE),
+            vary: Vary::Step,
+        }
+    }
+}
+
+impl StreamSpec {
+    /// Ethernet header length including the VLAN tag (14 or 18).
+    pub fn l2_len(&self) -> usize {
+        14 + if self.vlan.is_some() { 4 } else { 0 }
+    }
+
+    /// IP header length (20 or 40).
+    pub fn l3_len(&self) -> usize {
+        match self.ip {
+            IpSpec::V4 { .. } => 20,
+            IpSpec::V6 { .. } => 40,
+        }
+    }
+
+    /// L4 header length (8 or 20).
+    pub fn l4_header_len(&self) -> usize {
+        match self.l4 {
+            L4Spec::Udp { .. } => 8,
+            L4Spec::Tcp { .. } => 20,
+        }
+    }
+
+    /// All headers up to the stamp.
+    pub fn header_len(&self) -> usize {
+        self.l2_len() + self.l3_len() + self.l4_header_len()
+    }
+
+    /// Smallest frame size (FCS included): headers + compact stamp + FCS.
+    pub fn min_frame_size(&self) -> usize {
+        self.header_len() + COMPACT_LEN + FCS_LEN
+    }
+
+    /// Smallest frame size that carries the full stamp.
+    pub fn min_full_stamp_frame_size(&self) -> usize {
+        self.header_len() + FULL_LEN + FCS_LEN
+    }
+
+    /// The repeating sequence of frame sizes (FCS included), IMIX expanded.
+    pub fn frame_sizes(&self) -> Vec<usize> {
+        match &self.size {
+            SizeSpec::Fixed(s) => vec![*s],
+            SizeSpec::Cycle(v) => v.clone(),
+            SizeSpec::Imix => IMIX_ORDER
+                .iter()
+                .map(|&i| IMIX_SIZES[usize::from(i)].max(self.min_frame_size()))
+                .collect(),
+        }
+    }
+
+    /// Checks every field; the error names the first offending one.
+    pub fn validate(&self) -> Result<(), SpecError> {
+        if self.eth.src.is_multicast() {
+            return Err(SpecError::new(
+                "eth.src",
+                format!("source MAC {} is multicast or broadcast", self.eth.src),
+            ));
+        }
+        if let Some(v) = &self.vlan {
+            if v.id > 4094 {
+                return Err(SpecError::new(
+                    "vlan.id",
+                    format!("VLAN id {} is not in 0..=4094", v.id),
+                ));
+            }
+            if v.pcp > 7 {
+                return Err(SpecError::new(
+                    "vlan.pcp",
+                    format!("PCP {} is not in 0..=7", v.pcp),
+                ));
+            }
+        }
+        match &self.ip {
+            IpSpec::V4 {
+                src,
+                dst,
+                dscp,
+                ecn,
+                ttl,
+                ..
+            } => {
+                src.validate("ip.src")?;
+                dst.validate("ip.dst")?;
+                if *dscp > 63 {
+                    return Err(SpecError::new(
+                        "ip.dscp",
+                        format!("DSCP {dscp} is not in 0..=63"),
+                    ));
+                }
+                if *ecn > 3 {
+                    return Err(SpecError::new(
+                        "ip.ecn",
+                        format!("ECN {ecn} is not in 0..=3"),
+                    ));
+                }
+                if *ttl == 0 {
+                    return Err(SpecError::new(
+                        "ip.ttl",
+                        "TTL 0 would be dropped by the first router",
+                    ));
+                }
+            }
+            IpSpec::V6 {
+                src,
+                dst,
+                flow_label,
+                hop_limit,
+                ..
+            } => {
+                src.validate("ip.src")?;
+                dst.validate("ip.dst")?;
+                if *flow_label > 0xF_FFFF {
+                    return Err(SpecError::new(
+                        "ip.flow_label",
+                        format!("flow label {flow_label:#x} is not in 0..=0xfffff"),
+                    ));
+                }
+                if *hop_limit == 0 {
+                    return Err(SpecError::new(
+                        "ip.hop_limit",
+                        "hop limit 0 would be dropped by the first router",
+                    ));
+                }
+            }
+        }
+        match &self.l4 {
+            L4Spec::Udp { src_port, dst_port } => {
+                src_port.validate("l4.src_port")?;
+                dst_port.validate("l4.dst_port")?;
+            }
+            L4Spec::Tcp {
+                src_port,
+                dst_port,
+                flags,
+                ..
+            } => {
+                src_port.validate("l4.src_port")?;
+                dst_port.validate("l4.dst_port")?;
+                validate_tcp_flags(*flags)?;
+            }
+        }
+        let sizes = self.frame_sizes();
+        if sizes.is_empty() {
+            return Err(SpecError::new("size", "size cycle is empty"));
+        }
+        let min = self.min_frame_size();
+        for (i, &s) in sizes.iter().enumerate() {
+            let at = if sizes.len() > 1 {
+                format!(" (entry {i})")
+            } else {
+                String::new()
+            };
+            if s < min {
+                return Err(SpecError::new(
+                    "size",
+                    format!(
+                        "frame size {s}{at} is below the minimum {min} for these headers \
+                         (headers + {COMPACT_LEN}-byte stamp + {FCS_LEN}-byte FCS)"
+                    ),
+                ));
+            }
+            if s > MAX_FRAME_SIZE {
+                return Err(SpecError::new(
+                    "size",
+                    format!("frame size {s}{at} is above the maximum {MAX_FRAME_SIZE}"),
+                ));
+            }
+        }
+        let full_min = self.min_full_stamp_frame_size();
+        if self.id > 0xFFFF && sizes.iter().any(|&s| s < full_min) {
+            return Err(SpecError::new(
+                "id",
+                format!(
+                    "stream id {} does not fit the 16-bit id of the compact stamp used by \
+                     frames below {full_min} bytes",
+                    self.id
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Rejects flag combinations no sane TCP sends on a data segment.
+fn validate_tcp_flags(f: TcpFlags) -> Result<(), SpecError> {
+    let err = |m: String| Err(SpecError::new("l4.flags", m));
+    if f.0 & !TcpFlags::ALL.0 != 0 {
+        return err(format!(
+            "undefined TCP flag bits {:#x}",
+            f.0 & !TcpFlags::ALL.0
+        ));
+    }
+    if f.contains(TcpFlags::SYN) && f.contains(TcpFlags::FIN) {
+        return err(format!("{f}: SYN and FIN together"));
+    }
+    if f.contains(TcpFlags::RST) && (f.0 & !(TcpFlags::RST.0 | TcpFlags::ACK.0)) != 0 {
+        return err(format!("{f}: RST may only be combined with ACK"));
+    }
+    if !f.contains(TcpFlags::ACK) && !f.contains(TcpFlags::SYN) && !f.contains(TcpFlags::RST) {
+        return err(format!("{f}: data segments must carry ACK"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tcp() -> StreamSpec {
+        StreamSpec {
+            l4: L4Spec::Tcp {
+                src_port: ValueSet::Single(1),
+                dst_port: ValueSet::Single(2),
+                seq_start: 0,
+                ack: 0,
+                window: 1000,
+                flags: TcpFlags::ACK,
+            },
+            ..StreamSpec::default()
+        }
+    }
+
+    fn v6() -> StreamSpec {
+        StreamSpec {
+            ip: IpSpec::V6 {
+                src: ValueSet::Single("2001:db8::1".parse().unwrap()),
+                dst: ValueSet::Single("2001:db8::2".parse().unwrap()),
+                traffic_class: 0,
+                flow_label: 0,
+                hop_limit: 64,
+            },
+            ..StreamSpec::default()
+        }
+    }
+
+    fn field_of(s: &StreamSpec) -> String {
+        s.validate().unwrap_err().field
+    }
+
+    #[test]
+    fn sets() {
+        let r = ValueSet::Range {
+            first: Ipv4Addr::new(10, 0, 0, 254),
+            last: Ipv4Addr::new(10, 0, 1, 1),
+        };
+        assert_eq!(r.cardinality(), 4);
+        assert_eq!(r.nth(2), Some(Ipv4Addr::new(10, 0, 1, 0)));
+        assert_eq!(r.nth(4), None);
+        assert!(r.contains(Ipv4Addr::new(10, 0, 0, 255)));
+        let l = ValueSet::List(vec![5u16, 1, 9]);
+        assert_eq!((l.cardinality(), l.nth(1), l.nth(3)), (3, Some(1), None));
+        let full6 = ValueSet::Range {
+            first: Ipv6Addr::UNSPECIFIED,
+            last: Ipv6Addr::from(u128::MAX),
+        };
+        assert_eq!(full6.cardinality(), u128::MAX);
+        assert_eq!(
+            ValueSet::Range {
+                first: 5u16,
+                last: 4
+            }
+            .cardinality(),
+            0
+        );
+    }
+
+    #[test]
+    fn defaults_are_valid() {
+        for s in [StreamSpec::default(), tcp(), v6()] {
+            s.validate().unwrap();
+        }
+        assert_eq!(StreamSpec::default().min_frame_size(), 64);
+        assert_eq!(tcp().min_frame_size(), 76);
+        assert_eq!(v6().min_frame_size(), 84);
+        let v6tcp = StreamSpec {
+            l4: tcp().l4,
+            ..v6()
+        };
+        assert_eq!(v6tcp.min_frame_size(), 96);
+        let vl = StreamSpec {
+            vlan: Some(VlanSpec {
+                id: 1,
+                pcp: 0,
+                dei: false,
+            }),
+            ..StreamSpec::default()
+        };
+        assert_eq!(vl.min_frame_size(), 68);
+        assert_eq!(
+            StreamSpec {
+                size: SizeSpec::Imix,
+                ..v6tcp
+            }
+            .frame_sizes(),
+            vec![96, 594, 96, 96, 594, 96, 1518, 96, 594, 96, 96, 594]
+        );
+    }
+
+    #[test]
+    fn each_bad_case_names_its_field() {
+        let d = StreamSpec::default();
+        let mut s = d.clone();
+        s.eth.src = MacAddr([0x01, 0, 0x5e, 0, 0, 1]);
+        assert_eq!(field_of(&s), "eth.src");
+        s.eth.src = MacAddr::BROADCAST;
+        assert_eq!(field_of(&s), "eth.src");
+
+        let s = StreamSpec {
+            vlan: Some(VlanSpec {
+                id: 4095,
+                pcp: 0,
+                dei: false,
+            }),
+            ..d.clone()
+        };
+        assert_eq!(field_of(&s), "vlan.id");
+        let s = StreamSpec {
+            vlan: Some(VlanSpec {
+                id: 10,
+                pcp: 8,
+                dei: false,
+            }),
+            ..d.clone()
+        };
+        assert_eq!(field_of(&s), "vlan.pcp");
+
+        let v4 = |src: AddrSet<Ipv4Addr>, dst: AddrSet<Ipv4Addr>, dscp: u8, ecn: u8, ttl: u8| {
+            StreamSpec {
+                ip: IpSpec::V4 {
+                    src,
+                    dst,
+                    dscp,
+                    ecn,
+                    ttl,
+                    dont_fragment: false,
+                },
+                ..d.clone()
+            }
+        };
+        let a = Ipv4Addr::new(10, 0, 0, 1);
+        let b = Ipv4Addr::new(10, 0, 0, 2);
+        let one = ValueSet::Single(a);
+        assert_eq!(
+            field_of(&v4(
+                ValueSet::Range { first: b, last: a },
+                one.clone(),
+                0,
+                0,
+                1
+            )),
+            "ip.src"
+        );
+        assert_eq!(
+            field_of(&v4(one.clone(), ValueSet::List(vec![]), 0, 0, 1)),
+            "ip.dst"
+        );
+        assert_eq!(
+            field_of(&v4(one.clone(), ValueSet::List(vec![a, b, a]), 0, 0, 1)),
+            "ip.dst"
+        );
+        assert_eq!(field_of(&v4(one.clone(), one.clone(), 64, 0, 1)), "ip.dscp");
+        assert_eq!(field_of(&v4(one.clone(), one.clone(), 0, 4, 1)), "ip.ecn");
+        assert_eq!(field_of(&v4(one.clone(), one.clone(), 0, 0, 0)), "ip.ttl");
+
+        let mut s = v6();
+        if let IpSpec::V6 { flow_label, .. } = &mut s.ip {
+            *flow_label = 0x10_0000;
+        }
+        assert_eq!(field_of(&s), "ip.flow_label");
+
+        let s = StreamSpec {
+            l4: L4Spec::Udp {
+                src_port: ValueSet::Range { first: 10, last: 9 },
+                dst_port: ValueSet::Single(1),
+            },
+            ..d.clone()
+        };
+        assert_eq!(field_of(&s), "l4.src_port");
+        let s = StreamSpec {
+            l4: L4Spec::Udp {
+                src_port: ValueSet::Single(1),
+                dst_port: ValueSet::List(vec![7, 7]),
+            },
+            ..d.clone()
+        };
+        assert_eq!(field_of(&s), "l4.dst_port");
+
+        for bad in [
+            TcpFlags::SYN | TcpFlags::FIN | TcpFlags::ACK,
+            TcpFlags::RST | TcpFlags::PSH,
+            TcpFlags::RST | TcpFlags::SYN,
+            TcpFlags::PSH,
+            TcpFlags(0),
+            TcpFlags(0x200 | 0x10),
+        ] {
+            let mut s = tcp();
+            if let L4Spec::Tcp { flags, .. } = &mut s.l4 {
+                *flags = bad;
+            }
+            assert_eq!(field_of(&s), "l4.flags", "{bad}");
+        }
+        for good in [
+            TcpFlags::ACK | TcpFlags::PSH,
+            TcpFlags::SYN,
+            TcpFlags::RST | TcpFlags::ACK,
+            TcpFlags::FIN | TcpFlags::ACK,
+        ] {
+            let mut s = tcp();
+            if let L4Spec::Tcp { flags, .. } = &mut s.l4 {
+                *flags = good;
+            }
+            s.validate().unwrap();
+        }
+
+        for size in [
+            SizeSpec::Fixed(63),
+            SizeSpec::Fixed(16384),
+            SizeSpec::Cycle(vec![]),
+            SizeSpec::Cycle(vec![1518, 60]),
+        ] {
+            let s = StreamSpec { size, ..d.clone() };
+            assert_eq!(field_of(&s), "size");
+        }
+        assert_eq!(
+            field_of(&StreamSpec {
+                size: SizeSpec::Fixed(83),
+                ..v6()
+            }),
+            "size"
+        );
+        StreamSpec {
+            size: SizeSpec::Fixed(84),
+            ..v6()
+        }
+        .validate()
+        .unwrap();
+        StreamSpec {
+            size: SizeSpec::Fixed(MAX_FRAME_SIZE),
+            ..d.clone()
+        }
+        .validate()
+        .unwrap();
+
+        let s = StreamSpec {
+            id: 70_000,
+            size: SizeSpec::Fixed(64),
+            ..d.clone()
+        };
+        assert_eq!(field_of(&s), "id");
+        StreamSpec { id: 70_000, ..d }.validate().unwrap();
+    }
+}

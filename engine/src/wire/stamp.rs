@@ -1,0 +1,449 @@
+//! The payload stamp written right after the L4 header of every frame.
+//!
+//! Two layouts share a 3-byte prefix (magic `0x4C53`, "LS", then a format
+//! byte whose high nibble is the version and low nibble the layout):
+//!
+//! * full (format `0x11`, 32 bytes): 32-bit stream id, 64-bit sequence,
+//!   64-bit TX TSC, fill length and fill checksum, stamp check;
+//! * compact (format `0x12`, 18 bytes): 16-bit stream id, 48-bit sequence,
+//!   40-bit TX TSC, and a check that covers the stamp *and* the fill.
+//!
+//! The stamp check is an Internet checksum, so the whole stamp sums to
+//! 0xFFFF and contributes nothing to the L4 checksum, and patching the TSC
+//! is an O(1) RFC 1624 update. Byte layout: `docs/wire-format.md`.
+
+use super::checksum;
+use super::{be16, be32, put16, put32};
+
+/// Magic value at stamp offset 0 ("LS").
+pub const MAGIC: u16 = 0x4C53;
+/// Format byte of the full layout (version 1, layout 1).
+pub const FORMAT_FULL: u8 = 0x11;
+/// Format byte of the compact layout (version 1, layout 2).
+pub const FORMAT_COMPACT: u8 = 0x12;
+/// Length of the full stamp.
+pub const FULL_LEN: usize = 32;
+/// Length of the compact stamp.
+pub const COMPACT_LEN: usize = 18;
+/// Bits of stream id, sequence and TSC carried by the compact stamp.
+pub const COMPACT_ID_BITS: u32 = 16;
+/// Bits of sequence number carried by the compact stamp.
+pub const COMPACT_SEQ_BITS: u32 = 48;
+/// Bits of TX TSC carried by the compact stamp.
+pub const COMPACT_TSC_BITS: u32 = 40;
+
+// Field offsets, full layout.
+const F_ID: usize = 4;
+const F_SEQ: usize = 8;
+const F_TSC: usize = 16;
+const F_FILL_LEN: usize = 24;
+const F_FILL_CSUM: usize = 26;
+const F_CHECK: usize = 28;
+// Field offsets, compact layout.
+const C_ID: usize = 3;
+const C_SEQ: usize = 5;
+const C_TSC: usize = 11;
+const C_CHECK: usize = 16;
+
+/// Which stamp layout a frame carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StampLayout {
+    /// 32 bytes, full-width fields.
+    Full,
+    /// 18 bytes, truncated fields, for payloads of 18..=31 bytes.
+    Compact,
+}
+
+impl StampLayout {
+    /// Layout used for an L4 payload of `payload_len` bytes, if any fits.
+    pub fn for_payload(payload_len: usize) -> Option<StampLayout> {
+        if payload_len >= FULL_LEN {
+            Some(StampLayout::Full)
+        } else if payload_len >= COMPACT_LEN {
+            Some(StampLayout::Compact)
+        } else {
+            None
+        }
+    }
+
+    /// Length in bytes.
+    pub fn len(self) -> usize {
+        match self {
+            StampLayout::Full => FULL_LEN,
+            StampLayout::Compact => COMPACT_LEN,
+        }
+    }
+
+    /// Always false (a stamp is never empty); pairs with [`len`](Self::len).
+    pub fn is_empty(self) -> bool {
+        false
+    }
+
+    /// Format byte.
+    pub fn format(self) -> u8 {
+        match self {
+            StampLayout::Full => FORMAT_FULL,
+            StampLayout::Compact => FORMAT_COMPACT,
+        }
+    }
+
+    /// Bits of the stream id carried.
+    pub fn id_bits(self) -> u32 {
+        match self {
+            StampLayout::Full => 32,
+            StampLayout::Compact => COMPACT_ID_BITS,
+        }
+    }
+
+    /// Bits of the sequence number carried.
+    pub fn seq_bits(self) -> u32 {
+        match self {
+            StampLayout::Full => 64,
+            StampLayout::Compact => COMPACT_SEQ_BITS,
+        }
+    }
+
+    /// Bits of the TX TSC carried.
+    pub fn tsc_bits(self) -> u32 {
+        match self {
+            StampLayout::Full => 64,
+            StampLayout::Compact => COMPACT_TSC_BITS,
+        }
+    }
+}
+
+/// Errors decoding a stamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum StampError {
+    /// The payload ends before the stamp does.
+    #[error("stamp: payload of {have} bytes is shorter than the {need}-byte stamp")]
+    TooShort {
+        /// Bytes required.
+        need: usize,
+        /// Bytes available.
+        have: usize,
+    },
+    /// No magic at offset 0: not a frame of ours.
+    #[error("stamp.magic: {0:#06x} is not 0x4c53")]
+    BadMagic(u16),
+    /// Magic matches but the format byte is unknown.
+    #[error("stamp.format: unknown version/layout byte {0:#04x}")]
+    UnknownVersion(u8),
+    /// The stamp check does not verify: the stamp (or, compact, the fill) is corrupt.
+    #[error("stamp.check: stamp checksum failed")]
+    CheckFailed,
+}
+
+/// The decoded contents of a stamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    /// Layout carried.
+    pub layout: StampLayout,
+    /// Stream id (compact: only the low 16 bits are carried).
+    pub stream_id: u32,
+    /// Sequence number (compact: low 48 bits).
+    pub seq: u64,
+    /// TX TSC (compact: low 40 bits).
+    pub tx_tsc: u64,
+    /// Length of the fill after the stamp.
+    pub fill_len: u16,
+    /// Internet checksum (complemented sum) of the fill; 0xFFFF for no fill.
+    /// Carried in the full layout; folded into the check in the compact one.
+    pub fill_csum: u16,
+}
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+impl Stamp {
+    /// Writes the stamp at `payload[0..]`, where `payload` is the whole L4
+    /// payload (stamp + fill). Fields wider than the layout are truncated.
+    /// Returns the stamp length, or `None` if `payload` is too short.
+    pub fn emit(&self, payload: &mut [u8]) -> Option<usize> {
+        let n = self.layout.len();
+        let b = payload.get_mut(..n)?;
+        put16(b, 0, MAGIC);
+        b[2] = self.layout.format();
+        match self.layout {
+            StampLayout::Full => {
+                b[3] = 0;
+                put32(b, F_ID, self.stream_id);
+                b[F_SEQ..F_SEQ + 8].copy_from_slice(&self.seq.to_be_bytes());
+                b[F_TSC..F_TSC + 8].copy_from_slice(&self.tx_tsc.to_be_bytes());
+                put16(b, F_FILL_LEN, self.fill_len);
+                put16(b, F_FILL_CSUM, self.fill_csum);
+                put16(b, F_CHECK, 0);
+                put16(b, 30, 0);
+                let c = checksum::checksum(b);
+                put16(b, F_CHECK, c);
+            }
+            StampLayout::Compact => {
+                put16(b, C_ID, self.stream_id as u16);
+                b[C_SEQ..C_SEQ + 6].copy_from_slice(&self.seq.to_be_bytes()[2..]);
+                b[C_TSC..C_TSC + 5].copy_from_slice(&self.tx_tsc.to_be_bytes()[3..]);
+                put16(b, C_CHECK, 0);
+                // The fill starts at an even offset (18): its sum adds as is.
+                let s = checksum::add(checksum::sum(b), !self.fill_csum);
+                put16(b, C_CHECK, checksum::finish(s));
+            }
+        }
+        Some(n)
+    }
+
+    /// Decodes and verifies the stamp at the start of `payload` (the whole
+    /// L4 payload). For the compact layout the check covers the whole
+    /// payload; `fill_len`/`fill_csum` are then computed from it.
+    pub fn parse(payload: &[u8]) -> Result<Stamp, StampError> {
+        if payload.len() < 2 {
+            return Err(StampError::TooShort {
+                need: COMPACT_LEN,
+                have: payload.len(),
+            });
+        }
+        let m = be16(payload, 0);
+        if m != MAGIC {
+            return Err(StampError::BadMagic(m));
+        }
+        let Some(&fmt) = payload.get(2) else {
+            return Err(StampError::TooShort {
+                need: COMPACT_LEN,
+                have: payload.len(),
+            });
+        };
+        let layout = match fmt {
+            FORMAT_FULL => StampLayout::Full,
+            FORMAT_COMPACT => StampLayout::Compact,
+            other => return Err(StampError::UnknownVersion(other)),
+        };
+        let n = layout.len();
+        if payload.len() < n {
+            return Err(StampError::TooShort {
+                need: n,
+                have: payload.len(),
+            });
+        }
+        let b = &payload[..n];
+        match layout {
+            StampLayout::Full => {
+                if !checksum::verifies(checksum::sum(b)) {
+                    return Err(StampError::CheckFailed);
+                }
+                Ok(Stamp {
+                    layout,
+                    stream_id: be32(b, F_ID),
+                    seq: u64::from_be_bytes(b[F_SEQ..F_SEQ + 8].try_into().unwrap_or([0; 8])),
+                    tx_tsc: u64::from_be_bytes(b[F_TSC..F_TSC + 8].try_into().unwrap_or([0; 8])),
+                    fill_len: be16(b, F_FILL_LEN),
+                    fill_csum: be16(b, F_FILL_CSUM),
+                })
+            }
+            StampLayout::Compact => {
+                if !checksum::verifies(checksum::sum(payload)) {
+                    return Err(StampError::CheckFailed);
+                }
+                let mut seq = [0u8; 8];
+                seq[2..].copy_from_slice(&b[C_SEQ..C_SEQ + 6]);
+                let mut tsc = [0u8; 8];
+                tsc[3..].copy_from_slice(&b[C_TSC..C_TSC + 5]);
+                let fill = &payload[n..];
+                Ok(Stamp {
+                    layout,
+                    stream_id: u32::from(be16(b, C_ID)),
+                    seq: u64::from_be_bytes(seq),
+                    tx_tsc: u64::from_be_bytes(tsc),
+                    fill_len: fill.len() as u16,
+                    fill_csum: checksum::checksum(fill),
+                })
+            }
+        }
+    }
+
+    /// Replaces the TX TSC of the stamp at the start of `payload` and fixes
+    /// the stamp check incrementally (O(1), RFC 1624). The stamp's total sum
+    /// stays 0xFFFF, so the L4 checksum needs no change. Returns false (and
+    /// writes nothing) if `payload` does not start with a known stamp.
+    pub fn patch_tsc(payload: &mut [u8], tx_tsc: u64) -> bool {
+        if payload.len() < COMPACT_LEN || be16(payload, 0) != MAGIC {
+            return false;
+        }
+        match payload[2] {
+            FORMAT_FULL if payload.len() >= FULL_LEN => {
+                let old =
+                    u64::from_be_bytes(payload[F_TSC..F_TSC + 8].try_into().unwrap_or([0; 8]));
+                let c = checksum::update64(be16(payload, F_CHECK), old, tx_tsc);
+                payload[F_TSC..F_TSC + 8].copy_from_slice(&tx_tsc.to_be_bytes());
+                put16(payload, F_CHECK, c);
+                true
+            }
+            FORMAT_COMPACT => {
+                // TSC occupies bytes 11..16; update over the even-aligned window 10..16.
+                let mut old = [0u8; 6];
+                old.copy_from_slice(&payload[10..16]);
+                payload[C_TSC..C_TSC + 5].copy_from_slice(&tx_tsc.to_be_bytes()[3..]);
+                let c =
+                    checksum::update_bytes(be16(payload, C_CHECK), &old, &payload[10..16], false);
+                put16(payload, C_CHECK, c);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Extends a truncated counter (`bits` low bits of the true value, e.g. a
+/// compact stamp's 48-bit sequence or 40-bit TSC) to the full 64-bit value
+/// closest to `reference` (the last extended sequence, or the receiver's
+/// current TSC).
+pub fn extend(truncated: u64, bits: u32, reference: u64) -> u64 {
+    if bits >= 64 {
+        return truncated;
+    }
+    let m = mask(bits);
+    let half = 1u64 << (bits - 1);
+    let cand = (reference & !m) | (truncated & m);
+    if cand > reference && cand - reference > half && cand > m {
+        cand - (m + 1)
+    } else if cand < reference && reference - cand > half {
+        cand.checked_add(m + 1).unwrap_or(cand)
+    } else {
+        cand
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full() -> Stamp {
+        Stamp {
+            layout: StampLayout::Full,
+            stream_id: 0x0102_0304,
+            seq: 0x1122_3344_5566_7788,
+            tx_tsc: 0x99AA_BBCC_DDEE_FF00,
+            fill_len: 4,
+            fill_csum: checksum::checksum(&[0xDE, 0xAD, 0xBE, 0xEF]),
+        }
+    }
+
+    #[test]
+    fn full_exact_bytes_round_trip() {
+        let mut p = [0u8; 36];
+        p[32..].copy_from_slice(&[0xDE, 0xAD, 0xBE, 0xEF]);
+        assert_eq!(full().emit(&mut p), Some(32));
+        let fc = !(0xDEADu16.wrapping_add(0xBEEF).wrapping_add(1)); // DEAD+BEEF = 0x19D9C -> 9D9D
+        assert_eq!(fc, 0x6262);
+        let want_prefix = [
+            0x4C, 0x53, 0x11, 0x00, 1, 2, 3, 4, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+            0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x00, 0x00, 0x04, 0x62, 0x62,
+        ];
+        assert_eq!(p[..28], want_prefix);
+        assert_eq!(p[30..32], [0, 0]);
+        assert!(checksum::verifies(checksum::sum(&p[..32])));
+        assert_eq!(Stamp::parse(&p).unwrap(), full());
+    }
+
+    #[test]
+    fn compact_exact_bytes_round_trip() {
+        let fill = [7u8, 8, 9];
+        let s = Stamp {
+            layout: StampLayout::Compact,
+            stream_id: 0xABCD,
+            seq: 0x0001_0203_0405_0607,
+            tx_tsc: 0x1122_3344_5566_7788,
+            fill_len: 3,
+            fill_csum: checksum::checksum(&fill),
+        };
+        let mut p = [0u8; 21];
+        p[18..].copy_from_slice(&fill);
+        assert_eq!(s.emit(&mut p), Some(18));
+        assert_eq!(
+            p[..16],
+            [
+                0x4C, 0x53, 0x12, 0xAB, 0xCD, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x44, 0x55, 0x66,
+                0x77, 0x88
+            ]
+        );
+        assert!(checksum::verifies(checksum::sum(&p)));
+        let d = Stamp::parse(&p).unwrap();
+        assert_eq!(d.seq, 0x0203_0405_0607);
+        assert_eq!(d.tx_tsc, 0x44_5566_7788);
+        assert_eq!(
+            (d.stream_id, d.fill_len, d.fill_csum),
+            (0xABCD, 3, s.fill_csum)
+        );
+        // The compact check covers the fill.
+        p[20] ^= 0x10;
+        assert_eq!(Stamp::parse(&p), Err(StampError::CheckFailed));
+    }
+
+    #[test]
+    fn errors() {
+        let mut p = [0u8; 32];
+        full().emit(&mut p);
+        assert!(matches!(
+            Stamp::parse(&p[..1]),
+            Err(StampError::TooShort { .. })
+        ));
+        assert!(matches!(
+            Stamp::parse(&p[..2]),
+            Err(StampError::TooShort { .. })
+        ));
+        assert!(matches!(
+            Stamp::parse(&p[..31]),
+            Err(StampError::TooShort { need: 32, .. })
+        ));
+        let mut q = p;
+        q[1] = 0;
+        assert_eq!(Stamp::parse(&q), Err(StampError::BadMagic(0x4C00)));
+        let mut q = p;
+        q[2] = 0x21;
+        assert_eq!(Stamp::parse(&q), Err(StampError::UnknownVersion(0x21)));
+        for i in 3..32 {
+            let mut q = p;
+            q[i] ^= 0x04;
+            assert_eq!(Stamp::parse(&q), Err(StampError::CheckFailed), "byte {i}");
+        }
+    }
+
+    #[test]
+    fn patch_tsc_keeps_check_and_sum() {
+        let mut p = [0u8; 40];
+        full().emit(&mut p);
+        let before = checksum::sum(&p[..32]);
+        assert!(Stamp::patch_tsc(&mut p, 0x0123_4567_89AB_CDEF));
+        assert_eq!(Stamp::parse(&p).unwrap().tx_tsc, 0x0123_4567_89AB_CDEF);
+        assert_eq!(checksum::sum(&p[..32]), before);
+
+        let mut c = [0u8; 25];
+        c[18..].copy_from_slice(&[1, 2, 3, 4, 5, 6, 7]);
+        let s = Stamp {
+            layout: StampLayout::Compact,
+            stream_id: 1,
+            seq: 2,
+            tx_tsc: 3,
+            fill_len: 7,
+            fill_csum: checksum::checksum(&c[18..]),
+        };
+        s.emit(&mut c);
+        assert!(Stamp::patch_tsc(&mut c, 0xFFFF_FFFF_FFFF));
+        assert_eq!(Stamp::parse(&c).unwrap().tx_tsc, 0xFF_FFFF_FFFF);
+        assert!(!Stamp::patch_tsc(&mut [0u8; 40], 1));
+    }
+
+    #[test]
+    fn extend_truncated() {
+        let b = 48;
+        assert_eq!(extend(5, b, 3), 5);
+        let m = 1u64 << 48;
+        assert_eq!(extend(2, b, 3 * m - 1), 3 * m + 2); // wrapped forward
+        assert_eq!(extend(m - 1, b, 3 * m + 1), 3 * m - 1); // slightly behind
+        assert_eq!(extend(m - 1, b, 0), m - 1);
+        assert_eq!(extend(7, 64, 99), 7);
+        assert_eq!(extend(0xFF_FFFF_FFFF, 40, 1u64 << 41), (1u64 << 41) - 1);
+    }
+}

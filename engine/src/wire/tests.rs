@@ -1,0 +1,792 @@
+//! Cross-module tests: builder → etherparse (independent parser) and
+//! builder → dissector, plus fuzz-like robustness of every parser.
+
+use std::collections::{HashMap, HashSet};
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use etherparse::{LinkExtSlice, LinkSlice, NetSlice, SlicedPacket, TransportSlice};
+
+use super::builder::{CsumMode, FrameBuilder};
+use super::checksum;
+use super::dissect::{dissect, dissect_with, CorruptReason, DissectOptions, Dissected};
+use super::ethernet::{EthernetFrame, MacAddr, VlanTag};
+use super::fill::SplitMix64;
+use super::ipv4::{Ipv4Packet, Ipv4Repr};
+use super::ipv6::{Ipv6Packet, Ipv6Repr};
+use super::spec::{IpSpec, L4Spec, SizeSpec, StreamSpec, ValueSet, Vary, VlanSpec};
+use super::stamp::{Stamp, StampLayout};
+use super::tcp::{TcpFlags, TcpPacket, TcpRepr};
+use super::udp::{UdpPacket, UdpRepr};
+
+fn spec(v6: bool, tcp: bool, vlan: bool, size: SizeSpec) -> StreamSpec {
+    let ip = if v6 {
+        IpSpec::V6 {
+            src: ValueSet::Single("2001:db8::10".parse().unwrap()),
+            dst: ValueSet::Single("2001:db8:1::20".parse().unwrap()),
+            traffic_class: 0x2E,
+            flow_label: 0xABCDE,
+            hop_limit: 61,
+        }
+    } else {
+        IpSpec::V4 {
+            src: ValueSet::Single(Ipv4Addr::new(198, 18, 0, 1)),
+            dst: ValueSet::Single(Ipv4Addr::new(198, 19, 0, 1)),
+            dscp: 46,
+            ecn: 1,
+            ttl: 62,
+            dont_fragment: true,
+        }
+    };
+    let l4 = if tcp {
+        L4Spec::Tcp {
+            src_port: ValueSet::Single(40000),
+            dst_port: ValueSet::Single(5201),
+            seq_start: 0xFFFF_F000, // wraps during the test
+            ack: 0x1234_5678,
+            window: 0xFFFF,
+            flags: TcpFlags::ACK | TcpFlags::PSH,
+        }
+    } else {
+        L4Spec::Udp {
+            src_port: ValueSet::Single(40000),
+            dst_port: ValueSet::Single(5001),
+        }
+    };
+    StreamSpec {
+        id: 7,
+        name: "t".into(),
+        vlan: vlan.then_some(VlanSpec {
+            id: 100,
+            pcp: 5,
+            dei: true,
+        }),
+        ip,
+        l4,
+        size,
+        ..StreamSpec::default()
+    }
+}
+
+/// What etherparse sees in one frame.
+struct Seen {
+    payload: Vec<u8>,
+    tcp_seq: Option<u32>,
+}
+
+/// Parses with etherparse and asserts every checksum and length is right.
+fn etherparse_check(frame: &[u8], s: &StreamSpec) -> Seen {
+    let p = SlicedPacket::from_ethernet(frame).expect("etherparse parses our frame");
+    match &p.link {
+        Some(LinkSlice::Ethernet2(e)) => {
+            assert_eq!(MacAddr(e.source()), s.eth.src);
+            assert_eq!(MacAddr(e.destination()), s.eth.dst);
+        }
+        _ => panic!("no ethernet"),
+    }
+    match (s.vlan, p.link_exts.first()) {
+        (None, None) => {}
+        (Some(v), Some(LinkExtSlice::Vlan(t))) => {
+            assert_eq!(t.vlan_identifier().value(), v.id);
+            assert_eq!(t.priority_code_point().value(), v.pcp);
+            assert_eq!(t.drop_eligible_indicator(), v.dei);
+        }
+        _ => panic!("vlan mismatch"),
+    }
+    let l2 = s.l2_len();
+    let (src, dst, l4_payload_len): (Vec<u8>, Vec<u8>, usize) = match p.net.as_ref().unwrap() {
+        NetSlice::Ipv4(ip) => {
+            let h = ip.header();
+            assert_eq!(usize::from(h.total_len()), frame.len() - l2);
+            assert_eq!(h.header_checksum(), h.to_header().calc_header_checksum());
+            if let IpSpec::V4 {
+                dscp,
+                ecn,
+                ttl,
+                dont_fragment,
+                ..
+            } = s.ip
+            {
+                assert_eq!(
+                    (h.dcp().value(), h.ecn().value(), h.ttl()),
+                    (dscp, ecn, ttl)
+                );
+                assert_eq!(h.dont_fragment(), dont_fragment);
+            }
+            (
+                h.source().to_vec(),
+                h.destination().to_vec(),
+                frame.len() - l2 - 20,
+            )
+        }
+        NetSlice::Ipv6(ip) => {
+            let h = ip.header();
+            assert_eq!(usize::from(h.payload_length()), frame.len() - l2 - 40);
+            if let IpSpec::V6 {
+                traffic_class,
+                flow_label,
+                hop_limit,
+                ..
+            } = s.ip
+            {
+                assert_eq!(h.traffic_class(), traffic_class);
+                assert_eq!(h.flow_label().value(), flow_label);
+                assert_eq!(h.hop_limit(), hop_limit);
+            }
+            (
+                h.source().to_vec(),
+                h.destination().to_vec(),
+                frame.len() - l2 - 40,
+            )
+        }
+        _ => panic!("not ip"),
+    };
+    let v6 = src.len() == 16;
+    match p.transport.as_ref().unwrap() {
+        TransportSlice::Udp(u) => {
+            assert_eq!(usize::from(u.length()), l4_payload_len);
+            let h = u.to_header();
+            let want = if v6 {
+                h.calc_checksum_ipv6_raw(
+                    src.try_into().unwrap(),
+                    dst.try_into().unwrap(),
+                    u.payload(),
+                )
+            } else {
+                h.calc_checksum_ipv4_raw(
+                    src.try_into().unwrap(),
+                    dst.try_into().unwrap(),
+                    u.payload(),
+                )
+            }
+            .unwrap();
+            assert_ne!(u.checksum(), 0);
+            assert_eq!(u.checksum(), want, "udp checksum");
+            Seen {
+                payload: u.payload().to_vec(),
+                tcp_seq: None,
+            }
+        }
+        TransportSlice::Tcp(t) => {
+            let want = if v6 {
+                t.calc_checksum_ipv6(src.try_into().unwrap(), dst.try_into().unwrap())
+            } else {
+                t.calc_checksum_ipv4(src.try_into().unwrap(), dst.try_into().unwrap())
+            }
+            .unwrap();
+            assert_eq!(t.checksum(), want, "tcp checksum");
+            assert!(t.ack() && t.psh() && !t.syn());
+            assert_eq!(
+                (t.acknowledgment_number(), t.window_size()),
+                (0x1234_5678, 0xFFFF)
+            );
+            Seen {
+                payload: t.payload().to_vec(),
+                tcp_seq: Some(t.sequence_number()),
+            }
+        }
+        _ => panic!("not udp/tcp"),
+    }
+}
+
+fn truncated(v: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        v
+    } else {
+        v & ((1 << bits) - 1)
+    }
+}
+
+/// The main end-to-end check for one stream configuration.
+fn run_stream(s: &StreamSpec, n: usize) {
+    let mut b = FrameBuilder::new(s, CsumMode::Software).unwrap();
+    let mut buf = vec![0u8; b.max_len()];
+    let mut payloads = HashSet::new();
+    let mut expect_tcp_seq: Option<u32> = None;
+    let base_seq = 1u64 << 50; // exercises compact truncation
+    let mut lens = HashMap::new();
+    for i in 0..n as u64 {
+        let len = b.next_len();
+        let seq = base_seq + i;
+        let tsc = 0x00AB_CDEF_0000_0000 + i * 3000;
+        assert_eq!(b.write(&mut buf, seq, tsc), len);
+        *lens.entry(len + 4).or_insert(0) += 1;
+        let f = &mut buf[..len];
+        let seen = etherparse_check(f, s);
+        // Stamp decodes with consecutive seq.
+        let st = Stamp::parse(&seen.payload).unwrap();
+        assert_eq!(st.seq, truncated(seq, st.layout.seq_bits()));
+        assert_eq!(st.tx_tsc, truncated(tsc, st.layout.tsc_bits()));
+        assert_eq!(st.stream_id, 7);
+        if let Some(ts) = seen.tcp_seq {
+            if let Some(e) = expect_tcp_seq {
+                assert_eq!(ts, e, "tcp seq advances by payload length");
+            } else {
+                assert_eq!(ts, 0xFFFF_F000);
+            }
+            expect_tcp_seq = Some(ts.wrapping_add(seen.payload.len() as u32));
+        }
+        assert!(payloads.insert(seen.payload.clone()), "payload repeated");
+        match dissect(f) {
+            Dissected::Ours(o) => {
+                assert_eq!(o.stream_id, 7);
+                assert_eq!(o.seq, truncated(seq, o.seq_bits));
+                assert_eq!(o.payload_len, seen.payload.len());
+                assert_eq!(o.vlan, s.vlan.map(|v| v.id));
+            }
+            other => panic!("frame {i}: {other:?}"),
+        }
+        // Patch the TSC: all checksums must stay valid.
+        let new_tsc = 0xFEDC_BA98_7654_3210 ^ i;
+        b.set_tx_tsc(f, new_tsc);
+        let seen2 = etherparse_check(f, s);
+        let st2 = Stamp::parse(&seen2.payload).unwrap();
+        assert_eq!(st2.tx_tsc, truncated(new_tsc, st2.layout.tsc_bits()));
+        match dissect(f) {
+            Dissected::Ours(o) => assert_eq!(o.tx_tsc, truncated(new_tsc, o.tsc_bits)),
+            other => panic!("after set_tx_tsc: {other:?}"),
+        }
+        // Flip one payload bit.
+        let hdr = b.stamp_offset();
+        let slen = st.layout.len();
+        if i % 97 == 0 {
+            if len > hdr + slen {
+                let pos = hdr + slen + (i as usize * 31) % (len - hdr - slen);
+                f[pos] ^= 0x20;
+                let want = if st.layout == StampLayout::Full {
+                    CorruptReason::FillChecksum
+                } else {
+                    CorruptReason::StampCheck
+                };
+                match dissect(f) {
+                    Dissected::Corrupt {
+                        reason,
+                        stream_id,
+                        seq,
+                    } => {
+                        assert_eq!(reason, want);
+                        if want == CorruptReason::FillChecksum {
+                            assert_eq!((stream_id, seq), (Some(7), Some(seq_of(&st))));
+                        }
+                    }
+                    other => panic!("bit flip not detected: {other:?}"),
+                }
+                // With fill verification off, the L4 checksum still catches it.
+                let o = DissectOptions {
+                    verify_fill: false,
+                    ..DissectOptions::default()
+                };
+                assert!(matches!(dissect_with(f, &o), Dissected::Corrupt { .. }));
+                f[pos] ^= 0x20;
+            }
+            // Flip a stamp bit.
+            f[hdr + 9] ^= 1;
+            assert!(matches!(
+                dissect(f),
+                Dissected::Corrupt {
+                    reason: CorruptReason::StampCheck,
+                    stream_id: None,
+                    ..
+                }
+            ));
+            f[hdr + 9] ^= 1;
+            // Flip an IP header bit (IPv4: header checksum; IPv6: L4 via pseudo-header).
+            let l3 = b.l2_len();
+            f[l3 + 8 + if b.is_ipv6() { 0 } else { 4 }] ^= 0x01;
+            let want = if b.is_ipv6() {
+                CorruptReason::L4Checksum
+            } else {
+                CorruptReason::IpChecksum
+            };
+            assert!(matches!(dissect(f), Dissected::Corrupt { reason, .. } if reason == want));
+        }
+    }
+    if s.size == SizeSpec::Imix {
+        let small = s.min_frame_size().max(64);
+        assert_eq!(
+            lens.get(&small),
+            Some(&(n / 12 * 7 + [0, 1, 1, 2, 3, 3, 4, 4, 5, 5, 6, 7][n % 12]))
+        );
+        assert_eq!(lens.len(), 3);
+    }
+}
+
+fn seq_of(s: &Stamp) -> u64 {
+    s.seq
+}
+
+#[test]
+fn all_stacks_all_sizes_1000_frames() {
+    for v6 in [false, true] {
+        for tcp in [false, true] {
+            for vlan in [false, true] {
+                let min = spec(v6, tcp, vlan, SizeSpec::Fixed(64)).min_frame_size();
+                let mut sizes = vec![SizeSpec::Fixed(1518), SizeSpec::Fixed(9130), SizeSpec::Imix];
+                if min <= 64 {
+                    sizes.push(SizeSpec::Fixed(64));
+                }
+                // Smallest size, and one with a compact stamp plus a few fill bytes.
+                sizes.push(SizeSpec::Fixed(min));
+                sizes.push(SizeSpec::Fixed(min + 7));
+                sizes.push(SizeSpec::Cycle(vec![min + 14, min + 15, 1500, 9130]));
+                for size in sizes {
+                    let s = spec(v6, tcp, vlan, size);
+                    run_stream(&s, 1000);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn default_stream_is_9130_ipv4_udp() {
+    let s = StreamSpec::default();
+    let mut b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+    assert_eq!(b.next_len(), 9126);
+    assert_eq!(b.max_len(), 9126);
+    assert_eq!(
+        (b.l2_len(), b.l3_len(), b.l4_len(), b.is_ipv6(), b.is_tcp()),
+        (14, 20, 8, false, false)
+    );
+    assert_eq!(FrameBuilder::min_frame_size(&s), 64);
+    let mut small = vec![0u8; 100];
+    assert_eq!(b.write(&mut small, 0, 0), 0, "short buffer is refused");
+}
+
+#[test]
+fn offload_mode_leaves_what_dpdk_expects() {
+    for (v6, tcp) in [(false, false), (false, true), (true, false), (true, true)] {
+        let s = spec(v6, tcp, false, SizeSpec::Fixed(1518));
+        let mut b = FrameBuilder::new(&s, CsumMode::Offload).unwrap();
+        let mut sw = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+        let mut f = vec![0u8; b.max_len()];
+        let mut g = vec![0u8; sw.max_len()];
+        let len = b.next_len();
+        sw.next_len();
+        b.write(&mut f, 5, 6);
+        sw.write(&mut g, 5, 6);
+        let l3 = b.l2_len();
+        let l4 = l3 + b.l3_len();
+        let csum_off = l4 + if tcp { 16 } else { 6 };
+        let seg_len = len - l4;
+        let proto = if tcp { 6 } else { 17 };
+        let pseudo = if v6 {
+            let p = Ipv6Packet::new_checked(&f[l3..]).unwrap();
+            checksum::pseudo_v6(&p.src(), &p.dst(), proto, seg_len as u32)
+        } else {
+            let p = Ipv4Packet::new_checked(&f[l3..]).unwrap();
+            assert_eq!(p.checksum(), 0, "IPv4 checksum left to the NIC");
+            checksum::pseudo_v4(p.src(), p.dst(), proto, seg_len as u16)
+        };
+        assert_eq!(u16::from_be_bytes([f[csum_off], f[csum_off + 1]]), pseudo);
+        // Emulate the NIC: checksum over the segment as-is (field = pseudo sum).
+        let c = checksum::checksum(&f[l4..len]);
+        f[csum_off..csum_off + 2]
+            .copy_from_slice(&(if c == 0 && !tcp { 0xFFFF } else { c }).to_be_bytes());
+        if !v6 {
+            let mut p = Ipv4Packet::new_checked(&mut f[l3..len]).unwrap();
+            p.fill_checksum();
+        }
+        assert_eq!(&f[..len], &g[..len], "offload + NIC == software");
+    }
+}
+
+#[test]
+fn stepped_variation_covers_exactly_the_configured_set() {
+    let srcs = ValueSet::Range {
+        first: Ipv4Addr::new(10, 0, 0, 254),
+        last: Ipv4Addr::new(10, 0, 1, 1),
+    };
+    let dsts = ValueSet::List(vec![
+        Ipv4Addr::new(192, 0, 2, 9),
+        Ipv4Addr::new(192, 0, 2, 1),
+        Ipv4Addr::new(203, 0, 113, 5),
+    ]);
+    let sports = ValueSet::Range {
+        first: 1000u16,
+        last: 1001,
+    };
+    let dports = ValueSet::List(vec![53u16, 5001]);
+    let mut expected = HashSet::new();
+    for a in 0..4 {
+        for b in 0..3 {
+            for c in 0..2 {
+                for d in 0..2 {
+                    expected.insert((
+                        srcs.nth(a).unwrap().to_string(),
+                        dsts.nth(b).unwrap().to_string(),
+                        sports.nth(c).unwrap(),
+                        dports.nth(d).unwrap(),
+                    ));
+                }
+            }
+        }
+    }
+    assert_eq!(expected.len(), 48);
+    for tcp in [false, true] {
+        let mut s = spec(false, tcp, false, SizeSpec::Fixed(128));
+        s.ip = IpSpec::V4 {
+            src: srcs.clone(),
+            dst: dsts.clone(),
+            dscp: 0,
+            ecn: 0,
+            ttl: 64,
+            dont_fragment: false,
+        };
+        s.l4 = match s.l4 {
+            L4Spec::Udp { .. } => L4Spec::Udp {
+                src_port: sports.clone(),
+                dst_port: dports.clone(),
+            },
+            L4Spec::Tcp {
+                seq_start,
+                ack,
+                window,
+                flags,
+                ..
+            } => L4Spec::Tcp {
+                src_port: sports.clone(),
+                dst_port: dports.clone(),
+                seq_start,
+                ack,
+                window,
+                flags,
+            },
+        };
+        let tuples = collect_tuples(&s, 96);
+        assert_eq!(
+            tuples[..48].iter().cloned().collect::<HashSet<_>>(),
+            expected
+        );
+        assert_eq!(
+            tuples[..48],
+            tuples[48..],
+            "stepping repeats with period 48"
+        );
+        // Random: reproducible, inside the set, and covers it.
+        s.vary = Vary::Random { seed: 42 };
+        let r1 = collect_tuples(&s, 1500);
+        let r2 = collect_tuples(&s, 1500);
+        assert_eq!(r1, r2, "same seed, same frames");
+        assert_eq!(r1.iter().cloned().collect::<HashSet<_>>(), expected);
+        s.vary = Vary::Random { seed: 43 };
+        assert_ne!(collect_tuples(&s, 1500), r1);
+    }
+}
+
+#[test]
+fn ipv6_variation() {
+    let mut s = spec(true, false, true, SizeSpec::Fixed(200));
+    let first: Ipv6Addr = "2001:db8::ffff".parse().unwrap();
+    s.ip = IpSpec::V6 {
+        src: ValueSet::Range {
+            first,
+            last: "2001:db8::1:2".parse().unwrap(),
+        },
+        dst: ValueSet::List(vec![
+            "2001:db8::a".parse().unwrap(),
+            "2001:db8::b".parse().unwrap(),
+        ]),
+        traffic_class: 0,
+        flow_label: 1,
+        hop_limit: 1,
+    };
+    let t = collect_tuples(&s, 8);
+    let set: HashSet<_> = t.iter().map(|x| (x.0.clone(), x.1.clone())).collect();
+    assert_eq!(set.len(), 8);
+    assert!(set.contains(&("2001:db8::1:2".to_string(), "2001:db8::b".to_string())));
+}
+
+/// Builds `n` frames, checks them with etherparse, returns their 4-tuples.
+fn collect_tuples(s: &StreamSpec, n: usize) -> Vec<(String, String, u16, u16)> {
+    let mut b = FrameBuilder::new(s, CsumMode::Software).unwrap();
+    let mut buf = vec![0u8; b.max_len()];
+    let mut out = Vec::new();
+    for i in 0..n {
+        let len = b.next_len();
+        b.write(&mut buf, i as u64, 0);
+        let f = &buf[..len];
+        etherparse_check(f, s);
+        assert!(matches!(dissect(f), Dissected::Ours(_)));
+        let p = SlicedPacket::from_ethernet(f).unwrap();
+        let (sa, da) = match p.net.unwrap() {
+            NetSlice::Ipv4(ip) => (
+                ip.header().source_addr().to_string(),
+                ip.header().destination_addr().to_string(),
+            ),
+            NetSlice::Ipv6(ip) => (
+                ip.header().source_addr().to_string(),
+                ip.header().destination_addr().to_string(),
+            ),
+            _ => unreachable!(),
+        };
+        let (sp, dp) = match p.transport.unwrap() {
+            TransportSlice::Udp(u) => (u.source_port(), u.destination_port()),
+            TransportSlice::Tcp(t) => (t.source_port(), t.destination_port()),
+            _ => unreachable!(),
+        };
+        out.push((sa, da, sp, dp));
+    }
+    out
+}
+
+#[test]
+fn reprs_round_trip_through_etherparse() {
+    // Hand-assembled IPv4/TCP and IPv6/UDP packets from the Reprs.
+    let mut f = vec![0u8; 14 + 20 + 20 + 5];
+    let e = super::ethernet::EthernetRepr {
+        dst: MacAddr([2, 0, 0, 0, 0, 2]),
+        src: MacAddr([2, 0, 0, 0, 0, 1]),
+        ethertype: 0x0800,
+    };
+    e.emit(&mut EthernetFrame::new_unchecked(&mut f[..]));
+    let ip = Ipv4Repr {
+        src: Ipv4Addr::new(1, 2, 3, 4),
+        dst: Ipv4Addr::new(5, 6, 7, 8),
+        protocol: 6,
+        payload_len: 25,
+        dscp: 10,
+        ecn: 2,
+        ttl: 9,
+        ident: 0xBEEF,
+        dont_fragment: false,
+    };
+    ip.emit(&mut Ipv4Packet::new_unchecked(&mut f[14..]), true);
+    let t = TcpRepr {
+        src_port: 1,
+        dst_port: 2,
+        seq: 3,
+        ack: 4,
+        flags: TcpFlags::ACK,
+        window: 5,
+    };
+    f[54..].copy_from_slice(b"hello");
+    let mut tp = TcpPacket::new_unchecked(&mut f[34..]);
+    t.emit(&mut tp);
+    tp.fill_checksum(checksum::pseudo_v4(ip.src, ip.dst, 6, 25));
+    let p = SlicedPacket::from_ethernet(&f).unwrap();
+    let Some(NetSlice::Ipv4(i)) = &p.net else {
+        panic!()
+    };
+    assert_eq!(
+        i.header().header_checksum(),
+        i.header().to_header().calc_header_checksum()
+    );
+    assert_eq!(i.header().identification(), 0xBEEF);
+    let Some(TransportSlice::Tcp(ts)) = &p.transport else {
+        panic!()
+    };
+    assert_eq!(
+        ts.checksum(),
+        ts.calc_checksum_ipv4([1, 2, 3, 4], [5, 6, 7, 8]).unwrap()
+    );
+    assert_eq!(ts.payload(), b"hello");
+    let ip2 = Ipv4Repr::parse(&Ipv4Packet::new_checked(&f[14..]).unwrap(), true).unwrap();
+    assert_eq!(ip2, ip);
+    assert_eq!(
+        TcpRepr::parse(&TcpPacket::new_checked(&f[34..]).unwrap()).unwrap(),
+        t
+    );
+    assert!(TcpPacket::new_checked(&f[34..])
+        .unwrap()
+        .verify_checksum(checksum::pseudo_v4(ip.src, ip.dst, 6, 25)));
+
+    let mut g = vec![0u8; 18 + 40 + 8 + 3];
+    super::ethernet::EthernetRepr {
+        ethertype: 0x8100,
+        ..e
+    }
+    .emit(&mut EthernetFrame::new_unchecked(&mut g[..]));
+    super::ethernet::VlanRepr {
+        pcp: 1,
+        dei: false,
+        vid: 4094,
+        ethertype: 0x86DD,
+    }
+    .emit(&mut VlanTag::new_unchecked(&mut g[14..]));
+    let ip6 = Ipv6Repr {
+        src: "fe80::1".parse().unwrap(),
+        dst: "ff02::1".parse().unwrap(),
+        next_header: 17,
+        payload_len: 11,
+        traffic_class: 3,
+        flow_label: 0xFFFFF,
+        hop_limit: 255,
+    };
+    ip6.emit(&mut Ipv6Packet::new_unchecked(&mut g[18..]));
+    g[66..].copy_from_slice(&[0xFF, 0xFF, 0xFF]);
+    let mut up = UdpPacket::new_unchecked(&mut g[58..]);
+    UdpRepr {
+        src_port: 546,
+        dst_port: 547,
+        payload_len: 3,
+    }
+    .emit(&mut up);
+    up.fill_checksum(checksum::pseudo_v6(&ip6.src, &ip6.dst, 17, 11));
+    let p = SlicedPacket::from_ethernet(&g).unwrap();
+    let Some(TransportSlice::Udp(us)) = &p.transport else {
+        panic!()
+    };
+    let want = us
+        .to_header()
+        .calc_checksum_ipv6_raw(ip6.src.octets(), ip6.dst.octets(), us.payload())
+        .unwrap();
+    assert_eq!(us.checksum(), want);
+    assert_eq!(
+        Ipv6Repr::parse(&Ipv6Packet::new_checked(&g[18..]).unwrap()).unwrap(),
+        ip6
+    );
+}
+
+#[test]
+fn udp_checksum_zero_becomes_ffff() {
+    // Search payloads until the computed checksum is 0: it must be sent as 0xFFFF.
+    let a: Ipv6Addr = "2001:db8::1".parse().unwrap();
+    let ps = checksum::pseudo_v6(&a, &a, 17, 10);
+    for x in 0..=u16::MAX {
+        let mut d = [0u8; 10];
+        d[0..2].copy_from_slice(&1u16.to_be_bytes());
+        d[2..4].copy_from_slice(&2u16.to_be_bytes());
+        d[4..6].copy_from_slice(&10u16.to_be_bytes());
+        d[8..10].copy_from_slice(&x.to_be_bytes());
+        if checksum::finish(checksum::add(ps, checksum::sum(&d))) == 0 {
+            let mut p = UdpPacket::new_unchecked(&mut d[..]);
+            p.fill_checksum(ps);
+            assert_eq!(p.checksum(), 0xFFFF);
+            assert!(UdpPacket::new_checked(&d[..])
+                .unwrap()
+                .verify_checksum(ps, false));
+            return;
+        }
+    }
+    panic!("no zero-checksum payload found");
+}
+
+#[test]
+fn never_panics_on_random_bytes_or_truncations() {
+    let mut rng = SplitMix64::new(0xF00D);
+    let mut frames = Vec::new();
+    for v6 in [false, true] {
+        for tcp in [false, true] {
+            for vlan in [false, true] {
+                for size in [SizeSpec::Fixed(200), SizeSpec::Imix] {
+                    let s = spec(v6, tcp, vlan, size);
+                    let mut b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+                    for i in 0..2 {
+                        let len = b.next_len();
+                        let mut f = vec![0u8; len];
+                        b.write(&mut f, i, i);
+                        frames.push(f);
+                    }
+                }
+            }
+        }
+    }
+    for f in &frames {
+        assert!(matches!(dissect(f), Dissected::Ours(_)));
+        for cut in 0..f.len() {
+            let d = dissect(&f[..cut]);
+            assert!(
+                !matches!(d, Dissected::Ours(_)),
+                "truncated to {cut}: {d:?}"
+            );
+            poke_all_parsers(&f[..cut]);
+        }
+        // Random single-byte corruptions anywhere: never Ours unless the byte is unchanged.
+        for _ in 0..300 {
+            let mut g = f.clone();
+            let pos = (rng.next_u64() as usize) % g.len();
+            let x = (rng.next_u64() as u8) | 1;
+            g[pos] ^= x;
+            let d = dissect(&g);
+            // MACs, the VLAN TCI and (IPv6) traffic class, flow label and
+            // hop limit are not covered by any checksum.
+            let l3 = if f[12] == 0x81 { 18 } else { 14 };
+            let v6 = f[l3] >> 4 == 6;
+            let uncovered = (l3 == 18 && (14..16).contains(&pos))
+                || (v6 && ((l3..l3 + 4).contains(&pos) || pos == l3 + 7));
+            if pos >= 12 && !uncovered {
+                assert!(
+                    !matches!(d, Dissected::Ours(_)),
+                    "corruption at {pos} undetected"
+                );
+            }
+            poke_all_parsers(&g);
+        }
+    }
+    for _ in 0..20000 {
+        let n = (rng.next_u64() % 300) as usize;
+        let mut g: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+        // Make many of them look like IP/UDP/TCP with our magic to go deeper.
+        if n > 60 && rng.next_u64() & 1 == 0 {
+            g[12..14].copy_from_slice(&[0x08, 0x00]);
+            g[14] = 0x45;
+            g[23] = if rng.next_u64() & 1 == 0 { 17 } else { 6 };
+            g[42..44].copy_from_slice(&[0x4C, 0x53]);
+        }
+        let _ = dissect(&g);
+        let _ = dissect_with(
+            &g,
+            &DissectOptions {
+                verify_ip: false,
+                verify_l4: false,
+                verify_fill: false,
+            },
+        );
+        poke_all_parsers(&g);
+    }
+}
+
+fn poke_all_parsers(b: &[u8]) {
+    if let Ok(e) = EthernetFrame::new_checked(b) {
+        let _ = super::ethernet::EthernetRepr::parse(&e);
+    }
+    if let Ok(t) = VlanTag::new_checked(b) {
+        let _ = super::ethernet::VlanRepr::parse(&t);
+    }
+    for off in [0usize, 14, 18] {
+        let Some(x) = b.get(off..) else { continue };
+        if let Ok(p) = Ipv4Packet::new_checked(x) {
+            let _ = Ipv4Repr::parse(&p, true);
+            let _ = p.payload();
+        }
+        if let Ok(p) = Ipv6Packet::new_checked(x) {
+            let _ = Ipv6Repr::parse(&p);
+            let _ = p.payload();
+        }
+        if let Ok(p) = UdpPacket::new_checked(x) {
+            let _ = UdpRepr::parse(&p);
+            let _ = p.payload();
+            let _ = p.verify_checksum(0, true);
+        }
+        if let Ok(p) = TcpPacket::new_checked(x) {
+            let _ = TcpRepr::parse(&p);
+            let _ = p.payload();
+        }
+        let _ = Stamp::parse(x);
+        let mut y = x.to_vec();
+        let _ = Stamp::patch_tsc(&mut y, 1);
+    }
+}
+
+/// Throughput of `write` on 9130-byte frames (run with `--release --ignored`).
+#[test]
+#[ignore]
+fn bench_write_9130() {
+    let s = StreamSpec::default();
+    let mut b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+    let mut bufs = vec![vec![0u8; b.max_len()]; 64];
+    let n = 2_000_000u64;
+    let t0 = std::time::Instant::now();
+    for i in 0..n {
+        b.next_len();
+        let buf = &mut bufs[(i % 64) as usize];
+        b.write(buf, i, i);
+        b.set_tx_tsc(buf, i + 1);
+    }
+    let dt = t0.elapsed().as_secs_f64();
+    println!(
+        "{:.3} Mframes/s of 9130 bytes ({:.2} GB/s)",
+        n as f64 / dt / 1e6,
+        n as f64 * 9126.0 / dt / 1e9
+    );
+}

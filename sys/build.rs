@@ -58,12 +58,18 @@ fn main() {
     }
 
     let mut build = cc::Build::new();
-    build.file("shim.c").include(".").opt_level(3).warnings(true);
+    build
+        .file("shim.c")
+        .include(".")
+        .opt_level(3)
+        .warnings(true);
     let mut clang_args = Vec::new();
     let mut it = cflags.iter();
     while let Some(flag) = it.next() {
         if flag == "-include" {
-            let header = it.next().expect("-include without a header in pkg-config output");
+            let header = it
+                .next()
+                .expect("-include without a header in pkg-config output");
             build.flag("-include").flag(header);
             clang_args.push("-include".to_owned());
             clang_args.push(header.clone());

@@ -79,10 +79,15 @@ pub fn load_plan(args: &RunArgs) -> Result<Plan, String> {
         None => None,
     };
     let rate = match &args.rate {
-        Some(r) => Some(r.parse::<RateSpec>().map_err(|e| format!("--rate {r}: {e}"))?),
+        Some(r) => Some(
+            r.parse::<RateSpec>()
+                .map_err(|e| format!("--rate {r}: {e}"))?,
+        ),
         None => None,
     };
-    let mut plan = plan.with_overrides(duration, rate).map_err(|e| e.to_string())?;
+    let mut plan = plan
+        .with_overrides(duration, rate)
+        .map_err(|e| e.to_string())?;
     if let Some(pcap) = &args.capture {
         apply_capture(&mut plan, pcap)?;
     }
@@ -96,24 +101,38 @@ pub fn apply_capture(plan: &mut Plan, pcap: &Path) -> Result<(), String> {
     tx_ports.sort_unstable();
     tx_ports.dedup();
     if tx_ports.is_empty() {
-        return Err(format!("--capture {}: the profile has no TX task", pcap.display()));
+        return Err(format!(
+            "--capture {}: the profile has no TX task",
+            pcap.display()
+        ));
     }
     if let Some(dir) = pcap.parent().filter(|d| !d.as_os_str().is_empty()) {
         if !dir.is_dir() {
-            return Err(format!("--capture {}: folder {} does not exist", pcap.display(), dir.display()));
+            return Err(format!(
+                "--capture {}: folder {} does not exist",
+                pcap.display(),
+                dir.display()
+            ));
         }
     }
     for (k, &p) in tx_ports.iter().enumerate() {
         let file = if k == 0 {
             pcap.to_path_buf()
         } else {
-            let stem = pcap.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let stem = pcap
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             pcap.with_file_name(format!("{stem}-{k}.pcap"))
         };
         let old = plan.ports[p].device.name().to_string();
         let name = format!("net_pcap_cap{k}");
-        plan.eal.vdevs.retain(|v| v.split(',').next() != Some(old.as_str()));
-        plan.eal.vdevs.push(format!("{name},tx_pcap={}", file.display()));
+        plan.eal
+            .vdevs
+            .retain(|v| v.split(',').next() != Some(old.as_str()));
+        plan.eal
+            .vdevs
+            .push(format!("{name},tx_pcap={}", file.display()));
         plan.ports[p].device = config::Device::Vdev(name);
     }
     Ok(())
@@ -160,7 +179,10 @@ pub fn ports(args: &PortsArgs) -> Result<(), String> {
             v.extend(s.split_whitespace().map(str::to_string));
             v
         }
-        (None, None) => config::load_default().map_err(|e| e.to_string())?.eal.eal_args(),
+        (None, None) => config::load_default()
+            .map_err(|e| e.to_string())?
+            .eal
+            .eal_args(),
     };
     let eal = Eal::init(&eal_args).map_err(|e| format!("DPDK could not start: {e}"))?;
     let mut infos = Vec::new();
@@ -174,7 +196,10 @@ pub fn ports(args: &PortsArgs) -> Result<(), String> {
             .iter()
             .map(|(i, l)| serde_json::json!({ "info": i, "mac": i.mac_string(), "link": l, "offloads": i.offload_names() }))
             .collect();
-        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        );
     } else if infos.is_empty() {
         println!("no ports: DPDK probed no device (give --vdev=... or bind a NIC to vfio-pci)");
     } else {
@@ -182,24 +207,38 @@ pub fn ports(args: &PortsArgs) -> Result<(), String> {
             println!("port {} {} (driver {})", i.id, i.name, i.driver);
             println!("  mac {}  numa socket {}", i.mac_string(), i.socket);
             println!(
-                "  link {} {} Mbit/s {}",
+                "  link {} {} Mbit/s {} (as reported before the port is started)",
                 if l.up { "up" } else { "down" },
                 l.speed_mbps,
-                if l.full_duplex { "full-duplex" } else { "half-duplex" }
+                if l.full_duplex {
+                    "full-duplex"
+                } else {
+                    "half-duplex"
+                }
             );
-            println!(
-                "  max frame {} bytes (max_rx_pktlen {} + FCS), MTU {}..{}",
-                i.max_rx_pktlen + 4,
-                i.max_rx_pktlen,
-                i.min_mtu,
-                i.max_mtu
-            );
+            let max_frame = match i.max_rx_pktlen {
+                u32::MAX => "no limit reported".to_string(),
+                n => format!("{} bytes (max_rx_pktlen {n} + FCS)", n.saturating_add(4)),
+            };
+            println!("  max frame {max_frame}, MTU {}..{}", i.min_mtu, i.max_mtu);
             println!(
                 "  queues rx {} tx {}, ring rx {}..{} tx {}..{}",
-                i.max_rx_queues, i.max_tx_queues, i.rx_ring.0, i.rx_ring.1, i.tx_ring.0, i.tx_ring.1
+                i.max_rx_queues,
+                i.max_tx_queues,
+                i.rx_ring.0,
+                i.rx_ring.1,
+                i.tx_ring.0,
+                i.tx_ring.1
             );
             let off = i.offload_names();
-            println!("  offloads {}", if off.is_empty() { "none".to_string() } else { off.join(" ") });
+            println!(
+                "  offloads {}",
+                if off.is_empty() {
+                    "none".to_string()
+                } else {
+                    off.join(" ")
+                }
+            );
         }
     }
     drop(infos);

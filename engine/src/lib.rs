@@ -5,8 +5,15 @@
 //! pure and never touch DPDK, so they are unit-tested without an EAL.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
+pub mod cli;
 pub mod config;
+pub mod counter;
 pub mod dpdk;
 pub mod limits;
 pub mod pace;
+pub mod report;
+pub mod result;
+pub mod run;
+pub mod rx;
+pub mod tx;
 pub mod wire;

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::config::Plan;
-use crate::dpdk::PortStats;
 use crate::config::Plan as _Plan;
+use crate::dpdk::PortStats;
 use crate::limits::bus::Bus;
 use crate::limits::link::LinkKind;
 use crate::limits::verdict::{Observation, Verdict};
@@ -240,7 +240,12 @@ impl RunResult {
 
     /// What the verdict is computed from: this run's rates and costs, the
     /// receiving port's link and bus.
-    pub fn observation(&self, link: Option<LinkKind>, bus: Option<Bus>, plan: &_Plan) -> Observation {
+    pub fn observation(
+        &self,
+        link: Option<LinkKind>,
+        bus: Option<Bus>,
+        plan: &_Plan,
+    ) -> Observation {
         let rx = self.rx.as_ref();
         let tx = self.tx.as_ref();
         let delivered_fps = rx.map_or(0.0, |r| r.achieved.fps);
@@ -252,16 +257,27 @@ impl RunResult {
         let (cpf, util) = match rx {
             Some(r) if !r.tasks.is_empty() => {
                 // The busiest lcore binds first.
-                let t = r.tasks.iter().max_by(|a, b| a.cycles_per_frame.total_cmp(&b.cycles_per_frame)).expect("non-empty");
+                let t = r
+                    .tasks
+                    .iter()
+                    .max_by(|a, b| a.cycles_per_frame.total_cmp(&b.cycles_per_frame))
+                    .expect("non-empty");
                 let n = r.tasks.len() as f64;
-                (Some(t.cycles_per_frame / n), Some(t.utilisation_pct / 100.0))
+                (
+                    Some(t.cycles_per_frame / n),
+                    Some(t.utilisation_pct / 100.0),
+                )
             }
             _ => (None, None),
         };
         let lost = rx.map_or(0, |r| r.lost);
         let imissed = rx.map_or(0, |r| r.pmd.imissed);
         let target = tx.and_then(|t| {
-            let l2: f64 = t.tasks.iter().filter_map(|k| k.pace.target.map(|r| r.l2_bps)).sum();
+            let l2: f64 = t
+                .tasks
+                .iter()
+                .filter_map(|k| k.pace.target.map(|r| r.l2_bps))
+                .sum();
             (l2 > 0.0).then_some(l2)
         });
         let _ = plan;
@@ -286,7 +302,10 @@ impl RunResult {
     /// The human summary printed after the interval lines.
     pub fn summary(&self) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -");
+        let _ = writeln!(
+            s,
+            "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -"
+        );
         if let Some(tx) = &self.tx {
             let _ = writeln!(
                 s,
@@ -299,7 +318,11 @@ impl RunResult {
                 tx.achieved.payload_bps / 1e9,
                 tx.achieved.fps / 1e6
             );
-            let agree = if tx.pmd_frames == tx.frames { "agrees" } else { "DIFFERS" };
+            let agree = if tx.pmd_frames == tx.frames {
+                "agrees"
+            } else {
+                "DIFFERS"
+            };
             let _ = writeln!(
                 s,
                 "      PMD counted {} frames sent ({agree}), {} errors",
@@ -322,7 +345,14 @@ impl RunResult {
                 let _ = writeln!(s, "        {}", t.pace.one_line());
             }
             for st in &tx.streams {
-                let _ = writeln!(s, "      stream {} ({}): {} frames, {}", st.id, st.name, st.frames, bytes_str(st.bytes));
+                let _ = writeln!(
+                    s,
+                    "      stream {} ({}): {} frames, {}",
+                    st.id,
+                    st.name,
+                    st.frames,
+                    bytes_str(st.bytes)
+                );
             }
         }
         if let Some(rx) = &self.rx {
@@ -374,7 +404,10 @@ impl RunResult {
             let _ = writeln!(s, "verdict: {} bound the run", v.binding.as_str());
             let _ = writeln!(s, "      {}", v.explanation);
             for c in &v.ceilings {
-                let head = c.headroom_pct.map(|h| format!("{h:+.1} % vs delivered")).unwrap_or_default();
+                let head = c
+                    .headroom_pct
+                    .map(|h| format!("{h:+.1} % vs delivered"))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     s,
                     "      ceiling {:<8} {:<44} {:>12.0} frames/s {:>9.3} Gbit/s L2  {head}",
@@ -419,18 +452,32 @@ pub(crate) fn tx_result(
             bytes: o.bytes,
             achieved,
             achieved_pct: p.achieved_ratio(rate.layer()).unwrap_or(0.0) * 100.0,
-            cycles_per_frame: if o.frames > 0 { o.loop_cycles as f64 / o.frames as f64 } else { 0.0 },
+            cycles_per_frame: if o.frames > 0 {
+                o.loop_cycles as f64 / o.frames as f64
+            } else {
+                0.0
+            },
             pace: p.clone(),
         });
         for &(id, frames, bytes, payload) in &o.streams {
-            let name = names.iter().find(|n| n.0 == id).map(|n| n.1.clone()).unwrap_or_default();
+            let name = names
+                .iter()
+                .find(|n| n.0 == id)
+                .map(|n| n.1.clone())
+                .unwrap_or_default();
             match streams.iter_mut().find(|s| s.id == id) {
                 Some(s) => {
                     s.frames += frames;
                     s.bytes += bytes;
                     s.payload_bytes += payload;
                 }
-                None => streams.push(TxStreamResult { id, name, frames, bytes, payload_bytes: payload }),
+                None => streams.push(TxStreamResult {
+                    id,
+                    name,
+                    frames,
+                    bytes,
+                    payload_bytes: payload,
+                }),
             }
         }
     }
@@ -498,15 +545,27 @@ pub(crate) fn rx_result(
         for acc in &o.streams {
             streams.push(acc.result(tsc_hz, shared_tsc));
         }
-        let cpf = if o.frames > 0 { o.busy_cycles as f64 / o.frames as f64 } else { 0.0 };
+        let cpf = if o.frames > 0 {
+            o.busy_cycles as f64 / o.frames as f64
+        } else {
+            0.0
+        };
         tasks.push(RxTaskResult {
             lcore,
             port,
             frames: o.frames,
             bytes: o.bytes,
             cycles_per_frame: cpf,
-            cycles_per_byte: if o.bytes > 0 { o.busy_cycles as f64 / o.bytes as f64 } else { 0.0 },
-            utilisation_pct: if o.loop_cycles > 0 { o.busy_cycles as f64 * 100.0 / o.loop_cycles as f64 } else { 0.0 },
+            cycles_per_byte: if o.bytes > 0 {
+                o.busy_cycles as f64 / o.bytes as f64
+            } else {
+                0.0
+            },
+            utilisation_pct: if o.loop_cycles > 0 {
+                o.busy_cycles as f64 * 100.0 / o.loop_cycles as f64
+            } else {
+                0.0
+            },
             idle_polls: o.idle_polls,
             max_fps: if cpf > 0.0 { tsc_hz as f64 / cpf } else { 0.0 },
         });

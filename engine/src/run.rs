@@ -58,15 +58,31 @@ struct PortRt {
 
 /// Run `plan` to completion. `stop_early` is polled by the reporter (set by
 /// a signal handler) to end the run before its duration.
-pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Result<RunResult, RunError> {
+pub fn execute(
+    plan: &Plan,
+    sink: &mut dyn Sink,
+    stop_early: &StopFlag,
+) -> Result<RunResult, RunError> {
     check_lcores_exist(plan)?;
     let eal = Eal::init(&plan.eal.eal_args()).map_err(|e| {
-        format!("{}: DPDK could not start: {e} (EAL arguments: {})", plan.origin, plan.eal.eal_args()[1..].join(" "))
+        format!(
+            "{}: DPDK could not start: {e} (EAL arguments: {})",
+            plan.origin,
+            plan.eal.eal_args()[1..].join(" ")
+        )
     })?;
     dpdk::check_layout().map_err(|e| e.to_string())?;
-    for &l in plan.tx.iter().map(|t| &t.lcore).chain(plan.rx.iter().map(|t| &t.lcore)) {
+    for &l in plan
+        .tx
+        .iter()
+        .map(|t| &t.lcore)
+        .chain(plan.rx.iter().map(|t| &t.lcore))
+    {
         if !eal.lcore_enabled(l) {
-            return Err(format!("{}: lcore {l} is not enabled in the EAL", plan.origin));
+            return Err(format!(
+                "{}: lcore {l} is not enabled in the EAL",
+                plan.origin
+            ));
         }
     }
     let tsc_hz = tsc::calibrate(Duration::from_millis(100));
@@ -77,24 +93,37 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     for (i, pp) in plan.ports.iter().enumerate() {
         let port = Port::by_name(pp.device.name()).map_err(|e| {
             let hint = match &pp.device {
-                Device::Vdev(v) => format!("vdev {v}: DPDK did not create it (unknown driver name or bad arguments)"),
-                Device::Pci(a) => format!("PCI device {a}: not found or not bound to a DPDK driver"),
+                Device::Vdev(v) => format!(
+                    "vdev {v}: DPDK did not create it (unknown driver name or bad arguments)"
+                ),
+                Device::Pci(a) => {
+                    format!("PCI device {a}: not found or not bound to a DPDK driver")
+                }
             };
             format!("{}: ports[{i}] ({}): {hint}: {e}", plan.origin, pp.name)
         })?;
         let info = port.info().clone();
         check_frame_fits(plan, i, &info)?;
-        let mbufs = mbufs_needed(pp.rx_queues, pp.rx_ring, pp.tx_queues, pp.tx_ring, plan.eal.lcores.len());
-        let pool = Mempool::create(&format!("ls_pool{i}"), mbufs, pp.max_frame.max(2048), info.socket)
-            .map_err(|e| format!("{}: ports[{i}] ({}): {e}", plan.origin, pp.name))?;
+        let mbufs = mbufs_needed(
+            pp.rx_queues,
+            pp.rx_ring,
+            pp.tx_queues,
+            pp.tx_ring,
+            plan.eal.lcores.len(),
+        );
+        let pool = Mempool::create(
+            &format!("ls_pool{i}"),
+            mbufs,
+            pp.max_frame.max(2048),
+            info.socket,
+        )
+        .map_err(|e| format!("{}: ports[{i}] ({}): {e}", plan.origin, pp.name))?;
         let tx_offload = match pp.checksum.resolve(info.tx_checksum_offload()) {
             Some(mode) => mode == CsumMode::Offload,
-            None => {
-                return Err(format!(
-                    "{}: ports[{i}].checksum: offload asked but {} ({}) cannot compute TX checksums",
-                    plan.origin, info.name, info.driver
-                ))
-            }
+            None => return Err(format!(
+                "{}: ports[{i}].checksum: offload asked but {} ({}) cannot compute TX checksums",
+                plan.origin, info.name, info.driver
+            )),
         };
         let mut port = port;
         let cfg = PortConfig {
@@ -107,8 +136,10 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
             rx_checksum_offload: info.rx_checksum_offload(),
             promiscuous: pp.promiscuous,
         };
-        port.configure(&cfg, &pool).map_err(|e| format!("{}: ports[{i}] ({}): {e}", plan.origin, pp.name))?;
-        port.start().map_err(|e| format!("{}: ports[{i}] ({}): {e}", plan.origin, pp.name))?;
+        port.configure(&cfg, &pool)
+            .map_err(|e| format!("{}: ports[{i}] ({}): {e}", plan.origin, pp.name))?;
+        port.start()
+            .map_err(|e| format!("{}: ports[{i}] ({}): {e}", plan.origin, pp.name))?;
         let link = wait_link(&port);
         let link_bps = match &pp.link {
             Some(kind) => kind.mac_bps() as u64,
@@ -116,7 +147,12 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
         };
         let before = port.stats();
         pools.push(Arc::new(pool));
-        ports.push(PortRt { port, link_bps, before, tx_offload });
+        ports.push(PortRt {
+            port,
+            link_bps,
+            before,
+            tx_offload,
+        });
     }
 
     // TX tasks: resolve rates against the link, build the frame builders.
@@ -124,7 +160,11 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     let mut tx_tasks = Vec::new();
     for (ti, t) in plan.tx.iter().enumerate() {
         let pr = &ports[t.port];
-        let link_bps = if pr.link_bps == 0 { 10_000_000_000 } else { pr.link_bps };
+        let link_bps = if pr.link_bps == 0 {
+            10_000_000_000
+        } else {
+            pr.link_bps
+        };
         let rate = t
             .rate
             .resolve(link_bps, t.layer)
@@ -134,18 +174,24 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
             for size in spec.frame_sizes() {
                 let payload = size - 4 - spec.header_len();
                 check_against_line(&rate, link_bps, size, payload).map_err(|e| {
-                    format!("{}: tx[{ti}].rate: {e} (stream {}, {size}-byte frames)", plan.origin, spec.name)
+                    format!(
+                        "{}: tx[{ti}].rate: {e} (stream {}, {size}-byte frames)",
+                        plan.origin, spec.name
+                    )
                 })?;
             }
         }
         let offload = pr.tx_offload;
-        let csum = if offload { CsumMode::Offload } else { CsumMode::Software };
+        let csum = if offload {
+            CsumMode::Offload
+        } else {
+            CsumMode::Software
+        };
         let mut builders = Vec::new();
         for &s in &t.streams {
-            builders.push(
-                FrameBuilder::new(&plan.streams[s], csum)
-                    .map_err(|e| format!("{}: streams[{s}].{}: {}", plan.origin, e.field, e.message))?,
-            );
+            builders.push(FrameBuilder::new(&plan.streams[s], csum).map_err(|e| {
+                format!("{}: streams[{s}].{}: {}", plan.origin, e.field, e.message)
+            })?);
         }
         tx_tasks.push(TxTask {
             lcore: t.lcore,
@@ -156,7 +202,7 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
             weights: t.weights.clone(),
             stream_ids: t.streams.iter().map(|&s| plan.streams[s].id).collect(),
             rate,
-            mode: t.mode.clone(),
+            mode: t.mode,
             pattern: t.pattern,
             tsc_hz,
             line_bps: link_bps,
@@ -195,7 +241,10 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     let rx_live: Vec<_> = rx_tasks.iter().map(|t| Arc::clone(&t.live)).collect();
     let tx_live: Vec<_> = tx_tasks.iter().map(|t| Arc::clone(&t.live)).collect();
     let rx_meta: Vec<_> = rx_tasks.iter().map(|t| (t.lcore, t.port)).collect();
-    let tx_meta: Vec<_> = tx_tasks.iter().map(|t| (t.lcore, t.port, t.queue, t.rate)).collect();
+    let tx_meta: Vec<_> = tx_tasks
+        .iter()
+        .map(|t| (t.lcore, t.port, t.queue, t.rate))
+        .collect();
     let mut rx_workers = Vec::new();
     for t in rx_tasks {
         let lcore = t.lcore;
@@ -273,17 +322,22 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     let mut tx_outcomes = Vec::new();
     for w in tx_workers {
         let lcore = w.lcore();
-        tx_outcomes.push(w.join().map_err(|_| format!("TX worker on lcore {lcore} panicked"))?);
+        tx_outcomes.push(
+            w.join()
+                .map_err(|_| format!("TX worker on lcore {lcore} panicked"))?,
+        );
     }
     // Give frames in flight (loopback rings, veths) time to arrive.
     if has_rx && has_tx {
         std::thread::sleep(Duration::from_millis(200));
     }
-    let _ = rx_workers.iter().count();
     let mut rx_outcomes = Vec::new();
     for w in rx_workers {
         let lcore = w.lcore();
-        rx_outcomes.push(w.join().map_err(|_| format!("RX worker on lcore {lcore} panicked"))?);
+        rx_outcomes.push(
+            w.join()
+                .map_err(|_| format!("RX worker on lcore {lcore} panicked"))?,
+        );
     }
     let tsc_hz_measured = end.hz_since(&t0);
     let measured_secs = elapsed_total - base_t;
@@ -292,7 +346,12 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     for (i, pr) in ports.iter().enumerate() {
         let info = pr.port.info();
         let delta = pr.port.stats().since(&pr.before);
-        let xstats: Vec<(String, u64)> = pr.port.xstats().into_iter().filter(|(_, v)| *v != 0).collect();
+        let xstats: Vec<(String, u64)> = pr
+            .port
+            .xstats()
+            .into_iter()
+            .filter(|(_, v)| *v != 0)
+            .collect();
         port_results.push(PortResult {
             name: plan.ports[i].name.clone(),
             device: info.name.clone(),
@@ -302,7 +361,11 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
             xstats,
         });
     }
-    let names: Vec<(u32, String)> = plan.streams.iter().map(|s| (s.id, s.name.clone())).collect();
+    let names: Vec<(u32, String)> = plan
+        .streams
+        .iter()
+        .map(|s| (s.id, s.name.clone()))
+        .collect();
     let sum_ports = |idx: &mut dyn Iterator<Item = usize>| {
         let mut seen = Vec::new();
         let mut total = PortStats::default();
@@ -324,14 +387,36 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     };
     let tx_pmd = sum_ports(&mut plan.tx.iter().map(|t| t.port));
     let rx_pmd = sum_ports(&mut plan.rx.iter().map(|t| t.port));
-    let mut result = RunResult::new(plan, tsc_hz, tsc_hz_measured, measured_secs, port_results, intervals);
+    let mut result = RunResult::new(
+        plan,
+        tsc_hz,
+        tsc_hz_measured,
+        measured_secs,
+        port_results,
+        intervals,
+    );
     if has_tx {
-        result.tx = Some(result::tx_result(&tx_meta, &names, &tx_outcomes, (tx_pmd.opackets, tx_pmd.oerrors), measured_secs));
+        result.tx = Some(result::tx_result(
+            &tx_meta,
+            &names,
+            &tx_outcomes,
+            (tx_pmd.opackets, tx_pmd.oerrors),
+            measured_secs,
+        ));
     }
     if has_rx {
-        result.rx = Some(result::rx_result(&rx_meta, &rx_outcomes, rx_pmd, measured_secs, tsc_hz, shared_tsc));
+        result.rx = Some(result::rx_result(
+            &rx_meta,
+            &rx_outcomes,
+            rx_pmd,
+            measured_secs,
+            tsc_hz,
+            shared_tsc,
+        ));
         let rx_port = &plan.ports[plan.rx[0].port];
-        let link = rx_port.link.or_else(|| LinkKind::from_speed_mbps((ports[plan.rx[0].port].link_bps / 1_000_000) as u32));
+        let link = rx_port.link.or_else(|| {
+            LinkKind::from_speed_mbps((ports[plan.rx[0].port].link_bps / 1_000_000) as u32)
+        });
         result.verdict = Some(result.observation(link, rx_port.bus, plan).verdict());
     }
     drop(ports);
@@ -425,7 +510,10 @@ fn check_frame_fits(plan: &Plan, i: usize, info: &dpdk::PortInfo) -> Result<(), 
         return Ok(());
     }
     // DPDK reports max_rx_pktlen without the FCS.
-    let max = info.max_rx_pktlen.saturating_add(4).max(u32::from(info.max_mtu).saturating_add(18));
+    let max = info
+        .max_rx_pktlen
+        .saturating_add(4)
+        .max(u32::from(info.max_mtu).saturating_add(18));
     if frame > max {
         return Err(format!(
             "{}: ports[{i}] ({}): {frame}-byte frames exceed the port's maximum of {max} bytes ({} reports max_rx_pktlen {}, max_mtu {})",

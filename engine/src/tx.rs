@@ -79,7 +79,8 @@ pub struct TxOutcome {
 pub fn run(mut t: TxTask) -> TxOutcome {
     let n_streams = t.builders.len();
     let weights: Vec<(u64, u64)> = t.weights.iter().map(|&w| (u64::from(w), 1)).collect();
-    let mut wrr = WeightedRoundRobin::new(&weights).expect("the plan gives every task at least one stream");
+    let mut wrr =
+        WeightedRoundRobin::new(&weights).expect("the plan gives every task at least one stream");
     let (group, ahead) = match t.mode {
         TxMode::Spin => (1, SPIN_AHEAD),
         TxMode::Burst(n) => (usize::from(n).min(BATCH_MAX), usize::from(n).min(BATCH_MAX)),
@@ -93,7 +94,11 @@ pub fn run(mut t: TxTask) -> TxOutcome {
     let mut sent_bytes = vec![0u64; n_streams];
     let mut sent_payload = vec![0u64; n_streams];
     // Bytes of each stream's frames that are not payload: headers + FCS.
-    let overhead: Vec<u32> = t.builders.iter().map(|b| (b.stamp_offset() + 4) as u32).collect();
+    let overhead: Vec<u32> = t
+        .builders
+        .iter()
+        .map(|b| (b.stamp_offset() + 4) as u32)
+        .collect();
     let mut due = [0u64; BATCH_MAX];
     let mut size = [0u32; BATCH_MAX];
     let mut stream = [0u16; BATCH_MAX];
@@ -112,7 +117,8 @@ pub fn run(mut t: TxTask) -> TxOutcome {
 
     let start = tsc::now() + t.tsc_hz / 1000; // first departure 1 ms from now
     let schedule = Schedule::new(start, t.tsc_hz, t.rate).expect("the plan validated the rate");
-    let mut pacer = Pacer::new(t.pattern, schedule, t.line_bps).expect("the plan validated the pattern");
+    let mut pacer =
+        Pacer::new(t.pattern, schedule, t.line_bps).expect("the plan validated the pattern");
     let live = &t.live;
     let loop_start = tsc::now();
     let mut frames = 0u64;
@@ -160,8 +166,8 @@ pub fn run(mut t: TxTask) -> TxOutcome {
                 n += 1;
             }
         }
-        for i in h..h + n {
-            t.builders[usize::from(stream[i])].set_tx_tsc(batch.frame(i), now);
+        for (i, &s) in stream.iter().enumerate().skip(h).take(n) {
+            t.builders[usize::from(s)].set_tx_tsc(batch.frame(i), now);
         }
         let sent = batch.transmit(t.port, t.queue, n);
         let after = tsc::now();
@@ -196,7 +202,14 @@ pub fn run(mut t: TxTask) -> TxOutcome {
         frames,
         bytes,
         streams: (0..n_streams)
-            .map(|s| (t.stream_ids[s], sent_frames[s], sent_bytes[s], sent_payload[s]))
+            .map(|s| {
+                (
+                    t.stream_ids[s],
+                    sent_frames[s],
+                    sent_bytes[s],
+                    sent_payload[s],
+                )
+            })
             .collect(),
         pace,
         recorder,

@@ -58,7 +58,9 @@ impl Eal {
                 ret,
             ));
         }
-        Ok(Eal { _not_send: std::marker::PhantomData })
+        Ok(Eal {
+            _not_send: std::marker::PhantomData,
+        })
     }
 
     /// Whether `lcore` is enabled in this EAL (was given in `-l`).

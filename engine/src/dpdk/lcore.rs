@@ -80,7 +80,14 @@ where
     if ret != 0 {
         // SAFETY: the launch failed, so no lcore holds the pointer.
         drop(unsafe { Box::from_raw(raw as *mut Task) });
-        return Err(DpdkError::from_ret(format!("rte_eal_remote_launch(lcore {lcore})"), ret));
+        return Err(DpdkError::from_ret(
+            format!("rte_eal_remote_launch(lcore {lcore})"),
+            ret,
+        ));
     }
-    Ok(Worker { lcore, slot, joined: false })
+    Ok(Worker {
+        lcore,
+        slot,
+        joined: false,
+    })
 }

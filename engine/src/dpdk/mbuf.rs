@@ -32,8 +32,16 @@ impl TxOffload {
         } else {
             sys::RTE_MBUF_F_TX_IPV4 | sys::RTE_MBUF_F_TX_IP_CKSUM
         };
-        let l4 = if tcp { sys::RTE_MBUF_F_TX_TCP_CKSUM } else { sys::RTE_MBUF_F_TX_UDP_CKSUM };
-        Self { flags: l3 | l4, l2_len, l3_len }
+        let l4 = if tcp {
+            sys::RTE_MBUF_F_TX_TCP_CKSUM
+        } else {
+            sys::RTE_MBUF_F_TX_UDP_CKSUM
+        };
+        Self {
+            flags: l3 | l4,
+            l2_len,
+            l3_len,
+        }
     }
 
     /// The `tx_offload` bit-field value (l2_len: 7 bits, l3_len: 9 bits).
@@ -67,7 +75,11 @@ impl Default for TxBatch {
 impl TxBatch {
     /// An empty batch.
     pub fn new() -> Self {
-        Self { mbufs: [ptr::null_mut(); BATCH_MAX], head: 0, len: 0 }
+        Self {
+            mbufs: [ptr::null_mut(); BATCH_MAX],
+            head: 0,
+            len: 0,
+        }
     }
 
     /// Slots filled (sent or not) since the last `fill`.
@@ -105,7 +117,8 @@ impl TxBatch {
         let n = n.min(BATCH_MAX);
         // SAFETY: the array has room for n pointers; on success DPDK writes
         // n valid mbufs there, on failure none.
-        let ret = unsafe { sys::ls_pktmbuf_alloc_bulk(pool.raw(), self.mbufs.as_mut_ptr(), n as u32) };
+        let ret =
+            unsafe { sys::ls_pktmbuf_alloc_bulk(pool.raw(), self.mbufs.as_mut_ptr(), n as u32) };
         if ret == 0 {
             self.head = 0;
             self.len = n;
@@ -130,7 +143,10 @@ impl TxBatch {
         // &mut borrow of the batch keeps the slice exclusive.
         unsafe {
             let room = usize::from((*m).buf_len - (*m).data_off);
-            assert!(len <= room, "frame of {len} bytes in an mbuf with room for {room}");
+            assert!(
+                len <= room,
+                "frame of {len} bytes in an mbuf with room for {room}"
+            );
             (*m).data_len = len as u16;
             (*m).pkt_len = len as u32;
             (*m).nb_segs = 1;
@@ -185,7 +201,12 @@ impl TxBatch {
         // SAFETY: slots [head, head + n) hold valid mbufs owned by the
         // batch; the PMD takes ownership of the first `sent` of them.
         let sent = usize::from(unsafe {
-            sys::ls_tx_burst(port, queue, self.mbufs.as_mut_ptr().add(self.head), n as u16)
+            sys::ls_tx_burst(
+                port,
+                queue,
+                self.mbufs.as_mut_ptr().add(self.head),
+                n as u16,
+            )
         });
         self.head += sent;
         sent
@@ -228,7 +249,10 @@ impl Default for RxBatch {
 impl RxBatch {
     /// An empty batch.
     pub fn new() -> Self {
-        Self { mbufs: [ptr::null_mut(); BATCH_MAX], len: 0 }
+        Self {
+            mbufs: [ptr::null_mut(); BATCH_MAX],
+            len: 0,
+        }
     }
 
     /// Free what the batch holds, then poll `port`'s RX `queue` for up to
@@ -260,7 +284,11 @@ impl RxBatch {
     /// (larger than the slice when the PMD chained segments).
     #[inline]
     pub fn frame(&self, i: usize) -> (&[u8], usize) {
-        assert!(i < self.len, "mbuf index {i} outside a batch of {}", self.len);
+        assert!(
+            i < self.len,
+            "mbuf index {i} outside a batch of {}",
+            self.len
+        );
         let m = self.mbufs[i];
         // SAFETY: m is a valid received mbuf owned by the batch; its first
         // segment holds data_len bytes at buf_addr + data_off; the slice
@@ -277,7 +305,11 @@ impl RxBatch {
     /// The RX offload flags of frame `i` (checksum status and the like).
     #[inline]
     pub fn ol_flags(&self, i: usize) -> u64 {
-        assert!(i < self.len, "mbuf index {i} outside a batch of {}", self.len);
+        assert!(
+            i < self.len,
+            "mbuf index {i} outside a batch of {}",
+            self.len
+        );
         // SAFETY: valid mbuf owned by the batch; plain integer read.
         unsafe { (*self.mbufs[i]).ol_flags }
     }

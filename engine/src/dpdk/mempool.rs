@@ -35,7 +35,8 @@ impl Mempool {
                 format!("a data room of {data_room} bytes exceeds DPDK's 65535-byte mbuf limit"),
             ));
         }
-        let cname = CString::new(name).map_err(|_| DpdkError::msg("mempool", "name has a NUL byte"))?;
+        let cname =
+            CString::new(name).map_err(|_| DpdkError::msg("mempool", "name has a NUL byte"))?;
         let cache = 256.min(count / 4);
         // SAFETY: cname is a valid C string for the call; the other
         // arguments are plain integers DPDK validates.

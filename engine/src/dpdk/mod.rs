@@ -15,8 +15,8 @@ pub mod tsc;
 
 pub use eal::Eal;
 pub use lcore::{launch, Worker};
-pub use mbuf::{RxBatch, TxBatch, TxOffload, BATCH_MAX};
 pub(crate) use mbuf::check_layout;
+pub use mbuf::{RxBatch, TxBatch, TxOffload, BATCH_MAX};
 pub use mempool::Mempool;
 pub use port::{LinkStatus, Port, PortConfig, PortInfo, PortStats};
 
@@ -55,12 +55,20 @@ impl DpdkError {
 
     /// An error with the given errno value.
     pub(crate) fn new(what: impl Into<String>, errno: i32) -> Self {
-        Self { what: what.into(), text: strerror(errno), errno }
+        Self {
+            what: what.into(),
+            text: strerror(errno),
+            errno,
+        }
     }
 
     /// An error with a message of landspeed's own (no errno).
     pub(crate) fn msg(what: impl Into<String>, text: impl Into<String>) -> Self {
-        Self { what: what.into(), text: text.into(), errno: 0 }
+        Self {
+            what: what.into(),
+            text: text.into(),
+            errno: 0,
+        }
     }
 }
 

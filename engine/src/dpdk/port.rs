@@ -79,8 +79,16 @@ impl PortInfo {
             (sys::RTE_ETH_TX_OFFLOAD_MULTI_SEGS, "tx-multi-segs"),
             (sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE, "tx-mbuf-fast-free"),
         ];
-        v.extend(rx.iter().filter(|(b, _)| self.rx_offload_capa & b != 0).map(|(_, n)| *n));
-        v.extend(tx.iter().filter(|(b, _)| self.tx_offload_capa & b != 0).map(|(_, n)| *n));
+        v.extend(
+            rx.iter()
+                .filter(|(b, _)| self.rx_offload_capa & b != 0)
+                .map(|(_, n)| *n),
+        );
+        v.extend(
+            tx.iter()
+                .filter(|(b, _)| self.tx_offload_capa & b != 0)
+                .map(|(_, n)| *n),
+        );
         if self.rss_offloads != 0 {
             v.push("rss");
         }
@@ -90,7 +98,10 @@ impl PortInfo {
     /// The MAC address as `aa:bb:cc:dd:ee:ff`.
     pub fn mac_string(&self) -> String {
         let m = self.mac;
-        format!("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4], m[5])
+        format!(
+            "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
+            m[0], m[1], m[2], m[3], m[4], m[5]
+        )
     }
 }
 
@@ -175,7 +186,8 @@ impl Port {
     /// Open the port DPDK knows by `name` (a vdev name such as `net_null0`
     /// or a PCI address).
     pub fn by_name(name: &str) -> Result<Port, DpdkError> {
-        let cname = CString::new(name).map_err(|_| DpdkError::msg("port", "name has a NUL byte"))?;
+        let cname =
+            CString::new(name).map_err(|_| DpdkError::msg("port", "name has a NUL byte"))?;
         let mut id = 0u16;
         // SAFETY: cname is a valid C string; id is a valid out pointer.
         let ret = unsafe { sys::rte_eth_dev_get_port_by_name(cname.as_ptr(), &mut id) };
@@ -191,7 +203,11 @@ impl Port {
     /// Open port `id`.
     pub fn open(id: u16) -> Result<Port, DpdkError> {
         let info = query_info(id)?;
-        Ok(Port { id, info, started: false })
+        Ok(Port {
+            id,
+            info,
+            started: false,
+        })
     }
 
     /// The DPDK port id.
@@ -222,14 +238,21 @@ impl Port {
         if cfg.max_frame > pool.max_frame() {
             return Err(DpdkError::msg(
                 format!("port {}", info.name),
-                format!("{}-byte frames do not fit {}-byte mbufs", cfg.max_frame, pool.max_frame()),
+                format!(
+                    "{}-byte frames do not fit {}-byte mbufs",
+                    cfg.max_frame,
+                    pool.max_frame()
+                ),
             ));
         }
         let mut conf = sys::rte_eth_conf::default();
         // The MTU is the frame less Ethernet header and FCS. A driver whose
         // own limit is lower (af_packet reports 1518 whatever the kernel
         // interface allows) keeps its default: its MTU is the kernel's.
-        let mtu = cfg.max_frame.saturating_sub(L2_OVERHEAD).max(u32::from(info.min_mtu));
+        let mtu = cfg
+            .max_frame
+            .saturating_sub(L2_OVERHEAD)
+            .max(u32::from(info.min_mtu));
         if mtu <= u32::from(info.max_mtu) && info.max_rx_pktlen >= mtu + 14 {
             conf.rxmode.mtu = mtu;
         }
@@ -249,12 +272,16 @@ impl Port {
         if rxq > 1 && info.rss_offloads != 0 {
             conf.rxmode.mq_mode = sys::RTE_ETH_MQ_RX_RSS_FLAG as _;
             conf.rx_adv_conf.rss_conf.rss_hf =
-                (sys::RTE_ETH_RSS_IP | sys::RTE_ETH_RSS_UDP | sys::RTE_ETH_RSS_TCP) & info.rss_offloads;
+                (sys::RTE_ETH_RSS_IP | sys::RTE_ETH_RSS_UDP | sys::RTE_ETH_RSS_TCP)
+                    & info.rss_offloads;
         }
         // SAFETY: conf is a fully initialised rte_eth_conf; id is valid.
         let ret = unsafe { sys::rte_eth_dev_configure(id, rxq, cfg.tx_queues, &conf) };
         if ret < 0 {
-            return Err(DpdkError::from_ret(format!("rte_eth_dev_configure(port {})", info.name), ret));
+            return Err(DpdkError::from_ret(
+                format!("rte_eth_dev_configure(port {})", info.name),
+                ret,
+            ));
         }
         let socket = info.socket.max(0) as u32;
         for q in 0..rxq {
@@ -262,11 +289,21 @@ impl Port {
             // selects the driver's defaults; pool outlives the port (the
             // runtime drops ports before pools).
             let ret = unsafe {
-                sys::rte_eth_rx_queue_setup(id, q, cfg.rx_ring, socket, std::ptr::null(), pool.raw())
+                sys::rte_eth_rx_queue_setup(
+                    id,
+                    q,
+                    cfg.rx_ring,
+                    socket,
+                    std::ptr::null(),
+                    pool.raw(),
+                )
             };
             if ret < 0 {
                 return Err(DpdkError::from_ret(
-                    format!("rte_eth_rx_queue_setup(port {}, queue {q}, {} descriptors)", info.name, cfg.rx_ring),
+                    format!(
+                        "rte_eth_rx_queue_setup(port {}, queue {q}, {} descriptors)",
+                        info.name, cfg.rx_ring
+                    ),
                     ret,
                 ));
             }
@@ -279,7 +316,10 @@ impl Port {
             let ret = unsafe { sys::rte_eth_tx_queue_setup(id, q, cfg.tx_ring, socket, &txconf) };
             if ret < 0 {
                 return Err(DpdkError::from_ret(
-                    format!("rte_eth_tx_queue_setup(port {}, queue {q}, {} descriptors)", info.name, cfg.tx_ring),
+                    format!(
+                        "rte_eth_tx_queue_setup(port {}, queue {q}, {} descriptors)",
+                        info.name, cfg.tx_ring
+                    ),
                     ret,
                 ));
             }
@@ -304,7 +344,10 @@ impl Port {
         // SAFETY: the port was configured; start is idempotent in DPDK.
         let ret = unsafe { sys::rte_eth_dev_start(self.id) };
         if ret < 0 {
-            return Err(DpdkError::from_ret(format!("rte_eth_dev_start(port {})", self.info.name), ret));
+            return Err(DpdkError::from_ret(
+                format!("rte_eth_dev_start(port {})", self.info.name),
+                ret,
+            ));
         }
         self.started = true;
         Ok(())
@@ -327,7 +370,11 @@ impl Port {
         unsafe { sys::rte_eth_link_get_nowait(self.id, &mut link) };
         LinkStatus {
             up: link.link_status() != 0,
-            speed_mbps: if link.link_speed == u32::MAX { 0 } else { link.link_speed },
+            speed_mbps: if link.link_speed == u32::MAX {
+                0
+            } else {
+                link.link_speed
+            },
             full_duplex: link.link_duplex() != 0,
         }
     }
@@ -344,7 +391,10 @@ impl Port {
 
     /// One extended statistic by name.
     pub fn xstat(&self, name: &str) -> Option<u64> {
-        self.xstats().into_iter().find(|(n, _)| n == name).map(|(_, v)| v)
+        self.xstats()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
     }
 }
 
@@ -405,7 +455,10 @@ fn query_info(id: u16) -> Result<PortInfo, DpdkError> {
     // SAFETY: dev is a valid out pointer; DPDK validates the id.
     let ret = unsafe { sys::rte_eth_dev_info_get(id, &mut dev) };
     if ret != 0 {
-        return Err(DpdkError::from_ret(format!("rte_eth_dev_info_get(port {id})"), ret));
+        return Err(DpdkError::from_ret(
+            format!("rte_eth_dev_info_get(port {id})"),
+            ret,
+        ));
     }
     let mut name = [0 as std::ffi::c_char; 64];
     // SAFETY: name holds RTE_ETH_NAME_MAX_LEN (64) bytes as DPDK requires.
@@ -426,7 +479,9 @@ fn query_info(id: u16) -> Result<PortInfo, DpdkError> {
     Ok(PortInfo {
         id,
         // SAFETY: name was NUL-terminated by DPDK (or is all zero).
-        name: unsafe { CStr::from_ptr(name.as_ptr()) }.to_string_lossy().into_owned(),
+        name: unsafe { CStr::from_ptr(name.as_ptr()) }
+            .to_string_lossy()
+            .into_owned(),
         driver: cstr(dev.driver_name),
         mac: mac.addr_bytes,
         max_rx_pktlen: dev.max_rx_pktlen,

@@ -42,7 +42,10 @@ impl Mark {
         let t0 = now();
         let at = Instant::now();
         let t1 = now();
-        Self { tsc: t0 + (t1 - t0) / 2, at }
+        Self {
+            tsc: t0 + (t1 - t0) / 2,
+            at,
+        }
     }
 
     /// TSC frequency in Hz measured between an earlier mark and this one.

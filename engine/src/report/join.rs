@@ -77,17 +77,29 @@ fn f(v: &Value, path: &[&str]) -> f64 {
 pub fn join_files(tx: &Path, rx: &Path) -> Result<Joined, String> {
     let read = |p: &Path| -> Result<Value, String> {
         let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{}:{}: not a landspeed result: {e}", p.display(), e.line()))
+        serde_json::from_str(&text)
+            .map_err(|e| format!("{}:{}: not a landspeed result: {e}", p.display(), e.line()))
     };
     let t = read(tx)?;
     let r = read(rx)?;
     if t["tx"].is_null() {
-        return Err(format!("{}: has no TX side (was it written by a run with TX tasks?)", tx.display()));
+        return Err(format!(
+            "{}: has no TX side (was it written by a run with TX tasks?)",
+            tx.display()
+        ));
     }
     if r["rx"].is_null() {
-        return Err(format!("{}: has no RX side (was it written by a run with RX tasks?)", rx.display()));
+        return Err(format!(
+            "{}: has no RX side (was it written by a run with RX tasks?)",
+            rx.display()
+        ));
     }
-    Ok(join(&t, &r, &tx.display().to_string(), &rx.display().to_string()))
+    Ok(join(
+        &t,
+        &r,
+        &tx.display().to_string(),
+        &rx.display().to_string(),
+    ))
 }
 
 /// Join two parsed results.
@@ -121,12 +133,20 @@ pub fn join(t: &Value, r: &Value, tx_file: &str, rx_file: &str) -> Joined {
             reordered,
             duplicated,
             corrupt,
-            loss_pct: if sent > 0 { missing as f64 * 100.0 / sent as f64 } else { 0.0 },
+            loss_pct: if sent > 0 {
+                missing as f64 * 100.0 / sent as f64
+            } else {
+                0.0
+            },
         });
     }
-    let exact = streams
-        .iter()
-        .all(|s| s.missing == 0 && s.received == s.sent && s.reordered == 0 && s.duplicated == 0 && s.corrupt == 0);
+    let exact = streams.iter().all(|s| {
+        s.missing == 0
+            && s.received == s.sent
+            && s.reordered == 0
+            && s.duplicated == 0
+            && s.corrupt == 0
+    });
     Joined {
         tx_file: tx_file.to_string(),
         rx_file: rx_file.to_string(),
@@ -146,14 +166,39 @@ impl Joined {
     /// The joined report as text.
     pub fn text(&self) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "sender   {}: {} frames, {:.4} Gbit/s L2, {:.0} frames/s", self.tx_file, self.sent, self.offered_l2_bps / 1e9, self.offered_fps);
-        let _ = writeln!(s, "receiver {}: {} frames, {:.4} Gbit/s L2, {:.0} frames/s", self.rx_file, self.received, self.delivered_l2_bps / 1e9, self.delivered_fps);
-        let _ = writeln!(s, "{:>8} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>9}", "stream", "sent", "received", "missing", "reordered", "duplicated", "corrupt", "loss %");
+        let _ = writeln!(
+            s,
+            "sender   {}: {} frames, {:.4} Gbit/s L2, {:.0} frames/s",
+            self.tx_file,
+            self.sent,
+            self.offered_l2_bps / 1e9,
+            self.offered_fps
+        );
+        let _ = writeln!(
+            s,
+            "receiver {}: {} frames, {:.4} Gbit/s L2, {:.0} frames/s",
+            self.rx_file,
+            self.received,
+            self.delivered_l2_bps / 1e9,
+            self.delivered_fps
+        );
+        let _ = writeln!(
+            s,
+            "{:>8} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>9}",
+            "stream", "sent", "received", "missing", "reordered", "duplicated", "corrupt", "loss %"
+        );
         for st in &self.streams {
             let _ = writeln!(
                 s,
                 "{:>8} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>9.4}",
-                st.id, st.sent, st.received, st.missing, st.reordered, st.duplicated, st.corrupt, st.loss_pct
+                st.id,
+                st.sent,
+                st.received,
+                st.missing,
+                st.reordered,
+                st.duplicated,
+                st.corrupt,
+                st.loss_pct
             );
         }
         let _ = writeln!(
@@ -186,7 +231,20 @@ mod tests {
                         {"id": 2, "frames": 195, "unique": 195, "lost": 5, "reordered": 1, "duplicated": 0, "corrupt_total": 0}]},
             "verdict": {"headline": "receiver CPU"}});
         let j = join(&t, &r, "tx.json", "rx.json");
-        assert_eq!(j.streams[0], JoinedStream { id: 1, sent: 100, received: 100, missing: 0, lost: 0, reordered: 0, duplicated: 0, corrupt: 0, loss_pct: 0.0 });
+        assert_eq!(
+            j.streams[0],
+            JoinedStream {
+                id: 1,
+                sent: 100,
+                received: 100,
+                missing: 0,
+                lost: 0,
+                reordered: 0,
+                duplicated: 0,
+                corrupt: 0,
+                loss_pct: 0.0
+            }
+        );
         assert_eq!(j.streams[1].missing, 5);
         assert_eq!(j.streams[1].loss_pct, 2.5);
         assert!(!j.exact);

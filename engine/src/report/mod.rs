@@ -40,7 +40,10 @@ impl Span {
 
     /// L1 rate in bit/s (adds 20 bytes of preamble, SFD and gap per frame).
     pub fn l1_bps(&self) -> f64 {
-        per_sec((self.bytes + self.frames * L1_OVERHEAD) as f64 * 8.0, self.secs())
+        per_sec(
+            (self.bytes + self.frames * L1_OVERHEAD) as f64 * 8.0,
+            self.secs(),
+        )
     }
 
     /// Frames per second.
@@ -161,7 +164,11 @@ pub fn interval_header(tx: bool, rx: bool) -> String {
 
 /// One interval line, iperf3 `-i 1` style.
 pub fn interval_line(iv: &Interval, tx: bool, rx: bool) -> String {
-    let mut s = format!("[SUM] {:6.2}-{:<6.2} sec", iv.tx.start_s.min(iv.rx.start_s), iv.tx.end_s.max(iv.rx.end_s));
+    let mut s = format!(
+        "[SUM] {:6.2}-{:<6.2} sec",
+        iv.tx.start_s.min(iv.rx.start_s),
+        iv.tx.end_s.max(iv.rx.end_s)
+    );
     if tx {
         let _ = write!(
             s,
@@ -193,7 +200,12 @@ mod tests {
     #[test]
     fn span_rates_at_each_layer() {
         // 136,612 frames of 9130 bytes in one second: 10 GbE line rate.
-        let s = Span { start_s: 0.0, end_s: 1.0, frames: 136_612, bytes: 136_612 * 9130 };
+        let s = Span {
+            start_s: 0.0,
+            end_s: 1.0,
+            frames: 136_612,
+            bytes: 136_612 * 9130,
+        };
         assert_eq!(s.l2_bps(), 136_612.0 * 9130.0 * 8.0);
         assert_eq!(s.l1_bps(), 136_612.0 * 9150.0 * 8.0);
         assert!((s.l1_bps() - 10e9).abs() / 10e9 < 1e-4);
@@ -213,7 +225,12 @@ mod tests {
     #[test]
     fn interval_line_figures() {
         let iv = Interval {
-            tx: Span { start_s: 0.0, end_s: 1.0, frames: 68_306, bytes: 68_306 * 9130 },
+            tx: Span {
+                start_s: 0.0,
+                end_s: 1.0,
+                frames: 68_306,
+                bytes: 68_306 * 9130,
+            },
             rx: Span::default(),
             rx_lost: 0,
         };

@@ -17,7 +17,8 @@ use crate::config::Verify;
 use crate::counter::{Padded, RxLive, StopFlag};
 use crate::dpdk::{tsc, RxBatch, BATCH_MAX};
 use crate::report::Percentiles;
-use crate::wire::dissect::{dissect_with, CorruptReason, Dissected, DissectOptions};
+use crate::wire::dissect::{dissect_with, CorruptReason, DissectOptions, Dissected};
+use crate::wire::stamp::extend;
 
 use seq::{SeqCounts, SeqTracker};
 
@@ -106,7 +107,9 @@ pub struct StreamAcc {
 
 impl StreamAcc {
     fn new(id: u32, tsc_hz: u64) -> Self {
-        let hist = || Histogram::new_with_bounds(1, (tsc_hz * 60).max(2), 3).expect("valid histogram bounds");
+        let hist = || {
+            Histogram::new_with_bounds(1, (tsc_hz * 60).max(2), 3).expect("valid histogram bounds")
+        };
         Self {
             id,
             frames: 0,
@@ -180,7 +183,11 @@ struct Table {
 
 impl Table {
     fn new(expected: &[u32], tsc_hz: u64) -> Self {
-        let mut t = Table { direct: vec![0; DIRECT_IDS], accs: Vec::with_capacity(expected.len().max(16)), tsc_hz };
+        let mut t = Table {
+            direct: vec![0; DIRECT_IDS],
+            accs: Vec::with_capacity(expected.len().max(16)),
+            tsc_hz,
+        };
         for &id in expected {
             t.slot(id);
         }
@@ -281,10 +288,11 @@ pub fn run(t: RxTask) -> RxOutcome {
         live.bytes.add(bytes);
         live.good.add(good);
         live.busy_cycles.set(out.busy_cycles);
-        live.foreign.set(out.foreign + out.too_short + out.unknown_version + out.overflow);
+        live.foreign
+            .set(out.foreign + out.too_short + out.unknown_version + out.overflow);
         // Publishing the lost count needs a pass over the streams: do it
         // every 64 busy polls only.
-        if out.busy_polls % 64 == 0 {
+        if out.busy_polls.is_multiple_of(64) {
             let lost: u64 = table.accs.iter().map(|a| a.seq.counts().lost).sum();
             if lost != lost_published {
                 live.lost.set(lost);
@@ -346,7 +354,7 @@ fn account(
                     out.overflow += 1;
                     continue;
                 };
-                let seq = seq::extend(f.seq, f.seq_bits, acc.seq.counts().max_seq + 1);
+                let seq = extend(f.seq, f.seq_bits, acc.seq.counts().max_seq + 1);
                 acc.seq.record(seq);
                 acc.frames += 1;
                 acc.bytes += wire_len;
@@ -355,19 +363,27 @@ fn account(
                     acc.latency.saturating_record(lat.max(1));
                 }
                 if acc.last_arrival != 0 {
-                    acc.interarrival.saturating_record((now - acc.last_arrival).max(1));
+                    acc.interarrival
+                        .saturating_record((now - acc.last_arrival).max(1));
                 }
                 acc.last_arrival = now;
                 out.payload_bytes += f.payload_len as u64;
                 good += 1;
             }
-            Dissected::Corrupt { stream_id, seq, reason } => match stream_id.and_then(|id| table.slot(id)) {
+            Dissected::Corrupt {
+                stream_id,
+                seq,
+                reason,
+            } => match stream_id.and_then(|id| table.slot(id)) {
                 Some(acc) => {
                     acc.frames += 1;
                     acc.bytes += wire_len;
                     acc.corrupt.add(reason);
                     if let Some(s) = seq {
-                        let s = seq::extend(s, 64, acc.seq.counts().max_seq + 1);
+                        // As carried: 48 bits in the compact stamp, 64 in
+                        // the full one (whose values stay below 2^48 in any
+                        // real run, so widening from 48 bits is exact).
+                        let s = extend(s, 48, acc.seq.counts().max_seq + 1);
                         acc.seq.record(s);
                     }
                 }

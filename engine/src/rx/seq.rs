@@ -136,26 +136,6 @@ impl SeqTracker {
     }
 }
 
-/// Extend a sequence number carried with only `bits` low bits to 64 bits,
-/// choosing the value nearest to `expected` (the next sequence number the
-/// tracker expects).
-pub fn extend(carried: u64, bits: u32, expected: u64) -> u64 {
-    if bits >= 64 {
-        return carried;
-    }
-    let modulus = 1u64 << bits;
-    let half = modulus / 2;
-    let low = carried & (modulus - 1);
-    let candidate = (expected & !(modulus - 1)) | low;
-    if candidate + half < expected && candidate.checked_add(modulus).is_some() {
-        candidate + modulus
-    } else if candidate > expected.saturating_add(half) && candidate >= modulus {
-        candidate - modulus
-    } else {
-        candidate
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,7 +152,14 @@ mod tests {
     fn in_order_has_no_defects() {
         let seqs: Vec<u64> = (0..1000).collect();
         let c = run(&seqs);
-        assert_eq!(c, SeqCounts { unique: 1000, max_seq: 999, ..Default::default() });
+        assert_eq!(
+            c,
+            SeqCounts {
+                unique: 1000,
+                max_seq: 999,
+                ..Default::default()
+            }
+        );
     }
 
     #[test]
@@ -237,16 +224,5 @@ mod tests {
         t.record(3 * WINDOW + 5);
         let c = t.counts();
         assert_eq!((c.duplicated, c.reordered, c.lost), (0, 1, 9));
-    }
-
-    #[test]
-    fn extend_truncated_sequence_numbers() {
-        let b = 48;
-        let m = 1u64 << b;
-        assert_eq!(extend(5, b, 0), 5);
-        assert_eq!(extend(5, b, m + 3), m + 5);
-        assert_eq!(extend(m - 2, b, m + 1), m - 2);
-        assert_eq!(extend(1, b, m - 1), m + 1);
-        assert_eq!(extend(7, 64, 1_000), 7);
     }
 }

@@ -25,7 +25,7 @@ pub const FORMAT_COMPACT: u8 = 0x12;
 pub const FULL_LEN: usize = 32;
 /// Length of the compact stamp.
 pub const COMPACT_LEN: usize = 18;
-/// Bits of stream id, sequence and TSC carried by the compact stamp.
+/// Bits of stream id carried by the compact stamp.
 pub const COMPACT_ID_BITS: u32 = 16;
 /// Bits of sequence number carried by the compact stamp.
 pub const COMPACT_SEQ_BITS: u32 = 48;

@@ -218,7 +218,7 @@ pub fn ports(args: &PortsArgs) -> Result<(), String> {
             );
             let max_frame = match i.max_rx_pktlen {
                 u32::MAX => "no limit reported".to_string(),
-                n => format!("{} bytes (max_rx_pktlen {n} + FCS)", n.saturating_add(4)),
+                n => format!("{n} bytes (FCS included)"),
             };
             println!("  max frame {max_frame}, MTU {}..{}", i.min_mtu, i.max_mtu);
             println!(

@@ -11,6 +11,7 @@ use crate::limits::bus::Bus;
 use crate::limits::link::LinkKind;
 use crate::limits::verdict::{Observation, Verdict};
 use crate::pace::measure::PaceSummary;
+use crate::pace::mode::TxMode;
 use crate::pace::rate::Rate;
 use crate::report::{bytes_str, Interval, Percentiles, L1_OVERHEAD};
 use crate::rx::{CorruptCounts, RxOutcome, StreamResult};
@@ -100,6 +101,18 @@ pub struct TxTaskResult {
     pub achieved_pct: f64,
     /// TSC cycles of the loop per frame sent.
     pub cycles_per_frame: f64,
+    /// TX mode (`spin`, `burst 32`, `gap`, `max`).
+    pub mode: String,
+    /// Whether the mode waits for departure times (spin, burst): only then
+    /// is the schedule error meaningful.
+    pub schedule_kept: bool,
+    /// Gap frames sent (gap mode).
+    pub gap_frames: u64,
+    /// Their bytes, FCS included.
+    pub gap_bytes: u64,
+    /// Gap mode: the data's L1 rate on a link of the port's speed that
+    /// sends data and gap frames back to back.
+    pub link_paced_l1_bps: Option<f64>,
     /// Schedule keeping.
     pub pace: PaceSummary,
 }
@@ -111,7 +124,10 @@ pub struct TxResult {
     pub frames: u64,
     /// Their bytes, FCS included.
     pub bytes: u64,
-    /// Frames the PMD counted (`opackets` over the TX ports).
+    /// Gap frames sent (gap mode), not counted in `frames`.
+    pub gap_frames: u64,
+    /// Frames the PMD counted (`opackets` over the TX ports): `frames +
+    /// gap_frames` when nothing else sends on those ports.
     pub pmd_frames: u64,
     /// Transmit errors the PMD counted.
     pub pmd_errors: u64,
@@ -342,7 +358,24 @@ impl RunResult {
                     t.achieved.fps,
                     t.cycles_per_frame
                 );
-                let _ = writeln!(s, "        {}", t.pace.one_line());
+                if t.schedule_kept {
+                    let _ = writeln!(s, "        {}", t.pace.one_line());
+                } else {
+                    let _ = writeln!(
+                        s,
+                        "        {} mode keeps no schedule: frames go as fast as the port takes them; gap mean {:.1} ns sd {:.1} ns",
+                        t.mode, t.pace.gap_ns.mean, t.pace.gap_ns.stddev
+                    );
+                }
+                if let Some(l1) = t.link_paced_l1_bps {
+                    let _ = writeln!(
+                        s,
+                        "        gap frames: {} ({}); on a line-rate link the data would leave at {:.4} Gbit/s L1",
+                        t.gap_frames,
+                        bytes_str(t.gap_bytes),
+                        l1 / 1e9
+                    );
+                }
             }
             for st in &tx.streams {
                 let _ = writeln!(
@@ -422,9 +455,26 @@ impl RunResult {
     }
 }
 
+/// What the runtime knew of a TX task before it ran.
+#[derive(Clone, Copy, Debug)]
+pub struct TxMeta {
+    /// Its lcore.
+    pub lcore: u32,
+    /// DPDK port id.
+    pub port: u16,
+    /// TX queue.
+    pub queue: u16,
+    /// Target rate.
+    pub rate: Rate,
+    /// TX mode.
+    pub mode: TxMode,
+    /// The port's link rate, bit/s.
+    pub line_bps: u64,
+}
+
 /// Build the TX side from the workers' outcomes.
 pub(crate) fn tx_result(
-    meta: &[(u32, u16, u16, Rate)],
+    meta: &[TxMeta],
     names: &[(u32, String)],
     outcomes: &[TxOutcome],
     pmd: (u64, u64),
@@ -433,7 +483,8 @@ pub(crate) fn tx_result(
     let mut tasks = Vec::new();
     let mut streams: Vec<TxStreamResult> = Vec::new();
     let mut payload_total = 0u64;
-    for (o, &(lcore, port, queue, rate)) in outcomes.iter().zip(meta) {
+    for (o, m) in outcomes.iter().zip(meta) {
+        let (lcore, port, queue, rate) = (m.lcore, m.port, m.queue, m.rate);
         let p = &o.pace;
         payload_total += p.payload_bytes;
         let achieved = Rates {
@@ -457,6 +508,21 @@ pub(crate) fn tx_result(
             } else {
                 0.0
             },
+            mode: m.mode.to_string(),
+            schedule_kept: m.mode.waits(),
+            gap_frames: o.gap_frames,
+            gap_bytes: o.gap_bytes,
+            link_paced_l1_bps: matches!(m.mode, TxMode::Gap { .. }).then(|| {
+                // On a link that sends data and gap frames back to back,
+                // data takes this share of the line.
+                let data = (o.bytes + o.frames * L1_OVERHEAD) as f64;
+                let gap = (o.gap_bytes + o.gap_frames * L1_OVERHEAD) as f64;
+                if data + gap > 0.0 {
+                    m.line_bps as f64 * data / (data + gap)
+                } else {
+                    0.0
+                }
+            }),
             pace: p.clone(),
         });
         for &(id, frames, bytes, payload) in &o.streams {
@@ -486,6 +552,7 @@ pub(crate) fn tx_result(
     TxResult {
         frames,
         bytes,
+        gap_frames: outcomes.iter().map(|o| o.gap_frames).sum(),
         pmd_frames: pmd.0,
         pmd_errors: pmd.1,
         achieved: Rates::of(frames, bytes, payload_total, secs),

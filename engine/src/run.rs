@@ -14,7 +14,9 @@ use crate::config::{Device, Plan, RxStreams};
 use crate::counter::{Padded, RxLive, StopFlag, TxLive};
 use crate::dpdk::{self, tsc, Eal, Mempool, Port, PortConfig, PortStats};
 use crate::limits::link::LinkKind;
+use crate::pace::mode::{GapKind, GapPlanner, TxMode};
 use crate::pace::rate::check_against_line;
+use crate::wire::spec::SizeSpec;
 use crate::report::{self, Interval, Span};
 use crate::result::{self, PortResult, RunResult};
 use crate::rx::{self, RxTask};
@@ -111,10 +113,11 @@ pub fn execute(
             pp.tx_ring,
             plan.eal.lcores.len(),
         );
+        let room = pp.max_frame.max(2048).max(af_packet_room(plan, pp));
         let pool = Mempool::create(
             &format!("ls_pool{i}"),
             mbufs,
-            pp.max_frame.max(2048),
+            room,
             info.socket,
         )
         .map_err(|e| format!("{}: ports[{i}] ({}): {e}", plan.origin, pp.name))?;
@@ -193,6 +196,37 @@ pub fn execute(
                 format!("{}: streams[{s}].{}: {}", plan.origin, e.field, e.message)
             })?);
         }
+        let gap = match t.mode {
+            TxMode::Gap { kind: GapKind::BadFcs } => {
+                return Err(format!(
+                    "{}: tx[{ti}].mode: gap frames with a bad FCS need a port that lets software supply the FCS, \
+                     and DPDK's ethdev API offers no such control on {} ({}): use `gap` (PAUSE frames)",
+                    plan.origin,
+                    pr.port.info().name,
+                    pr.port.info().driver
+                ))
+            }
+            TxMode::Gap { kind: GapKind::Pause } => {
+                let mut planners = Vec::new();
+                for &s in &t.streams {
+                    let spec = &plan.streams[s];
+                    let SizeSpec::Fixed(size) = spec.size else {
+                        return Err(format!(
+                            "{}: streams[{s}].frame_size: gap mode needs one fixed frame size per stream ({} cycles sizes)",
+                            plan.origin, spec.name
+                        ));
+                    };
+                    let payload = size - 4 - spec.header_len();
+                    let max_gap = (pp_max_frame(pr) as usize).clamp(64, 1518);
+                    planners.push(
+                        GapPlanner::new(rate, link_bps, size, payload, 64, max_gap)
+                            .map_err(|e| format!("{}: tx[{ti}].mode: {e}", plan.origin))?,
+                    );
+                }
+                Some((planners, pr.port.info().mac))
+            }
+            _ => None,
+        };
         tx_tasks.push(TxTask {
             lcore: t.lcore,
             port: pr.port.id(),
@@ -206,6 +240,7 @@ pub fn execute(
             pattern: t.pattern,
             tsc_hz,
             line_bps: link_bps,
+            gap,
             offload,
             trace_frames: if t.trace.is_some() { t.trace_frames } else { 0 },
             live: Arc::new(Padded::new(TxLive::default())),
@@ -241,9 +276,16 @@ pub fn execute(
     let rx_live: Vec<_> = rx_tasks.iter().map(|t| Arc::clone(&t.live)).collect();
     let tx_live: Vec<_> = tx_tasks.iter().map(|t| Arc::clone(&t.live)).collect();
     let rx_meta: Vec<_> = rx_tasks.iter().map(|t| (t.lcore, t.port)).collect();
-    let tx_meta: Vec<_> = tx_tasks
+    let tx_meta: Vec<result::TxMeta> = tx_tasks
         .iter()
-        .map(|t| (t.lcore, t.port, t.queue, t.rate))
+        .map(|t| result::TxMeta {
+            lcore: t.lcore,
+            port: t.port,
+            queue: t.queue,
+            rate: t.rate,
+            mode: t.mode,
+            line_bps: t.line_bps,
+        })
         .collect();
     let mut rx_workers = Vec::new();
     for t in rx_tasks {
@@ -423,6 +465,28 @@ pub fn execute(
     drop(pools);
     drop(eal);
     Ok(result)
+}
+
+/// af_packet copies whole TPACKET frames into mbufs: its RX queue needs a
+/// data room of at least `framesz + 96` (headroom 128 + framesz − 32), so
+/// the pool's frame room is `framesz − 32` when the vdev sets `framesz`.
+fn af_packet_room(plan: &Plan, pp: &crate::config::PortPlan) -> u32 {
+    let name = pp.device.name();
+    plan.eal
+        .vdevs
+        .iter()
+        .filter(|v| v.split(',').next() == Some(name) && name.starts_with("net_af_packet"))
+        .flat_map(|v| v.split(','))
+        .filter_map(|kv| kv.strip_prefix("framesz="))
+        .filter_map(|n| n.parse::<u32>().ok())
+        .map(|n| n.saturating_sub(32))
+        .max()
+        .unwrap_or(if name.starts_with("net_af_packet") { 2048 } else { 0 })
+}
+
+/// The largest frame a port takes, FCS included.
+fn pp_max_frame(pr: &PortRt) -> u32 {
+    pr.port.info().max_rx_pktlen
 }
 
 /// Counter totals at one moment.

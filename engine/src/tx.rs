@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::counter::{Padded, StopFlag, TxLive};
 use crate::dpdk::{tsc, Mempool, TxBatch, TxOffload, BATCH_MAX};
 use crate::pace::measure::{DepartureRecorder, PaceSummary};
-use crate::pace::mode::TxMode;
+use crate::pace::mode::{write_pause_frame, GapFrames, GapPlanner, TxMode};
 use crate::pace::pattern::{Pacer, Pattern};
 use crate::pace::rate::Rate;
 use crate::pace::schedule::{Schedule, WeightedRoundRobin};
@@ -52,6 +52,9 @@ pub struct TxTask {
     pub trace_frames: u64,
     /// The port's link rate in bit/s (for patterns that burst at line rate).
     pub line_bps: u64,
+    /// Gap mode: one planner per stream (parallel to `builders`) and the
+    /// source MAC of the PAUSE frames.
+    pub gap: Option<(Vec<GapPlanner>, [u8; 6])>,
     /// Live counters for the reporter.
     pub live: Arc<Padded<TxLive>>,
     /// The stop signal.
@@ -65,6 +68,10 @@ pub struct TxOutcome {
     pub frames: u64,
     /// Their bytes, FCS included.
     pub bytes: u64,
+    /// Gap frames sent (gap mode).
+    pub gap_frames: u64,
+    /// Their bytes, FCS included.
+    pub gap_bytes: u64,
     /// Per stream: (id, frames, bytes, payload bytes).
     pub streams: Vec<(u32, u64, u64, u64)>,
     /// Schedule-keeping statistics.
@@ -73,6 +80,19 @@ pub struct TxOutcome {
     pub recorder: DepartureRecorder,
     /// TSC cycles the loop ran.
     pub loop_cycles: u64,
+}
+
+/// Marks a batch slot that holds a gap frame, not a stream's frame.
+const GAP_SLOT: u16 = u16::MAX;
+
+/// Gap mode's state: a planner per stream (frame sizes are fixed per
+/// stream in gap mode) and the gap frames still owed after the last data
+/// frame, which may span batches.
+struct Gaps {
+    planners: Vec<GapPlanner>,
+    owed: GapFrames,
+    next: u32,
+    src: [u8; 6],
 }
 
 /// Run the task until the stop flag is set.
@@ -84,10 +104,15 @@ pub fn run(mut t: TxTask) -> TxOutcome {
     let (group, ahead) = match t.mode {
         TxMode::Spin => (1, SPIN_AHEAD),
         TxMode::Burst(n) => (usize::from(n).min(BATCH_MAX), usize::from(n).min(BATCH_MAX)),
-        TxMode::Max => (MAX_BURST, MAX_BURST),
-        TxMode::Gap { .. } => (1, SPIN_AHEAD),
+        TxMode::Max | TxMode::Gap { .. } => (MAX_BURST, MAX_BURST),
     };
-    let paced = !matches!(t.mode, TxMode::Max);
+    let waits = t.mode.waits();
+    let mut gaps = t.gap.take().map(|(planners, src)| Gaps {
+        planners,
+        owed: GapFrames::default(),
+        next: 0,
+        src,
+    });
     let mut recorder = DepartureRecorder::new(t.tsc_hz, t.trace_frames as usize);
     let mut seqs = vec![0u64; n_streams];
     let mut sent_frames = vec![0u64; n_streams];
@@ -121,8 +146,7 @@ pub fn run(mut t: TxTask) -> TxOutcome {
         Pacer::new(t.pattern, schedule, t.line_bps).expect("the plan validated the pattern");
     let live = &t.live;
     let loop_start = tsc::now();
-    let mut frames = 0u64;
-    let mut bytes = 0u64;
+    let (mut frames, mut bytes, mut gap_frames, mut gap_bytes) = (0u64, 0u64, 0u64, 0u64);
 
     'run: loop {
         if batch.is_empty() {
@@ -134,6 +158,17 @@ pub fn run(mut t: TxTask) -> TxOutcome {
                 continue;
             }
             for i in 0..ahead {
+                if let Some(g) = gaps.as_mut().filter(|g| g.next < g.owed.count) {
+                    let len = g.owed.len_of(g.next) as usize;
+                    g.next += 1;
+                    let buf = batch.frame_mut(i, len - 4);
+                    let _ = write_pause_frame(buf, g.src, len);
+                    batch.set_offload(i, TxOffload::default());
+                    stream[i] = GAP_SLOT;
+                    size[i] = len as u32;
+                    due[i] = 0;
+                    continue;
+                }
                 let s = wrr.next();
                 let b = &mut t.builders[s];
                 let len = b.next_len();
@@ -145,11 +180,16 @@ pub fn run(mut t: TxTask) -> TxOutcome {
                 }
                 stream[i] = s as u16;
                 size[i] = (len + 4) as u32;
-                due[i] = if paced { pacer.next(len + 4) } else { 0 };
+                due[i] = if waits { pacer.next(len + 4) } else { 0 };
+                if let Some(g) = gaps.as_mut() {
+                    g.owed = g.planners[s].next_gap();
+                    g.next = 0;
+                }
             }
         }
 
-        // Wait for the head frame's departure time.
+        // Wait for the head frame's departure time (never, in max and gap
+        // modes: their due times are 0).
         let h = batch.head();
         let mut now = tsc::now();
         while now < due[h] {
@@ -167,7 +207,9 @@ pub fn run(mut t: TxTask) -> TxOutcome {
             }
         }
         for (i, &s) in stream.iter().enumerate().skip(h).take(n) {
-            t.builders[usize::from(s)].set_tx_tsc(batch.frame(i), now);
+            if s != GAP_SLOT {
+                t.builders[usize::from(s)].set_tx_tsc(batch.frame(i), now);
+            }
         }
         let sent = batch.transmit(t.port, t.queue, n);
         let after = tsc::now();
@@ -178,20 +220,29 @@ pub fn run(mut t: TxTask) -> TxOutcome {
         if sent == 0 {
             continue;
         }
-        let mut b = 0u64;
+        let (mut f, mut b) = (0u64, 0u64);
         for i in h..h + sent {
             let s = usize::from(stream[i]);
-            let sz = u64::from(size[i]);
-            let payload = size[i] - overhead[s];
-            recorder.record_with_payload(due[i], after, size[i], payload);
+            let sz = size[i];
+            if stream[i] == GAP_SLOT {
+                gap_frames += 1;
+                gap_bytes += u64::from(sz);
+                continue;
+            }
+            let payload = sz - overhead[s];
+            // Modes that do not wait keep no schedule: record the departure
+            // as on time so the gap statistics stay meaningful.
+            let scheduled = if waits { due[i] } else { after };
+            recorder.record_with_payload(scheduled, after, sz, payload);
             sent_frames[s] += 1;
-            sent_bytes[s] += sz;
+            sent_bytes[s] += u64::from(sz);
             sent_payload[s] += u64::from(payload);
-            b += sz;
+            f += 1;
+            b += u64::from(sz);
         }
-        frames += sent as u64;
+        frames += f;
         bytes += b;
-        live.frames.add(sent as u64);
+        live.frames.add(f);
         live.bytes.add(b);
     }
     let loop_cycles = tsc::now() - loop_start;
@@ -201,6 +252,8 @@ pub fn run(mut t: TxTask) -> TxOutcome {
     TxOutcome {
         frames,
         bytes,
+        gap_frames,
+        gap_bytes,
         streams: (0..n_streams)
             .map(|s| {
                 (

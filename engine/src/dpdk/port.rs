@@ -21,8 +21,8 @@ pub struct PortInfo {
     pub driver: String,
     /// MAC address.
     pub mac: [u8; 6],
-    /// Largest frame the port receives, in bytes (FCS excluded, as DPDK
-    /// reports it).
+    /// Largest frame the port receives, in bytes, FCS included (DPDK's
+    /// `max_rx_pktlen`; `u32::MAX` when the driver sets no limit).
     pub max_rx_pktlen: u32,
     /// Smallest and largest MTU.
     pub min_mtu: u16,
@@ -253,7 +253,7 @@ impl Port {
             .max_frame
             .saturating_sub(L2_OVERHEAD)
             .max(u32::from(info.min_mtu));
-        if mtu <= u32::from(info.max_mtu) && info.max_rx_pktlen >= mtu + 14 {
+        if mtu <= u32::from(info.max_mtu) && info.max_rx_pktlen >= mtu + L2_OVERHEAD {
             conf.rxmode.mtu = mtu;
         }
         if cfg.tx_checksum_offload {
@@ -323,6 +323,15 @@ impl Port {
                     ret,
                 ));
             }
+        }
+        // Flow control off: a paused port would skew every rate measured.
+        // Virtual devices do not support it, which is fine.
+        let mut fc = sys::rte_eth_fc_conf::default();
+        // SAFETY: valid port id and out pointer.
+        if unsafe { sys::rte_eth_dev_flow_ctrl_get(id, &mut fc) } == 0 {
+            fc.mode = sys::RTE_ETH_FC_NONE;
+            // SAFETY: fc was filled by the driver and only its mode changed.
+            unsafe { sys::rte_eth_dev_flow_ctrl_set(id, &mut fc) };
         }
         if cfg.promiscuous {
             // SAFETY: valid port id. Some virtual drivers do not support

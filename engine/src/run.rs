@@ -10,17 +10,17 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::config::{Device, Plan, RxStreams};
+use crate::config::{Clock, Device, Plan, RxStreams};
 use crate::counter::{Padded, RxLive, StopFlag, TxLive};
 use crate::dpdk::{self, tsc, Eal, Mempool, Port, PortConfig, PortStats};
 use crate::limits::link::LinkKind;
 use crate::pace::mode::{GapKind, GapPlanner, TxMode};
 use crate::pace::rate::check_against_line;
-use crate::wire::spec::SizeSpec;
 use crate::report::{self, Interval, Span};
 use crate::result::{self, PortResult, RunResult};
 use crate::rx::{self, RxTask};
 use crate::tx::{self, TxTask};
+use crate::wire::spec::SizeSpec;
 use crate::wire::{builder::FrameBuilder, CsumMode};
 
 /// What went wrong before or during a run (always a message for the user).
@@ -114,19 +114,16 @@ pub fn execute(
             plan.eal.lcores.len(),
         );
         let room = pp.max_frame.max(2048).max(af_packet_room(plan, pp));
-        let pool = Mempool::create(
-            &format!("ls_pool{i}"),
-            mbufs,
-            room,
-            info.socket,
-        )
-        .map_err(|e| format!("{}: ports[{i}] ({}): {e}", plan.origin, pp.name))?;
+        let pool = Mempool::create(&format!("ls_pool{i}"), mbufs, room, info.socket)
+            .map_err(|e| format!("{}: ports[{i}] ({}): {e}", plan.origin, pp.name))?;
         let tx_offload = match pp.checksum.resolve(info.tx_checksum_offload()) {
             Some(mode) => mode == CsumMode::Offload,
-            None => return Err(format!(
+            None => {
+                return Err(format!(
                 "{}: ports[{i}].checksum: offload asked but {} ({}) cannot compute TX checksums",
                 plan.origin, info.name, info.driver
-            )),
+            ))
+            }
         };
         let mut port = port;
         let cfg = PortConfig {
@@ -247,9 +244,13 @@ pub fn execute(
             stop: Arc::clone(&stop),
         });
     }
-    let shared_tsc = !plan.tx.is_empty();
     let mut rx_tasks = Vec::new();
     for r in &plan.rx {
+        let shared_tsc = match r.clock {
+            Clock::Auto => !plan.tx.is_empty(),
+            Clock::Shared => true,
+            Clock::Separate => false,
+        };
         let pr = &ports[r.port];
         let expected: Vec<u32> = match &r.streams {
             RxStreams::Auto => Vec::new(),
@@ -276,6 +277,7 @@ pub fn execute(
     let rx_live: Vec<_> = rx_tasks.iter().map(|t| Arc::clone(&t.live)).collect();
     let tx_live: Vec<_> = tx_tasks.iter().map(|t| Arc::clone(&t.live)).collect();
     let rx_meta: Vec<_> = rx_tasks.iter().map(|t| (t.lcore, t.port)).collect();
+    let shared_tsc = rx_tasks.iter().any(|t| t.shared_tsc);
     let tx_meta: Vec<result::TxMeta> = tx_tasks
         .iter()
         .map(|t| result::TxMeta {
@@ -368,6 +370,15 @@ pub fn execute(
             w.join()
                 .map_err(|_| format!("TX worker on lcore {lcore} panicked"))?,
         );
+    }
+    // Departure traces, where the profile asked for them.
+    for (o, t) in tx_outcomes.iter().zip(&plan.tx) {
+        if let Some(path) = &t.trace {
+            o.recorder
+                .to_trace()
+                .save(path)
+                .map_err(|e| format!("{}: tx trace {}: {e}", plan.origin, path.display()))?;
+        }
     }
     // Give frames in flight (loopback rings, veths) time to arrive.
     if has_rx && has_tx {
@@ -481,7 +492,11 @@ fn af_packet_room(plan: &Plan, pp: &crate::config::PortPlan) -> u32 {
         .filter_map(|n| n.parse::<u32>().ok())
         .map(|n| n.saturating_sub(32))
         .max()
-        .unwrap_or(if name.starts_with("net_af_packet") { 2048 } else { 0 })
+        .unwrap_or(if name.starts_with("net_af_packet") {
+            2048
+        } else {
+            0
+        })
 }
 
 /// The largest frame a port takes, FCS included.
@@ -570,8 +585,8 @@ fn check_frame_fits(plan: &Plan, i: usize, info: &dpdk::PortInfo) -> Result<(), 
     let frame = pp.max_frame;
     if info.driver == "net_af_packet" {
         // af_packet reports 1518 whatever the kernel allows: the kernel
-        // interface's MTU is the limit (checked by the lab tooling).
-        return Ok(());
+        // interface's MTU is the limit.
+        return check_kernel_mtu(plan, i);
     }
     // DPDK reports max_rx_pktlen without the FCS.
     let max = info
@@ -582,6 +597,40 @@ fn check_frame_fits(plan: &Plan, i: usize, info: &dpdk::PortInfo) -> Result<(), 
         return Err(format!(
             "{}: ports[{i}] ({}): {frame}-byte frames exceed the port's maximum of {max} bytes ({} reports max_rx_pktlen {}, max_mtu {})",
             plan.origin, pp.name, info.driver, info.max_rx_pktlen, info.max_mtu
+        ));
+    }
+    Ok(())
+}
+
+/// An af_packet port sends through a kernel interface: its MTU (the IP
+/// packet) must hold the largest frame less Ethernet header, VLAN tag and
+/// FCS, or the kernel drops the frames silently.
+fn check_kernel_mtu(plan: &Plan, i: usize) -> Result<(), RunError> {
+    let pp = &plan.ports[i];
+    let name = pp.device.name();
+    let Some(iface) = plan
+        .eal
+        .vdevs
+        .iter()
+        .filter(|v| v.split(',').next() == Some(name))
+        .flat_map(|v| v.split(','))
+        .find_map(|kv| kv.strip_prefix("iface="))
+    else {
+        return Ok(());
+    };
+    let Ok(text) = std::fs::read_to_string(format!("/sys/class/net/{iface}/mtu")) else {
+        return Ok(());
+    };
+    let Ok(mtu) = text.trim().parse::<u32>() else {
+        return Ok(());
+    };
+    let tagged = plan.streams.iter().any(|s| s.vlan.is_some());
+    let need = pp.max_frame.saturating_sub(18 + if tagged { 4 } else { 0 });
+    if mtu < need {
+        return Err(format!(
+            "{}: ports[{i}] ({}): interface {iface} has MTU {mtu}, too small for {}-byte frames (needs {need}; \
+             set it with `ip link set {iface} mtu {need}` or scripts/lab up --mtu {need})",
+            plan.origin, pp.name, pp.max_frame
         ));
     }
     Ok(())

@@ -23,7 +23,8 @@ use std::time::Duration;
 pub use duration::{format_duration, parse_duration};
 pub use error::ConfigError;
 pub use plan::{
-    Checksum, Device, EalPlan, Plan, PortPlan, RunPlan, RxStreams, RxTaskPlan, TxTaskPlan, Verify,
+    Checksum, Clock, Device, EalPlan, Plan, PortPlan, RunPlan, RxStreams, RxTaskPlan, TxTaskPlan,
+    Verify,
 };
 
 use ext::{Layer, RateSpec};

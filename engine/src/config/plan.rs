@@ -263,6 +263,20 @@ pub struct RxTaskPlan {
     pub slowdown_cycles: u64,
     /// The streams it expects.
     pub streams: RxStreams,
+    /// Whether the sender's TSC is this host's.
+    pub clock: Clock,
+}
+
+/// Whose TSC stamped the frames an RX task receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// Shared when the same process also sends, separate otherwise.
+    Auto,
+    /// The sender runs on this host (another process, namespace or port of
+    /// the same machine): one-way latency is measured from the stamp.
+    Shared,
+    /// The sender's clock is another host's: inter-arrival spacing only.
+    Separate,
 }
 
 /// Run length and reporting.

@@ -251,6 +251,8 @@ pub(crate) struct Rx {
     pub slowdown_cycles: u64,
     #[serde(default)]
     pub streams: Option<Value>,
+    #[serde(default)]
+    pub clock: Option<Scalar>,
 }
 
 /// `run:`

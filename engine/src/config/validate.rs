@@ -11,7 +11,8 @@ use super::error::ConfigError;
 use super::ext::{Bus, Layer, LinkKind, Pattern, RateSpec, TxMode};
 use super::locate::Locator;
 use super::plan::{
-    Checksum, Device, EalPlan, Plan, PortPlan, RunPlan, RxStreams, RxTaskPlan, TxTaskPlan, Verify,
+    Checksum, Clock, Device, EalPlan, Plan, PortPlan, RunPlan, RxStreams, RxTaskPlan, TxTaskPlan,
+    Verify,
 };
 use super::raw::{self, describe, scalar_text, Scalar};
 use super::stream;
@@ -301,6 +302,17 @@ impl Checker<'_> {
                     ))
                 }
             };
+            let clock = match task.clock.as_ref().map(Scalar::as_str) {
+                None | Some("auto") => Clock::Auto,
+                Some("shared") => Clock::Shared,
+                Some("separate") => Clock::Separate,
+                Some(other) => {
+                    return Err(self.err(
+                        format!("{at}.clock"),
+                        format!("unknown clock `{other}`: use auto, shared or separate"),
+                    ))
+                }
+            };
             let expect =
                 self.rx_streams(&by_name, &format!("{at}.streams"), task.streams.as_ref())?;
             // A task that learns its streams may see any of them.
@@ -321,6 +333,7 @@ impl Checker<'_> {
                 verify,
                 slowdown_cycles: task.slowdown_cycles,
                 streams: expect,
+                clock,
             });
         }
 

@@ -1,1 +1,264 @@
+//! Bad input ends with one clear message and a non-zero exit, never a
+//! panic. Errors from a profile name the file, the line and the key
+//! (`file:line: key.path: message`, docs/profile.md).
+
 mod common;
+
+use std::ffi::OsStr;
+
+use common::{landspeed, write_file, Output};
+
+/// A valid TX profile; each test breaks one thing in it.
+const BASE: &str = "eal:
+  cores: [0, 1]
+  vdevs: [net_null0]
+ports:
+  - name: p0
+    device: net_null0
+    link: 10g
+    tx_ring: 1024
+streams:
+  - name: s1
+    frame_size: 9130
+    ipv4: { src: 198.18.0.1, dst: 198.19.0.1 }
+    udp: { src: 49152, dst: 5001 }
+tx:
+  - lcore: 1
+    port: p0
+    rate: 100M
+    mode: spin
+run:
+  duration: 1s
+";
+
+/// BASE with `old` replaced by `new` (which must be there).
+fn with(old: &str, new: &str) -> String {
+    assert!(BASE.contains(old), "`{old}` is not in the base profile");
+    BASE.replacen(old, new, 1)
+}
+
+/// The 1-based line of the first line of `yaml` containing `needle`.
+fn line_of(yaml: &str, needle: &str) -> usize {
+    yaml.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("`{needle}` is not in the profile"))
+        + 1
+}
+
+/// Runs `landspeed run NAME.yaml` on `yaml` in a fresh folder.
+fn run_yaml(name: &str, yaml: &str, extra: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_file(dir.path(), &format!("{name}.yaml"), yaml);
+    let mut args: Vec<&OsStr> = vec![OsStr::new("run"), p.as_os_str()];
+    args.extend(extra.iter().map(OsStr::new));
+    landspeed(dir.path(), args)
+}
+
+/// Runs a broken profile and checks the error names `NAME.yaml:LINE: KEY`
+/// (LINE being that of the first line containing `at`) and `words`.
+fn profile_error(name: &str, yaml: &str, at: &str, key: &str, words: &[&str]) {
+    let out = run_yaml(name, yaml, &[]);
+    let place = format!("{name}.yaml:{}: {key}", line_of(yaml, at));
+    let mut all = vec![place.as_str()];
+    all.extend_from_slice(words);
+    out.assert_error(&all);
+}
+
+fn cmd(args: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    landspeed(dir.path(), args)
+}
+
+#[test]
+fn base_profile_is_valid() {
+    // The broken profiles below differ from this one by one edit.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, v) = common::run_profile(dir.path(), "base", BASE, &["-t", "200ms", "-q"]);
+    assert!(common::u(&v, "/tx/frames") > 0);
+}
+
+#[test]
+fn missing_profile_names_the_path() {
+    let out = cmd(&["run", "no-such-profile.yaml"]);
+    out.assert_error(&["no-such-profile.yaml", "cannot read"]);
+}
+
+#[test]
+fn malformed_yaml_names_the_line() {
+    let yaml = with("vdevs: [net_null0]", "vdevs: @net_null0");
+    let out = run_yaml("malformed", &yaml, &[]);
+    out.assert_error(&[&format!("malformed.yaml:{}:", line_of(&yaml, "@"))]);
+}
+
+#[test]
+fn unknown_key_names_line_and_key() {
+    let yaml = with("    tx_ring: 1024\n", "    tx_ring: 1024\n    speedy: 3\n");
+    profile_error(
+        "unknown",
+        &yaml,
+        "speedy",
+        "ports[0]",
+        &["unknown field", "speedy"],
+    );
+}
+
+#[test]
+fn frame_size_too_small() {
+    let yaml = with("frame_size: 9130", "frame_size: 40");
+    profile_error(
+        "small",
+        &yaml,
+        "frame_size",
+        "streams[0].frame_size",
+        &["40", "64"],
+    );
+}
+
+#[test]
+fn frame_size_too_large() {
+    let yaml = with("frame_size: 9130", "frame_size: 20000");
+    profile_error(
+        "large",
+        &yaml,
+        "frame_size",
+        "streams[0].frame_size",
+        &["20000", "16383"],
+    );
+}
+
+#[test]
+fn ipv6_address_in_an_ipv4_block() {
+    let yaml = with("src: 198.18.0.1", "src: \"2001:db8::1\"");
+    profile_error(
+        "v6in4",
+        &yaml,
+        "ipv4:",
+        "streams[0].ipv4.src",
+        &["2001:db8::1", "not an IPv4 address"],
+    );
+}
+
+#[test]
+fn vlan_id_out_of_range() {
+    let yaml = with(
+        "    udp: { src: 49152, dst: 5001 }\n",
+        "    udp: { src: 49152, dst: 5001 }\n    vlan: { id: 5000 }\n",
+    );
+    profile_error(
+        "vlan",
+        &yaml,
+        "vlan:",
+        "streams[0].vlan.id",
+        &["5000", "4094"],
+    );
+}
+
+#[test]
+fn range_first_above_last() {
+    let yaml = with("src: 49152, dst: 5001", "src: 2000-1000, dst: 5001");
+    profile_error("range", &yaml, "udp:", "streams[0].udp.src", &["2000-1000"]);
+}
+
+#[test]
+fn rate_not_a_number() {
+    let yaml = with("rate: 100M", "rate: fast");
+    profile_error("fast", &yaml, "rate:", "tx[0].rate", &["fast"]);
+}
+
+#[test]
+fn rate_zero() {
+    let yaml = with("rate: 100M", "rate: 0");
+    profile_error("zero", &yaml, "rate:", "tx[0].rate", &["zero"]);
+}
+
+#[test]
+fn rate_above_line_rate() {
+    let yaml = with("rate: 100M", "rate: 20G");
+    profile_error(
+        "fast20g",
+        &yaml,
+        "rate:",
+        "tx[0].rate",
+        &["20 Gbit/s", "line rate", "10 Gbit/s"],
+    );
+}
+
+#[test]
+fn core_that_does_not_exist() {
+    let yaml = with("cores: [0, 1]", "cores: [0, 7]").replace("lcore: 1", "lcore: 7");
+    profile_error(
+        "core7",
+        &yaml,
+        "cores:",
+        "eal.cores",
+        &["lcore 7", "does not exist"],
+    );
+}
+
+#[test]
+fn unknown_vdev_is_named() {
+    let yaml = BASE.replace("net_null0", "net_bogus0");
+    let out = run_yaml("bogus", &yaml, &[]);
+    out.assert_error(&["net_bogus0"]);
+}
+
+#[test]
+fn burst_larger_than_tx_ring() {
+    let yaml = with("mode: spin", "mode: burst 5000");
+    profile_error(
+        "burst",
+        &yaml,
+        "mode:",
+        "tx[0].mode",
+        &["5000", "1024", "tx_ring"],
+    );
+}
+
+#[test]
+fn duration_not_a_duration() {
+    let out = run_yaml("dur", BASE, &["--duration", "abc"]);
+    out.assert_error(&["--duration", "abc"]);
+}
+
+#[test]
+fn limits_negative_rtt() {
+    cmd(&["limits", "--rtt", "-15ms"]).assert_error(&["rtt", "-15ms"]);
+}
+
+#[test]
+fn limits_unknown_bus() {
+    cmd(&["limits", "--bus", "pcix-99"]).assert_error(&["pcix-99"]);
+}
+
+#[test]
+fn limits_zero_window() {
+    cmd(&["limits", "--window", "0"]).assert_error(&["window", "0"]);
+}
+
+#[test]
+fn replay_missing_trace() {
+    cmd(&[
+        "replay",
+        "no-such.trace",
+        "--bottleneck",
+        "1G",
+        "--buffer",
+        "1MB",
+    ])
+    .assert_error(&["no-such.trace"]);
+}
+
+#[test]
+fn report_of_a_file_that_is_not_json() {
+    let dir = tempfile::tempdir().unwrap();
+    // b.json is a real result, so only a.json can be wrong.
+    let (_, _) = common::run_profile(dir.path(), "b", BASE, &["-t", "200ms", "-q"]);
+    write_file(dir.path(), "a.json", "this is not JSON\n");
+    let out = landspeed(dir.path(), ["report", "a.json", "b.json"]);
+    out.assert_error(&["a.json"]);
+    assert!(
+        !out.stderr.contains("b.json"),
+        "the error is a.json's:\n{}",
+        out.stderr
+    );
+}

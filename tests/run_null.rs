@@ -81,13 +81,7 @@ fn builtin_profile_runs_without_a_file() {
     let json = dir.path().join("out.json");
     let out = landspeed(
         dir.path(),
-        [
-            "run",
-            "--duration",
-            "1s",
-            "--json",
-            json.to_str().unwrap(),
-        ],
+        ["run", "--duration", "1s", "--json", json.to_str().unwrap()],
     );
     out.assert_success();
     let v = read_json(&json);

@@ -62,8 +62,6 @@ pub struct RxLive {
     pub corrupt: Counter,
     /// Frames not ours.
     pub foreign: Counter,
-    /// TSC cycles spent on polls that returned frames.
-    pub busy_cycles: Counter,
     /// Polls that returned nothing.
     pub idle_polls: Counter,
 }

@@ -478,15 +478,12 @@ pub(crate) fn tx_result(
     names: &[(u32, String)],
     outcomes: &[TxOutcome],
     pmd: (u64, u64),
-    secs: f64,
 ) -> TxResult {
     let mut tasks = Vec::new();
     let mut streams: Vec<TxStreamResult> = Vec::new();
-    let mut payload_total = 0u64;
     for (o, m) in outcomes.iter().zip(meta) {
         let (lcore, port, queue, rate) = (m.lcore, m.port, m.queue, m.rate);
         let p = &o.pace;
-        payload_total += p.payload_bytes;
         let achieved = Rates {
             fps: p.achieved.fps,
             l1_bps: p.achieved.l1_bps,
@@ -555,7 +552,14 @@ pub(crate) fn tx_result(
         gap_frames: outcomes.iter().map(|o| o.gap_frames).sum(),
         pmd_frames: pmd.0,
         pmd_errors: pmd.1,
-        achieved: Rates::of(frames, bytes, payload_total, secs),
+        // Each task's rates run from its first to its last departure on the
+        // TSC; tasks run side by side, so their rates add up.
+        achieved: tasks.iter().fold(Rates::default(), |a, t| Rates {
+            fps: a.fps + t.achieved.fps,
+            l1_bps: a.l1_bps + t.achieved.l1_bps,
+            l2_bps: a.l2_bps + t.achieved.l2_bps,
+            payload_bps: a.payload_bps + t.achieved.payload_bps,
+        }),
         tasks,
         streams,
     }
@@ -612,7 +616,11 @@ pub(crate) fn rx_result(
         for acc in &o.streams {
             streams.push(acc.result(tsc_hz, shared_tsc));
         }
-        let cpf = if o.frames > 0 {
+        // Cost per frame over the span the delivered rate is measured on,
+        // so that a saturated lcore's ceiling equals what it delivered.
+        let cpf = if o.frames > 1 && o.span_busy_cycles > 0 {
+            o.span_busy_cycles as f64 / (o.frames - 1) as f64
+        } else if o.frames > 0 {
             o.busy_cycles as f64 / o.frames as f64
         } else {
             0.0
@@ -624,7 +632,7 @@ pub(crate) fn rx_result(
             bytes: o.bytes,
             cycles_per_frame: cpf,
             cycles_per_byte: if o.bytes > 0 {
-                o.busy_cycles as f64 / o.bytes as f64
+                cpf * o.frames as f64 / o.bytes as f64
             } else {
                 0.0
             },
@@ -646,7 +654,19 @@ pub(crate) fn rx_result(
         r.good += s.frames - s.corrupt_total;
     }
     r.corrupt += r.corrupt_unattributed.total();
-    r.achieved = Rates::of(r.frames, r.bytes, payload, secs);
+    // From the first to the last arrival on the TSC (as TX rates run from
+    // the first to the last departure), counting every frame but those of
+    // the first poll; the measured time when too few frames arrived.
+    let first = outcomes.iter().map(|o| o.first_rx_tsc).filter(|&t| t > 0).min();
+    let last = outcomes.iter().map(|o| o.last_rx_tsc).max();
+    r.achieved = match (first, last) {
+        (Some(a), Some(b)) if b > a && r.frames > 1 => {
+            let span = (b - a) as f64 / tsc_hz as f64;
+            let k = (r.frames - 1) as f64 / r.frames as f64;
+            Rates::of(r.frames, r.bytes, payload, span / k)
+        }
+        _ => Rates::of(r.frames, r.bytes, payload, secs),
+    };
     r.streams = streams;
     r.tasks = tasks;
     r

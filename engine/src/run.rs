@@ -20,7 +20,7 @@ use crate::report::{self, Interval, Span};
 use crate::result::{self, PortResult, RunResult};
 use crate::rx::{self, RxTask};
 use crate::tx::{self, TxTask};
-use crate::wire::spec::SizeSpec;
+use crate::wire::spec::{SizeSpec, MAX_FRAME_SIZE};
 use crate::wire::{builder::FrameBuilder, CsumMode};
 
 /// What went wrong before or during a run (always a message for the user).
@@ -66,11 +66,25 @@ pub fn execute(
     stop_early: &StopFlag,
 ) -> Result<RunResult, RunError> {
     check_lcores_exist(plan)?;
+    // Declared before the EAL so that it drops after it (rte_eal_cleanup).
+    let _run_dir = RunDirCleanup::for_plan(plan);
     let eal = Eal::init(&plan.eal.eal_args()).map_err(|e| {
-        format!(
-            "{}: DPDK could not start: {e} (EAL arguments: {})",
-            plan.origin,
-            plan.eal.eal_args()[1..].join(" ")
+        let hint = if e.errno == libc::ENODEV && !plan.eal.vdevs.is_empty() {
+            format!(
+                "; a device in eal.vdevs is not one DPDK knows or its arguments are wrong ({})",
+                plan.eal.vdevs.join(", ")
+            )
+        } else {
+            String::new()
+        };
+        perr(
+            plan,
+            if hint.is_empty() { "eal" } else { "eal.vdevs" },
+            format!(
+                "DPDK could not start: {e}{hint}{} (EAL arguments: {})",
+                prefix_in_use_hint(plan),
+                plan.eal.eal_args()[1..].join(" ")
+            ),
         )
     })?;
     dpdk::check_layout().map_err(|e| e.to_string())?;
@@ -81,9 +95,10 @@ pub fn execute(
         .chain(plan.rx.iter().map(|t| &t.lcore))
     {
         if !eal.lcore_enabled(l) {
-            return Err(format!(
-                "{}: lcore {l} is not enabled in the EAL",
-                plan.origin
+            return Err(perr(
+                plan,
+                "eal.cores",
+                format!("lcore {l} is not enabled in the EAL"),
             ));
         }
     }
@@ -95,14 +110,21 @@ pub fn execute(
     for (i, pp) in plan.ports.iter().enumerate() {
         let port = Port::by_name(pp.device.name()).map_err(|e| {
             let hint = match &pp.device {
-                Device::Vdev(v) => format!(
-                    "vdev {v}: DPDK did not create it (unknown driver name or bad arguments)"
-                ),
+                Device::Vdev(v) => match missing_af_packet_iface(plan, v) {
+                    Some(iface) => format!(
+                        "vdev {v}: interface {iface} does not exist in this network namespace \
+                         (af_packet needs an existing interface; run inside its namespace with \
+                         `ip netns exec NS landspeed run ...`)"
+                    ),
+                    None => format!(
+                        "vdev {v}: DPDK did not create it (unknown driver name or bad arguments)"
+                    ),
+                },
                 Device::Pci(a) => {
                     format!("PCI device {a}: not found or not bound to a DPDK driver")
                 }
             };
-            format!("{}: ports[{i}] ({}): {hint}: {e}", plan.origin, pp.name)
+            perr(plan, &format!("ports[{i}].device"), format!("{hint}: {e}"))
         })?;
         let info = port.info().clone();
         check_frame_fits(plan, i, &info)?;
@@ -113,16 +135,31 @@ pub fn execute(
             pp.tx_ring,
             plan.eal.lcores.len(),
         );
-        let room = pp.max_frame.max(2048).max(af_packet_room(plan, pp));
+        // A receiver that learns its streams may get any frame size.
+        let rx_auto = plan
+            .rx
+            .iter()
+            .any(|r| r.port == i && r.streams == RxStreams::Auto);
+        let max_frame = if rx_auto {
+            pp.max_frame
+                .max((MAX_FRAME_SIZE as u32).min(info.max_rx_pktlen))
+        } else {
+            pp.max_frame
+        };
+        let room = max_frame.max(2048).max(af_packet_room(plan, pp));
         let pool = Mempool::create(&format!("ls_pool{i}"), mbufs, room, info.socket)
-            .map_err(|e| format!("{}: ports[{i}] ({}): {e}", plan.origin, pp.name))?;
+            .map_err(|e| perr(plan, &format!("ports[{i}]"), e))?;
         let tx_offload = match pp.checksum.resolve(info.tx_checksum_offload()) {
             Some(mode) => mode == CsumMode::Offload,
             None => {
-                return Err(format!(
-                "{}: ports[{i}].checksum: offload asked but {} ({}) cannot compute TX checksums",
-                plan.origin, info.name, info.driver
-            ))
+                return Err(perr(
+                    plan,
+                    &format!("ports[{i}].checksum"),
+                    format!(
+                        "offload asked but {} ({}) cannot compute TX checksums",
+                        info.name, info.driver
+                    ),
+                ))
             }
         };
         let mut port = port;
@@ -131,15 +168,15 @@ pub fn execute(
             tx_queues: pp.tx_queues,
             rx_ring: clamp_ring(pp.rx_ring, info.rx_ring),
             tx_ring: clamp_ring(pp.tx_ring, info.tx_ring),
-            max_frame: pp.max_frame,
+            max_frame,
             tx_checksum_offload: tx_offload,
             rx_checksum_offload: info.rx_checksum_offload(),
             promiscuous: pp.promiscuous,
         };
         port.configure(&cfg, &pool)
-            .map_err(|e| format!("{}: ports[{i}] ({}): {e}", plan.origin, pp.name))?;
+            .map_err(|e| perr(plan, &format!("ports[{i}]"), e))?;
         port.start()
-            .map_err(|e| format!("{}: ports[{i}] ({}): {e}", plan.origin, pp.name))?;
+            .map_err(|e| perr(plan, &format!("ports[{i}]"), e))?;
         let link = wait_link(&port);
         let link_bps = match &pp.link {
             Some(kind) => kind.mac_bps() as u64,
@@ -156,7 +193,9 @@ pub fn execute(
     }
 
     // TX tasks: resolve rates against the link, build the frame builders.
+    // Senders stop first; receivers after the frames in flight arrived.
     let stop = Arc::new(StopFlag::default());
+    let stop_rx = Arc::new(StopFlag::default());
     let mut tx_tasks = Vec::new();
     for (ti, t) in plan.tx.iter().enumerate() {
         let pr = &ports[t.port];
@@ -168,15 +207,16 @@ pub fn execute(
         let rate = t
             .rate
             .resolve(link_bps, t.layer)
-            .map_err(|e| format!("{}: tx[{ti}].rate: {e}", plan.origin))?;
+            .map_err(|e| perr(plan, &format!("tx[{ti}].rate"), e))?;
         for &s in &t.streams {
             let spec = &plan.streams[s];
             for size in spec.frame_sizes() {
                 let payload = size - 4 - spec.header_len();
                 check_against_line(&rate, link_bps, size, payload).map_err(|e| {
-                    format!(
-                        "{}: tx[{ti}].rate: {e} (stream {}, {size}-byte frames)",
-                        plan.origin, spec.name
+                    perr(
+                        plan,
+                        &format!("tx[{ti}].rate"),
+                        format!("{e} (stream {}, {size}-byte frames)", spec.name),
                     )
                 })?;
             }
@@ -189,18 +229,22 @@ pub fn execute(
         };
         let mut builders = Vec::new();
         for &s in &t.streams {
-            builders.push(FrameBuilder::new(&plan.streams[s], csum).map_err(|e| {
-                format!("{}: streams[{s}].{}: {}", plan.origin, e.field, e.message)
-            })?);
+            builders.push(
+                FrameBuilder::new(&plan.streams[s], csum)
+                    .map_err(|e| perr(plan, &format!("streams[{s}].{}", e.field), e.message))?,
+            );
         }
         let gap = match t.mode {
             TxMode::Gap { kind: GapKind::BadFcs } => {
-                return Err(format!(
-                    "{}: tx[{ti}].mode: gap frames with a bad FCS need a port that lets software supply the FCS, \
-                     and DPDK's ethdev API offers no such control on {} ({}): use `gap` (PAUSE frames)",
-                    plan.origin,
-                    pr.port.info().name,
-                    pr.port.info().driver
+                return Err(perr(
+                    plan,
+                    &format!("tx[{ti}].mode"),
+                    format!(
+                        "gap frames with a bad FCS need a port that lets software supply the FCS, \
+                         and DPDK's ethdev API offers no such control on {} ({}): use `gap` (PAUSE frames)",
+                        pr.port.info().name,
+                        pr.port.info().driver
+                    ),
                 ))
             }
             TxMode::Gap { kind: GapKind::Pause } => {
@@ -208,16 +252,17 @@ pub fn execute(
                 for &s in &t.streams {
                     let spec = &plan.streams[s];
                     let SizeSpec::Fixed(size) = spec.size else {
-                        return Err(format!(
-                            "{}: streams[{s}].frame_size: gap mode needs one fixed frame size per stream ({} cycles sizes)",
-                            plan.origin, spec.name
+                        return Err(perr(
+                            plan,
+                            &format!("streams[{s}].frame_size"),
+                            format!("gap mode needs one fixed frame size per stream ({} cycles sizes)", spec.name),
                         ));
                     };
                     let payload = size - 4 - spec.header_len();
                     let max_gap = (pp_max_frame(pr) as usize).clamp(64, 1518);
                     planners.push(
                         GapPlanner::new(rate, link_bps, size, payload, 64, max_gap)
-                            .map_err(|e| format!("{}: tx[{ti}].mode: {e}", plan.origin))?,
+                            .map_err(|e| perr(plan, &format!("tx[{ti}].mode"), e))?,
                     );
                 }
                 Some((planners, pr.port.info().mac))
@@ -267,7 +312,7 @@ pub fn execute(
             shared_tsc,
             tsc_hz,
             live: Arc::new(Padded::new(RxLive::default())),
-            stop: Arc::clone(&stop),
+            stop: Arc::clone(&stop_rx),
         });
     }
 
@@ -296,6 +341,7 @@ pub fn execute(
             Ok(w) => rx_workers.push(w),
             Err(e) => {
                 stop.stop();
+                stop_rx.stop();
                 return Err(format!("{}: {e}", plan.origin));
             }
         }
@@ -307,6 +353,7 @@ pub fn execute(
             Ok(w) => tx_workers.push(w),
             Err(e) => {
                 stop.stop();
+                stop_rx.stop();
                 return Err(format!("{}: {e}", plan.origin));
             }
         }
@@ -377,13 +424,14 @@ pub fn execute(
             o.recorder
                 .to_trace()
                 .save(path)
-                .map_err(|e| format!("{}: tx trace {}: {e}", plan.origin, path.display()))?;
+                .map_err(|e| perr(plan, "tx.trace", format!("{}: {e}", path.display())))?;
         }
     }
     // Give frames in flight (loopback rings, veths) time to arrive.
     if has_rx && has_tx {
         std::thread::sleep(Duration::from_millis(200));
     }
+    stop_rx.stop();
     let mut rx_outcomes = Vec::new();
     for w in rx_workers {
         let lcore = w.lcore();
@@ -454,7 +502,6 @@ pub fn execute(
             &names,
             &tx_outcomes,
             (tx_pmd.opackets, tx_pmd.oerrors),
-            measured_secs,
         ));
     }
     if has_rx {
@@ -499,9 +546,106 @@ fn af_packet_room(plan: &Plan, pp: &crate::config::PortPlan) -> u32 {
         })
 }
 
+/// The `iface=` of af_packet vdev `name` when no interface of that name
+/// exists in this process's network namespace (as `/sys/class/net` shows
+/// it; `ip netns exec` mounts the namespace's own).
+fn missing_af_packet_iface(plan: &Plan, name: &str) -> Option<String> {
+    if !name.starts_with("net_af_packet") {
+        return None;
+    }
+    let iface = plan
+        .eal
+        .vdevs
+        .iter()
+        .filter(|v| v.split(',').next() == Some(name))
+        .flat_map(|v| v.split(','))
+        .find_map(|kv| kv.strip_prefix("iface="))?;
+    let exists = !iface.is_empty()
+        && !iface.contains('/')
+        && std::path::Path::new("/sys/class/net").join(iface).exists();
+    (!exists).then(|| iface.to_string())
+}
+
+/// Where DPDK puts runtime directories: `/var/run/dpdk` for root, else
+/// `$XDG_RUNTIME_DIR/dpdk` or `/tmp/dpdk`.
+fn runtime_bases() -> Vec<std::path::PathBuf> {
+    let mut bases = vec![std::path::PathBuf::from("/var/run/dpdk")];
+    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR") {
+        bases.push(std::path::PathBuf::from(x).join("dpdk"));
+    }
+    bases.push(std::path::PathBuf::from("/tmp/dpdk"));
+    bases
+}
+
+/// When the EAL failed to start with an explicit `eal.file_prefix` whose
+/// runtime directory already holds a `config` file: most likely another
+/// DPDK process (a primary) runs with that prefix, and DPDK's own error
+/// text does not say so.
+fn prefix_in_use_hint(plan: &Plan) -> String {
+    let Some(prefix) = plan.eal.file_prefix.as_deref() else {
+        return String::new();
+    };
+    let bases = runtime_bases();
+    match bases
+        .iter()
+        .map(|b| b.join(prefix).join("config"))
+        .find(|c| c.exists())
+    {
+        Some(c) => format!(
+            "; eal.file_prefix `{prefix}` is probably in use by another DPDK process ({} exists): \
+             give each process its own file_prefix, or `auto`",
+            c.display()
+        ),
+        None => String::new(),
+    }
+}
+
+/// With an automatic file prefix (`ls<pid>`, `--no-shconf`: nothing
+/// shared), DPDK still makes a runtime directory, `/var/run/dpdk/<prefix>`
+/// for root, and leaves it behind (its telemetry socket is unlinked only at
+/// exit, the directory never). This removes the directory when dropped,
+/// after `rte_eal_cleanup`, if it did not exist before the EAL started.
+/// Explicit prefixes are left alone: other processes may share them.
+struct RunDirCleanup(Vec<std::path::PathBuf>);
+
+impl RunDirCleanup {
+    fn for_plan(plan: &Plan) -> Self {
+        let args = plan.eal.eal_args();
+        let prefix = args
+            .iter()
+            .find_map(|a| a.strip_prefix("--file-prefix="))
+            .filter(|_| args.iter().any(|a| a == "--no-shconf"));
+        let Some(prefix) = prefix else {
+            return Self(Vec::new());
+        };
+        Self(
+            runtime_bases()
+                .into_iter()
+                .map(|b| b.join(prefix))
+                .filter(|d| !d.exists())
+                .collect(),
+        )
+    }
+}
+
+impl Drop for RunDirCleanup {
+    fn drop(&mut self) {
+        for d in &self.0 {
+            // This process's own directory (the prefix holds its pid):
+            // nothing in it outlives the process. Absent: nothing to do.
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
 /// The largest frame a port takes, FCS included.
 fn pp_max_frame(pr: &PortRt) -> u32 {
     pr.port.info().max_rx_pktlen
+}
+
+/// A runtime error about a profile field, as `file:line: field: message`.
+fn perr(plan: &Plan, field: &str, message: impl std::fmt::Display) -> RunError {
+    plan.error(field, message.to_string()).to_string()
 }
 
 /// Counter totals at one moment.
@@ -591,12 +735,15 @@ fn check_frame_fits(plan: &Plan, i: usize, info: &dpdk::PortInfo) -> Result<(), 
     // DPDK reports max_rx_pktlen without the FCS.
     let max = info
         .max_rx_pktlen
-        .saturating_add(4)
         .max(u32::from(info.max_mtu).saturating_add(18));
     if frame > max {
-        return Err(format!(
-            "{}: ports[{i}] ({}): {frame}-byte frames exceed the port's maximum of {max} bytes ({} reports max_rx_pktlen {}, max_mtu {})",
-            plan.origin, pp.name, info.driver, info.max_rx_pktlen, info.max_mtu
+        return Err(perr(
+            plan,
+            &format!("ports[{i}].device"),
+            format!(
+                "{frame}-byte frames exceed the port's maximum of {max} bytes ({} reports max_rx_pktlen {}, max_mtu {})",
+                info.driver, info.max_rx_pktlen, info.max_mtu
+            ),
         ));
     }
     Ok(())
@@ -627,10 +774,14 @@ fn check_kernel_mtu(plan: &Plan, i: usize) -> Result<(), RunError> {
     let tagged = plan.streams.iter().any(|s| s.vlan.is_some());
     let need = pp.max_frame.saturating_sub(18 + if tagged { 4 } else { 0 });
     if mtu < need {
-        return Err(format!(
-            "{}: ports[{i}] ({}): interface {iface} has MTU {mtu}, too small for {}-byte frames (needs {need}; \
-             set it with `ip link set {iface} mtu {need}` or scripts/lab up --mtu {need})",
-            plan.origin, pp.name, pp.max_frame
+        return Err(perr(
+            plan,
+            &format!("ports[{i}].device"),
+            format!(
+                "interface {iface} has MTU {mtu}, too small for {}-byte frames (needs {need}; \
+                 set it with `ip link set {iface} mtu {need}` or scripts/lab up --mtu {need})",
+                pp.max_frame
+            ),
         ));
     }
     Ok(())
@@ -641,10 +792,13 @@ fn check_lcores_exist(plan: &Plan) -> Result<(), RunError> {
     let online = online_cpus();
     for &l in &plan.eal.lcores {
         if !online.is_empty() && !online.contains(&l) {
-            return Err(format!(
-                "{}: eal.cores: lcore {l} does not exist on this machine (online CPUs: {})",
-                plan.origin,
-                format_cpus(&online)
+            return Err(perr(
+                plan,
+                "eal.cores",
+                format!(
+                    "lcore {l} does not exist on this machine (online CPUs: {})",
+                    format_cpus(&online)
+                ),
             ));
         }
     }

@@ -84,7 +84,9 @@ fn load_in(text: &str, origin: &str, base: Option<PathBuf>) -> Result<Plan, Conf
         locator: Locator::new(text),
         base,
     };
-    checker.plan(profile)
+    let mut plan = checker.plan(profile)?;
+    plan.text = text.to_string();
+    Ok(plan)
 }
 
 /// True when `text` holds nothing but blank lines, comments and `---`.
@@ -99,6 +101,18 @@ fn is_blank(text: &str) -> bool {
 const CLI_ORIGIN: &str = "command line";
 
 impl Plan {
+    /// An error about `field` (a path such as `tx[0].rate`) found after
+    /// loading, e.g. against the device at run time: it names the file and
+    /// the field's line, like every other profile error.
+    pub fn error(&self, field: &str, message: impl Into<String>) -> ConfigError {
+        let line = if self.text.is_empty() {
+            None
+        } else {
+            Locator::new(&self.text).line(field)
+        };
+        ConfigError::new(&self.origin, line, Some(field.to_string()), message)
+    }
+
     /// Apply the command line's `--duration` and `--rate`. A rate replaces
     /// the rate of every TX task: a share of line rate (`95%`, `line`) is
     /// split evenly among the tasks of each port, a bit or frame rate

@@ -340,6 +340,7 @@ impl Checker<'_> {
         let run = self.run(&p.run)?;
         Ok(Plan {
             origin: self.origin.to_string(),
+            text: String::new(),
             eal,
             ports,
             streams,

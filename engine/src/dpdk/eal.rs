@@ -53,10 +53,7 @@ impl Eal {
         // (guarded by STARTED).
         let ret = unsafe { sys::rte_eal_init(argc, argv.as_mut_ptr()) };
         if ret < 0 {
-            return Err(DpdkError::from_ret(
-                format!("rte_eal_init({})", args[1..].join(" ")),
-                ret,
-            ));
+            return Err(DpdkError::from_ret("rte_eal_init", ret));
         }
         Ok(Eal {
             _not_send: std::marker::PhantomData,

@@ -146,9 +146,12 @@ fn describe(c: &Ceiling) -> String {
     )
 }
 
-/// Computes the verdict. Rules, first match wins (constants above):
+/// Computes the verdict. Ceilings the delivered rate exceeds by more than
+/// 2 % are listed but take no part (the device is not what they model, e.g.
+/// a virtual port). Rules, first match wins (constants above):
 ///
-/// 1. Delivered ≥ offered · (1 − 0.1 %):
+/// 1. Delivered ≥ offered · (1 − 0.1 %), or, when the offered rate is
+///    unknown (a receiver on its own), nothing was lost or dropped:
 ///    a. a target was set and offered < target · (1 − 0.1 %): **Link** if
 ///    the offered rate is within 2 % of the link ceiling, else **Sender**;
 ///    b. the lowest ceiling is within 2 % of delivered: that ceiling
@@ -228,6 +231,16 @@ pub fn verdict(obs: &Observation) -> Verdict {
         });
     }
     ceilings.sort_by(|a, b| a.fps.total_cmp(&b.fps));
+    // A ceiling the run delivered well above cannot have bound it: the
+    // device is not what the ceiling models (a virtual port has no line
+    // rate). It stays in the list but takes no part in the decision.
+    let all_ceilings = ceilings.clone();
+    let exceeded: Vec<String> = ceilings
+        .iter()
+        .filter(|c| delivered_fps > c.fps * (1.0 + AT_CEILING))
+        .map(describe)
+        .collect();
+    ceilings.retain(|c| delivered_fps <= c.fps * (1.0 + AT_CEILING));
     let find = |l: Limit| ceilings.iter().find(|c| c.limit == l);
     let reached = |c: &Ceiling, band: f64| delivered_fps >= c.fps * (1.0 - band);
 
@@ -263,9 +276,14 @@ pub fn verdict(obs: &Observation) -> Verdict {
         "an unknown rate".to_string()
     };
 
-    let (binding, explanation) = if offered_fps > 0.0
-        && delivered_fps >= offered_fps * (1.0 - DELIVERED_TOLERANCE)
-    {
+    // Everything arrived: all that was offered, or, when the offered rate
+    // is unknown (a receiver on its own), nothing went missing anywhere.
+    let all_arrived = if offered_fps > 0.0 {
+        delivered_fps >= offered_fps * (1.0 - DELIVERED_TOLERANCE)
+    } else {
+        obs.lost_in_network == 0 && port_drops == 0
+    };
+    let (binding, explanation) = if all_arrived {
         // Rule 1: everything offered arrived.
         let short_target = obs
             .target_bps
@@ -296,9 +314,10 @@ pub fn verdict(obs: &Observation) -> Verdict {
             (
                 c.limit,
                 format!(
-                    "{}-bound: the offered {offered_txt} was delivered, at the {} ceiling \
+                    "{}-bound: {delivered_txt} was delivered{}, at the {} ceiling \
                      ({}).{}",
                     title(c.limit),
+                    if offered_fps > 0.0 { " (all that was offered)" } else { " with nothing lost" },
                     c.limit.as_str(),
                     describe(c),
                     others(Some(c.limit))
@@ -421,9 +440,18 @@ pub fn verdict(obs: &Observation) -> Verdict {
             )
         }
     };
+    let explanation = if exceeded.is_empty() {
+        explanation
+    } else {
+        format!(
+            "{explanation} Exceeded by the delivered rate, so not this device's limit (a virtual \
+             port, or a link setting that does not match the device): {}.",
+            exceeded.join("; ")
+        )
+    };
     Verdict {
         binding,
-        ceilings,
+        ceilings: all_ceilings,
         explanation,
     }
 }
@@ -482,6 +510,31 @@ mod tests {
         let v = verdict(&obs(line, line));
         assert_eq!(v.binding, Limit::Link, "{}", v.explanation);
         assert!(v.explanation.contains("136,612"), "{}", v.explanation);
+    }
+
+    #[test]
+    fn a_ceiling_the_run_exceeded_does_not_bind() {
+        // A virtual port reported 10G but delivered 12 M frames/s of
+        // 1518 bytes, with its RX lcore at 213 cycles/frame and 94 % busy.
+        let mut o = obs(0.0, 11_964_180.0);
+        o.frame_size = 1518;
+        o.delivered_bps = 11_964_180.0 * 8.0 * 1518.0;
+        o.offered_bps = 0.0;
+        o.rx_cycles_per_frame = Some(213.5);
+        o.rx_utilisation = Some(0.94);
+        o.tsc_hz = 2.596e9;
+        let v = verdict(&o);
+        assert_eq!(v.binding, Limit::Cpu, "{}", v.explanation);
+        assert!(
+            v.explanation.contains("not this device's limit"),
+            "{}",
+            v.explanation
+        );
+        assert_eq!(
+            v.ceilings.len(),
+            2,
+            "the exceeded link ceiling is still listed"
+        );
     }
 
     #[test]

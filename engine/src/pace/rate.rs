@@ -136,6 +136,14 @@ pub enum RateError {
         /// The link's L1 rate, formatted.
         link: String,
     },
+    /// An L1 rate faster than the link, whatever the frame size.
+    #[error("rate {rate} at L1 exceeds the link's line rate of {link}")]
+    AboveLink {
+        /// The requested rate, formatted with its unit.
+        rate: String,
+        /// The link's L1 rate, formatted.
+        link: String,
+    },
     /// A frame size that cannot carry a rate.
     #[error(
         "frame size {frame_size} with payload {payload_len}: frames must be at least \
@@ -521,11 +529,8 @@ impl RateSpec {
                 };
                 let rate = Rate::new(per_sec, layer)?;
                 if layer == Layer::L1 && per_sec > link_bps {
-                    return Err(RateError::AboveLine {
+                    return Err(RateError::AboveLink {
                         rate: format_bps(per_sec),
-                        layer,
-                        line: format_bps(link_bps),
-                        frame_size: 0,
                         link: format_bps(link_bps),
                     });
                 }

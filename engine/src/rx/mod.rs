@@ -22,6 +22,8 @@ use crate::wire::stamp::extend;
 
 use seq::{SeqCounts, SeqTracker};
 
+/// Longest time an RX lcore keeps draining its queues after the stop.
+const DRAIN_MS: u64 = 100;
 /// Streams one RX lcore can tell apart; more are counted as foreign.
 pub const MAX_STREAMS: usize = 4096;
 /// Stream ids below this are looked up directly; larger ones by search.
@@ -165,14 +167,25 @@ pub struct RxOutcome {
     pub overflow: u64,
     /// UDP/TCP payload bytes of good frames.
     pub payload_bytes: u64,
-    /// Cycles spent on polls that returned frames.
+    /// Cycles not spent in polls that returned nothing: receiving,
+    /// checking and accounting frames, and the loop's own overhead.
     pub busy_cycles: u64,
+    /// Cycles spent in polls that returned nothing.
+    pub idle_cycles: u64,
+    /// Busy cycles between the first and the last poll that returned
+    /// frames: the cost of the frames received in that span, on the same
+    /// window the delivered rate is measured over.
+    pub span_busy_cycles: u64,
     /// Polls that returned frames.
     pub busy_polls: u64,
     /// Polls that returned nothing.
     pub idle_polls: u64,
     /// Cycles the loop ran in all.
     pub loop_cycles: u64,
+    /// TSC of the first poll that returned frames (0: none did).
+    pub first_rx_tsc: u64,
+    /// TSC of the last poll that returned frames.
+    pub last_rx_tsc: u64,
 }
 
 struct Table {
@@ -240,6 +253,10 @@ pub fn run(t: RxTask) -> RxOutcome {
         overflow: 0,
         payload_bytes: 0,
         busy_cycles: 0,
+        idle_cycles: 0,
+        span_busy_cycles: 0,
+        first_rx_tsc: 0,
+        last_rx_tsc: 0,
         busy_polls: 0,
         idle_polls: 0,
         loop_cycles: 0,
@@ -254,21 +271,32 @@ pub fn run(t: RxTask) -> RxOutcome {
     let loop_start = tsc::now();
     let mut q = 0usize;
     let mut lost_published = 0u64;
+    // Idle cycles after the first busy poll, and since the latest one.
+    let (mut idle_after_first, mut idle_since_last) = (0u64, 0u64);
     loop {
         if t.stop.stopped() {
-            // Drain what is already in the queues before leaving.
-            let mut drained = true;
-            for &queue in &t.queues {
-                if batch.receive(t.port, queue, BATCH_MAX) > 0 {
-                    drained = false;
-                    let now = tsc::now();
-                    account(&t, &batch, &mut table, &mut out, &opts_sw, now);
+            // Drain what is already queued (frames in flight when the
+            // sender stopped), for at most DRAIN_TICKS: a source that never
+            // runs dry (the null PMD) must not hold the run open.
+            let deadline = tsc::now() + t.tsc_hz / 1000 * DRAIN_MS;
+            let mut quiet_rounds = 0;
+            while quiet_rounds < 2 && tsc::now() < deadline {
+                let mut got = 0;
+                for &queue in &t.queues {
+                    let n = batch.receive(t.port, queue, BATCH_MAX);
+                    if n > 0 {
+                        got += n;
+                        let now = tsc::now();
+                        let (good, bytes) =
+                            account(&t, &batch, &mut table, &mut out, &opts_sw, now);
+                        live.frames.add(n as u64);
+                        live.bytes.add(bytes);
+                        live.good.add(good);
+                    }
                 }
+                quiet_rounds = if got == 0 { quiet_rounds + 1 } else { 0 };
             }
-            if drained {
-                break;
-            }
-            continue;
+            break;
         }
         let queue = t.queues[q];
         q = if q + 1 == t.queues.len() { 0 } else { q + 1 };
@@ -276,18 +304,26 @@ pub fn run(t: RxTask) -> RxOutcome {
         let n = batch.receive(t.port, queue, BATCH_MAX);
         if n == 0 {
             out.idle_polls += 1;
+            let idle = tsc::now() - before;
+            out.idle_cycles += idle;
+            if out.first_rx_tsc != 0 {
+                idle_after_first += idle;
+                idle_since_last += idle;
+            }
             live.idle_polls.set(out.idle_polls);
             continue;
         }
         let (good, bytes) = account(&t, &batch, &mut table, &mut out, &opts_sw, before);
         batch.clear();
-        let after = tsc::now();
-        out.busy_cycles += after - before;
+        if out.first_rx_tsc == 0 {
+            out.first_rx_tsc = before;
+        }
+        out.last_rx_tsc = before;
+        idle_since_last = 0;
         out.busy_polls += 1;
         live.frames.add(n as u64);
         live.bytes.add(bytes);
         live.good.add(good);
-        live.busy_cycles.set(out.busy_cycles);
         live.foreign
             .set(out.foreign + out.too_short + out.unknown_version + out.overflow);
         // Publishing the lost count needs a pass over the streams: do it
@@ -301,6 +337,9 @@ pub fn run(t: RxTask) -> RxOutcome {
         }
     }
     out.loop_cycles = tsc::now() - loop_start;
+    out.busy_cycles = out.loop_cycles.saturating_sub(out.idle_cycles);
+    out.span_busy_cycles = (out.last_rx_tsc - out.first_rx_tsc)
+        .saturating_sub(idle_after_first.saturating_sub(idle_since_last));
     let lost: u64 = table.accs.iter().map(|a| a.seq.counts().lost).sum();
     live.lost.set(lost);
     out.streams = table.accs;

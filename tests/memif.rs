@@ -1,0 +1,214 @@
+//! Two `landspeed` processes joined by DPDK's `net_memif` (shared memory,
+//! no namespaces, no root needed): the receiver is the memif server and
+//! starts first, the sender is the client. The receiver runs longer, so the
+//! client disconnects first while the server still polls (the shutdown
+//! order that works; docs/lab.md). Every frame sent arrives once, in order,
+//! intact; the receiver's counts equal the sender's; the socket file and
+//! the DPDK runtime directories are gone afterwards.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// Seconds of traffic; the receiver runs `RX_EXTRA` longer.
+const TX_SECS: u64 = 3;
+const RX_EXTRA: u64 = 2;
+
+/// A `landspeed run` child, output in files, killed on drop if still running.
+struct Proc {
+    child: Child,
+    name: String,
+    err: PathBuf,
+}
+
+impl Proc {
+    fn start(dir: &Path, name: &str, args: &[&str]) -> Proc {
+        let err = dir.join(format!("{name}.err"));
+        let child = Command::new(BIN)
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(dir.join(format!("{name}.out"))).unwrap())
+            .stderr(std::fs::File::create(&err).unwrap())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
+        Proc {
+            child,
+            name: name.to_string(),
+            err,
+        }
+    }
+
+    /// Waits at most `limit`, then kills the child and fails.
+    fn wait(mut self, limit: Duration) -> (ExitStatus, u32, String) {
+        let start = Instant::now();
+        loop {
+            if let Some(st) = self.child.try_wait().expect("try_wait") {
+                let err = std::fs::read_to_string(&self.err).unwrap_or_default();
+                return (st, self.child.id(), err);
+            }
+            if start.elapsed() > limit {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!(
+                    "{} still running after {limit:?}: killed\n{}",
+                    self.name,
+                    std::fs::read_to_string(&self.err).unwrap_or_default()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// configs/NAME with the memif socket moved to `sock`, written into `dir`.
+fn profile(dir: &Path, name: &str, sock: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(format!("{ROOT}/configs/{name}"))
+        .unwrap_or_else(|e| panic!("configs/{name}: {e}"));
+    const SHIPPED: &str = "socket=/tmp/landspeed-memif.sock";
+    assert!(text.contains(SHIPPED), "configs/{name} has no `{SHIPPED}`");
+    let text = text.replace(SHIPPED, &format!("socket={}", sock.display()));
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn read_json(p: &Path) -> Value {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn u(v: &Value, ptr: &str) -> u64 {
+    v.pointer(ptr)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("no unsigned integer at {ptr}"))
+}
+
+/// No DPDK runtime directory of process `pid` (automatic prefix) is left.
+fn assert_no_run_dir(pid: u32) {
+    let mut bases = vec![PathBuf::from("/var/run/dpdk"), PathBuf::from("/tmp/dpdk")];
+    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR") {
+        bases.push(PathBuf::from(x).join("dpdk"));
+    }
+    for b in bases {
+        let d = b.join(format!("ls{pid}"));
+        assert!(!d.exists(), "{} left behind", d.display());
+    }
+}
+
+#[test]
+fn memif_between_two_processes_is_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let sock = dir.path().join("memif.sock");
+    let rx = profile(dir.path(), "memif-rx.yaml", &sock);
+    let tx = profile(dir.path(), "memif-tx.yaml", &sock);
+    let (txj, rxj, joinj) = (
+        dir.path().join("tx.json"),
+        dir.path().join("rx.json"),
+        dir.path().join("joined.json"),
+    );
+    let rx_dur = format!("{}s", TX_SECS + RX_EXTRA);
+    let tx_dur = format!("{TX_SECS}s");
+    // The server first; the client connects to the socket it made.
+    let r = Proc::start(
+        dir.path(),
+        "receiver",
+        &[
+            "run",
+            rx.to_str().unwrap(),
+            "-t",
+            &rx_dur,
+            "-q",
+            "--json",
+            rxj.to_str().unwrap(),
+        ],
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !sock.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the memif server made no socket file {}",
+            sock.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let t = Proc::start(
+        dir.path(),
+        "sender",
+        &[
+            "run",
+            tx.to_str().unwrap(),
+            "-t",
+            &tx_dur,
+            "-q",
+            "--json",
+            txj.to_str().unwrap(),
+        ],
+    );
+    let limit = Duration::from_secs(TX_SECS + RX_EXTRA + 25);
+    let (ts, tpid, terr) = t.wait(limit);
+    let (rs, rpid, rerr) = r.wait(limit);
+    assert!(
+        ts.success() && !terr.contains("panicked"),
+        "sender: {ts}\n{terr}"
+    );
+    assert!(
+        rs.success() && !rerr.contains("panicked"),
+        "receiver: {rs}\n{rerr}"
+    );
+
+    let tx = read_json(&txj);
+    let rx = read_json(&rxj);
+    let sent = u(&tx, "/tx/frames");
+    // At least 80 % of 2 Gbit/s (27,382 frames/s).
+    assert!(
+        sent as f64 >= 0.8 * 27_382.0 * TX_SECS as f64,
+        "only {sent} frames sent"
+    );
+    assert_eq!(u(&tx, "/tx/pmd_frames"), sent);
+    assert_eq!(u(&tx, "/tx/pmd_errors"), 0);
+    let s = &rx["rx"]["streams"][0];
+    assert_eq!(u(s, "/frames"), sent, "receiver's count");
+    assert_eq!(u(s, "/unique"), sent);
+    assert_eq!(u(s, "/bytes"), sent * 9130);
+    for k in ["lost", "reordered", "duplicated", "corrupt_total"] {
+        assert_eq!(u(s, &format!("/{k}")), 0, "{k}");
+    }
+    assert_eq!(u(&rx, "/rx/good"), sent);
+    assert_eq!(u(&rx, "/rx/frames"), sent, "frames that were not ours");
+
+    let rep = Command::new(BIN)
+        .args(["report", txj.to_str().unwrap(), rxj.to_str().unwrap()])
+        .args(["--json", joinj.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&rep.stdout);
+    assert!(rep.status.success(), "landspeed report: {text}");
+    assert!(
+        text.contains("every frame sent arrived once, in order, intact"),
+        "{text}"
+    );
+    let joined = read_json(&joinj);
+    assert_eq!(joined["exact"], Value::Bool(true), "{text}");
+    assert_eq!(u(&joined, "/streams/0/missing"), 0);
+
+    // Nothing left behind: the server removes its socket file.
+    assert!(!sock.exists(), "{} left behind", sock.display());
+    assert_no_run_dir(tpid);
+    assert_no_run_dir(rpid);
+}

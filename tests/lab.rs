@@ -21,9 +21,11 @@ use serde_json::Value;
 const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
-/// Seconds of traffic per run; the receiver runs `RX_EXTRA` longer.
+/// Seconds of traffic per run.
 const TX_SECS: u64 = 3;
-const RX_EXTRA: u64 = 2;
+/// The receiver's `--duration`: only a bound. It is interrupted (SIGINT)
+/// once the sender has finished, so it always outlives the sender.
+const RX_BOUND: u64 = 30;
 
 /// Lab tests share two CPUs: one pair of processes at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -192,6 +194,38 @@ impl Proc {
         }
     }
 
+    /// Waits until the child prints its interval header: its workers are
+    /// polling.
+    fn wait_ready(&mut self, limit: Duration) {
+        let start = Instant::now();
+        loop {
+            let out = std::fs::read_to_string(&self.out).unwrap_or_default();
+            if out.contains("Interval") {
+                return;
+            }
+            if let Some(st) = self.child.try_wait().expect("try_wait") {
+                panic!(
+                    "{} ended ({st}) before it was ready\n{}",
+                    self.name,
+                    std::fs::read_to_string(&self.err).unwrap_or_default()
+                );
+            }
+            assert!(
+                start.elapsed() < limit,
+                "{} not ready after {limit:?}",
+                self.name
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// SIGINT: landspeed ends its run early, reports and writes its JSON.
+    fn interrupt(&self) {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
+    }
+
     /// Waits at most `limit`; kills the child and fails after that.
     fn wait(mut self, limit: Duration) -> Done {
         let start = Instant::now();
@@ -302,10 +336,11 @@ struct Pair {
     text: String,
 }
 
-/// Receiver in namespace b (started first, runs `RX_EXTRA` s longer), then
-/// the sender in namespace a; then `landspeed report`.
+/// Receiver in namespace b, started first; once it polls, the sender in
+/// namespace a for `TX_SECS`; 1 s after the sender ends, the receiver is
+/// interrupted (it reports what it got); then `landspeed report`.
 fn run_pair(dir: &Path, lab: &Lab, tx: &Path, rx: &Path) -> Pair {
-    let rx_dur = format!("{}s", TX_SECS + RX_EXTRA);
+    let rx_dur = format!("{RX_BOUND}s");
     let tx_dur = format!("{TX_SECS}s");
     let (txj, rxj, joinj) = (
         dir.join("tx.json"),
@@ -314,7 +349,7 @@ fn run_pair(dir: &Path, lab: &Lab, tx: &Path, rx: &Path) -> Pair {
     );
     let ns_b = lab.ns('b');
     let ns_a = lab.ns('a');
-    let r = Proc::start(
+    let mut r = Proc::start(
         dir,
         "receiver",
         Some(&ns_b),
@@ -323,12 +358,11 @@ fn run_pair(dir: &Path, lab: &Lab, tx: &Path, rx: &Path) -> Pair {
             rx.to_str().unwrap(),
             "--duration",
             &rx_dur,
-            "-q",
             "--json",
             rxj.to_str().unwrap(),
         ],
     );
-    std::thread::sleep(Duration::from_secs(1));
+    r.wait_ready(Duration::from_secs(20));
     let t = Proc::start(
         dir,
         "sender",
@@ -343,8 +377,10 @@ fn run_pair(dir: &Path, lab: &Lab, tx: &Path, rx: &Path) -> Pair {
             txj.to_str().unwrap(),
         ],
     );
-    let limit = Duration::from_secs(TX_SECS + RX_EXTRA + 25);
+    let limit = Duration::from_secs(TX_SECS + 30);
     let t = t.wait(limit);
+    std::thread::sleep(Duration::from_secs(1));
+    r.interrupt();
     let r = r.wait(limit);
     t.assert_success();
     r.assert_success();

@@ -1,8 +1,8 @@
 //! Two `landspeed` processes joined by DPDK's `net_memif` (shared memory,
 //! no namespaces, no root needed): the receiver is the memif server and
-//! starts first, the sender is the client. The receiver runs longer, so the
-//! client disconnects first while the server still polls (the shutdown
-//! order that works; docs/lab.md). Every frame sent arrives once, in order,
+//! starts first, the sender is the client. The receiver is stopped (SIGINT)
+//! only after the sender has ended, so the client disconnects first while
+//! the server still polls (the shutdown order that works; docs/lab.md). Every frame sent arrives once, in order,
 //! intact; the receiver's counts equal the sender's; the socket file and
 //! the DPDK runtime directories are gone afterwards.
 
@@ -15,33 +15,70 @@ use serde_json::Value;
 const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
-/// Seconds of traffic; the receiver runs `RX_EXTRA` longer.
+/// Seconds of traffic.
 const TX_SECS: u64 = 3;
-const RX_EXTRA: u64 = 2;
+/// The receiver's `--duration`: only a bound. It is interrupted (SIGINT)
+/// once the sender has finished, so it always outlives the sender.
+const RX_BOUND: u64 = 30;
 
 /// A `landspeed run` child, output in files, killed on drop if still running.
 struct Proc {
     child: Child,
     name: String,
+    out: PathBuf,
     err: PathBuf,
 }
 
 impl Proc {
     fn start(dir: &Path, name: &str, args: &[&str]) -> Proc {
+        let out = dir.join(format!("{name}.out"));
         let err = dir.join(format!("{name}.err"));
         let child = Command::new(BIN)
             .args(args)
             .current_dir(dir)
             .stdin(Stdio::null())
-            .stdout(std::fs::File::create(dir.join(format!("{name}.out"))).unwrap())
+            .stdout(std::fs::File::create(&out).unwrap())
             .stderr(std::fs::File::create(&err).unwrap())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
         Proc {
             child,
             name: name.to_string(),
+            out,
             err,
         }
+    }
+
+    /// Waits until the child prints its interval header: its workers are
+    /// polling.
+    fn wait_ready(&mut self, limit: Duration) {
+        let start = Instant::now();
+        loop {
+            let out = std::fs::read_to_string(&self.out).unwrap_or_default();
+            if out.contains("Interval") {
+                return;
+            }
+            if let Some(st) = self.child.try_wait().expect("try_wait") {
+                panic!(
+                    "{} ended ({st}) before it was ready\n{}",
+                    self.name,
+                    std::fs::read_to_string(&self.err).unwrap_or_default()
+                );
+            }
+            assert!(
+                start.elapsed() < limit,
+                "{} not ready after {limit:?}",
+                self.name
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// SIGINT: landspeed ends its run early, reports and writes its JSON.
+    fn interrupt(&self) {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
     }
 
     /// Waits at most `limit`, then kills the child and fails.
@@ -121,10 +158,11 @@ fn memif_between_two_processes_is_exact() {
         dir.path().join("rx.json"),
         dir.path().join("joined.json"),
     );
-    let rx_dur = format!("{}s", TX_SECS + RX_EXTRA);
+    let rx_dur = format!("{RX_BOUND}s");
     let tx_dur = format!("{TX_SECS}s");
-    // The server first; the client connects to the socket it made.
-    let r = Proc::start(
+    // The server first; the client connects to the socket it made. The
+    // server outlives the client: interrupted 1 s after the sender ends.
+    let mut r = Proc::start(
         dir.path(),
         "receiver",
         &[
@@ -132,21 +170,16 @@ fn memif_between_two_processes_is_exact() {
             rx.to_str().unwrap(),
             "-t",
             &rx_dur,
-            "-q",
             "--json",
             rxj.to_str().unwrap(),
         ],
     );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !sock.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "the memif server made no socket file {}",
-            sock.display()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(300));
+    r.wait_ready(Duration::from_secs(20));
+    assert!(
+        sock.exists(),
+        "the memif server made no socket file {}",
+        sock.display()
+    );
     let t = Proc::start(
         dir.path(),
         "sender",
@@ -160,8 +193,10 @@ fn memif_between_two_processes_is_exact() {
             txj.to_str().unwrap(),
         ],
     );
-    let limit = Duration::from_secs(TX_SECS + RX_EXTRA + 25);
+    let limit = Duration::from_secs(TX_SECS + 30);
     let (ts, tpid, terr) = t.wait(limit);
+    std::thread::sleep(Duration::from_secs(1));
+    r.interrupt();
     let (rs, rpid, rerr) = r.wait(limit);
     assert!(
         ts.success() && !terr.contains("panicked"),

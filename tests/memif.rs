@@ -218,7 +218,13 @@ fn memif_between_two_processes_is_exact() {
     assert_eq!(u(&tx, "/tx/pmd_frames"), sent);
     assert_eq!(u(&tx, "/tx/pmd_errors"), 0);
     let s = &rx["rx"]["streams"][0];
-    assert_eq!(u(s, "/frames"), sent, "receiver's count");
+    assert_eq!(
+        u(s, "/frames"),
+        sent,
+        "receiver's count: lost {} (sequence gaps), last sequence {}",
+        u(s, "/lost"),
+        u(s, "/max_seq")
+    );
     assert_eq!(u(s, "/unique"), sent);
     assert_eq!(u(s, "/bytes"), sent * 9130);
     for k in ["lost", "reordered", "duplicated", "corrupt_total"] {

@@ -141,6 +141,11 @@ pub fn apply_capture(plan: &mut Plan, pcap: &Path) -> Result<(), String> {
 static INTERRUPT: StopFlag = StopFlag::new_const();
 
 extern "C" fn on_signal(_: libc::c_int) {
+    if INTERRUPT.stopped() {
+        // A second signal: the run did not wind down; leave at once.
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(130) };
+    }
     INTERRUPT.stop();
 }
 
@@ -184,6 +189,7 @@ pub fn ports(args: &PortsArgs) -> Result<(), String> {
             .eal
             .eal_args(),
     };
+    let _run_dir = run::RunDirCleanup::for_args(&eal_args);
     let eal = Eal::init(&eal_args).map_err(|e| format!("DPDK could not start: {e}"))?;
     let mut infos = Vec::new();
     for id in eal.port_ids() {

@@ -296,7 +296,6 @@ impl RunResult {
                 .sum();
             (l2 > 0.0).then_some(l2)
         });
-        let _ = plan;
         Observation {
             frame_size,
             offered_bps: tx.map_or(0.0, |t| t.achieved.l2_bps),
@@ -312,6 +311,10 @@ impl RunResult {
             imissed,
             rx_nombuf: rx.map_or(0, |r| r.pmd.rx_nombuf),
             lost_in_network: lost.saturating_sub(imissed),
+            drops_hidden: self.ports.iter().any(|p| {
+                plan.rx.iter().any(|r| plan.ports[r.port].name == p.name)
+                    && (p.driver == "net_af_packet" || p.driver == "net_memif")
+            }),
         }
     }
 

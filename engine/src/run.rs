@@ -430,6 +430,11 @@ pub fn execute(
     // Give frames in flight (loopback rings, veths) time to arrive.
     if has_rx && has_tx {
         std::thread::sleep(Duration::from_millis(200));
+    } else if has_tx && ports.iter().any(|p| p.port.info().driver == "net_memif") {
+        // A TX-only memif port shares its ring with a peer process: frames
+        // the peer has not read yet are lost when this port closes (the
+        // last tens of frames of every run). Let the peer drain the ring.
+        std::thread::sleep(Duration::from_millis(500));
     }
     stop_rx.stop();
     let mut rx_outcomes = Vec::new();
@@ -606,11 +611,15 @@ fn prefix_in_use_hint(plan: &Plan) -> String {
 /// exit, the directory never). This removes the directory when dropped,
 /// after `rte_eal_cleanup`, if it did not exist before the EAL started.
 /// Explicit prefixes are left alone: other processes may share them.
-struct RunDirCleanup(Vec<std::path::PathBuf>);
+pub(crate) struct RunDirCleanup(Vec<std::path::PathBuf>);
 
 impl RunDirCleanup {
     fn for_plan(plan: &Plan) -> Self {
-        let args = plan.eal.eal_args();
+        Self::for_args(&plan.eal.eal_args())
+    }
+
+    /// For an EAL started with `args` (program name first).
+    pub(crate) fn for_args(args: &[String]) -> Self {
         let prefix = args
             .iter()
             .find_map(|a| a.strip_prefix("--file-prefix="))

@@ -218,6 +218,11 @@ pub fn run(mut t: TxTask) -> TxOutcome {
             live.refused.add(1);
         }
         if sent == 0 {
+            // A port that refuses everything (a peer gone) must not hold
+            // the run open.
+            if t.stop.stopped() {
+                break 'run;
+            }
             continue;
         }
         let (mut f, mut b) = (0u64, 0u64);

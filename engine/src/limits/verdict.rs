@@ -13,6 +13,9 @@ pub const DELIVERED_TOLERANCE: f64 = 0.001;
 /// An exactly known ceiling (link, measured CPU) is "reached" when the
 /// delivered rate is within this fraction below it.
 pub const AT_CEILING: f64 = 0.02;
+/// RX lcore utilisation above which frames lost in a ring no counter shows
+/// (af_packet, memif) are put down to the receiver's CPU.
+pub const CPU_BUSY_HIDDEN_DROPS: f64 = 0.90;
 /// The bus ceiling is a model; real chipsets land up to this fraction below
 /// it, so a delivered rate that close counts as reaching it.
 pub const BUS_MODEL_BAND: f64 = 0.15;
@@ -50,6 +53,12 @@ pub struct Observation {
     pub rx_nombuf: u64,
     /// Frames sent but never seen by the receiving port.
     pub lost_in_network: u64,
+    /// The receiving port drops frames where no counter sees them (a kernel
+    /// socket ring for af_packet, a shared-memory ring for memif): frames
+    /// missing there count as the receiver's, not the network's, when its
+    /// lcore was busy.
+    #[serde(default)]
+    pub drops_hidden: bool,
 }
 
 /// A limit that can bind a run.
@@ -353,7 +362,11 @@ pub fn verdict(obs: &Observation) -> Verdict {
                     group(cpf)
                 ),
             ));
-        } else if port_drops > 0 && cpu_busy {
+        } else if (port_drops > 0 && cpu_busy)
+            || (obs.drops_hidden
+                && obs.lost_in_network > 0
+                && util.is_some_and(|u| u >= CPU_BUSY_HIDDEN_DROPS))
+        {
             let c = cpu.cloned().unwrap_or(Ceiling {
                 limit: Limit::Cpu,
                 name: "RX lcore (cycles per frame not measured)".into(),
@@ -363,7 +376,13 @@ pub fn verdict(obs: &Observation) -> Verdict {
             });
             candidates.push((
                 c,
-                "the port dropped frames while the RX lcore was saturated".into(),
+                if port_drops > 0 {
+                    "the port dropped frames while the RX lcore was saturated".into()
+                } else {
+                    "frames were lost in the receiving port's own ring, which no counter shows, \
+                     while the RX lcore was busy"
+                        .into()
+                },
             ));
         }
         if obs.imissed > 0 {

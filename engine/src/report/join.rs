@@ -210,8 +210,11 @@ impl Joined {
                 "frames were lost, reordered, duplicated or corrupted (see above)"
             }
         );
-        if let Some(h) = self.verdict["headline"].as_str() {
-            let _ = writeln!(s, "verdict: {h}");
+        if let Some(b) = self.verdict["binding"].as_str() {
+            let _ = writeln!(s, "verdict (receiver's): {b} bound the run");
+            if let Some(e) = self.verdict["explanation"].as_str() {
+                let _ = writeln!(s, "      {e}");
+            }
         }
         s
     }
@@ -229,7 +232,7 @@ mod tests {
         let r = json!({"rx": {"frames": 295, "achieved": {"l2_bps": 4.9e9, "fps": 67000.0},
             "streams": [{"id": 1, "frames": 100, "unique": 100, "lost": 0, "reordered": 0, "duplicated": 0, "corrupt_total": 0},
                         {"id": 2, "frames": 195, "unique": 195, "lost": 5, "reordered": 1, "duplicated": 0, "corrupt_total": 0}]},
-            "verdict": {"headline": "receiver CPU"}});
+            "verdict": {"binding": "cpu", "explanation": "CPU-bound: 40,000 cycles/frame"}});
         let j = join(&t, &r, "tx.json", "rx.json");
         assert_eq!(
             j.streams[0],
@@ -248,7 +251,8 @@ mod tests {
         assert_eq!(j.streams[1].missing, 5);
         assert_eq!(j.streams[1].loss_pct, 2.5);
         assert!(!j.exact);
-        assert!(j.text().contains("verdict: receiver CPU"));
+        assert!(j.text().contains("verdict (receiver's): cpu bound the run"));
+        assert!(j.text().contains("CPU-bound: 40,000 cycles/frame"));
     }
 
     #[test]

@@ -313,12 +313,15 @@ pub fn run(t: RxTask) -> RxOutcome {
             live.idle_polls.set(out.idle_polls);
             continue;
         }
-        let (good, bytes) = account(&t, &batch, &mut table, &mut out, &opts_sw, before);
+        // Arrival time: after the poll, so a frame that came in during it
+        // never gets a negative latency.
+        let now = tsc::now();
+        let (good, bytes) = account(&t, &batch, &mut table, &mut out, &opts_sw, now);
         batch.clear();
         if out.first_rx_tsc == 0 {
-            out.first_rx_tsc = before;
+            out.first_rx_tsc = now;
         }
-        out.last_rx_tsc = before;
+        out.last_rx_tsc = now;
         idle_since_last = 0;
         out.busy_polls += 1;
         live.frames.add(n as u64);

@@ -660,7 +660,11 @@ pub(crate) fn rx_result(
     // From the first to the last arrival on the TSC (as TX rates run from
     // the first to the last departure), counting every frame but those of
     // the first poll; the measured time when too few frames arrived.
-    let first = outcomes.iter().map(|o| o.first_rx_tsc).filter(|&t| t > 0).min();
+    let first = outcomes
+        .iter()
+        .map(|o| o.first_rx_tsc)
+        .filter(|&t| t > 0)
+        .min();
     let last = outcomes.iter().map(|o| o.last_rx_tsc).max();
     r.achieved = match (first, last) {
         (Some(a), Some(b)) if b > a && r.frames > 1 => {

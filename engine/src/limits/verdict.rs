@@ -326,7 +326,11 @@ pub fn verdict(obs: &Observation) -> Verdict {
                     "{}-bound: {delivered_txt} was delivered{}, at the {} ceiling \
                      ({}).{}",
                     title(c.limit),
-                    if offered_fps > 0.0 { " (all that was offered)" } else { " with nothing lost" },
+                    if offered_fps > 0.0 {
+                        " (all that was offered)"
+                    } else {
+                        " with nothing lost"
+                    },
                     c.limit.as_str(),
                     describe(c),
                     others(Some(c.limit))

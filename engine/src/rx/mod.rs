@@ -362,6 +362,12 @@ fn account(
     let mut good = 0u64;
     let mut bytes = 0u64;
     for i in 0..batch.len() {
+        if t.slowdown_cycles > 0 {
+            let until = tsc::now() + t.slowdown_cycles;
+            while tsc::now() < until {
+                std::hint::spin_loop();
+            }
+        }
         let (data, pkt_len) = batch.frame(i);
         let wire_len = pkt_len as u64 + 4;
         out.frames += 1;
@@ -434,12 +440,6 @@ fn account(
             Dissected::UnknownVersion { .. } => out.unknown_version += 1,
             Dissected::TooShort => out.too_short += 1,
             Dissected::Foreign => out.foreign += 1,
-        }
-        if t.slowdown_cycles > 0 {
-            let until = tsc::now() + t.slowdown_cycles;
-            while tsc::now() < until {
-                std::hint::spin_loop();
-            }
         }
     }
     (good, bytes)

@@ -165,7 +165,10 @@ pub fn dissect_with(frame: &[u8], opt: &DissectOptions) -> Dissected {
         _ => return Dissected::Foreign,
     };
     let mut length_bad = false;
-    let (payload, l4_ok, is_tcp) = match proto {
+    // The L4 checksum is checked after the stamp is parsed, so that the
+    // payload fill, by far the largest part, is summed only once for both
+    // the L4 checksum and the stamp's fill checksum.
+    let (head_len, udp_zero, is_tcp) = match proto {
         IPPROTO_UDP => {
             if segment.len() < 8 {
                 return Dissected::TooShort;
@@ -175,26 +178,38 @@ pub fn dissect_with(frame: &[u8], opt: &DissectOptions) -> Dissected {
                 length_bad = true;
             }
             let u = UdpPacket::new_unchecked(segment);
-            let ok = !opt.verify_l4 || {
-                let ps = pseudo_for.sum(IPPROTO_UDP, segment.len());
-                if u.checksum() == 0 {
-                    !is_ipv6
-                } else {
-                    checksum::verifies(checksum::add(ps, checksum::sum(segment)))
-                }
-            };
-            (&segment[8..], ok, false)
+            (8, u.checksum() == 0, false)
         }
         IPPROTO_TCP => {
             let t = match TcpPacket::new_checked(segment) {
                 Ok(t) => t,
                 Err(e) => return truncated_or_foreign(e),
             };
-            let ok =
-                !opt.verify_l4 || t.verify_checksum(pseudo_for.sum(IPPROTO_TCP, segment.len()));
-            (segment.get(t.header_len()..).unwrap_or(&[]), ok, true)
+            (t.header_len().min(segment.len()), false, true)
         }
         _ => return Dissected::Foreign,
+    };
+    let payload = &segment[head_len..];
+    let l4_proto = if is_tcp { IPPROTO_TCP } else { IPPROTO_UDP };
+    // UDP over IPv4 may carry no checksum (0); over IPv6 it must.
+    let l4_ok = |fill_start: usize, fill_sum: Option<u16>| -> bool {
+        if !opt.verify_l4 {
+            return true;
+        }
+        if udp_zero {
+            return !is_ipv6;
+        }
+        let ps = pseudo_for.sum(l4_proto, segment.len());
+        let total = match fill_sum {
+            // Every part before the fill has an even length (L4 header,
+            // stamp), so the fill's sum adds as it is.
+            Some(fs) if (head_len + fill_start) % 2 == 0 => checksum::add(
+                checksum::sum(&segment[..head_len + fill_start]),
+                fs,
+            ),
+            _ => checksum::sum(segment),
+        };
+        checksum::verifies(checksum::add(ps, total))
     };
     let stamp = match Stamp::parse(payload) {
         Ok(s) => Some(s),
@@ -224,15 +239,20 @@ pub fn dissect_with(frame: &[u8], opt: &DissectOptions) -> Dissected {
     };
     let slen = s.layout.len();
     let fill = &payload[slen..];
+    let mut fill_sum = None;
     if s.layout == StampLayout::Full {
         if usize::from(s.fill_len) != fill.len() {
             return corrupt(CorruptReason::Length, stamp);
         }
-        if opt.verify_fill && checksum::checksum(fill) != s.fill_csum {
-            return corrupt(CorruptReason::FillChecksum, stamp);
+        if opt.verify_fill || opt.verify_l4 {
+            let fs = checksum::sum(fill);
+            if opt.verify_fill && checksum::finish(fs) != s.fill_csum {
+                return corrupt(CorruptReason::FillChecksum, stamp);
+            }
+            fill_sum = Some(fs);
         }
     }
-    if !l4_ok {
+    if !l4_ok(slen, fill_sum) {
         return corrupt(CorruptReason::L4Checksum, stamp);
     }
     Dissected::Ours(Ours {

@@ -1,0 +1,98 @@
+//! The PSPacer comparison on recorded traces, and the CPU verdict of a
+//! receiver slowed on purpose.
+//!
+//! Two 2-second runs on the null PMD record every departure: one paced at a
+//! constant 450 Mbit/s, one at the same average in on/off bursts of 500
+//! frames at line rate. Replayed through a 500 Mbit/s bottleneck with a
+//! 4 MB buffer, the paced trace loses nothing and the bursty one loses
+//! frames. The receive test slows its RX lcore by 20,000 cycles a frame and
+//! expects the verdict to name the CPU with the cycles it measured.
+
+mod common;
+
+use common::{f, landspeed, run_profile, s, u};
+
+use std::sync::Mutex;
+
+/// Both tests pin a busy lcore to the same CPU: running them side by side
+/// would stall the paced sender and turn its trace bursty.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn traced(pattern: &str, trace: &str) -> String {
+    format!(
+        "eal: {{ cores: [0, 1], vdevs: [net_null0] }}\n\
+         ports: [ {{ name: p0, device: net_null0, link: 10g }} ]\n\
+         streams: [ {{ name: s, frame_size: 9130 }} ]\n\
+         tx:\n  - lcore: 1\n    port: p0\n    rate: 450M\n    mode: spin\n    pattern: {pattern}\n    trace: {trace}\n    trace_frames: 1000000\n\
+         run: {{ duration: 2s }}\n"
+    )
+}
+
+/// Parses `landspeed replay --json` output.
+fn replay(dir: &std::path::Path, trace: &str) -> serde_json::Value {
+    let out = landspeed(
+        dir,
+        [
+            "replay",
+            trace,
+            "--bottleneck",
+            "500M",
+            "--buffer",
+            "4MB",
+            "--json",
+        ],
+    );
+    out.assert_success();
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("replay JSON: {e}\n{}", out.stdout))
+}
+
+#[test]
+fn paced_trace_loses_nothing_where_bursts_lose_frames() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let (_, paced) = run_profile(dir.path(), "paced", &traced("cbr", "paced.trace"), &[]);
+    let (_, bursty) = run_profile(
+        dir.path(),
+        "bursty",
+        &traced("{ onoff: { burst: 500, seed: 1 } }", "bursty.trace"),
+        &[],
+    );
+    // Both offered the same average rate.
+    for v in [&paced, &bursty] {
+        let pct = f(v, "/tx/tasks/0/achieved_pct");
+        assert!(pct > 90.0, "achieved {pct} % of 450 Mbit/s");
+    }
+
+    let p = replay(dir.path(), "paced.trace");
+    let b = replay(dir.path(), "bursty.trace");
+    assert_eq!(
+        u(&p, "/frames"),
+        u(&paced, "/tx/frames"),
+        "every departure was traced"
+    );
+    assert_eq!(u(&b, "/frames"), u(&bursty, "/tx/frames"));
+    assert_eq!(u(&p, "/dropped"), 0, "paced traffic lost frames: {p}");
+    assert!(u(&b, "/dropped") > 0, "bursts lost nothing: {b}");
+    assert!(u(&b, "/peak_queue_bytes") > u(&p, "/peak_queue_bytes"));
+}
+
+#[test]
+fn slowed_receiver_is_cpu_bound_with_its_cycles() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = "eal: { cores: [0, 1], vdevs: [\"net_null0,size=1518\"] }\n\
+                ports: [ { name: p0, device: net_null0, link: 10g } ]\n\
+                rx: [ { lcore: 1, port: p0, verify: none, slowdown_cycles: 20000 } ]\n\
+                run: { duration: 1s }\n";
+    let (out, v) = run_profile(dir.path(), "slow", yaml, &[]);
+    assert_eq!(s(&v, "/verdict/binding"), "cpu", "{}", out.stdout);
+    let cpf = f(&v, "/rx/tasks/0/cycles_per_frame");
+    assert!(cpf >= 20_000.0, "cycles per frame {cpf} below the slowdown");
+    let explanation = s(&v, "/verdict/explanation");
+    assert!(explanation.contains("cycles/frame"), "{explanation}");
+    assert!(
+        out.stdout.contains("verdict: cpu bound the run"),
+        "{}",
+        out.stdout
+    );
+}

@@ -13,6 +13,7 @@ pub mod limits;
 pub mod pace;
 pub mod report;
 pub mod result;
+pub mod rng;
 pub mod run;
 pub mod rx;
 pub mod tx;

@@ -113,6 +113,12 @@ pub struct TxTaskResult {
     /// Gap mode: the data's L1 rate on a link of the port's speed that
     /// sends data and gap frames back to back.
     pub link_paced_l1_bps: Option<f64>,
+    /// The port's line rate (L1 bit/s) the task ran against.
+    pub line_bps: u64,
+    /// Achieved L1 rate as a share of that line rate, in percent (above
+    /// 100 in `max` mode on a device with no real line rate, such as the
+    /// null PMD: how far past line rate one lcore goes).
+    pub line_pct: f64,
     /// Schedule keeping.
     pub pace: PaceSummary,
 }
@@ -361,6 +367,14 @@ impl RunResult {
                     t.achieved.fps,
                     t.cycles_per_frame
                 );
+                if t.line_bps > 0 {
+                    let _ = writeln!(
+                        s,
+                        "        {:.3} % of the {:.3} Gbit/s line rate (L1)",
+                        t.line_pct,
+                        t.line_bps as f64 / 1e9
+                    );
+                }
                 if t.schedule_kept {
                     let _ = writeln!(s, "        {}", t.pace.one_line());
                 } else {
@@ -509,6 +523,12 @@ pub(crate) fn tx_result(
                 0.0
             },
             mode: m.mode.to_string(),
+            line_bps: m.line_bps,
+            line_pct: if m.line_bps > 0 {
+                achieved.l1_bps * 100.0 / m.line_bps as f64
+            } else {
+                0.0
+            },
             schedule_kept: m.mode.waits(),
             gap_frames: o.gap_frames,
             gap_bytes: o.gap_bytes,

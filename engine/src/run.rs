@@ -472,21 +472,14 @@ pub fn execute(
         .iter()
         .map(|s| (s.id, s.name.clone()))
         .collect();
+    // Each port once, however many tasks use it.
     let sum_ports = |idx: &mut dyn Iterator<Item = usize>| {
         let mut seen = Vec::new();
         let mut total = PortStats::default();
         for i in idx {
             if !seen.contains(&i) {
                 seen.push(i);
-                let s = port_results[i].stats;
-                total.ipackets += s.ipackets;
-                total.opackets += s.opackets;
-                total.ibytes += s.ibytes;
-                total.obytes += s.obytes;
-                total.imissed += s.imissed;
-                total.ierrors += s.ierrors;
-                total.oerrors += s.oerrors;
-                total.rx_nombuf += s.rx_nombuf;
+                total += port_results[i].stats;
             }
         }
         total

@@ -159,6 +159,20 @@ pub struct PortStats {
     pub rx_nombuf: u64,
 }
 
+impl std::ops::AddAssign for PortStats {
+    /// Counter-wise sum (several ports' counters together).
+    fn add_assign(&mut self, o: PortStats) {
+        self.ipackets += o.ipackets;
+        self.opackets += o.opackets;
+        self.ibytes += o.ibytes;
+        self.obytes += o.obytes;
+        self.imissed += o.imissed;
+        self.ierrors += o.ierrors;
+        self.oerrors += o.oerrors;
+        self.rx_nombuf += o.rx_nombuf;
+    }
+}
+
 impl PortStats {
     /// Counter-wise difference `self − earlier` (saturating at 0).
     pub fn since(&self, earlier: &PortStats) -> PortStats {

@@ -9,7 +9,7 @@
 //!
 //! | file          | what                                                     |
 //! |---------------|----------------------------------------------------------|
-//! | `rate`        | [`Rate`], [`Layer`], [`RateSpec`] parsing, [`Phy`] line rates |
+//! | `rate`        | [`Rate`], [`Layer`], [`RateSpec`] parsing, line-rate arithmetic |
 //! | `schedule`    | exact [`Schedule`], lcore split, [`WeightedRoundRobin`]   |
 //! | `pattern`     | [`Pattern`] (CBR, Poisson, on/off) and its [`Pacer`]      |
 //! | `mode`        | [`TxMode`], gap-mode planning and gap frames              |
@@ -31,7 +31,7 @@ pub use measure::{DepartureRecorder, PaceSummary};
 pub use mode::{GapFrames, GapKind, GapPlanner, ModeError, TxMode};
 pub use pattern::{Pacer, Pattern, PatternError};
 pub use rate::{
-    bits_per_frame, check_against_line, format_bps, line_at_layer, Layer, Phy, Rate, RateError,
+    bits_per_frame, check_against_line, format_bps, line_at_layer, Layer, Rate, RateError,
     RateSpec, MIN_FRAME_SIZE, WIRE_OVERHEAD_BYTES,
 };
 pub use replay::{

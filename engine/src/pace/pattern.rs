@@ -137,36 +137,7 @@ impl FromStr for Pattern {
     }
 }
 
-/// SplitMix64: a small, fast, seeded generator (Steele, Lea, Flood 2014).
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    /// The next 64 random bits.
-    #[inline]
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// An exponential variate with mean 1 in 32.32 fixed point (at most
-    /// about 36.7 × 2^32).
-    #[inline]
-    pub fn exp_q32(&mut self) -> u64 {
-        // u in (0, 1]: 53 random bits, never zero, so ln(u) is finite.
-        let u = ((self.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
-        let e = -u.ln();
-        (e * 4_294_967_296.0) as u64
-    }
-}
+pub use crate::rng::SplitMix64;
 
 /// Fractional bits of a unit kept by the Poisson schedule.
 const FINE_BITS: u32 = 16;

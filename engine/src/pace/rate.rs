@@ -374,105 +374,6 @@ pub fn check_against_line(
     Ok(())
 }
 
-/// A physical layer and the MAC data rate it carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Phy {
-    /// 10GBASE-R LAN PHY (10GBASE-SR/LR/ER): 10 Gbit/s MAC rate.
-    Lan10G,
-    /// 10GBASE-W WAN PHY (SONET/SDH STS-192c framing): the MAC stretches
-    /// its inter-frame gap by one octet per 104 bits, for an average data
-    /// rate of 10 × 13/14 = 9.285714… Gbit/s.
-    Wan10G,
-    /// 1 Gbit/s.
-    G1,
-    /// 25 Gbit/s.
-    G25,
-    /// 40 Gbit/s.
-    G40,
-    /// 100 Gbit/s.
-    G100,
-    /// Any other MAC rate in bits per second.
-    Custom(u64),
-}
-
-impl Phy {
-    /// The MAC data rate as an exact fraction `(numerator, denominator)` in
-    /// bits per second.
-    pub fn mac_rate_ratio(&self) -> (u64, u64) {
-        match *self {
-            Phy::Lan10G => (10_000_000_000, 1),
-            Phy::Wan10G => (130_000_000_000, 14),
-            Phy::G1 => (1_000_000_000, 1),
-            Phy::G25 => (25_000_000_000, 1),
-            Phy::G40 => (40_000_000_000, 1),
-            Phy::G100 => (100_000_000_000, 1),
-            Phy::Custom(bps) => (bps, 1),
-        }
-    }
-
-    /// The MAC data rate in bits per second (L1), rounded down:
-    /// 9,285,714,285 for the WAN PHY.
-    pub fn mac_rate_bps(&self) -> u64 {
-        let (n, d) = self.mac_rate_ratio();
-        n / d
-    }
-
-    /// Frames per second at full line rate for frames of
-    /// `frame_size_with_fcs` bytes, rounded down; exact:
-    /// `rate / (8 × (size + 20))`. 136,612 at 9130 bytes on the LAN PHY,
-    /// 126,854 on the WAN PHY.
-    pub fn line_fps(&self, frame_size_with_fcs: usize) -> u64 {
-        let (n, d) = self.mac_rate_ratio();
-        let bits = bits_per_frame(Layer::L1, frame_size_with_fcs, 0) as u128;
-        (n as u128 / (d as u128 * bits)) as u64
-    }
-
-    /// The PHY whose MAC rate matches a link speed in Mbit/s as a port
-    /// reports it. A WAN PHY reports 10000 like the LAN PHY, so it cannot be
-    /// told apart here: pass [`Phy::Wan10G`] explicitly.
-    pub fn from_link_speed_mbps(mbps: u32) -> Phy {
-        match mbps {
-            1_000 => Phy::G1,
-            10_000 => Phy::Lan10G,
-            25_000 => Phy::G25,
-            40_000 => Phy::G40,
-            100_000 => Phy::G100,
-            m => Phy::Custom(u64::from(m) * 1_000_000),
-        }
-    }
-}
-
-impl FromStr for Phy {
-    type Err = RateError;
-
-    /// Accepts `10g`, `lan`, `10gbase-r`, `10gbase-sr` (LAN PHY), `wan`,
-    /// `10g-wan`, `10gbase-w`, `10gbase-sw` (WAN PHY), `1g`, `25g`, `40g`,
-    /// `100g`, or any bit rate such as `2.5G` (custom).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let t = s.trim().to_ascii_lowercase();
-        Ok(match t.as_str() {
-            "10g" | "10g-lan" | "lan" | "10gbase-r" | "10gbase-sr" | "10gbase-lr" => Phy::Lan10G,
-            "wan" | "10g-wan" | "10gbase-w" | "10gbase-sw" | "10gbase-lw" => Phy::Wan10G,
-            "1g" => Phy::G1,
-            "25g" => Phy::G25,
-            "40g" => Phy::G40,
-            "100g" => Phy::G100,
-            _ => match s.parse::<RateSpec>()? {
-                RateSpec::Absolute {
-                    per_sec,
-                    layer: None | Some(Layer::L1),
-                } => Phy::Custom(per_sec),
-                _ => {
-                    return Err(RateError::Unparsable {
-                        input: s.to_string(),
-                        reason: "a PHY is a name such as `10g` or `wan`, or a bit rate".into(),
-                    })
-                }
-            },
-        })
-    }
-}
-
 /// A rate as the user wrote it, before it is tied to a port.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum RateSpec {
@@ -869,24 +770,23 @@ mod tests {
 
     #[test]
     fn line_rate_figures() {
-        let lan = Phy::Lan10G;
-        assert_eq!(lan.line_fps(9130), 136_612);
-        assert_eq!(lan.line_fps(64), 14_880_952);
-        assert_eq!(lan.line_fps(1518), 812_743);
-        let wan = Phy::Wan10G;
-        assert_eq!(wan.mac_rate_bps(), 9_285_714_285);
-        assert_eq!(wan.line_fps(9130), 126_854);
-        assert_eq!(wan.line_fps(64), 13_818_027);
-        assert_eq!(wan.line_fps(1518), 754_690);
-        // Via a Rate at L1: the same floors.
-        let r = Rate::l1_bps(10_000_000_000).unwrap();
-        assert_eq!(r.frames_per_sec_floor(9130, 9000), 136_612);
-        assert_eq!(r.frames_per_sec_floor(64, 18), 14_880_952);
-        assert!((r.frames_per_sec(9130, 9000) - 136_612.02).abs() < 0.01);
-        assert_eq!("wan".parse::<Phy>().unwrap(), Phy::Wan10G);
-        assert_eq!("10gbase-sr".parse::<Phy>().unwrap(), Phy::Lan10G);
-        assert_eq!("2.5G".parse::<Phy>().unwrap(), Phy::Custom(2_500_000_000));
-        assert_eq!(Phy::from_link_speed_mbps(25_000), Phy::G25);
+        // The link kinds (and their MAC rates) live in limits::link; the
+        // exact floors come from Rate at L1.
+        use crate::limits::link::LinkKind;
+        let lan = Rate::l1_bps(LinkKind::Lan10G.mac_bps() as u64).unwrap();
+        assert_eq!(lan.frames_per_sec_floor(9130, 9000), 136_612);
+        assert_eq!(lan.frames_per_sec_floor(64, 18), 14_880_952);
+        assert_eq!(lan.frames_per_sec_floor(1518, 1472), 812_743);
+        let wan = Rate::l1_bps(LinkKind::Wan10G.mac_bps() as u64).unwrap();
+        assert_eq!(wan.per_sec(), 9_285_714_285);
+        assert_eq!(wan.frames_per_sec_floor(9130, 9000), 126_854);
+        assert_eq!(wan.frames_per_sec_floor(64, 18), 13_818_027);
+        assert_eq!(wan.frames_per_sec_floor(1518, 1472), 754_690);
+        assert!((lan.frames_per_sec(9130, 9000) - 136_612.02).abs() < 0.01);
+        assert_eq!(
+            line_at_layer(10_000_000_000, Layer::Frames, 9130, 9000),
+            136_612
+        );
     }
 
     #[test]
@@ -927,7 +827,7 @@ mod tests {
             check_against_line(&Rate::fps(1).unwrap(), link, 60, 10),
             Err(RateError::FrameSize { .. })
         ));
-        let wan = Phy::Wan10G.mac_rate_bps();
+        let wan = crate::limits::link::LinkKind::Wan10G.mac_bps() as u64;
         assert!(check_against_line(&Rate::fps(126_854).unwrap(), wan, 9130, 9088).is_ok());
         assert!(check_against_line(&Rate::fps(126_855).unwrap(), wan, 9130, 9088).is_err());
     }

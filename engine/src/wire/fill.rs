@@ -15,37 +15,7 @@ pub const WINDOW: usize = OFFSETS * 8;
 /// Odd multiplier scattering consecutive sequence numbers over the offsets.
 const STRIDE: u64 = 4099;
 
-/// A small, fast, seedable PRNG (SplitMix64): reproducible from its seed.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform value in `0..n` (`n` > 0); 0 when `n` is 0.
-    pub fn below(&mut self, n: u128) -> u128 {
-        if n == 0 {
-            0
-        } else if n <= u128::from(u64::MAX) {
-            // Multiply-shift: unbiased enough for traffic variation, no division.
-            (u128::from(self.next_u64()) * n) >> 64
-        } else {
-            ((u128::from(self.next_u64()) << 64) | u128::from(self.next_u64())) % n
-        }
-    }
-}
+pub use crate::rng::SplitMix64;
 
 /// A per-stream fill pattern with its checksum prefix table.
 #[derive(Debug, Clone)]

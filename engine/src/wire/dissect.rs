@@ -203,7 +203,7 @@ pub fn dissect_with(frame: &[u8], opt: &DissectOptions) -> Dissected {
         let total = match fill_sum {
             // Every part before the fill has an even length (L4 header,
             // stamp), so the fill's sum adds as it is.
-            Some(fs) if (head_len + fill_start) % 2 == 0 => {
+            Some(fs) if (head_len + fill_start).is_multiple_of(2) => {
                 checksum::add(checksum::sum(&segment[..head_len + fill_start]), fs)
             }
             _ => checksum::sum(segment),

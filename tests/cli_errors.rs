@@ -262,3 +262,70 @@ fn report_of_a_file_that_is_not_json() {
         out.stderr
     );
 }
+
+#[test]
+fn gap_mode_with_cycled_frame_sizes() {
+    let yaml =
+        with("mode: spin", "mode: gap").replacen("frame_size: 9130", "frame_size: [64, 1518]", 1);
+    profile_error(
+        "gapcycle",
+        &yaml,
+        "frame_size:",
+        "streams[0].frame_size",
+        &["gap mode needs one fixed frame size"],
+    );
+}
+
+#[test]
+fn gap_mode_with_bad_fcs_frames() {
+    let yaml = with("mode: spin", "mode: gap-badfcs");
+    profile_error(
+        "badfcs",
+        &yaml,
+        "mode:",
+        "tx[0].mode",
+        &["bad FCS", "use `gap` (PAUSE frames)"],
+    );
+}
+
+#[test]
+fn unknown_rx_clock() {
+    let yaml = "eal: { cores: [0, 1], vdevs: [\"net_null0,size=1518\"] }\n\
+                ports: [ { name: p0, device: net_null0 } ]\n\
+                rx:\n  - lcore: 1\n    port: p0\n    clock: atomic\n";
+    profile_error(
+        "clock",
+        yaml,
+        "clock:",
+        "rx[0].clock",
+        &["unknown clock `atomic`", "auto, shared or separate"],
+    );
+}
+
+#[test]
+fn capture_into_a_missing_folder() {
+    let out = cmd(&["run", "--capture", "no/such/folder/x.pcap", "-t", "200ms"]);
+    out.assert_error(&["--capture", "folder no/such/folder does not exist"]);
+}
+
+#[test]
+fn capture_without_a_tx_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_file(
+        dir.path(),
+        "rxonly.yaml",
+        "eal: { cores: [0, 1], vdevs: [\"net_null0,size=1518\"] }\n\
+         ports: [ { name: p0, device: net_null0 } ]\n\
+         rx: [ { lcore: 1, port: p0 } ]\n",
+    );
+    let out = landspeed(
+        dir.path(),
+        [
+            OsStr::new("run"),
+            p.as_os_str(),
+            OsStr::new("--capture"),
+            OsStr::new("x.pcap"),
+        ],
+    );
+    out.assert_error(&["--capture x.pcap", "the profile has no TX task"]);
+}

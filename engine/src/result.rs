@@ -99,8 +99,12 @@ pub struct TxTaskResult {
     pub achieved: Rates,
     /// Achieved ÷ target at the target's layer, in percent.
     pub achieved_pct: f64,
-    /// TSC cycles of the loop per frame sent.
+    /// TSC cycles of the loop per frame sent, time spent waiting for
+    /// departure times left out: the cost of building and sending a frame.
     pub cycles_per_frame: f64,
+    /// Share of the loop's cycles not spent waiting, in percent: how busy
+    /// the lcore was keeping this rate.
+    pub busy_pct: f64,
     /// TX mode (`spin`, `burst 32`, `gap`, `max`).
     pub mode: String,
     /// Whether the mode waits for departure times (spin, burst): only then
@@ -356,7 +360,7 @@ impl RunResult {
             for t in &tx.tasks {
                 let _ = writeln!(
                     s,
-                    "      lcore {} port {} queue {}: target {} {}/s, achieved {:.4} % ({:.4} Gbit/s L1, {:.0} frames/s), {:.0} cycles/frame",
+                    "      lcore {} port {} queue {}: target {} {}/s, achieved {:.4} % ({:.4} Gbit/s L1, {:.0} frames/s), {:.0} cycles/frame, busy {:.1} %",
                     t.lcore,
                     t.port,
                     t.queue,
@@ -365,7 +369,8 @@ impl RunResult {
                     t.achieved_pct,
                     t.achieved.l1_bps / 1e9,
                     t.achieved.fps,
-                    t.cycles_per_frame
+                    t.cycles_per_frame,
+                    t.busy_pct
                 );
                 if t.line_bps > 0 {
                     let _ = writeln!(
@@ -518,7 +523,12 @@ pub(crate) fn tx_result(
             achieved,
             achieved_pct: p.achieved_ratio(rate.layer()).unwrap_or(0.0) * 100.0,
             cycles_per_frame: if o.frames > 0 {
-                o.loop_cycles as f64 / o.frames as f64
+                o.loop_cycles.saturating_sub(o.wait_cycles) as f64 / o.frames as f64
+            } else {
+                0.0
+            },
+            busy_pct: if o.loop_cycles > 0 {
+                o.loop_cycles.saturating_sub(o.wait_cycles) as f64 * 100.0 / o.loop_cycles as f64
             } else {
                 0.0
             },

@@ -80,6 +80,8 @@ pub struct TxOutcome {
     pub recorder: DepartureRecorder,
     /// TSC cycles the loop ran.
     pub loop_cycles: u64,
+    /// Of those, cycles spent waiting for departure times.
+    pub wait_cycles: u64,
 }
 
 /// Marks a batch slot that holds a gap frame, not a stream's frame.
@@ -146,6 +148,7 @@ pub fn run(mut t: TxTask) -> TxOutcome {
         Pacer::new(t.pattern, schedule, t.line_bps).expect("the plan validated the pattern");
     let live = &t.live;
     let loop_start = tsc::now();
+    let mut wait_cycles = 0u64;
     let (mut frames, mut bytes, mut gap_frames, mut gap_bytes) = (0u64, 0u64, 0u64, 0u64);
 
     'run: loop {
@@ -192,12 +195,16 @@ pub fn run(mut t: TxTask) -> TxOutcome {
         // modes: their due times are 0).
         let h = batch.head();
         let mut now = tsc::now();
-        while now < due[h] {
-            if t.stop.stopped() {
-                break 'run;
+        if now < due[h] {
+            let from = now;
+            while now < due[h] {
+                if t.stop.stopped() {
+                    break 'run;
+                }
+                std::hint::spin_loop();
+                now = tsc::now();
             }
-            std::hint::spin_loop();
-            now = tsc::now();
+            wait_cycles += now - from;
         }
         // Send the group: in spin mode, every prepared frame already due.
         let mut n = group.min(batch.pending());
@@ -272,5 +279,6 @@ pub fn run(mut t: TxTask) -> TxOutcome {
         pace,
         recorder,
         loop_cycles,
+        wait_cycles,
     }
 }

@@ -287,6 +287,11 @@ pub fn run(t: RxTask) -> RxOutcome {
                     if n > 0 {
                         got += n;
                         let now = tsc::now();
+                        // Drained frames belong to the arrival span too.
+                        if out.first_rx_tsc == 0 {
+                            out.first_rx_tsc = now;
+                        }
+                        out.last_rx_tsc = now;
                         let (good, bytes) =
                             account(&t, &batch, &mut table, &mut out, &opts_sw, now);
                         live.frames.add(n as u64);

@@ -242,10 +242,11 @@ pub fn run(mut t: TxTask) -> TxOutcome {
                 continue;
             }
             let payload = sz - overhead[s];
-            // Modes that do not wait keep no schedule: record the departure
-            // as on time so the gap statistics stay meaningful.
-            let scheduled = if waits { due[i] } else { after };
-            recorder.record_with_payload(scheduled, after, sz, payload);
+            if waits {
+                recorder.record_with_payload(due[i], after, sz, payload);
+            } else {
+                recorder.record_unscheduled(after, sz, payload);
+            }
             sent_frames[s] += 1;
             sent_bytes[s] += u64::from(sz);
             sent_payload[s] += u64::from(payload);

@@ -7,6 +7,8 @@
 //! [`DepartureRecorder::summary`] turns ticks into nanoseconds for the
 //! report.
 
+use std::borrow::Cow;
+
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use thiserror::Error;
@@ -52,6 +54,23 @@ pub struct DepartureRecorder {
     gap_max: u64,
     trace: Vec<(u64, u32)>,
     trace_dropped: u64,
+    /// Zero-valued errors and gaps not yet in their histograms: a burst's
+    /// frames share one departure time, and counting them here keeps the
+    /// per-frame cost to an increment. Histograms read through
+    /// [`with_zeros`].
+    error_zeros: u64,
+    gap_zeros: u64,
+}
+
+/// `h` with `zeros` more samples of value 0 (borrowed when there are none).
+fn with_zeros(h: &Histogram<u64>, zeros: u64) -> Cow<'_, Histogram<u64>> {
+    if zeros == 0 {
+        Cow::Borrowed(h)
+    } else {
+        let mut c = h.clone();
+        c.saturating_record_n(0, zeros);
+        Cow::Owned(c)
+    }
 }
 
 impl DepartureRecorder {
@@ -84,6 +103,8 @@ impl DepartureRecorder {
             gap_max: 0,
             trace: Vec::with_capacity(trace_capacity),
             trace_dropped: 0,
+            error_zeros: 0,
+            gap_zeros: 0,
         }
     }
 
@@ -110,17 +131,36 @@ impl DepartureRecorder {
         if actual_tsc < scheduled_tsc {
             self.early += 1;
         }
-        self.error
-            .saturating_record(actual_tsc.saturating_sub(scheduled_tsc));
+        match actual_tsc.saturating_sub(scheduled_tsc) {
+            0 => self.error_zeros += 1,
+            e => self.error.saturating_record(e),
+        }
+        self.record_departure(actual_tsc, frame_len, payload_len);
+    }
+
+    /// Records one frame sent in a mode that keeps no schedule (`max`,
+    /// `gap`): its departure and gap, but no schedule error.
+    #[inline]
+    pub fn record_unscheduled(&mut self, actual_tsc: u64, frame_len: u32, payload_len: u32) {
+        self.record_departure(actual_tsc, frame_len, payload_len);
+    }
+
+    #[inline]
+    fn record_departure(&mut self, actual_tsc: u64, frame_len: u32, payload_len: u32) {
         match self.first_tsc {
             None => self.first_tsc = Some(actual_tsc),
             Some(_) => {
                 let gap = actual_tsc.saturating_sub(self.last_tsc);
-                self.gap.saturating_record(gap);
-                self.gap_sum += gap as u128;
-                self.gap_sq_sum += gap as u128 * gap as u128;
-                self.gap_min = self.gap_min.min(gap);
-                self.gap_max = self.gap_max.max(gap);
+                if gap == 0 {
+                    self.gap_zeros += 1;
+                    self.gap_min = 0;
+                } else {
+                    self.gap.saturating_record(gap);
+                    self.gap_sum += gap as u128;
+                    self.gap_sq_sum += gap as u128 * gap as u128;
+                    self.gap_min = self.gap_min.min(gap);
+                    self.gap_max = self.gap_max.max(gap);
+                }
             }
         }
         self.last_tsc = actual_tsc;
@@ -131,7 +171,7 @@ impl DepartureRecorder {
         self.payload_bytes += u64::from(payload_len);
         if self.trace.len() < self.trace.capacity() {
             self.trace.push((actual_tsc, frame_len));
-        } else {
+        } else if self.trace.capacity() > 0 {
             self.trace_dropped += 1;
         }
     }
@@ -178,10 +218,10 @@ impl DepartureRecorder {
     /// and kept in TSC order.
     pub fn merge(&mut self, other: &DepartureRecorder) -> Result<(), MeasureError> {
         self.error
-            .add(&other.error)
+            .add(&*with_zeros(&other.error, other.error_zeros))
             .map_err(|e| MeasureError::Merge(format!("{e:?}")))?;
         self.gap
-            .add(&other.gap)
+            .add(&*with_zeros(&other.gap, other.gap_zeros))
             .map_err(|e| MeasureError::Merge(format!("{e:?}")))?;
         if let Some(of) = other.first_tsc {
             self.first_tsc = Some(self.first_tsc.map_or(of, |f| f.min(of)));
@@ -212,6 +252,8 @@ impl DepartureRecorder {
     /// histograms.
     pub fn summary(&self) -> PaceSummary {
         let tsc_hz = self.tsc_hz;
+        let error = with_zeros(&self.error, self.error_zeros);
+        let gap = with_zeros(&self.gap, self.gap_zeros);
         let span_ticks = self
             .first_tsc
             .map_or(0, |f| self.last_tsc.saturating_sub(f));
@@ -233,13 +275,13 @@ impl DepartureRecorder {
         };
         let ns = |t: u64| ticks_to_ns(t, tsc_hz);
         let error_ns = ErrorStats {
-            p50: ns(self.error.value_at_quantile(0.5)),
-            p99: ns(self.error.value_at_quantile(0.99)),
-            p999: ns(self.error.value_at_quantile(0.999)),
-            max: ns(self.error.max()),
-            mean: ticks_to_ns_f64(self.error.mean(), tsc_hz),
+            p50: ns(error.value_at_quantile(0.5)),
+            p99: ns(error.value_at_quantile(0.99)),
+            p999: ns(error.value_at_quantile(0.999)),
+            max: ns(error.max()),
+            mean: ticks_to_ns_f64(error.mean(), tsc_hz),
         };
-        let gaps = self.gap.len();
+        let gaps = gap.len();
         let gap_ns = if gaps == 0 {
             GapStats::default()
         } else {
@@ -251,8 +293,8 @@ impl DepartureRecorder {
                 stddev: ticks_to_ns_f64(var.sqrt(), tsc_hz),
                 min: ns(self.gap_min),
                 max: ns(self.gap_max),
-                p50: ns(self.gap.value_at_quantile(0.5)),
-                p99: ns(self.gap.value_at_quantile(0.99)),
+                p50: ns(gap.value_at_quantile(0.5)),
+                p99: ns(gap.value_at_quantile(0.99)),
             }
         };
         PaceSummary {
@@ -267,8 +309,8 @@ impl DepartureRecorder {
             target: None,
             error_ns,
             gap_ns,
-            error_histogram: buckets(&self.error, tsc_hz),
-            gap_histogram: buckets(&self.gap, tsc_hz),
+            error_histogram: buckets(&error, tsc_hz),
+            gap_histogram: buckets(&gap, tsc_hz),
             trace_len: self.trace.len() as u64,
             trace_dropped: self.trace_dropped,
         }
@@ -456,6 +498,39 @@ mod tests {
     use super::*;
 
     const HZ: u64 = 1_000_000_000; // 1 tick = 1 ns keeps the figures plain
+
+    #[test]
+    fn bursts_and_unscheduled_departures() {
+        // Two bursts of 4 frames at t = 1000 and t = 2000 (1 tick = 1 ns),
+        // all due at 1000: the second burst is 1000 ns late.
+        let mut r = DepartureRecorder::new(HZ, 0);
+        for t in [1000, 2000] {
+            for _ in 0..4 {
+                r.record_with_payload(1000, t, 64, 18);
+            }
+        }
+        let s = r.summary();
+        assert_eq!(s.frames, 8);
+        assert_eq!(s.error_ns.p50, 0);
+        assert_eq!(s.error_ns.max, 1000);
+        assert_eq!(s.gap_ns.min, 0);
+        assert_eq!(s.gap_ns.p50, 0);
+        assert_eq!(s.gap_ns.max, 1000);
+        let gaps: u64 = s.gap_histogram.iter().map(|b| b.count).sum();
+        assert_eq!(gaps, 7, "one gap per frame after the first");
+        assert_eq!(s.trace_dropped, 0, "no trace asked for, none dropped");
+
+        // The same departures with no schedule: no error samples at all.
+        let mut u = DepartureRecorder::new(HZ, 2);
+        for t in [1000, 1000, 3000] {
+            u.record_unscheduled(t, 64, 18);
+        }
+        let s = u.summary();
+        assert_eq!(s.frames, 3);
+        assert!(s.error_histogram.is_empty());
+        assert_eq!(s.gap_ns.max, 2000);
+        assert_eq!((s.trace_len, s.trace_dropped), (2, 1));
+    }
 
     #[test]
     fn records_error_gaps_and_rates() {

@@ -22,25 +22,31 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 /// the compiler vectorises it. Exact for slices up to 2^35 bytes.
 pub fn sum(data: &[u8]) -> u16 {
     const LANES: usize = 8;
-    let mut lanes = [0u64; LANES];
     let mut blocks = data.chunks_exact(4 * LANES);
-    for block in &mut blocks {
-        for (lane, w) in lanes.iter_mut().zip(block.chunks_exact(4)) {
-            *lane += u64::from(u32::from_ne_bytes([w[0], w[1], w[2], w[3]]));
+    let mut acc: u128 = 0;
+    if data.len() >= 4 * LANES {
+        let mut lanes = [0u64; LANES];
+        for block in &mut blocks {
+            for (lane, w) in lanes.iter_mut().zip(block.chunks_exact(4)) {
+                *lane += u64::from(u32::from_ne_bytes([w[0], w[1], w[2], w[3]]));
+            }
         }
+        acc = lanes.iter().map(|&l| u128::from(l)).sum();
     }
-    let mut acc: u128 = lanes.iter().map(|&l| u128::from(l)).sum();
+    // The rest (under 32 bytes: headers and stamps are all of it) in one
+    // 64-bit accumulator.
     let rest = blocks.remainder();
+    let mut small: u64 = 0;
     let mut words = rest.chunks_exact(4);
     for w in &mut words {
-        acc += u128::from(u32::from_ne_bytes([w[0], w[1], w[2], w[3]]));
+        small += u64::from(u32::from_ne_bytes([w[0], w[1], w[2], w[3]]));
     }
     let mut tail = [0u8; 4];
     for (t, b) in tail.iter_mut().zip(words.remainder()) {
         *t = *b;
     }
-    acc += u128::from(u32::from_ne_bytes(tail));
-    u16::from_be(fold128(acc))
+    small += u64::from(u32::from_ne_bytes(tail));
+    u16::from_be(fold128(acc + u128::from(small)))
 }
 
 /// Folds a 128-bit accumulation of native-endian words to 16 bits with end-around carry.

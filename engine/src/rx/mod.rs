@@ -105,6 +105,9 @@ pub struct StreamAcc {
     /// Gap between consecutive arrivals, in TSC ticks.
     pub interarrival: Histogram<u64>,
     last_arrival: u64,
+    /// Arrivals in the same poll as the stream's previous frame (gap 0),
+    /// counted here rather than recorded one by one.
+    same_poll: u64,
 }
 
 impl StreamAcc {
@@ -121,6 +124,7 @@ impl StreamAcc {
             latency: hist(),
             interarrival: hist(),
             last_arrival: 0,
+            same_poll: 0,
         }
     }
 }
@@ -415,9 +419,10 @@ fn account(
                     let lat = now.wrapping_sub(f.tx_tsc) & mask(f.tsc_bits);
                     acc.latency.saturating_record(lat.max(1));
                 }
-                if acc.last_arrival != 0 {
-                    acc.interarrival
-                        .saturating_record((now - acc.last_arrival).max(1));
+                if acc.last_arrival == now {
+                    acc.same_poll += 1;
+                } else if acc.last_arrival != 0 {
+                    acc.interarrival.saturating_record(now - acc.last_arrival);
                 }
                 acc.last_arrival = now;
                 out.payload_bytes += f.payload_len as u64;
@@ -470,7 +475,11 @@ impl StreamAcc {
             corrupt: self.corrupt,
             corrupt_total: self.corrupt.total(),
             latency: shared_tsc.then(|| Percentiles::from_ticks(&self.latency, tsc_hz)),
-            interarrival: Percentiles::from_ticks(&self.interarrival, tsc_hz),
+            interarrival: {
+                let mut h = self.interarrival.clone();
+                h.saturating_record_n(0, self.same_poll);
+                Percentiles::from_ticks(&h, tsc_hz)
+            },
         }
     }
 }

@@ -329,3 +329,21 @@ fn capture_without_a_tx_task() {
     );
     out.assert_error(&["--capture x.pcap", "the profile has no TX task"]);
 }
+
+#[test]
+fn payload_rate_over_streams_with_different_headers() {
+    let yaml = BASE
+        .replacen(
+            "    udp: { src: 49152, dst: 5001 }\n",
+            "    udp: { src: 49152, dst: 5001 }\n  - name: s2\n    ipv6: { src: \"2001:db8::1\", dst: \"2001:db8::2\" }\n",
+            1,
+        )
+        .replacen("    rate: 100M\n", "    rate: 100M\n    layer: payload\n", 1);
+    profile_error(
+        "payloadmix",
+        &yaml,
+        "layer: payload",
+        "tx[0].layer",
+        &["same headers", "s1 has 42 header bytes", "s2 has 62"],
+    );
+}

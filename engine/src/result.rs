@@ -225,7 +225,7 @@ pub struct RunResult {
     pub tsc_hz: u64,
     /// TSC frequency measured over the whole run (a check on `tsc_hz`).
     pub tsc_hz_run: u64,
-    /// Measured seconds (after warm-up).
+    /// Measured seconds.
     pub elapsed_s: f64,
     /// Ports.
     pub ports: Vec<PortResult>,

@@ -15,7 +15,7 @@ use crate::counter::{Padded, RxLive, StopFlag, TxLive};
 use crate::dpdk::{self, tsc, Eal, Mempool, Port, PortConfig, PortStats};
 use crate::limits::link::LinkKind;
 use crate::pace::mode::{GapKind, GapPlanner, TxMode};
-use crate::pace::rate::check_against_line;
+use crate::pace::rate::{check_against_line, Layer};
 use crate::report::{self, Interval, Span};
 use crate::result::{self, PortResult, RunResult};
 use crate::rx::{self, RxTask};
@@ -221,6 +221,22 @@ pub fn execute(
                 })?;
             }
         }
+        if t.layer == Layer::Payload {
+            let hdr = |s: usize| plan.streams[s].header_len();
+            if let Some(&other) = t.streams.iter().find(|&&s| hdr(s) != hdr(t.streams[0])) {
+                return Err(perr(
+                    plan,
+                    &format!("tx[{ti}].layer"),
+                    format!(
+                        "a payload-layer rate needs streams with the same headers in one task: {} has {} header bytes, {} has {}",
+                        plan.streams[t.streams[0]].name,
+                        hdr(t.streams[0]),
+                        plan.streams[other].name,
+                        hdr(other)
+                    ),
+                ));
+            }
+        }
         let offload = pr.tx_offload;
         let csum = if offload {
             CsumMode::Offload
@@ -359,37 +375,26 @@ pub fn execute(
         }
     }
 
-    // Report every interval until the duration (plus warm-up) is over.
+    // Report every interval until the duration is over.
     let has_tx = !plan.tx.is_empty();
     let has_rx = !plan.rx.is_empty();
     sink.line(&report::interval_header(has_tx, has_rx));
-    let warmup = plan.run.warmup;
-    let total = warmup + plan.run.duration;
+    let total = plan.run.duration;
     let mut intervals = Vec::new();
     let mut prev = snapshot(&tx_live, &rx_live);
     let mut prev_t = 0.0f64;
-    let mut base_t = 0.0f64;
-    let mut measuring = warmup.is_zero();
     let mut next_tick = plan.run.interval.min(total);
     loop {
         let now = started.elapsed();
         if stop_early.stopped() || now >= total {
             break;
         }
-        if !measuring && now >= warmup {
-            base_t = now.as_secs_f64();
-            prev = snapshot(&tx_live, &rx_live);
-            prev_t = base_t;
-            measuring = true;
-        }
         if now >= next_tick {
             let cur = snapshot(&tx_live, &rx_live);
             let t = now.as_secs_f64();
-            if measuring {
-                let iv = cur.interval_since(&prev, prev_t - base_t, t - base_t);
-                sink.line(&report::interval_line(&iv, has_tx, has_rx));
-                intervals.push(iv);
-            }
+            let iv = cur.interval_since(&prev, prev_t, t);
+            sink.line(&report::interval_line(&iv, has_tx, has_rx));
+            intervals.push(iv);
             prev = cur;
             prev_t = t;
             next_tick += plan.run.interval;
@@ -402,7 +407,7 @@ pub fn execute(
     let elapsed_total = started.elapsed().as_secs_f64();
     let fin = snapshot(&tx_live, &rx_live);
     if fin.tx_frames != prev.tx_frames || fin.rx_frames != prev.rx_frames {
-        let iv = fin.interval_since(&prev, prev_t - base_t, elapsed_total - base_t);
+        let iv = fin.interval_since(&prev, prev_t, elapsed_total);
         if iv.tx.secs() > 0.001 {
             sink.line(&report::interval_line(&iv, has_tx, has_rx));
             intervals.push(iv);
@@ -446,7 +451,7 @@ pub fn execute(
         );
     }
     let tsc_hz_measured = end.hz_since(&t0);
-    let measured_secs = elapsed_total - base_t;
+    let measured_secs = elapsed_total;
 
     let mut port_results = Vec::new();
     for (i, pr) in ports.iter().enumerate() {

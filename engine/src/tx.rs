@@ -143,7 +143,12 @@ pub fn run(mut t: TxTask) -> TxOutcome {
         .collect();
 
     let start = tsc::now() + t.tsc_hz / 1000; // first departure 1 ms from now
-    let schedule = Schedule::new(start, t.tsc_hz, t.rate).expect("the plan validated the rate");
+                                              // Payload-layer rates count each frame's payload: the frame less its
+                                              // headers and FCS (the same for every stream of a task; checked when
+                                              // the run is planned).
+    let schedule = Schedule::new(start, t.tsc_hz, t.rate)
+        .expect("the plan validated the rate")
+        .with_payload_overhead(overhead.first().copied().unwrap_or(0));
     let mut pacer =
         Pacer::new(t.pattern, schedule, t.line_bps).expect("the plan validated the pattern");
     let live = &t.live;

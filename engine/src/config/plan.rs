@@ -284,10 +284,8 @@ pub enum Clock {
 /// Run length and reporting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunPlan {
-    /// Measured time (after the warm-up).
+    /// Measured time.
     pub duration: Duration,
     /// Time between report lines.
     pub interval: Duration,
-    /// Time sent before measuring starts; not counted in the results.
-    pub warmup: Duration,
 }

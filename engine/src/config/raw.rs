@@ -259,15 +259,13 @@ pub(crate) struct Rx {
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a mapping with duration:, interval: and warmup:"
+    expecting = "a mapping with duration: and interval:"
 )]
 pub(crate) struct Run {
     #[serde(default = "default_duration")]
     pub duration: Scalar,
     #[serde(default = "default_interval")]
     pub interval: Scalar,
-    #[serde(default = "default_warmup")]
-    pub warmup: Scalar,
 }
 
 impl Default for Run {
@@ -275,7 +273,6 @@ impl Default for Run {
         Run {
             duration: default_duration(),
             interval: default_interval(),
-            warmup: default_warmup(),
         }
     }
 }
@@ -376,7 +373,4 @@ fn default_duration() -> Scalar {
 }
 fn default_interval() -> Scalar {
     Scalar("1s".into())
-}
-fn default_warmup() -> Scalar {
-    Scalar("0s".into())
 }

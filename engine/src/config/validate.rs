@@ -848,7 +848,6 @@ impl Checker<'_> {
         Ok(RunPlan {
             duration: get("duration", &r.duration, true)?,
             interval: get("interval", &r.interval, true)?,
-            warmup: get("warmup", &r.warmup, false)?,
         })
     }
 }

@@ -520,7 +520,17 @@ pub fn execute(
         let link = rx_port.link.or_else(|| {
             LinkKind::from_speed_mbps((ports[plan.rx[0].port].link_bps / 1_000_000) as u32)
         });
-        result.verdict = Some(result.observation(link, rx_port.bus, plan).verdict());
+        // The receiving NIC's bus: the profile's setting, else what sysfs
+        // says of a PCI device (PCIe speed and width).
+        let bus = rx_port.bus.or_else(|| match &rx_port.device {
+            Device::Pci(addr) => {
+                crate::limits::bus::detect_from_sysfs(addr, std::path::Path::new("/sys"))
+                    .ok()
+                    .flatten()
+            }
+            Device::Vdev(_) => None,
+        });
+        result.verdict = Some(result.observation(link, bus, plan).verdict());
     }
     drop(ports);
     drop(pools);

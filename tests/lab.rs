@@ -10,13 +10,17 @@
 //! Namespaces need root on Linux. Without it every test here that needs
 //! them prints `skipping lab tests: ...` and passes.
 
+mod common;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
+
+use common::child::Proc;
 
 const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -144,157 +148,6 @@ fn assert_lab_gone(prefix: &str) {
 fn assert_no_run_dir(pid: u32) {
     let d = PathBuf::from(format!("/var/run/dpdk/ls{pid}"));
     assert!(!d.exists(), "{} left behind", d.display());
-}
-
-/// A `landspeed` child with its output in files; killed on drop if still
-/// running.
-struct Proc {
-    child: Child,
-    name: String,
-    out: PathBuf,
-    err: PathBuf,
-}
-
-/// What a finished child left.
-struct Done {
-    status: ExitStatus,
-    pid: u32,
-    stdout: String,
-    stderr: String,
-    name: String,
-}
-
-impl Proc {
-    /// `ip netns exec NS landspeed ARGS` (or plain `landspeed ARGS` without
-    /// a namespace); `ip netns exec` execs, so the child is landspeed.
-    fn start(dir: &Path, name: &str, ns: Option<&str>, args: &[&str]) -> Proc {
-        let out = dir.join(format!("{name}.out"));
-        let err = dir.join(format!("{name}.err"));
-        let mut cmd = match ns {
-            Some(ns) => {
-                let mut c = Command::new("ip");
-                c.args(["netns", "exec", ns, BIN]);
-                c
-            }
-            None => Command::new(BIN),
-        };
-        let child = cmd
-            .args(args)
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(std::fs::File::create(&out).unwrap())
-            .stderr(std::fs::File::create(&err).unwrap())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
-        Proc {
-            child,
-            name: name.to_string(),
-            out,
-            err,
-        }
-    }
-
-    /// Waits until the child prints its interval header: its workers are
-    /// polling.
-    fn wait_ready(&mut self, limit: Duration) {
-        let start = Instant::now();
-        loop {
-            let out = std::fs::read_to_string(&self.out).unwrap_or_default();
-            if out.contains("Interval") {
-                return;
-            }
-            if let Some(st) = self.child.try_wait().expect("try_wait") {
-                panic!(
-                    "{} ended ({st}) before it was ready\n{}",
-                    self.name,
-                    std::fs::read_to_string(&self.err).unwrap_or_default()
-                );
-            }
-            assert!(
-                start.elapsed() < limit,
-                "{} not ready after {limit:?}",
-                self.name
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// SIGINT: landspeed ends its run early, reports and writes its JSON.
-    fn interrupt(&self) {
-        let _ = Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
-            .status();
-    }
-
-    /// Waits at most `limit`; kills the child and fails after that.
-    fn wait(mut self, limit: Duration) -> Done {
-        let start = Instant::now();
-        let status = loop {
-            if let Some(st) = self.child.try_wait().expect("try_wait") {
-                break st;
-            }
-            if start.elapsed() > limit {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                panic!(
-                    "{} still running after {limit:?}: killed\n{}",
-                    self.name,
-                    std::fs::read_to_string(&self.err).unwrap_or_default()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        Done {
-            status,
-            pid: self.child.id(),
-            stdout: std::fs::read_to_string(&self.out).unwrap_or_default(),
-            stderr: std::fs::read_to_string(&self.err).unwrap_or_default(),
-            name: self.name.clone(),
-        }
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-impl Done {
-    fn assert_success(&self) {
-        assert!(
-            self.status.success() && !self.stderr.contains("panicked"),
-            "{} failed with {}\n--- stdout\n{}\n--- stderr\n{}",
-            self.name,
-            self.status,
-            self.stdout,
-            self.stderr
-        );
-    }
-
-    /// A clean failure: non-zero exit code, no panic, one
-    /// `landspeed: error:` line containing each of `words`.
-    fn assert_error(&self, words: &[&str]) {
-        assert!(
-            matches!(self.status.code(), Some(c) if c != 0),
-            "{} should fail with a non-zero exit code, got {}\n{}",
-            self.name,
-            self.status,
-            self.stderr
-        );
-        assert!(!self.stderr.contains("panicked"), "{}", self.stderr);
-        let line = self
-            .stderr
-            .lines()
-            .find(|l| l.starts_with("landspeed: error: "))
-            .unwrap_or_else(|| panic!("{}: no error line:\n{}", self.name, self.stderr));
-        for w in words {
-            assert!(line.contains(w), "`{w}` missing from: {line}");
-        }
-    }
 }
 
 /// A shipped lab profile with the lab's interface names replaced by those

@@ -6,11 +6,15 @@
 //! intact; the receiver's counts equal the sender's; the socket file and
 //! the DPDK runtime directories are gone afterwards.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::Value;
+
+use common::child::Proc;
 
 const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -20,97 +24,6 @@ const TX_SECS: u64 = 3;
 /// The receiver's `--duration`: only a bound. It is interrupted (SIGINT)
 /// once the sender has finished, so it always outlives the sender.
 const RX_BOUND: u64 = 30;
-
-/// A `landspeed run` child, output in files, killed on drop if still running.
-struct Proc {
-    child: Child,
-    name: String,
-    out: PathBuf,
-    err: PathBuf,
-}
-
-impl Proc {
-    fn start(dir: &Path, name: &str, args: &[&str]) -> Proc {
-        let out = dir.join(format!("{name}.out"));
-        let err = dir.join(format!("{name}.err"));
-        let child = Command::new(BIN)
-            .args(args)
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(std::fs::File::create(&out).unwrap())
-            .stderr(std::fs::File::create(&err).unwrap())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
-        Proc {
-            child,
-            name: name.to_string(),
-            out,
-            err,
-        }
-    }
-
-    /// Waits until the child prints its interval header: its workers are
-    /// polling.
-    fn wait_ready(&mut self, limit: Duration) {
-        let start = Instant::now();
-        loop {
-            let out = std::fs::read_to_string(&self.out).unwrap_or_default();
-            if out.contains("Interval") {
-                return;
-            }
-            if let Some(st) = self.child.try_wait().expect("try_wait") {
-                panic!(
-                    "{} ended ({st}) before it was ready\n{}",
-                    self.name,
-                    std::fs::read_to_string(&self.err).unwrap_or_default()
-                );
-            }
-            assert!(
-                start.elapsed() < limit,
-                "{} not ready after {limit:?}",
-                self.name
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// SIGINT: landspeed ends its run early, reports and writes its JSON.
-    fn interrupt(&self) {
-        let _ = Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
-            .status();
-    }
-
-    /// Waits at most `limit`, then kills the child and fails.
-    fn wait(mut self, limit: Duration) -> (ExitStatus, u32, String) {
-        let start = Instant::now();
-        loop {
-            if let Some(st) = self.child.try_wait().expect("try_wait") {
-                let err = std::fs::read_to_string(&self.err).unwrap_or_default();
-                return (st, self.child.id(), err);
-            }
-            if start.elapsed() > limit {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                panic!(
-                    "{} still running after {limit:?}: killed\n{}",
-                    self.name,
-                    std::fs::read_to_string(&self.err).unwrap_or_default()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
 
 /// configs/NAME with the memif socket moved to `sock`, written into `dir`.
 fn profile(dir: &Path, name: &str, sock: &Path) -> PathBuf {
@@ -162,7 +75,7 @@ fn memif_between_two_processes_is_exact() {
     let tx_dur = format!("{TX_SECS}s");
     // The server first; the client connects to the socket it made. The
     // server outlives the client: interrupted 1 s after the sender ends.
-    let mut r = Proc::start(
+    let mut r = Proc::start_plain(
         dir.path(),
         "receiver",
         &[
@@ -180,7 +93,7 @@ fn memif_between_two_processes_is_exact() {
         "the memif server made no socket file {}",
         sock.display()
     );
-    let t = Proc::start(
+    let t = Proc::start_plain(
         dir.path(),
         "sender",
         &[
@@ -194,10 +107,12 @@ fn memif_between_two_processes_is_exact() {
         ],
     );
     let limit = Duration::from_secs(TX_SECS + 30);
-    let (ts, tpid, terr) = t.wait(limit);
+    let t = t.wait(limit);
+    let (ts, tpid, terr) = (t.status, t.pid, t.stderr);
     std::thread::sleep(Duration::from_secs(1));
     r.interrupt();
-    let (rs, rpid, rerr) = r.wait(limit);
+    let r = r.wait(limit);
+    let (rs, rpid, rerr) = (r.status, r.pid, r.stderr);
     assert!(
         ts.success() && !terr.contains("panicked"),
         "sender: {ts}\n{terr}"

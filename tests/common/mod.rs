@@ -6,6 +6,8 @@
 //! Each test file includes this module and uses part of it.
 #![allow(dead_code)]
 
+pub mod child;
+
 use std::ffi::OsStr;
 use std::io::Read;
 use std::net::IpAddr;

@@ -767,26 +767,3 @@ fn poke_all_parsers(b: &[u8]) {
         let _ = Stamp::patch_tsc(&mut y, 1);
     }
 }
-
-/// Throughput of `write` on 9130-byte frames (run with `--release --ignored`).
-#[test]
-#[ignore]
-fn bench_write_9130() {
-    let s = StreamSpec::default();
-    let mut b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
-    let mut bufs = vec![vec![0u8; b.max_len()]; 64];
-    let n = 2_000_000u64;
-    let t0 = std::time::Instant::now();
-    for i in 0..n {
-        b.next_len();
-        let buf = &mut bufs[(i % 64) as usize];
-        b.write(buf, i, i);
-        b.set_tx_tsc(buf, i + 1);
-    }
-    let dt = t0.elapsed().as_secs_f64();
-    println!(
-        "{:.3} Mframes/s of 9130 bytes ({:.2} GB/s)",
-        n as f64 / dt / 1e6,
-        n as f64 * 9126.0 / dt / 1e9
-    );
-}

@@ -73,6 +73,12 @@ pub struct FrameBuilder {
     ipv4_const_sum: u16,
     tcp_seq: u32,
     fill: FillPattern,
+    /// Every field has a single value (no ranges or lists): the per-frame
+    /// picks are skipped and the pseudo-header sum comes from `pseudo_base`.
+    single_flow: bool,
+    /// Single-flow streams: source and destination port, and the
+    /// pseudo-header sum without the L4 length.
+    flow: (u16, u16, u16),
 }
 
 impl FrameBuilder {
@@ -235,7 +241,34 @@ impl FrameBuilder {
         };
         let max_fill = max_len.saturating_sub(hdr_len);
         let fill_seed = u64::from(spec.id).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x6C61_6E64;
+        let single_flow = card.iter().all(|&c| c <= 1);
+        let proto = if l4_hdr_len == 20 {
+            IPPROTO_TCP
+        } else {
+            IPPROTO_UDP
+        };
+        let pseudo_base = match &addrs {
+            Addrs::V4 { src, dst } => checksum::pseudo_v4(
+                src.first().unwrap_or(Ipv4Addr::UNSPECIFIED),
+                dst.first().unwrap_or(Ipv4Addr::UNSPECIFIED),
+                proto,
+                0,
+            ),
+            Addrs::V6 { src, dst } => checksum::pseudo_v6(
+                &src.first().unwrap_or(Ipv6Addr::UNSPECIFIED),
+                &dst.first().unwrap_or(Ipv6Addr::UNSPECIFIED),
+                proto,
+                0,
+            ),
+        };
+        let flow = (
+            src_port.first().unwrap_or(0),
+            dst_port.first().unwrap_or(0),
+            pseudo_base,
+        );
         Ok(FrameBuilder {
+            single_flow,
+            flow,
             csum,
             stream_id: spec.id,
             template: t,
@@ -350,26 +383,56 @@ impl FrameBuilder {
         }
     }
 
-    /// Writes the next frame (length from the last [`next_len`](Self::next_len))
-    /// into `buf[..len]` and returns `len`; returns 0 and writes nothing if
-    /// `buf` is shorter. `seq` is the stream sequence number; `tx_tsc` can be
-    /// patched later with [`set_tx_tsc`](Self::set_tx_tsc).
-    pub fn write(&mut self, buf: &mut [u8], seq: u64, tx_tsc: u64) -> usize {
-        let len = self.cur_len;
-        let hdr = self.template.len();
-        let Some(f) = buf.get_mut(..len) else {
-            return 0;
-        };
-        let payload_len = len - hdr;
-        let Some(layout) = StampLayout::for_payload(payload_len) else {
-            return 0; // unreachable: sizes were validated against the minimum
-        };
-        f[..hdr].copy_from_slice(&self.template);
+    /// IPv4 total length, ident and header checksum: all that changes per
+    /// frame in a single-flow IPv4 header.
+    #[inline]
+    fn write_ipv4_fields(&mut self, f: &mut [u8], len: usize, l3: usize, software: bool) {
+        let total = (len - l3) as u16;
+        let ident = self.ipv4_ident;
+        self.ipv4_ident = ident.wrapping_add(1);
+        put16(f, l3 + 2, total);
+        put16(f, l3 + 4, ident);
+        if software {
+            let acc = u64::from(self.ipv4_const_sum) + u64::from(total) + u64::from(ident);
+            put16(f, l3 + 10, checksum::finish(checksum::fold64(acc)));
+        }
+    }
+
+    /// The per-frame fields of a single-flow stream (addresses and ports
+    /// are the template's); returns the pseudo-header sum.
+    #[inline]
+    fn write_single(
+        &mut self,
+        f: &mut [u8],
+        len: usize,
+        l3: usize,
+        l4: usize,
+        l4_len: usize,
+        software: bool,
+    ) -> u16 {
+        let (sp, dp, base) = self.flow;
+        put16(f, l4, sp);
+        put16(f, l4 + 2, dp);
+        if let Addrs::V6 { .. } = self.addrs {
+            put16(f, l3 + 4, l4_len as u16);
+        } else {
+            self.write_ipv4_fields(f, len, l3, software);
+        }
+        checksum::add(base, l4_len as u16)
+    }
+
+    /// The per-frame fields of a stream with address or port ranges: picks
+    /// the next combination and writes it; returns the pseudo-header sum.
+    fn write_varied(
+        &mut self,
+        f: &mut [u8],
+        len: usize,
+        l3: usize,
+        l4: usize,
+        l4_len: usize,
+        software: bool,
+    ) -> u16 {
         let idx = self.pick();
-        let l3 = self.l2_len;
-        let l4 = l3 + self.l3_len;
-        let l4_len = len - l4;
-        let software = self.csum == CsumMode::Software;
 
         let sp = self.src_port.nth(idx[D_SPORT]).unwrap_or(0);
         let dp = self.dst_port.nth(idx[D_DPORT]).unwrap_or(0);
@@ -381,7 +444,7 @@ impl FrameBuilder {
         } else {
             IPPROTO_UDP
         };
-        let pseudo = match &self.addrs {
+        match &self.addrs {
             Addrs::V4 { src, dst } => {
                 let s = src.nth(idx[D_SRC]).unwrap_or(Ipv4Addr::UNSPECIFIED);
                 let d = dst.nth(idx[D_DST]).unwrap_or(Ipv4Addr::UNSPECIFIED);
@@ -423,6 +486,32 @@ impl FrameBuilder {
                 }
                 checksum::pseudo_v6(&s, &d, proto, l4_len as u32)
             }
+        }
+    }
+
+    /// Writes the next frame (length from the last [`next_len`](Self::next_len))
+    /// into `buf[..len]` and returns `len`; returns 0 and writes nothing if
+    /// `buf` is shorter. `seq` is the stream sequence number; `tx_tsc` can be
+    /// patched later with [`set_tx_tsc`](Self::set_tx_tsc).
+    pub fn write(&mut self, buf: &mut [u8], seq: u64, tx_tsc: u64) -> usize {
+        let len = self.cur_len;
+        let hdr = self.template.len();
+        let Some(f) = buf.get_mut(..len) else {
+            return 0;
+        };
+        let payload_len = len - hdr;
+        let Some(layout) = StampLayout::for_payload(payload_len) else {
+            return 0; // unreachable: sizes were validated against the minimum
+        };
+        f[..hdr].copy_from_slice(&self.template);
+        let l3 = self.l2_len;
+        let l4 = l3 + self.l3_len;
+        let l4_len = len - l4;
+        let software = self.csum == CsumMode::Software;
+        let pseudo = if self.single_flow {
+            self.write_single(f, len, l3, l4, l4_len, software)
+        } else {
+            self.write_varied(f, len, l3, l4, l4_len, software)
         };
 
         let csum_off = if self.is_tcp() {

@@ -41,10 +41,6 @@ pub struct TxLive {
     pub frames: Counter,
     /// Bytes of those frames, FCS included (L2).
     pub bytes: Counter,
-    /// tx_burst calls that took fewer frames than offered.
-    pub refused: Counter,
-    /// Mbuf allocations that failed (pool empty).
-    pub alloc_failed: Counter,
 }
 
 /// What an RX lcore publishes while it runs.
@@ -54,16 +50,8 @@ pub struct RxLive {
     pub frames: Counter,
     /// Bytes received, FCS included (L2).
     pub bytes: Counter,
-    /// Frames of ours that checked out.
-    pub good: Counter,
     /// Frames lost so far (sequence gaps), summed over streams.
     pub lost: Counter,
-    /// Corrupt frames.
-    pub corrupt: Counter,
-    /// Frames not ours.
-    pub foreign: Counter,
-    /// Polls that returned nothing.
-    pub idle_polls: Counter,
 }
 
 /// A block of live counters for one worker, padded to its own cache lines.

@@ -114,6 +114,9 @@ pub struct TxTaskResult {
     pub gap_frames: u64,
     /// Their bytes, FCS included.
     pub gap_bytes: u64,
+    /// Times a batch of mbufs could not be allocated (pool empty: the PMD
+    /// held every mbuf); each was retried at once.
+    pub alloc_failed: u64,
     /// Gap mode: the data's L1 rate on a link of the port's speed that
     /// sends data and gap frames back to back.
     pub link_paced_l1_bps: Option<f64>,
@@ -389,6 +392,13 @@ impl RunResult {
                         t.mode, t.pace.gap_ns.mean, t.pace.gap_ns.stddev
                     );
                 }
+                if t.alloc_failed > 0 {
+                    let _ = writeln!(
+                        s,
+                        "        mbuf pool empty {} times (the PMD held every mbuf; retried)",
+                        t.alloc_failed
+                    );
+                }
                 if let Some(l1) = t.link_paced_l1_bps {
                     let _ = writeln!(
                         s,
@@ -542,6 +552,7 @@ pub(crate) fn tx_result(
             schedule_kept: m.mode.waits(),
             gap_frames: o.gap_frames,
             gap_bytes: o.gap_bytes,
+            alloc_failed: o.alloc_failed,
             link_paced_l1_bps: matches!(m.mode, TxMode::Gap { .. }).then(|| {
                 // On a link that sends data and gap frames back to back,
                 // data takes this share of the line.

@@ -82,6 +82,8 @@ pub struct TxOutcome {
     pub loop_cycles: u64,
     /// Of those, cycles spent waiting for departure times.
     pub wait_cycles: u64,
+    /// Batches that could not be allocated (the mempool was empty).
+    pub alloc_failed: u64,
 }
 
 /// Marks a batch slot that holds a gap frame, not a stream's frame.
@@ -154,6 +156,7 @@ pub fn run(mut t: TxTask) -> TxOutcome {
     let live = &t.live;
     let loop_start = tsc::now();
     let mut wait_cycles = 0u64;
+    let mut alloc_failed = 0u64;
     let (mut frames, mut bytes, mut gap_frames, mut gap_bytes) = (0u64, 0u64, 0u64, 0u64);
 
     'run: loop {
@@ -162,7 +165,7 @@ pub fn run(mut t: TxTask) -> TxOutcome {
                 break;
             }
             if !batch.fill(&t.pool, ahead) {
-                live.alloc_failed.add(1);
+                alloc_failed += 1;
                 continue;
             }
             for i in 0..ahead {
@@ -227,7 +230,6 @@ pub fn run(mut t: TxTask) -> TxOutcome {
         let after = tsc::now();
         if sent < n {
             recorder.refused((n - sent) as u64);
-            live.refused.add(1);
         }
         if sent == 0 {
             // A port that refuses everything (a peer gone) must not hold
@@ -286,5 +288,6 @@ pub fn run(mut t: TxTask) -> TxOutcome {
         recorder,
         loop_cycles,
         wait_cycles,
+        alloc_failed,
     }
 }

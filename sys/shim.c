@@ -33,11 +33,6 @@ uint64_t ls_rdtsc(void)
 	return rte_rdtsc();
 }
 
-unsigned ls_lcore_id(void)
-{
-	return rte_lcore_id();
-}
-
 int ls_errno(void)
 {
 	return rte_errno;
@@ -51,11 +46,6 @@ uint64_t ls_mbuf_size(void)
 uint16_t ls_pktmbuf_headroom(void)
 {
 	return RTE_PKTMBUF_HEADROOM;
-}
-
-unsigned ls_mempool_avail_count(const struct rte_mempool *mp)
-{
-	return rte_mempool_avail_count(mp);
 }
 
 unsigned ls_mempool_in_use_count(const struct rte_mempool *mp)

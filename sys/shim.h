@@ -11,10 +11,8 @@ uint16_t ls_tx_burst(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint
 int ls_pktmbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **pkts, unsigned n);
 void ls_pktmbuf_free(struct rte_mbuf *m);
 uint64_t ls_rdtsc(void);
-unsigned ls_lcore_id(void);
 int ls_errno(void);
 uint64_t ls_mbuf_size(void);
 uint16_t ls_pktmbuf_headroom(void);
-unsigned ls_mempool_avail_count(const struct rte_mempool *mp);
 unsigned ls_mempool_in_use_count(const struct rte_mempool *mp);
 #endif

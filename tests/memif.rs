@@ -15,6 +15,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use common::child::Proc;
+use common::{read_json, u};
 
 const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -35,17 +36,6 @@ fn profile(dir: &Path, name: &str, sock: &Path) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p
-}
-
-fn read_json(p: &Path) -> Value {
-    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-fn u(v: &Value, ptr: &str) -> u64 {
-    v.pointer(ptr)
-        .and_then(Value::as_u64)
-        .unwrap_or_else(|| panic!("no unsigned integer at {ptr}"))
 }
 
 /// No DPDK runtime directory of process `pid` (automatic prefix) is left.

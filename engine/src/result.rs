@@ -5,15 +5,14 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::config::Plan;
-use crate::config::Plan as _Plan;
 use crate::dpdk::PortStats;
 use crate::limits::bus::Bus;
 use crate::limits::link::LinkKind;
 use crate::limits::verdict::{Observation, Verdict};
-use crate::pace::measure::PaceSummary;
+use crate::pace::measure::{LayerRates, PaceSummary};
 use crate::pace::mode::TxMode;
 use crate::pace::rate::Rate;
-use crate::report::{bytes_str, Interval, Percentiles, L1_OVERHEAD};
+use crate::report::{bytes_str, Interval, L1_OVERHEAD};
 use crate::rx::{CorruptCounts, RxOutcome, StreamResult};
 use crate::tx::TxOutcome;
 
@@ -32,35 +31,6 @@ pub struct PortResult {
     pub stats: PortStats,
     /// Extended counters that are not zero, in the driver's order.
     pub xstats: Vec<(String, u64)>,
-}
-
-/// Rates over a span at each layer.
-#[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct Rates {
-    /// Frames per second.
-    pub fps: f64,
-    /// Wire rate: frames + 20 bytes each (bit/s).
-    pub l1_bps: f64,
-    /// Frame rate incl. FCS (bit/s).
-    pub l2_bps: f64,
-    /// UDP/TCP payload (bit/s).
-    pub payload_bps: f64,
-}
-
-impl Rates {
-    /// Rates of `frames` frames holding `bytes` (L2) and `payload` bytes
-    /// over `secs`.
-    pub fn of(frames: u64, bytes: u64, payload: u64, secs: f64) -> Self {
-        if secs <= 0.0 {
-            return Self::default();
-        }
-        Self {
-            fps: frames as f64 / secs,
-            l1_bps: (bytes + frames * L1_OVERHEAD) as f64 * 8.0 / secs,
-            l2_bps: bytes as f64 * 8.0 / secs,
-            payload_bps: payload as f64 * 8.0 / secs,
-        }
-    }
 }
 
 /// One TX stream's totals.
@@ -95,8 +65,8 @@ pub struct TxTaskResult {
     pub frames: u64,
     /// Bytes sent, FCS included.
     pub bytes: u64,
-    /// Rates from first to last departure on the TSC (from `pace`).
-    pub achieved: Rates,
+    /// LayerRates from first to last departure on the TSC (from `pace`).
+    pub achieved: LayerRates,
     /// Achieved ÷ target at the target's layer, in percent.
     pub achieved_pct: f64,
     /// TSC cycles of the loop per frame sent, time spent waiting for
@@ -144,8 +114,8 @@ pub struct TxResult {
     pub pmd_frames: u64,
     /// Transmit errors the PMD counted.
     pub pmd_errors: u64,
-    /// Rates over the measured time (all tasks).
-    pub achieved: Rates,
+    /// LayerRates over the measured time (all tasks).
+    pub achieved: LayerRates,
     /// Per task.
     pub tasks: Vec<TxTaskResult>,
     /// Per stream.
@@ -205,8 +175,8 @@ pub struct RxResult {
     /// How latency was measured: `one-way (shared TSC)` or
     /// `inter-arrival only (separate clocks)`.
     pub latency_kind: String,
-    /// Rates over the measured time.
-    pub achieved: Rates,
+    /// LayerRates over the measured time.
+    pub achieved: LayerRates,
     /// Per stream.
     pub streams: Vec<StreamResult>,
     /// Per lcore.
@@ -273,7 +243,7 @@ impl RunResult {
         &self,
         link: Option<LinkKind>,
         bus: Option<Bus>,
-        plan: &_Plan,
+        plan: &Plan,
     ) -> Observation {
         let rx = self.rx.as_ref();
         let tx = self.tx.as_ref();
@@ -516,12 +486,7 @@ pub(crate) fn tx_result(
     for (o, m) in outcomes.iter().zip(meta) {
         let (lcore, port, queue, rate) = (m.lcore, m.port, m.queue, m.rate);
         let p = &o.pace;
-        let achieved = Rates {
-            fps: p.achieved.fps,
-            l1_bps: p.achieved.l1_bps,
-            l2_bps: p.achieved.l2_bps,
-            payload_bps: p.achieved.payload_bps,
-        };
+        let achieved = p.achieved;
         tasks.push(TxTaskResult {
             lcore,
             port,
@@ -598,7 +563,7 @@ pub(crate) fn tx_result(
         pmd_errors: pmd.1,
         // Each task's rates run from its first to its last departure on the
         // TSC; tasks run side by side, so their rates add up.
-        achieved: tasks.iter().fold(Rates::default(), |a, t| Rates {
+        achieved: tasks.iter().fold(LayerRates::default(), |a, t| LayerRates {
             fps: a.fps + t.achieved.fps,
             l1_bps: a.l1_bps + t.achieved.l1_bps,
             l2_bps: a.l2_bps + t.achieved.l2_bps,
@@ -638,7 +603,7 @@ pub(crate) fn rx_result(
         } else {
             "inter-arrival only (sender and receiver clocks are separate)".into()
         },
-        achieved: Rates::default(),
+        achieved: LayerRates::default(),
         streams: Vec::new(),
         tasks: Vec::new(),
         pmd,
@@ -711,14 +676,11 @@ pub(crate) fn rx_result(
         (Some(a), Some(b)) if b > a && r.frames > 1 => {
             let span = (b - a) as f64 / tsc_hz as f64;
             let k = (r.frames - 1) as f64 / r.frames as f64;
-            Rates::of(r.frames, r.bytes, payload, span / k)
+            LayerRates::of(r.frames, r.bytes, payload, span / k)
         }
-        _ => Rates::of(r.frames, r.bytes, payload, secs),
+        _ => LayerRates::of(r.frames, r.bytes, payload, secs),
     };
     r.streams = streams;
     r.tasks = tasks;
     r
 }
-
-/// Percentiles re-exported for users of the result.
-pub type Pct = Percentiles;

@@ -334,7 +334,7 @@ pub fn execute(
 
     // Launch: receivers first so nothing sent is missed.
     let started = Instant::now();
-    let t0 = tsc::Mark::take();
+    let t0 = tsc::sample();
     let rx_live: Vec<_> = rx_tasks.iter().map(|t| Arc::clone(&t.live)).collect();
     let tx_live: Vec<_> = tx_tasks.iter().map(|t| Arc::clone(&t.live)).collect();
     let rx_meta: Vec<_> = rx_tasks.iter().map(|t| (t.lcore, t.port)).collect();
@@ -403,7 +403,7 @@ pub fn execute(
         std::thread::sleep((next_tick.min(total) - now).min(Duration::from_millis(20)));
     }
     stop.stop();
-    let end = tsc::Mark::take();
+    let end = tsc::sample();
     let elapsed_total = started.elapsed().as_secs_f64();
     let fin = snapshot(&tx_live, &rx_live);
     if fin.tx_frames != prev.tx_frames || fin.rx_frames != prev.rx_frames {
@@ -418,19 +418,11 @@ pub fn execute(
     let mut tx_outcomes = Vec::new();
     for w in tx_workers {
         let lcore = w.lcore();
-        tx_outcomes.push(
-            w.join()
-                .map_err(|_| format!("TX worker on lcore {lcore} panicked"))?,
-        );
-    }
-    // Departure traces, where the profile asked for them.
-    for (o, t) in tx_outcomes.iter().zip(&plan.tx) {
-        if let Some(path) = &t.trace {
-            o.recorder
-                .to_trace()
-                .save(path)
-                .map_err(|e| perr(plan, "tx.trace", format!("{}: {e}", path.display())))?;
-        }
+        tx_outcomes.push(w.join().map_err(|_| {
+            // Receivers must not be left polling behind the error.
+            stop_rx.stop();
+            format!("TX worker on lcore {lcore} panicked")
+        })?);
     }
     // Give frames in flight (loopback rings, veths) time to arrive.
     if has_rx && has_tx {
@@ -450,7 +442,20 @@ pub fn execute(
                 .map_err(|_| format!("RX worker on lcore {lcore} panicked"))?,
         );
     }
-    let tsc_hz_measured = end.hz_since(&t0);
+    // Departure traces, where the profile asked for them (once every worker
+    // has returned, so an error here leaves none running).
+    for (ti, (o, t)) in tx_outcomes.iter().zip(&plan.tx).enumerate() {
+        if let Some(path) = &t.trace {
+            o.recorder.to_trace().save(path).map_err(|e| {
+                perr(
+                    plan,
+                    &format!("tx[{ti}].trace"),
+                    format!("{}: {e}", path.display()),
+                )
+            })?;
+        }
+    }
+    let tsc_hz_measured = tsc::hz_between(t0, end);
     let measured_secs = elapsed_total;
 
     let mut port_results = Vec::new();

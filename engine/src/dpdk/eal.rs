@@ -72,12 +72,6 @@ impl Eal {
         unsafe { sys::rte_get_main_lcore() }
     }
 
-    /// Number of Ethernet ports DPDK probed.
-    pub fn port_count(&self) -> u16 {
-        // SAFETY: plain query, valid after init.
-        unsafe { sys::rte_eth_dev_count_avail() }
-    }
-
     /// The ids of every probed port, in order.
     pub fn port_ids(&self) -> Vec<u16> {
         let mut ids = Vec::new();

@@ -65,11 +65,6 @@ impl Mempool {
         &self.name
     }
 
-    /// Bytes of data room per mbuf (headroom included).
-    pub fn data_room(&self) -> u32 {
-        self.data_room
-    }
-
     /// Bytes a frame may use in one mbuf (data room less headroom).
     pub fn max_frame(&self) -> u32 {
         self.data_room - u32::from(headroom())
@@ -84,12 +79,6 @@ impl Mempool {
     pub fn in_use(&self) -> u32 {
         // SAFETY: ptr is a live pool; the count is a read-only query.
         unsafe { sys::ls_mempool_in_use_count(self.ptr.as_ptr()) }
-    }
-
-    /// Mbufs currently available.
-    pub fn available(&self) -> u32 {
-        // SAFETY: ptr is a live pool; the count is a read-only query.
-        unsafe { sys::ls_mempool_avail_count(self.ptr.as_ptr()) }
     }
 }
 

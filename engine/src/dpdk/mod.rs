@@ -97,16 +97,3 @@ pub(crate) fn strerror(errno: i32) -> String {
 pub fn dpdk_version() -> &'static str {
     sys::DPDK_VERSION
 }
-
-/// The lcore id of the calling thread (`u32::MAX` for a non-EAL thread).
-pub fn lcore_id() -> u32 {
-    // SAFETY: reads a per-thread variable EAL sets; valid on any thread.
-    unsafe { sys::ls_lcore_id() }
-}
-
-/// EAL's idea of the TSC frequency (calibrated over ~100 ms, rounded to
-/// 10 MHz: use [`tsc::calibrate`] where accuracy matters).
-pub fn eal_tsc_hz() -> u64 {
-    // SAFETY: plain getter, valid after rte_eal_init (and returns 0 before).
-    unsafe { sys::rte_get_tsc_hz() }
-}

@@ -6,7 +6,10 @@
 //! measured, which [`calibrate`] does. The hot path reads the TSC with
 //! [`now`], an inlined `rdtsc`.
 
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+
+use crate::pace::tsc::{measure_hz, TscSample};
 
 /// The current TSC value.
 #[inline(always)]
@@ -26,55 +29,33 @@ pub fn now() -> u64 {
     }
 }
 
-/// A (TSC, monotonic clock) pair taken as close together as possible.
-#[derive(Clone, Copy, Debug)]
-pub struct Mark {
-    /// The TSC value.
-    pub tsc: u64,
-    /// The monotonic clock at (about) the same instant.
-    pub at: Instant,
+/// A TSC reading paired with the monotonic clock: the TSC is read just
+/// before and just after the clock, and the pair's midpoint is kept (see
+/// [`TscSample::bracketed`]).
+pub fn sample() -> TscSample {
+    static BASE: OnceLock<Instant> = OnceLock::new();
+    let base = *BASE.get_or_init(Instant::now);
+    let before = now();
+    let ns = base.elapsed().as_nanos() as u64;
+    let after = now();
+    TscSample::bracketed(before, ns, after)
 }
 
-impl Mark {
-    /// Take a mark: the TSC is read on both sides of the clock read and
-    /// averaged, so the pairing error is half the clock read's cost.
-    pub fn take() -> Self {
-        let t0 = now();
-        let at = Instant::now();
-        let t1 = now();
-        Self {
-            tsc: t0 + (t1 - t0) / 2,
-            at,
-        }
-    }
-
-    /// TSC frequency in Hz measured between an earlier mark and this one.
-    pub fn hz_since(&self, earlier: &Mark) -> u64 {
-        let ns = self.at.duration_since(earlier.at).as_nanos();
-        let ticks = u128::from(self.tsc.wrapping_sub(earlier.tsc));
-        if ns == 0 {
-            return 0;
-        }
-        (ticks * 1_000_000_000 / ns) as u64
-    }
+/// The TSC frequency in Hz between two samples (0 if they are out of
+/// order, which a monotonic clock and an invariant TSC never are).
+pub fn hz_between(a: TscSample, b: TscSample) -> u64 {
+    measure_hz(a, b).unwrap_or(0)
 }
 
 /// Measure the TSC frequency against the monotonic clock over `span`
 /// (busy-waiting; 100 ms gives about 1 ppm).
 pub fn calibrate(span: Duration) -> u64 {
-    let a = Mark::take();
-    while a.at.elapsed() < span {
+    let a = sample();
+    let start = Instant::now();
+    while start.elapsed() < span {
         std::hint::spin_loop();
     }
-    Mark::take().hz_since(&a)
-}
-
-/// Convert TSC ticks to nanoseconds at `hz` (for reports, not the hot path).
-pub fn ticks_to_ns(ticks: u64, hz: u64) -> f64 {
-    if hz == 0 {
-        return 0.0;
-    }
-    ticks as f64 * 1e9 / hz as f64
+    hz_between(a, sample())
 }
 
 #[cfg(test)]
@@ -88,11 +69,5 @@ mod tests {
         assert!(a > 100_000_000, "TSC at {a} Hz is implausibly slow");
         let diff = a.abs_diff(b) as f64 / a as f64;
         assert!(diff < 0.01, "two calibrations differ by {diff}");
-    }
-
-    #[test]
-    fn ticks_to_ns_exact_values() {
-        assert_eq!(ticks_to_ns(2_600, 2_600_000_000), 1_000.0);
-        assert_eq!(ticks_to_ns(5, 0), 0.0);
     }
 }

@@ -345,6 +345,20 @@ pub struct LayerRates {
 }
 
 impl LayerRates {
+    /// Rates of `frames` frames holding `l2_bytes` (FCS included) and
+    /// `payload_bytes` over `secs` seconds (all zero for an empty span).
+    pub fn of(frames: u64, l2_bytes: u64, payload_bytes: u64, secs: f64) -> Self {
+        if secs <= 0.0 {
+            return Self::default();
+        }
+        LayerRates {
+            l1_bps: (l2_bytes + frames * WIRE_OVERHEAD_BYTES) as f64 * 8.0 / secs,
+            l2_bps: l2_bytes as f64 * 8.0 / secs,
+            payload_bps: payload_bytes as f64 * 8.0 / secs,
+            fps: frames as f64 / secs,
+        }
+    }
+
     /// `rate` expressed at every layer for frames of `frame_len` bytes
     /// carrying `payload_len` bytes (means, for mixed sizes).
     pub fn from_rate(rate: &Rate, frame_len: f64, payload_len: f64) -> Self {

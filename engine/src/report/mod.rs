@@ -10,9 +10,11 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use crate::pace::measure::LayerRates;
+
 /// Bytes a frame occupies on the wire beyond its L2 size: preamble 7, SFD 1,
 /// inter-frame gap 12.
-pub const L1_OVERHEAD: u64 = 20;
+pub const L1_OVERHEAD: u64 = crate::pace::rate::WIRE_OVERHEAD_BYTES;
 
 /// Totals over one span of time (an interval or the whole run).
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -33,30 +35,24 @@ impl Span {
         (self.end_s - self.start_s).max(0.0)
     }
 
+    /// The span's rates at every layer (no payload count: 0).
+    fn rates(&self) -> LayerRates {
+        LayerRates::of(self.frames, self.bytes, 0, self.secs())
+    }
+
     /// L2 rate in bit/s (frame bytes including FCS).
     pub fn l2_bps(&self) -> f64 {
-        per_sec(self.bytes as f64 * 8.0, self.secs())
+        self.rates().l2_bps
     }
 
     /// L1 rate in bit/s (adds 20 bytes of preamble, SFD and gap per frame).
     pub fn l1_bps(&self) -> f64 {
-        per_sec(
-            (self.bytes + self.frames * L1_OVERHEAD) as f64 * 8.0,
-            self.secs(),
-        )
+        self.rates().l1_bps
     }
 
     /// Frames per second.
     pub fn fps(&self) -> f64 {
-        per_sec(self.frames as f64, self.secs())
-    }
-}
-
-fn per_sec(x: f64, secs: f64) -> f64 {
-    if secs > 0.0 {
-        x / secs
-    } else {
-        0.0
+        self.rates().fps
     }
 }
 

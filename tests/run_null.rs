@@ -53,6 +53,7 @@ fn null_profile_runs_three_seconds() {
     assert_eq!(u(&v, "/tx/bytes"), frames * 9130);
     assert_eq!(u(&v, "/tx/pmd_frames"), frames, "the PMD counted otherwise");
     assert_eq!(u(&v, "/tx/pmd_errors"), 0);
+    assert_eq!(u(&v, "/mbufs_leaked"), 0, "every mbuf is back in its pool");
     let elapsed = f(&v, "/elapsed_s");
     assert!(
         (2.5..=4.0).contains(&elapsed),

@@ -237,6 +237,7 @@ fn clean_replay_counts_no_defect() {
     let c = clean();
     let v = replay("clean", &c.frames, STREAMS);
     assert_eq!(u(&v, "/rx/good"), c.frames.len() as u64);
+    assert_eq!(u(&v, "/mbufs_leaked"), 0, "every mbuf is back in its pool");
     for key in [
         "lost",
         "reordered",

@@ -210,6 +210,9 @@ pub struct RunResult {
     pub rx: Option<RxResult>,
     /// What limited the run (runs with an RX side).
     pub verdict: Option<Verdict>,
+    /// Mbufs not back in their pools after the ports were closed (0 unless
+    /// something leaked).
+    pub mbufs_leaked: u64,
 }
 
 impl RunResult {
@@ -234,6 +237,7 @@ impl RunResult {
             tx: None,
             rx: None,
             verdict: None,
+            mbufs_leaked: 0,
         }
     }
 
@@ -452,6 +456,13 @@ impl RunResult {
                     c.bps_l2 / 1e9
                 );
             }
+        }
+        if self.mbufs_leaked > 0 {
+            let _ = writeln!(
+                s,
+                "warning: {} mbufs were not back in their pools after the ports closed",
+                self.mbufs_leaked
+            );
         }
         s
     }

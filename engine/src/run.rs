@@ -537,7 +537,10 @@ pub fn execute(
         });
         result.verdict = Some(result.observation(link, bus, plan).verdict());
     }
+    // Every mbuf must be back in its pool once the ports are closed (their
+    // rings freed): what is not was leaked somewhere.
     drop(ports);
+    result.mbufs_leaked = pools.iter().map(|p| u64::from(p.in_use())).sum();
     drop(pools);
     drop(eal);
     Ok(result)

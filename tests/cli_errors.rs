@@ -347,3 +347,65 @@ fn payload_rate_over_streams_with_different_headers() {
         &["same headers", "s1 has 42 header bytes", "s2 has 62"],
     );
 }
+
+#[test]
+fn json_into_a_missing_folder() {
+    let out = run_yaml(
+        "base",
+        BASE,
+        &["-t", "200ms", "-q", "--json", "no/such/dir/out.json"],
+    );
+    out.assert_error(&["--json no/such/dir/out.json"]);
+}
+
+#[test]
+fn ports_with_an_unknown_vdev() {
+    let out = cmd(&[
+        "ports",
+        "--eal",
+        "--no-huge -m 256 --no-pci --vdev=net_bogus0",
+    ]);
+    out.assert_error(&["DPDK could not start", "rte_eal_init"]);
+}
+
+#[test]
+fn replay_with_bad_bottleneck_and_buffer() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_file(
+        dir.path(),
+        "t.trace",
+        "landspeed-trace 1\ntsc_hz 1000000000\n1000 9130\n2000 9130\n",
+    );
+    let t = trace.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["replay", t];
+        args.extend_from_slice(extra);
+        landspeed(dir.path(), &args)
+    };
+    run(&["--bottleneck", "fast", "--buffer", "4MB"]).assert_error(&["fast"]);
+    run(&["--bottleneck", "500M", "--buffer", "0"]).assert_error(&["buffer"]);
+    // The same trace with good values replays.
+    run(&["--bottleneck", "500M", "--buffer", "4MB"]).assert_success();
+}
+
+#[test]
+fn replay_of_a_malformed_trace_names_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_file(
+        dir.path(),
+        "bad.trace",
+        "landspeed-trace 1\ntsc_hz 1000000000\n1000 9130\nnot a row\n",
+    );
+    let out = landspeed(
+        dir.path(),
+        [
+            "replay",
+            trace.to_str().unwrap(),
+            "--bottleneck",
+            "500M",
+            "--buffer",
+            "4MB",
+        ],
+    );
+    out.assert_error(&["bad.trace", "4"]);
+}

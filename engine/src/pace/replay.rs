@@ -35,6 +35,17 @@ pub enum ReplayError {
     /// The trace has no TSC frequency.
     #[error("trace TSC frequency is zero")]
     ZeroHz,
+    /// The buffer cannot hold even the largest frame of the trace.
+    #[error(
+        "buffer of {buffer} bytes cannot hold a {frame}-byte frame: a bottleneck buffers at \
+         least one frame (give e.g. `4MB`)"
+    )]
+    BufferTooSmall {
+        /// The buffer asked for.
+        buffer: u64,
+        /// The trace's largest frame.
+        frame: u32,
+    },
     /// A size could not be parsed.
     #[error("cannot parse size `{input}`: {reason} (e.g. `4MB`, `4MiB`, `512k`, `9000`)")]
     Size {
@@ -88,6 +99,18 @@ pub fn replay(
     }
     if trace.tsc_hz == 0 {
         return Err(ReplayError::ZeroHz);
+    }
+    let largest = trace
+        .departures
+        .iter()
+        .map(|&(_, len)| len)
+        .max()
+        .unwrap_or(0);
+    if buffer_bytes < u64::from(largest) {
+        return Err(ReplayError::BufferTooSmall {
+            buffer: buffer_bytes,
+            frame: largest,
+        });
     }
     let bps = bottleneck_bps as u128;
     let hz = trace.tsc_hz as u128;

@@ -360,11 +360,12 @@ fn json_into_a_missing_folder() {
 
 #[test]
 fn ports_with_an_unknown_vdev() {
-    let out = cmd(&[
-        "ports",
-        "--eal",
-        "--no-huge -m 256 --no-pci --vdev=net_bogus0",
-    ]);
+    // A prefix of its own, without shared config: nothing is left behind.
+    let eal = format!(
+        "--no-huge -m 256 --no-pci --vdev=net_bogus0 --file-prefix=lsports{} --no-shconf",
+        std::process::id()
+    );
+    let out = cmd(&["ports", "--eal", &eal]);
     out.assert_error(&["DPDK could not start", "rte_eal_init"]);
 }
 

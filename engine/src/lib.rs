@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod counter;
 pub mod dpdk;
+pub mod error;
 pub mod limits;
 pub mod pace;
 pub mod report;
@@ -18,3 +19,5 @@ pub mod run;
 pub mod rx;
 pub mod tx;
 pub mod wire;
+
+pub use error::{Error, Result};

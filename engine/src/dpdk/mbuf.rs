@@ -119,8 +119,9 @@ impl<'p> TxBatch<'p> {
         let n = n.min(BATCH_MAX);
         // SAFETY: the array has room for n pointers; on success DPDK writes
         // n valid mbufs there, on failure none.
-        let ret =
-            unsafe { sys::ls_pktmbuf_alloc_bulk(self.pool.raw(), self.mbufs.as_mut_ptr(), n as u32) };
+        let ret = unsafe {
+            sys::ls_pktmbuf_alloc_bulk(self.pool.raw(), self.mbufs.as_mut_ptr(), n as u32)
+        };
         if ret == 0 {
             self.head = 0;
             self.len = n;
@@ -279,8 +280,7 @@ impl<'p> RxBatch<'p> {
         // range and this lcore its only poller; the array has room for n
         // pointers; the PMD writes `got` valid mbufs whose ownership
         // passes to the batch.
-        let got =
-            unsafe { sys::ls_rx_burst(queue.port, queue.queue, self.mbufs.as_mut_ptr(), n) };
+        let got = unsafe { sys::ls_rx_burst(queue.port, queue.queue, self.mbufs.as_mut_ptr(), n) };
         self.len = usize::from(got);
         self.len
     }

@@ -511,7 +511,12 @@ impl Drop for Port<'_> {
 }
 
 /// The queue counts and frame size `cfg` asks fit the driver and `pool`.
-fn check_config(info: &PortInfo, cfg: &PortConfig, rxq: u16, pool: &Mempool) -> Result<(), DpdkError> {
+fn check_config(
+    info: &PortInfo,
+    cfg: &PortConfig,
+    rxq: u16,
+    pool: &Mempool,
+) -> Result<(), DpdkError> {
     if rxq > info.max_rx_queues || cfg.tx_queues > info.max_tx_queues {
         return Err(DpdkError::msg(
             format!("port {}", info.name),

@@ -159,7 +159,9 @@ impl RunDirCleanup {
 /// The list of directories to remove, even if a panic poisoned its lock
 /// (the list is valid after any push or retain).
 fn own_dirs() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    OWN_DIRS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    OWN_DIRS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Once per process: a panic hook that prints the panic as the default

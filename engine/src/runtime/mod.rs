@@ -43,7 +43,9 @@ use std::time::{Duration, Instant};
 
 use crate::config::{Device, Plan, RxStreams};
 use crate::counter::{Padded, RxLive, StopFlag, TxLive};
-use crate::dpdk::{self, DpdkError, Eal, Mempool, Port, PortConfig, PortStats, Queues, Scope, Worker};
+use crate::dpdk::{
+    self, DpdkError, Eal, Mempool, Port, PortConfig, PortStats, Queues, Scope, Worker,
+};
 use crate::limits::link::LinkKind;
 use crate::pace::tsc::TscSample;
 use crate::report::{self, Interval, Span};
@@ -131,7 +133,8 @@ impl Runtime {
                     format!("lcore {l} is not enabled in the EAL"),
                 ));
             }
-            eal.worker_lcore(l).map_err(|e| perr(plan, "eal.cores", e))?;
+            eal.worker_lcore(l)
+                .map_err(|e| perr(plan, "eal.cores", e))?;
         }
         Ok(Runtime {
             eal,
@@ -195,7 +198,9 @@ struct Up {
 
 /// Open and configure every port of the plan, each with its own pool.
 fn open_ports<'rt>(rt: &'rt Runtime, plan: &Plan) -> Result<Vec<PortRt<'rt>>> {
-    (0..plan.ports.len()).map(|i| open_port(rt, plan, i)).collect()
+    (0..plan.ports.len())
+        .map(|i| open_port(rt, plan, i))
+        .collect()
 }
 
 /// Open port `i`, size and create its pool, and configure it.
@@ -246,7 +251,8 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
         rx_checksum_offload: info.rx_checksum_offload(),
         promiscuous: pp.promiscuous,
     };
-    port.configure(&cfg, pool).map_err(|e| perr(plan, &field, e))?;
+    port.configure(&cfg, pool)
+        .map_err(|e| perr(plan, &field, e))?;
     Ok(PortRt { port, tx_offload })
 }
 
@@ -430,13 +436,17 @@ fn launch<'scope, 'q: 'scope>(
     };
     for (i, t) in tasks.rx.into_iter().enumerate() {
         let field = format!("rx[{i}].lcore");
-        let lcore = eal.worker_lcore(t.lcore).map_err(|e| perr(plan, &field, e))?;
+        let lcore = eal
+            .worker_lcore(t.lcore)
+            .map_err(|e| perr(plan, &field, e))?;
         let w = s.launch(lcore, move || rx::run(t));
         workers.rx.push(w.map_err(|e| perr(plan, &field, e))?);
     }
     for (i, t) in tasks.tx.into_iter().enumerate() {
         let field = format!("tx[{i}].lcore");
-        let lcore = eal.worker_lcore(t.lcore).map_err(|e| perr(plan, &field, e))?;
+        let lcore = eal
+            .worker_lcore(t.lcore)
+            .map_err(|e| perr(plan, &field, e))?;
         let w = s.launch(lcore, move || tx::run(t));
         workers.tx.push(w.map_err(|e| perr(plan, &field, e))?);
     }
@@ -578,7 +588,13 @@ fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up]) -> Vec<PortResult> {
 }
 
 /// The TX and RX sections of the result, and the verdict.
-fn add_task_results(plan: &Plan, result: &mut RunResult, meta: &Meta, outcomes: &Outcomes, ups: &[Up]) {
+fn add_task_results(
+    plan: &Plan,
+    result: &mut RunResult,
+    meta: &Meta,
+    outcomes: &Outcomes,
+    ups: &[Up],
+) {
     let names: Vec<(u32, String)> = (plan.streams.iter())
         .map(|s| (s.id, s.name.clone()))
         .collect();
@@ -613,9 +629,9 @@ fn add_task_results(plan: &Plan, result: &mut RunResult, meta: &Meta, outcomes: 
         meta.shared_tsc,
     ));
     let rx_port = &plan.ports[plan.rx[0].port];
-    let link = rx_port.link.or_else(|| {
-        LinkKind::from_speed_mbps((ups[plan.rx[0].port].link_bps / 1_000_000) as u32)
-    });
+    let link = rx_port
+        .link
+        .or_else(|| LinkKind::from_speed_mbps((ups[plan.rx[0].port].link_bps / 1_000_000) as u32));
     // The receiving NIC's bus: the profile's setting, else what sysfs
     // says of a PCI device (PCIe speed and width).
     let bus = rx_port.bus.or_else(|| match &rx_port.device {

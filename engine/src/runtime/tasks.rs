@@ -83,11 +83,22 @@ pub(super) fn plan_tasks<'q>(
             perr(
                 plan,
                 &format!("tx[{ti}].queue"),
-                format!("TX queue {} is not configured or another task uses it", t.queue),
+                format!(
+                    "TX queue {} is not configured or another task uses it",
+                    t.queue
+                ),
             )
         })?;
         let up = &ups[t.port];
-        tx.push(tx_task(plan, ti, tsc_hz, &ports[t.port], up, queue, &stop_tx)?);
+        tx.push(tx_task(
+            plan,
+            ti,
+            tsc_hz,
+            &ports[t.port],
+            up,
+            queue,
+            &stop_tx,
+        )?);
     }
     let mut rx = Vec::new();
     for (ri, r) in plan.rx.iter().enumerate() {
@@ -227,7 +238,9 @@ fn gap_planners(
     let t = &plan.tx[ti];
     let info = pr.port.info();
     match t.mode {
-        TxMode::Gap { kind: GapKind::BadFcs } => Err(perr(
+        TxMode::Gap {
+            kind: GapKind::BadFcs,
+        } => Err(perr(
             plan,
             &format!("tx[{ti}].mode"),
             format!(
@@ -236,7 +249,9 @@ fn gap_planners(
                 info.name, info.driver
             ),
         )),
-        TxMode::Gap { kind: GapKind::Pause } => {
+        TxMode::Gap {
+            kind: GapKind::Pause,
+        } => {
             let mut planners = Vec::new();
             for &s in &t.streams {
                 let spec = &plan.streams[s];

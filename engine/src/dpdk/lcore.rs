@@ -158,11 +158,6 @@ pub struct Worker<'scope, T> {
 }
 
 impl<T> Worker<'_, T> {
-    /// The lcore the closure runs on.
-    pub fn lcore(&self) -> u32 {
-        self.lcore
-    }
-
     /// Wait for the closure to return and give back its value.
     pub fn join(self) -> T {
         // SAFETY: the lcore was launched from this (the main) lcore.

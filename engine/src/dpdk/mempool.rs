@@ -26,9 +26,7 @@ const MBUF_OVERHEAD_ESTIMATE: u64 = 192;
 /// freed after the port is closed.
 pub struct Mempool<'eal> {
     ptr: NonNull<sys::rte_mempool>,
-    name: String,
     data_room: u32,
-    count: u32,
     _eal: PhantomData<&'eal Eal>,
 }
 
@@ -67,9 +65,7 @@ impl<'eal> Mempool<'eal> {
         match NonNull::new(ptr) {
             Some(ptr) => Ok(Self {
                 ptr,
-                name: name.to_owned(),
                 data_room,
-                count,
                 _eal: PhantomData,
             }),
             None => Err(DpdkError::from_ret(
@@ -87,19 +83,9 @@ impl<'eal> Mempool<'eal> {
         self.ptr.as_ptr()
     }
 
-    /// The pool's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
     /// Bytes a frame may use in one mbuf (data room less headroom).
     pub fn max_frame(&self) -> u32 {
         self.data_room - u32::from(headroom())
-    }
-
-    /// Number of mbufs in the pool.
-    pub fn count(&self) -> u32 {
-        self.count
     }
 
     /// Mbufs currently handed out (in rings, batches or the PMD).

@@ -494,14 +494,6 @@ impl<'eal> Port<'eal> {
     pub fn xstats(&self) -> Vec<(String, u64)> {
         xstats_of(self.id)
     }
-
-    /// One extended statistic by name.
-    pub fn xstat(&self, name: &str) -> Option<u64> {
-        self.xstats()
-            .into_iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v)
-    }
 }
 
 impl Drop for Port<'_> {

@@ -356,6 +356,25 @@ mod tests {
     }
 
     #[test]
+    fn a_panic_removes_the_runtime_directory() {
+        let prefix = format!("ls-test-{}", std::process::id());
+        let args: Vec<String> = ["landspeed", "--no-shconf"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([format!("--file-prefix={prefix}")])
+            .collect();
+        let cleanup = RunDirCleanup::for_args(&args);
+        let dir = PathBuf::from("/tmp/dpdk").join(&prefix);
+        assert!(cleanup.0.contains(&dir), "{:?}", cleanup.0);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        // What the EAL leaves; the hook must remove it before an abort.
+        let _ = std::panic::catch_unwind(|| panic!("a test panic"));
+        assert!(!dir.exists(), "the panic hook left {}", dir.display());
+        drop(cleanup);
+        assert!(own_dirs().iter().all(|d| !d.ends_with(&prefix)));
+    }
+
+    #[test]
     fn cpu_list_formatting() {
         assert_eq!(format_cpus(&[0, 1, 2, 3]), "0-3");
         assert_eq!(format_cpus(&[0, 2]), "0,2");

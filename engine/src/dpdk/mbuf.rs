@@ -108,9 +108,9 @@ impl<'p> TxBatch<'p> {
         self.head == self.len
     }
 
-    /// Allocate `n` (at most [`BATCH_MAX`]) mbufs into an empty batch, all
-    /// or none. Returns false when the pool is short or the batch still
-    /// holds mbufs.
+    /// Allocate `n` (at most [`BATCH_MAX`]) mbufs from the port's pool into an
+    /// empty batch, all or none. Returns false when the pool is short or the
+    /// batch still holds mbufs.
     #[inline]
     pub fn fill(&mut self, n: usize) -> bool {
         if !self.is_empty() {

@@ -29,7 +29,7 @@
 //! safe order, and a panic on a worker lcore would cross the `extern "C"`
 //! launch trampoline, where Rust aborts anyway. So nothing here catches a
 //! panic and there is no "worker panicked" path: a worker returns its
-//! outcome or the process ends. The panic hook that [`RunDirCleanup`]
+//! outcome or the process ends. The panic hook that `RunDirCleanup`
 //! installs removes the process's own DPDK runtime directory before the
 //! abort, so a panic leaves nothing behind.
 

@@ -30,6 +30,7 @@ fn main() {
     println!("cargo:rerun-if-changed=wrapper.h");
     println!("cargo:rerun-if-changed=shim.h");
     println!("cargo:rerun-if-changed=shim.c");
+    println!("cargo:rerun-if-changed=flags.h");
     println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
 
     let version = pkg_config(&["--modversion"]);
@@ -39,8 +40,7 @@ fn main() {
         println!("cargo:rustc-env=LANDSPEED_DPDK_VERSION={v}");
     }
 
-    // Link only the libraries the engine calls into. librte_bus_vdev is not in
-    // pkg-config's list but provides rte_vdev_init.
+    // Link only the libraries the engine calls into.
     for dir in libs.iter().filter_map(|f| f.strip_prefix("-L")) {
         println!("cargo:rustc-link-search=native={dir}");
     }
@@ -51,7 +51,6 @@ fn main() {
         "rte_ring",
         "rte_eal",
         "rte_kvargs",
-        "rte_bus_vdev",
         "rte_net",
     ] {
         println!("cargo:rustc-link-lib=dylib={lib}");
@@ -84,11 +83,12 @@ fn main() {
         .header("wrapper.h")
         .clang_args(&clang_args)
         .clang_arg("-I.")
-        .allowlist_function("rte_(eal|eth|pktmbuf|mempool|lcore|vdev|strerror|get_tsc|delay|socket|log|mbuf)_.*")
+        .allowlist_function("rte_(eal|eth|pktmbuf|mempool|lcore|strerror|get_tsc|delay|socket|log|mbuf)_.*")
         .allowlist_function("rte_(strerror|get_main_lcore|socket_id|get_next_lcore)")
         .allowlist_function("ls_.*")
         .allowlist_type("rte_eth_.*")
         .allowlist_type("rte_mbuf")
+        .allowlist_var("LS_.*")
         .allowlist_var("RTE_(MAX_ETHPORTS|MAX_LCORE|ETH_NAME_MAX_LEN|ETH_XSTATS_NAME_SIZE|PKTMBUF_HEADROOM|MBUF_DEFAULT_BUF_SIZE|ETHER_MAX_LEN|ETHER_CRC_LEN|ETHER_HDR_LEN|ETH_LINK_.*|ETH_SPEED_NUM_.*)")
         .blocklist_type("rte_arp_hdr")
         .blocklist_type("__tile1024i")

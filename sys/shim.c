@@ -23,11 +23,6 @@ int ls_pktmbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **pkts, unsign
 	return rte_pktmbuf_alloc_bulk(mp, pkts, n);
 }
 
-void ls_pktmbuf_free(struct rte_mbuf *m)
-{
-	rte_pktmbuf_free(m);
-}
-
 uint64_t ls_rdtsc(void)
 {
 	return rte_rdtsc();

@@ -10,5 +10,5 @@
 #include <rte_mempool.h>
 #include <rte_mbuf.h>
 #include <rte_ethdev.h>
-#include <rte_bus_vdev.h>
 #include "shim.h"
+#include "flags.h"

@@ -10,7 +10,7 @@ use crate::counter::StopFlag;
 use crate::dpdk::{Eal, Port};
 use crate::pace::rate::RateSpec;
 use crate::report::join;
-use crate::run::{self, Quiet, Sink, Stdout};
+use crate::runtime::{self, Quiet, Sink, Stdout};
 
 /// `landspeed run`.
 #[derive(Args, Debug)]
@@ -157,7 +157,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     let mut out = Stdout;
     let mut quiet = Quiet;
     let sink: &mut dyn Sink = if args.quiet { &mut quiet } else { &mut out };
-    let result = run::execute(&plan, sink, &INTERRUPT)?;
+    let result = runtime::execute(&plan, sink, &INTERRUPT).map_err(|e| e.to_string())?;
     print!("{}", result.summary());
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&result).map_err(|e| format!("JSON: {e}"))?;
@@ -189,11 +189,11 @@ pub fn ports(args: &PortsArgs) -> Result<(), String> {
             .eal
             .eal_args(),
     };
-    let _run_dir = run::RunDirCleanup::for_args(&eal_args);
+    let _run_dir = runtime::RunDirCleanup::for_args(&eal_args);
     let eal = Eal::init(&eal_args).map_err(|e| format!("DPDK could not start: {e}"))?;
     let mut infos = Vec::new();
     for id in eal.port_ids() {
-        let port = Port::open(id).map_err(|e| e.to_string())?;
+        let port = Port::open(&eal, id).map_err(|e| e.to_string())?;
         let link = port.link();
         infos.push((port.info().clone(), link));
     }

@@ -1,6 +1,6 @@
 //! landspeed: a DPDK traffic engine.
 //!
-//! Dependencies point one way: `main → config/report → tx/rx → {wire, pace,
+//! Dependencies point one way: `main → cli → runtime → tx/rx → {wire, pace,
 //! limits, dpdk} → landspeed-sys`. `wire`, `pace`, `limits` and `config` are
 //! pure and never touch DPDK, so they are unit-tested without an EAL.
 #![forbid(unsafe_op_in_unsafe_fn)]
@@ -15,7 +15,7 @@ pub mod pace;
 pub mod report;
 pub mod result;
 pub mod rng;
-pub mod run;
+pub mod runtime;
 pub mod rx;
 pub mod tx;
 pub mod wire;

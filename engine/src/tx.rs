@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use crate::counter::{Padded, StopFlag, TxLive};
-use crate::dpdk::{tsc, Mempool, TxBatch, TxOffload, BATCH_MAX};
+use crate::dpdk::{tsc, TxBatch, TxOffload, TxQueue, BATCH_MAX};
 use crate::pace::measure::{DepartureRecorder, PaceSummary};
 use crate::pace::mode::{write_pause_frame, GapFrames, GapPlanner, TxMode};
 use crate::pace::pattern::{Pacer, Pattern};
@@ -23,15 +23,11 @@ const SPIN_AHEAD: usize = 32;
 const MAX_BURST: usize = 32;
 
 /// Everything a TX lcore needs, prepared on the main lcore.
-pub struct TxTask {
+pub struct TxTask<'q> {
     /// The lcore it runs on.
     pub lcore: u32,
-    /// DPDK port id.
-    pub port: u16,
-    /// TX queue.
-    pub queue: u16,
-    /// Where mbufs come from.
-    pub pool: Arc<Mempool>,
+    /// The TX queue it alone sends on (mbufs come from its port's pool).
+    pub queue: TxQueue<'q>,
     /// One builder per stream.
     pub builders: Vec<FrameBuilder>,
     /// Each stream's share of the rate.
@@ -100,7 +96,7 @@ struct Gaps {
 }
 
 /// Run the task until the stop flag is set.
-pub fn run(mut t: TxTask) -> TxOutcome {
+pub fn run(mut t: TxTask<'_>) -> TxOutcome {
     let n_streams = t.builders.len();
     let weights: Vec<(u64, u64)> = t.weights.iter().map(|&w| (u64::from(w), 1)).collect();
     let mut wrr =
@@ -131,7 +127,7 @@ pub fn run(mut t: TxTask) -> TxOutcome {
     let mut due = [0u64; BATCH_MAX];
     let mut size = [0u32; BATCH_MAX];
     let mut stream = [0u16; BATCH_MAX];
-    let mut batch = TxBatch::new();
+    let mut batch = TxBatch::new(&t.queue);
     let offloads: Vec<TxOffload> = t
         .builders
         .iter()
@@ -164,7 +160,7 @@ pub fn run(mut t: TxTask) -> TxOutcome {
             if t.stop.stopped() {
                 break;
             }
-            if !batch.fill(&t.pool, ahead) {
+            if !batch.fill(ahead) {
                 alloc_failed += 1;
                 continue;
             }
@@ -226,7 +222,7 @@ pub fn run(mut t: TxTask) -> TxOutcome {
                 t.builders[usize::from(s)].set_tx_tsc(batch.frame(i), now);
             }
         }
-        let sent = batch.transmit(t.port, t.queue, n);
+        let sent = batch.transmit(&mut t.queue, n);
         let after = tsc::now();
         if sent < n {
             recorder.refused((n - sent) as u64);

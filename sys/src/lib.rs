@@ -17,52 +17,52 @@ include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
 pub const DPDK_VERSION: &str = env!("LANDSPEED_DPDK_VERSION");
 
 // Flags DPDK defines with function-like macros (`RTE_BIT64(n)`, `1ULL << n`),
-// which bindgen does not generate. Values from rte_mbuf_core.h and
-// rte_ethdev.h of DPDK 22.11.
+// which bindgen's macro parser does not evaluate. flags.h restates each as a
+// `static const` initialised from the header's macro, which bindgen emits as
+// an `LS_*` constant with the installed headers' value; here they get their
+// DPDK names back. Nothing is copied by hand.
 
 /// `RTE_MBUF_F_RX_L4_CKSUM_BAD`.
-pub const RTE_MBUF_F_RX_L4_CKSUM_BAD: u64 = 1 << 3;
+pub const RTE_MBUF_F_RX_L4_CKSUM_BAD: u64 = LS_MBUF_F_RX_L4_CKSUM_BAD;
 /// `RTE_MBUF_F_RX_IP_CKSUM_BAD`.
-pub const RTE_MBUF_F_RX_IP_CKSUM_BAD: u64 = 1 << 4;
+pub const RTE_MBUF_F_RX_IP_CKSUM_BAD: u64 = LS_MBUF_F_RX_IP_CKSUM_BAD;
 /// `RTE_MBUF_F_RX_IP_CKSUM_GOOD`.
-pub const RTE_MBUF_F_RX_IP_CKSUM_GOOD: u64 = 1 << 7;
+pub const RTE_MBUF_F_RX_IP_CKSUM_GOOD: u64 = LS_MBUF_F_RX_IP_CKSUM_GOOD;
 /// `RTE_MBUF_F_RX_L4_CKSUM_GOOD`.
-pub const RTE_MBUF_F_RX_L4_CKSUM_GOOD: u64 = 1 << 8;
+pub const RTE_MBUF_F_RX_L4_CKSUM_GOOD: u64 = LS_MBUF_F_RX_L4_CKSUM_GOOD;
 /// `RTE_MBUF_F_TX_TCP_CKSUM`.
-pub const RTE_MBUF_F_TX_TCP_CKSUM: u64 = 1 << 52;
+pub const RTE_MBUF_F_TX_TCP_CKSUM: u64 = LS_MBUF_F_TX_TCP_CKSUM;
 /// `RTE_MBUF_F_TX_UDP_CKSUM`.
-pub const RTE_MBUF_F_TX_UDP_CKSUM: u64 = 3 << 52;
+pub const RTE_MBUF_F_TX_UDP_CKSUM: u64 = LS_MBUF_F_TX_UDP_CKSUM;
 /// `RTE_MBUF_F_TX_IP_CKSUM`.
-pub const RTE_MBUF_F_TX_IP_CKSUM: u64 = 1 << 54;
+pub const RTE_MBUF_F_TX_IP_CKSUM: u64 = LS_MBUF_F_TX_IP_CKSUM;
 /// `RTE_MBUF_F_TX_IPV4`.
-pub const RTE_MBUF_F_TX_IPV4: u64 = 1 << 55;
+pub const RTE_MBUF_F_TX_IPV4: u64 = LS_MBUF_F_TX_IPV4;
 /// `RTE_MBUF_F_TX_IPV6`.
-pub const RTE_MBUF_F_TX_IPV6: u64 = 1 << 56;
-
+pub const RTE_MBUF_F_TX_IPV6: u64 = LS_MBUF_F_TX_IPV6;
 /// `RTE_ETH_RX_OFFLOAD_IPV4_CKSUM`.
-pub const RTE_ETH_RX_OFFLOAD_IPV4_CKSUM: u64 = 1 << 1;
+pub const RTE_ETH_RX_OFFLOAD_IPV4_CKSUM: u64 = LS_ETH_RX_OFFLOAD_IPV4_CKSUM;
 /// `RTE_ETH_RX_OFFLOAD_UDP_CKSUM`.
-pub const RTE_ETH_RX_OFFLOAD_UDP_CKSUM: u64 = 1 << 2;
+pub const RTE_ETH_RX_OFFLOAD_UDP_CKSUM: u64 = LS_ETH_RX_OFFLOAD_UDP_CKSUM;
 /// `RTE_ETH_RX_OFFLOAD_TCP_CKSUM`.
-pub const RTE_ETH_RX_OFFLOAD_TCP_CKSUM: u64 = 1 << 3;
+pub const RTE_ETH_RX_OFFLOAD_TCP_CKSUM: u64 = LS_ETH_RX_OFFLOAD_TCP_CKSUM;
 /// `RTE_ETH_RX_OFFLOAD_SCATTER`.
-pub const RTE_ETH_RX_OFFLOAD_SCATTER: u64 = 1 << 13;
+pub const RTE_ETH_RX_OFFLOAD_SCATTER: u64 = LS_ETH_RX_OFFLOAD_SCATTER;
 /// `RTE_ETH_TX_OFFLOAD_IPV4_CKSUM`.
-pub const RTE_ETH_TX_OFFLOAD_IPV4_CKSUM: u64 = 1 << 1;
+pub const RTE_ETH_TX_OFFLOAD_IPV4_CKSUM: u64 = LS_ETH_TX_OFFLOAD_IPV4_CKSUM;
 /// `RTE_ETH_TX_OFFLOAD_UDP_CKSUM`.
-pub const RTE_ETH_TX_OFFLOAD_UDP_CKSUM: u64 = 1 << 2;
+pub const RTE_ETH_TX_OFFLOAD_UDP_CKSUM: u64 = LS_ETH_TX_OFFLOAD_UDP_CKSUM;
 /// `RTE_ETH_TX_OFFLOAD_TCP_CKSUM`.
-pub const RTE_ETH_TX_OFFLOAD_TCP_CKSUM: u64 = 1 << 3;
+pub const RTE_ETH_TX_OFFLOAD_TCP_CKSUM: u64 = LS_ETH_TX_OFFLOAD_TCP_CKSUM;
 /// `RTE_ETH_TX_OFFLOAD_MULTI_SEGS`.
-pub const RTE_ETH_TX_OFFLOAD_MULTI_SEGS: u64 = 1 << 15;
+pub const RTE_ETH_TX_OFFLOAD_MULTI_SEGS: u64 = LS_ETH_TX_OFFLOAD_MULTI_SEGS;
 /// `RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE`.
-pub const RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE: u64 = 1 << 16;
-/// `RTE_ETH_MQ_RX_RSS` (enum rte_eth_rx_mq_mode).
-pub const RTE_ETH_MQ_RX_RSS_FLAG: u32 = 1;
-/// `RTE_ETH_RSS_IP` (IPv4 | FRAG_IPV4 | NONFRAG_IPV4_OTHER | IPV6 | FRAG_IPV6 | NONFRAG_IPV6_OTHER | IPV6_EX).
-pub const RTE_ETH_RSS_IP: u64 =
-    (1 << 2) | (1 << 3) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 13) | (1 << 15);
-/// `RTE_ETH_RSS_UDP` (NONFRAG_IPV4_UDP | NONFRAG_IPV6_UDP | IPV6_UDP_EX).
-pub const RTE_ETH_RSS_UDP: u64 = (1 << 5) | (1 << 11) | (1 << 17);
-/// `RTE_ETH_RSS_TCP` (NONFRAG_IPV4_TCP | NONFRAG_IPV6_TCP | IPV6_TCP_EX).
-pub const RTE_ETH_RSS_TCP: u64 = (1 << 4) | (1 << 10) | (1 << 16);
+pub const RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE: u64 = LS_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+/// `RTE_ETH_MQ_RX_RSS_FLAG` (enum rte_eth_rx_mq_mode).
+pub const RTE_ETH_MQ_RX_RSS_FLAG: u32 = LS_ETH_MQ_RX_RSS_FLAG;
+/// `RTE_ETH_RSS_IP` (IPv4, IPv6 and their fragments).
+pub const RTE_ETH_RSS_IP: u64 = LS_ETH_RSS_IP;
+/// `RTE_ETH_RSS_UDP` (UDP over IPv4 and IPv6).
+pub const RTE_ETH_RSS_UDP: u64 = LS_ETH_RSS_UDP;
+/// `RTE_ETH_RSS_TCP` (TCP over IPv4 and IPv6).
+pub const RTE_ETH_RSS_TCP: u64 = LS_ETH_RSS_TCP;

@@ -5,12 +5,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use landspeed_sys as sys;
 
-use super::DpdkError;
+use super::{DpdkError, Lcore};
 
 static STARTED: AtomicBool = AtomicBool::new(false);
 
-/// A started EAL. Dropping it calls `rte_eal_cleanup`; drop every [`Port`]
-/// and [`Mempool`] first (the runtime owns them in that order).
+/// A started EAL. Dropping it calls `rte_eal_cleanup`.
+///
+/// Every [`Mempool`] and [`Port`] borrows the `Eal` it was made with, so
+/// the borrow checker refuses to drop the EAL while one lives; it is
+/// neither `Send` nor `Sync`, so `&Eal` stays on the thread that started
+/// it (the main lcore), which is where DPDK requires lcore launches and
+/// cleanup to happen.
 ///
 /// [`Port`]: super::Port
 /// [`Mempool`]: super::Mempool
@@ -66,6 +71,24 @@ impl Eal {
         lcore < sys::RTE_MAX_LCORE && unsafe { sys::rte_lcore_is_enabled(lcore) } != 0
     }
 
+    /// Worker lcore `id`, checked: enabled in this EAL and not the main
+    /// lcore. The only way to get an [`Lcore`] to launch on.
+    pub fn worker_lcore(&self, id: u32) -> Result<Lcore, DpdkError> {
+        if !self.lcore_enabled(id) {
+            return Err(DpdkError::msg(
+                format!("lcore {id}"),
+                "not enabled in the EAL (not in its -l list)",
+            ));
+        }
+        if id == self.main_lcore() {
+            return Err(DpdkError::msg(
+                format!("lcore {id}"),
+                "is the main lcore, which runs the reporter, not a worker",
+            ));
+        }
+        Ok(Lcore::checked(id))
+    }
+
     /// The main lcore (the thread that called `init`).
     pub fn main_lcore(&self) -> u32 {
         // SAFETY: plain getter, valid after init.
@@ -89,8 +112,9 @@ impl Eal {
 
 impl Drop for Eal {
     fn drop(&mut self) {
-        // SAFETY: every worker was joined and every port and pool released
-        // by the owner before the Eal is dropped; cleanup is then allowed.
+        // SAFETY: pools and ports borrow the Eal, so none is alive; every
+        // worker was waited for by the scope that launched it (scopes
+        // borrow the Eal too); cleanup is then allowed.
         unsafe {
             sys::rte_eal_cleanup();
         }

@@ -1,13 +1,17 @@
 //! Owned batches of mbufs for the TX and RX paths.
 //!
 //! A batch owns the mbufs it holds: what was not handed to the PMD is freed
-//! (in bulk) when the batch is dropped, so no path leaks an mbuf.
+//! (in bulk) when the batch is dropped, so no path leaks an mbuf. Batches
+//! move mbufs only through queue handles ([`TxQueue`], [`RxQueue`]) and
+//! borrow what their mbufs belong to: a [`TxBatch`] its port's pool, an
+//! [`RxBatch`] the queue's lifetime, so no pool is freed under them.
 
+use std::marker::PhantomData;
 use std::ptr;
 
 use landspeed_sys as sys;
 
-use super::{DpdkError, Mempool};
+use super::{DpdkError, Mempool, RxQueue, TxQueue};
 
 /// The largest batch (TX or RX burst) the engine uses.
 pub const BATCH_MAX: usize = 64;
@@ -54,31 +58,29 @@ impl TxOffload {
 /// `tx_burst` from the front. Slots keep their index from `fill` until the
 /// batch empties, so a caller can keep per-frame data in parallel arrays.
 /// What the PMD has not taken is freed if the batch is dropped.
-pub struct TxBatch {
+pub struct TxBatch<'p> {
     mbufs: [*mut sys::rte_mbuf; BATCH_MAX],
     /// First slot not yet handed to the PMD.
     head: usize,
     /// Slots filled.
     len: usize,
+    /// The pool of the port the batch was made for.
+    pool: &'p Mempool<'p>,
 }
 
 // SAFETY: the batch exclusively owns its mbufs; moving it to another thread
 // moves that ownership (mbufs are not tied to the allocating thread).
-unsafe impl Send for TxBatch {}
+unsafe impl Send for TxBatch<'_> {}
 
-impl Default for TxBatch {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl TxBatch {
-    /// An empty batch.
-    pub fn new() -> Self {
+impl<'p> TxBatch<'p> {
+    /// An empty batch that allocates from `queue`'s port pool. It can be
+    /// sent on any TX queue of that port.
+    pub fn new(queue: &TxQueue<'p>) -> Self {
         Self {
             mbufs: [ptr::null_mut(); BATCH_MAX],
             head: 0,
             len: 0,
+            pool: queue.pool,
         }
     }
 
@@ -106,19 +108,20 @@ impl TxBatch {
         self.head == self.len
     }
 
-    /// Allocate `n` (at most [`BATCH_MAX`]) mbufs into an empty batch, all
-    /// or none. Returns false when the pool is short or the batch still
-    /// holds mbufs.
+    /// Allocate `n` (at most [`BATCH_MAX`]) mbufs from the port's pool into an
+    /// empty batch, all or none. Returns false when the pool is short or the
+    /// batch still holds mbufs.
     #[inline]
-    pub fn fill(&mut self, pool: &Mempool, n: usize) -> bool {
+    pub fn fill(&mut self, n: usize) -> bool {
         if !self.is_empty() {
             return false;
         }
         let n = n.min(BATCH_MAX);
         // SAFETY: the array has room for n pointers; on success DPDK writes
         // n valid mbufs there, on failure none.
-        let ret =
-            unsafe { sys::ls_pktmbuf_alloc_bulk(pool.raw(), self.mbufs.as_mut_ptr(), n as u32) };
+        let ret = unsafe {
+            sys::ls_pktmbuf_alloc_bulk(self.pool.raw(), self.mbufs.as_mut_ptr(), n as u32)
+        };
         if ret == 0 {
             self.head = 0;
             self.len = n;
@@ -190,20 +193,28 @@ impl TxBatch {
         self.mbufs[i]
     }
 
-    /// Hand up to `n` unsent mbufs, from the head, to `port`'s TX `queue`.
-    /// Returns how many the PMD took; they leave the batch.
+    /// Hand up to `n` unsent mbufs, from the head, to TX `queue`. Returns
+    /// how many the PMD took; they leave the batch. Panics if the queue
+    /// belongs to another port than the batch's pool (the port would free
+    /// them into a pool it does not own).
     #[inline]
-    pub fn transmit(&mut self, port: u16, queue: u16, n: usize) -> usize {
+    pub fn transmit(&mut self, queue: &mut TxQueue<'_>, n: usize) -> usize {
+        assert!(
+            self.pool.raw() == queue.pool.raw(),
+            "a batch is sent on a queue of the port whose pool it came from"
+        );
         let n = n.min(self.pending());
         if n == 0 {
             return 0;
         }
-        // SAFETY: slots [head, head + n) hold valid mbufs owned by the
-        // batch; the PMD takes ownership of the first `sent` of them.
+        // SAFETY: the queue handle proves the port is started, the ids in
+        // range and this lcore its only user; slots [head, head + n) hold
+        // valid mbufs owned by the batch, from the port's own pool; the
+        // PMD takes ownership of the first `sent` of them.
         let sent = usize::from(unsafe {
             sys::ls_tx_burst(
-                port,
-                queue,
+                queue.port,
+                queue.queue,
                 self.mbufs.as_mut_ptr().add(self.head),
                 n as u16,
             )
@@ -225,45 +236,51 @@ impl TxBatch {
     }
 }
 
-impl Drop for TxBatch {
+impl Drop for TxBatch<'_> {
     fn drop(&mut self) {
         self.clear();
     }
 }
 
-/// Mbufs returned by one `rx_burst`, read in place and freed together.
-pub struct RxBatch {
+/// Mbufs returned by one `rx_burst`, read in place and freed together. It
+/// lives no longer than the queue handles it receives from (`'p`), so the
+/// pools its mbufs belong to outlive it.
+pub struct RxBatch<'p> {
     mbufs: [*mut sys::rte_mbuf; BATCH_MAX],
     len: usize,
+    _queues: PhantomData<&'p ()>,
 }
 
 // SAFETY: the batch exclusively owns its mbufs.
-unsafe impl Send for RxBatch {}
+unsafe impl Send for RxBatch<'_> {}
 
-impl Default for RxBatch {
+impl Default for RxBatch<'_> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl RxBatch {
+impl<'p> RxBatch<'p> {
     /// An empty batch.
     pub fn new() -> Self {
         Self {
             mbufs: [ptr::null_mut(); BATCH_MAX],
             len: 0,
+            _queues: PhantomData,
         }
     }
 
-    /// Free what the batch holds, then poll `port`'s RX `queue` for up to
-    /// `n` frames. Returns how many arrived.
+    /// Free what the batch holds, then poll RX `queue` for up to `n`
+    /// frames. Returns how many arrived.
     #[inline]
-    pub fn receive(&mut self, port: u16, queue: u16, n: usize) -> usize {
+    pub fn receive(&mut self, queue: &mut RxQueue<'p>, n: usize) -> usize {
         self.clear();
         let n = n.min(BATCH_MAX) as u16;
-        // SAFETY: the array has room for n pointers; the PMD writes `got`
-        // valid mbufs whose ownership passes to the batch.
-        let got = unsafe { sys::ls_rx_burst(port, queue, self.mbufs.as_mut_ptr(), n) };
+        // SAFETY: the queue handle proves the port is started, the ids in
+        // range and this lcore its only poller; the array has room for n
+        // pointers; the PMD writes `got` valid mbufs whose ownership
+        // passes to the batch.
+        let got = unsafe { sys::ls_rx_burst(queue.port, queue.queue, self.mbufs.as_mut_ptr(), n) };
         self.len = usize::from(got);
         self.len
     }
@@ -326,7 +343,7 @@ impl RxBatch {
     }
 }
 
-impl Drop for RxBatch {
+impl Drop for RxBatch<'_> {
     fn drop(&mut self) {
         self.clear();
     }

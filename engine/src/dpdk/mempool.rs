@@ -1,32 +1,51 @@
 //! Packet-buffer pools.
 
 use std::ffi::CString;
+use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use landspeed_sys as sys;
 
-use super::DpdkError;
+use super::{DpdkError, Eal};
+
+/// Most mbufs a pool keeps in each lcore's cache (DPDK's
+/// `RTE_MEMPOOL_CACHE_MAX_SIZE` is 512; 256 covers a few bursts of
+/// [`BATCH_MAX`](super::BATCH_MAX) without starving a small pool).
+pub const CACHE_MAX: u32 = 256;
+
+/// Bytes each mbuf costs beyond its data room: `struct rte_mbuf` (two
+/// cache lines, 128 bytes) plus the mempool's per-object header and
+/// trailer (about a cache line). Only for the memory estimate in the
+/// message when a pool cannot be created.
+const MBUF_OVERHEAD_ESTIMATE: u64 = 192;
 
 /// A pool of mbufs whose data room holds the largest frame of a run plus
-/// DPDK's headroom, so one frame is one segment. Freed on drop: the owner
-/// drops every port using it first.
-pub struct Mempool {
+/// DPDK's headroom, so one frame is one segment. Freed on drop; it borrows
+/// the [`Eal`], which therefore outlives it. A pool given to a port
+/// ([`Port::configure`](super::Port::configure)) is owned by the port and
+/// freed after the port is closed.
+pub struct Mempool<'eal> {
     ptr: NonNull<sys::rte_mempool>,
-    name: String,
     data_room: u32,
-    count: u32,
+    _eal: PhantomData<&'eal Eal>,
 }
 
 // SAFETY: an rte_mempool is designed for concurrent use from every lcore
 // (per-lcore caches plus a lock-free ring).
-unsafe impl Send for Mempool {}
+unsafe impl Send for Mempool<'_> {}
 // SAFETY: as above; all operations through &Mempool are thread-safe in DPDK.
-unsafe impl Sync for Mempool {}
+unsafe impl Sync for Mempool<'_> {}
 
-impl Mempool {
+impl<'eal> Mempool<'eal> {
     /// Create a pool of `count` mbufs with room for `max_frame` bytes of
     /// frame after the headroom, on NUMA `socket` (-1: any).
-    pub fn create(name: &str, count: u32, max_frame: u32, socket: i32) -> Result<Self, DpdkError> {
+    pub fn create(
+        _eal: &'eal Eal,
+        name: &str,
+        count: u32,
+        max_frame: u32,
+        socket: i32,
+    ) -> Result<Self, DpdkError> {
         let headroom = u32::from(headroom());
         let data_room = (max_frame + headroom).next_multiple_of(64);
         if data_room > u32::from(u16::MAX) {
@@ -37,18 +56,22 @@ impl Mempool {
         }
         let cname =
             CString::new(name).map_err(|_| DpdkError::msg("mempool", "name has a NUL byte"))?;
-        let cache = 256.min(count / 4);
+        let cache = CACHE_MAX.min(count / 4);
         // SAFETY: cname is a valid C string for the call; the other
         // arguments are plain integers DPDK validates.
         let ptr = unsafe {
             sys::rte_pktmbuf_pool_create(cname.as_ptr(), count, cache, 0, data_room as u16, socket)
         };
         match NonNull::new(ptr) {
-            Some(ptr) => Ok(Self { ptr, name: name.to_owned(), data_room, count }),
+            Some(ptr) => Ok(Self {
+                ptr,
+                data_room,
+                _eal: PhantomData,
+            }),
             None => Err(DpdkError::from_ret(
                 format!(
                     "rte_pktmbuf_pool_create({name}, {count} mbufs of {data_room} bytes = {} MiB; raise eal.memory_mb if memory is short)",
-                    (u64::from(count) * u64::from(data_room + 192)) >> 20
+                    (u64::from(count) * (u64::from(data_room) + MBUF_OVERHEAD_ESTIMATE)) >> 20
                 ),
                 -1,
             )),
@@ -56,23 +79,13 @@ impl Mempool {
     }
 
     /// The raw pool, for the wrappers in this module.
-    pub(crate) fn raw(&self) -> *mut sys::rte_mempool {
+    pub(super) fn raw(&self) -> *mut sys::rte_mempool {
         self.ptr.as_ptr()
-    }
-
-    /// The pool's name.
-    pub fn name(&self) -> &str {
-        &self.name
     }
 
     /// Bytes a frame may use in one mbuf (data room less headroom).
     pub fn max_frame(&self) -> u32 {
         self.data_room - u32::from(headroom())
-    }
-
-    /// Number of mbufs in the pool.
-    pub fn count(&self) -> u32 {
-        self.count
     }
 
     /// Mbufs currently handed out (in rings, batches or the PMD).
@@ -82,11 +95,12 @@ impl Mempool {
     }
 }
 
-impl Drop for Mempool {
+impl Drop for Mempool<'_> {
     fn drop(&mut self) {
-        // SAFETY: the owner has stopped and closed every port using this
-        // pool and every batch has returned its mbufs, so nothing refers to
-        // the pool any more.
+        // SAFETY: nothing refers to the pool any more: batches borrow the
+        // queue handles, which borrow the port that owns the pool, and a
+        // port closes (freeing the mbufs in its rings) before its pool is
+        // dropped; a pool not given to a port has no other user.
         unsafe { sys::rte_mempool_free(self.ptr.as_ptr()) }
     }
 }

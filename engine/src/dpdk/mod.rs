@@ -1,10 +1,176 @@
-//! The one safe layer over `landspeed-sys`.
+//! The one safe layer over `landspeed-sys`: safe code using it cannot
+//! cause undefined behaviour, because ownership carries DPDK's rules.
 //!
-//! Everything that calls into DPDK goes through here: [`Eal`] (once per
-//! process), [`Port`], [`Mempool`], owned mbuf batches ([`TxBatch`],
-//! [`RxBatch`]) that free what they still hold when dropped, and
-//! [`launch`] for running a closure on a worker lcore. All `unsafe` outside
-//! `sys/` lives in this module, each block with a `// SAFETY:` line.
+//! - [`Eal`]: started once per process; neither `Send` nor `Sync`, so it
+//!   stays on the main lcore.
+//! - [`Mempool<'eal>`](Mempool) borrows the EAL: the EAL cannot be cleaned
+//!   up while a pool lives.
+//! - [`Port<'eal>`](Port) borrows the EAL and has one owner (opening an id
+//!   already open is refused). [`Port::configure`] takes its pool, which is
+//!   freed after the port is closed. [`Port::start`] hands out the queue
+//!   handles, one per queue, which borrow the port: it cannot be stopped or
+//!   dropped while a handle lives.
+//! - [`TxQueue`] and [`RxQueue`] are `Send` but not `Sync`: one lcore polls
+//!   each queue. They are the only way to `tx_burst`/`rx_burst`: a
+//!   [`TxBatch`] is allocated from its queue's port pool and sent with
+//!   [`TxBatch::transmit`]`(&mut TxQueue, n)`, an [`RxBatch`] filled with
+//!   [`RxBatch::receive`]`(&mut RxQueue, n)`; both free what they still
+//!   hold when dropped and cannot outlive the pools their mbufs belong to.
+//! - [`scope`] and [`Scope::launch`] run closures on worker lcores, each a
+//!   checked [`Lcore`] from [`Eal::worker_lcore`]; the scope waits for
+//!   every worker before it returns, so workers may borrow queue handles
+//!   (the safety argument is in `lcore.rs`).
+//!
+//! All `unsafe` outside `sys/` lives in this module, each block with a
+//! `// SAFETY:` line. This module imports nothing of the engine's pure
+//! modules (`wire`, `pace`, `limits`, `config`).
+//!
+//! A run, in outline (it needs an EAL, so it is not run as a test):
+//!
+//! ```no_run
+//! use landspeed::dpdk::{self, Eal, Mempool, Port, PortConfig, RxBatch, TxBatch};
+//! let eal = Eal::init(&["prog".into(), "-l".into(), "0,1".into()]).unwrap();
+//! let mut port = Port::open(&eal, 0).unwrap();
+//! let pool = Mempool::create(&eal, "pool", 4095, 2048, -1).unwrap();
+//! # let cfg: PortConfig = todo!();
+//! port.configure(&cfg, pool).unwrap();
+//! let mut queues = port.start().unwrap();
+//! let mut txq = queues.tx.remove(0);
+//! let worker = eal.worker_lcore(1).unwrap();
+//! dpdk::scope(&eal, |s| {
+//!     let w = s
+//!         .launch(worker, || {
+//!             let mut batch = TxBatch::new(&txq);
+//!             if batch.fill(32) {
+//!                 batch.transmit(&mut txq, 32);
+//!             }
+//!         })
+//!         .unwrap();
+//!     w.join();
+//! });
+//! let mut rx = RxBatch::new();
+//! rx.receive(&mut queues.rx[0], 32);
+//! ```
+//!
+//! # Misuses that do not compile
+//!
+//! The EAL cannot be cleaned up while a pool lives:
+//!
+//! ```compile_fail,E0505
+//! use landspeed::dpdk::{Eal, Mempool};
+//! let eal = Eal::init(&[]).unwrap();
+//! let pool = Mempool::create(&eal, "pool", 1023, 2048, -1).unwrap();
+//! drop(eal);
+//! drop(pool);
+//! ```
+//!
+//! A pool given to a port is the port's: it cannot be freed while the
+//! port's RX queues fill from it.
+//!
+//! ```compile_fail,E0382
+//! use landspeed::dpdk::{Eal, Mempool, Port, PortConfig};
+//! fn run(eal: &Eal, cfg: &PortConfig) {
+//!     let mut port = Port::open(eal, 0).unwrap();
+//!     let pool = Mempool::create(eal, "pool", 1023, 2048, -1).unwrap();
+//!     port.configure(cfg, pool).unwrap();
+//!     drop(pool);
+//! }
+//! ```
+//!
+//! A port cannot be closed while a TX batch made for it lives:
+//!
+//! ```compile_fail,E0505
+//! use landspeed::dpdk::{Eal, Port, TxBatch};
+//! fn run(eal: &Eal) {
+//!     let port = Port::open(eal, 0).unwrap();
+//!     let queues = port.start().unwrap();
+//!     let batch = TxBatch::new(&queues.tx[0]);
+//!     drop(port);
+//!     drop(batch);
+//! }
+//! ```
+//!
+//! nor stopped while its queue handles live:
+//!
+//! ```compile_fail,E0502
+//! use landspeed::dpdk::{Eal, Port};
+//! fn run(eal: &Eal) {
+//!     let mut port = Port::open(eal, 0).unwrap();
+//!     let queues = port.start().unwrap();
+//!     port.stop();
+//!     drop(queues);
+//! }
+//! ```
+//!
+//! Receiving and transmitting take a queue handle, not raw ids:
+//!
+//! ```compile_fail,E0308
+//! use landspeed::dpdk::RxBatch;
+//! fn poll(batch: &mut RxBatch) {
+//!     batch.receive(0u16, 32);
+//! }
+//! ```
+//!
+//! ```compile_fail,E0308
+//! use landspeed::dpdk::TxBatch;
+//! fn send(batch: &mut TxBatch) {
+//!     batch.transmit(0u16, 32);
+//! }
+//! ```
+//!
+//! A queue handle cannot be shared between lcores (it is not `Sync`):
+//!
+//! ```compile_fail,E0277
+//! use landspeed::dpdk::RxQueue;
+//! fn shared<T: Sync>(_: &T) {}
+//! fn share(q: &RxQueue) {
+//!     shared(q);
+//! }
+//! ```
+//!
+//! Workers launch only on a checked [`Lcore`], which only a started EAL
+//! makes:
+//!
+//! ```compile_fail,E0308
+//! use landspeed::dpdk::{self, Eal};
+//! fn run(eal: &Eal) {
+//!     dpdk::scope(eal, |s| {
+//!         s.launch(3, || ()).unwrap();
+//!     });
+//! }
+//! ```
+//!
+//! ```compile_fail,E0603
+//! use landspeed::dpdk::Lcore;
+//! let lcore = Lcore(3);
+//! ```
+//!
+//! A worker cannot borrow what does not outlive its scope:
+//!
+//! ```compile_fail,E0373
+//! use landspeed::dpdk::{self, Eal, Lcore};
+//! fn run(eal: &Eal, lcore: Lcore) {
+//!     dpdk::scope(eal, |s| {
+//!         let local = 5;
+//!         s.launch(lcore, || local + 1).unwrap();
+//!     });
+//! }
+//! ```
+//!
+//! nor take what must stay on one thread:
+//!
+//! ```compile_fail,E0277
+//! use landspeed::dpdk::{self, Eal, Lcore};
+//! fn run(eal: &Eal, lcore: Lcore) {
+//!     let shared = std::rc::Rc::new(5);
+//!     dpdk::scope(eal, |s| {
+//!         s.launch(lcore, move || *shared + 1).unwrap();
+//!     });
+//! }
+//! ```
+//!
+//! Opening a port that is already open is refused at run time (the id is
+//! a number, not a type): [`Port::open`] returns an error.
 
 mod eal;
 mod lcore;
@@ -14,11 +180,11 @@ mod port;
 pub mod tsc;
 
 pub use eal::Eal;
-pub use lcore::{launch, Worker};
+pub use lcore::{scope, Lcore, Scope, Worker};
 pub(crate) use mbuf::check_layout;
 pub use mbuf::{RxBatch, TxBatch, TxOffload, BATCH_MAX};
-pub use mempool::Mempool;
-pub use port::{LinkStatus, Port, PortConfig, PortInfo, PortStats};
+pub use mempool::{Mempool, CACHE_MAX};
+pub use port::{LinkStatus, Port, PortConfig, PortInfo, PortStats, Queues, RxQueue, TxQueue};
 
 use std::ffi::CStr;
 

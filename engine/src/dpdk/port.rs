@@ -1,14 +1,17 @@
 //! Ethernet ports: device info, configuration, start/stop, link, stats.
 
+use std::cell::Cell;
 use std::ffi::{CStr, CString};
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use landspeed_sys as sys;
 use serde::Serialize;
 
-use super::{DpdkError, Mempool};
+use super::{DpdkError, Eal, Mempool};
 
 /// Ethernet header (14) + FCS (4): what a frame adds to the MTU.
-const L2_OVERHEAD: u32 = 18;
+const L2_OVERHEAD: u32 = sys::RTE_ETHER_HDR_LEN + sys::RTE_ETHER_CRC_LEN;
 
 /// What a port's driver says it can do.
 #[derive(Clone, Debug, Serialize)]
@@ -189,17 +192,115 @@ impl PortStats {
     }
 }
 
-/// A probed Ethernet port. Dropping it stops and closes the device.
-pub struct Port {
-    id: u16,
-    info: PortInfo,
-    started: bool,
+/// Which port ids have an owner: [`Port::open`] claims an id, dropping the
+/// port releases it, so no two `Port`s close the same device.
+static CLAIMED: [AtomicBool; sys::RTE_MAX_ETHPORTS as usize] =
+    [const { AtomicBool::new(false) }; sys::RTE_MAX_ETHPORTS as usize];
+
+/// Ownership of one port id, released on drop.
+#[derive(Debug)]
+struct Claim(u16);
+
+impl Claim {
+    /// Claim `id`, refusing one already owned or out of DPDK's range.
+    fn take(id: u16) -> Result<Claim, DpdkError> {
+        let Some(slot) = CLAIMED.get(usize::from(id)) else {
+            return Err(DpdkError::msg(
+                format!("port {id}"),
+                format!("DPDK port ids are below {}", sys::RTE_MAX_ETHPORTS),
+            ));
+        };
+        if slot.swap(true, Ordering::AcqRel) {
+            return Err(DpdkError::msg(
+                format!("port {id}"),
+                "already open: a port has one owner",
+            ));
+        }
+        Ok(Claim(id))
+    }
 }
 
-impl Port {
+impl Drop for Claim {
+    fn drop(&mut self) {
+        CLAIMED[usize::from(self.0)].store(false, Ordering::Release);
+    }
+}
+
+/// A probed Ethernet port, with one owner. It borrows the [`Eal`] and,
+/// once configured, owns its [`Mempool`]. Dropping it (or [`Port::close`])
+/// stops and closes the device, then frees the pool.
+///
+/// [`Port::start`] hands out the queue handles, which borrow the port: it
+/// cannot be stopped, reconfigured or dropped while a handle lives.
+pub struct Port<'eal> {
+    id: u16,
+    info: PortInfo,
+    /// Queues configured (RX, TX); (0, 0) until `configure`.
+    queues: (u16, u16),
+    started: Cell<bool>,
+    closed: bool,
+    /// Dropped after the port is closed (fields drop after `Drop::drop`).
+    pool: Option<Mempool<'eal>>,
+    _claim: Claim,
+    _eal: PhantomData<&'eal Eal>,
+}
+
+/// The queue handles of a started port, one per queue, by queue id.
+pub struct Queues<'p> {
+    /// TX queues 0..n.
+    pub tx: Vec<TxQueue<'p>>,
+    /// RX queues 0..n.
+    pub rx: Vec<RxQueue<'p>>,
+}
+
+/// The right to transmit on one TX queue of a started port. There is one
+/// per queue; it is `Send` (give it to the lcore that polls the queue) but
+/// not `Sync` (two lcores cannot share it). Batches to send on it come
+/// from its port's pool ([`TxBatch::new`](super::TxBatch::new)).
+pub struct TxQueue<'p> {
+    pub(super) port: u16,
+    pub(super) queue: u16,
+    pub(super) pool: &'p Mempool<'p>,
+    _not_sync: PhantomData<Cell<()>>,
+}
+
+/// The right to poll one RX queue of a started port: one per queue, `Send`
+/// but not `Sync`, like [`TxQueue`].
+pub struct RxQueue<'p> {
+    pub(super) port: u16,
+    pub(super) queue: u16,
+    _port: PhantomData<&'p ()>,
+    _not_sync: PhantomData<Cell<()>>,
+}
+
+impl TxQueue<'_> {
+    /// The DPDK port id.
+    pub fn port_id(&self) -> u16 {
+        self.port
+    }
+
+    /// The queue id.
+    pub fn id(&self) -> u16 {
+        self.queue
+    }
+}
+
+impl RxQueue<'_> {
+    /// The DPDK port id.
+    pub fn port_id(&self) -> u16 {
+        self.port
+    }
+
+    /// The queue id.
+    pub fn id(&self) -> u16 {
+        self.queue
+    }
+}
+
+impl<'eal> Port<'eal> {
     /// Open the port DPDK knows by `name` (a vdev name such as `net_null0`
     /// or a PCI address).
-    pub fn by_name(name: &str) -> Result<Port, DpdkError> {
+    pub fn by_name(eal: &'eal Eal, name: &str) -> Result<Port<'eal>, DpdkError> {
         let cname =
             CString::new(name).map_err(|_| DpdkError::msg("port", "name has a NUL byte"))?;
         let mut id = 0u16;
@@ -211,16 +312,22 @@ impl Port {
                 "DPDK has no such port (a vdev that failed to probe, a PCI device not bound to a DPDK driver, or a misspelt name)",
             ));
         }
-        Self::open(id)
+        Self::open(eal, id)
     }
 
-    /// Open port `id`.
-    pub fn open(id: u16) -> Result<Port, DpdkError> {
+    /// Open port `id`. Refused if the port is already open (one owner).
+    pub fn open(_eal: &'eal Eal, id: u16) -> Result<Port<'eal>, DpdkError> {
+        let claim = Claim::take(id)?;
         let info = query_info(id)?;
         Ok(Port {
             id,
             info,
-            started: false,
+            queues: (0, 0),
+            started: Cell::new(false),
+            closed: false,
+            pool: None,
+            _claim: claim,
+            _eal: PhantomData,
         })
     }
 
@@ -234,123 +341,47 @@ impl Port {
         &self.info
     }
 
-    /// Configure queues, MTU and offloads; RX queues take their mbufs from
-    /// `pool`.
-    pub fn configure(&mut self, cfg: &PortConfig, pool: &Mempool) -> Result<(), DpdkError> {
-        let id = self.id;
-        let info = &self.info;
+    /// Configure queues, MTU and offloads, once. The port takes `pool`: its
+    /// RX queues fill from it, its TX batches are allocated from it, and it
+    /// is freed after the port is closed.
+    pub fn configure(&mut self, cfg: &PortConfig, pool: Mempool<'eal>) -> Result<(), DpdkError> {
+        if self.pool.is_some() {
+            return Err(DpdkError::msg(
+                format!("port {}", self.info.name),
+                "already configured",
+            ));
+        }
         let rxq = cfg.rx_queues.max(1);
-        if rxq > info.max_rx_queues || cfg.tx_queues > info.max_tx_queues {
-            return Err(DpdkError::msg(
-                format!("port {}", info.name),
-                format!(
-                    "{} RX / {} TX queues asked, the driver allows {} / {}",
-                    rxq, cfg.tx_queues, info.max_rx_queues, info.max_tx_queues
-                ),
-            ));
-        }
-        if cfg.max_frame > pool.max_frame() {
-            return Err(DpdkError::msg(
-                format!("port {}", info.name),
-                format!(
-                    "{}-byte frames do not fit {}-byte mbufs",
-                    cfg.max_frame,
-                    pool.max_frame()
-                ),
-            ));
-        }
-        let mut conf = sys::rte_eth_conf::default();
-        // The MTU is the frame less Ethernet header and FCS. A driver whose
-        // own limit is lower (af_packet reports 1518 whatever the kernel
-        // interface allows) keeps its default: its MTU is the kernel's.
-        let mtu = cfg
-            .max_frame
-            .saturating_sub(L2_OVERHEAD)
-            .max(u32::from(info.min_mtu));
-        if mtu <= u32::from(info.max_mtu) && info.max_rx_pktlen >= mtu + L2_OVERHEAD {
-            conf.rxmode.mtu = mtu;
-        }
-        if cfg.tx_checksum_offload {
-            conf.txmode.offloads |= sys::RTE_ETH_TX_OFFLOAD_IPV4_CKSUM
-                | sys::RTE_ETH_TX_OFFLOAD_UDP_CKSUM
-                | sys::RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
-        }
-        if info.tx_offload_capa & sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE != 0 {
-            conf.txmode.offloads |= sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
-        }
-        if cfg.rx_checksum_offload {
-            conf.rxmode.offloads |= sys::RTE_ETH_RX_OFFLOAD_IPV4_CKSUM
-                | sys::RTE_ETH_RX_OFFLOAD_UDP_CKSUM
-                | sys::RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
-        }
-        if rxq > 1 && info.rss_offloads != 0 {
-            conf.rxmode.mq_mode = sys::RTE_ETH_MQ_RX_RSS_FLAG as _;
-            conf.rx_adv_conf.rss_conf.rss_hf =
-                (sys::RTE_ETH_RSS_IP | sys::RTE_ETH_RSS_UDP | sys::RTE_ETH_RSS_TCP)
-                    & info.rss_offloads;
-        }
+        check_config(&self.info, cfg, rxq, &pool)?;
+        let conf = eth_conf(&self.info, cfg, rxq);
         // SAFETY: conf is a fully initialised rte_eth_conf; id is valid.
-        let ret = unsafe { sys::rte_eth_dev_configure(id, rxq, cfg.tx_queues, &conf) };
+        let ret = unsafe { sys::rte_eth_dev_configure(self.id, rxq, cfg.tx_queues, &conf) };
         if ret < 0 {
             return Err(DpdkError::from_ret(
-                format!("rte_eth_dev_configure(port {})", info.name),
+                format!("rte_eth_dev_configure(port {})", self.info.name),
                 ret,
             ));
         }
-        let socket = info.socket.max(0) as u32;
-        for q in 0..rxq {
-            // SAFETY: the port is configured with rxq queues; a null rxconf
-            // selects the driver's defaults; pool outlives the port (the
-            // runtime drops ports before pools).
-            let ret = unsafe {
-                sys::rte_eth_rx_queue_setup(
-                    id,
-                    q,
-                    cfg.rx_ring,
-                    socket,
-                    std::ptr::null(),
-                    pool.raw(),
-                )
-            };
-            if ret < 0 {
-                return Err(DpdkError::from_ret(
-                    format!(
-                        "rte_eth_rx_queue_setup(port {}, queue {q}, {} descriptors)",
-                        info.name, cfg.rx_ring
-                    ),
-                    ret,
-                ));
-            }
-        }
+        // Owned before any RX queue holds its mbufs.
+        let pool = &*self.pool.insert(pool);
+        setup_rx_queues(self.id, &self.info, cfg, rxq, pool)?;
         let mut txconf = self.tx_defaults();
         txconf.offloads = conf.txmode.offloads;
-        for q in 0..cfg.tx_queues {
-            // SAFETY: the port is configured with tx_queues queues; txconf
-            // is a valid, initialised struct for the call.
-            let ret = unsafe { sys::rte_eth_tx_queue_setup(id, q, cfg.tx_ring, socket, &txconf) };
-            if ret < 0 {
-                return Err(DpdkError::from_ret(
-                    format!(
-                        "rte_eth_tx_queue_setup(port {}, queue {q}, {} descriptors)",
-                        info.name, cfg.tx_ring
-                    ),
-                    ret,
-                ));
-            }
-        }
+        setup_tx_queues(self.id, &self.info, cfg, &txconf)?;
+        self.queues = (rxq, cfg.tx_queues);
         // Flow control off: a paused port would skew every rate measured.
         // Virtual devices do not support it, which is fine.
         let mut fc = sys::rte_eth_fc_conf::default();
         // SAFETY: valid port id and out pointer.
-        if unsafe { sys::rte_eth_dev_flow_ctrl_get(id, &mut fc) } == 0 {
+        if unsafe { sys::rte_eth_dev_flow_ctrl_get(self.id, &mut fc) } == 0 {
             fc.mode = sys::RTE_ETH_FC_NONE;
             // SAFETY: fc was filled by the driver and only its mode changed.
-            unsafe { sys::rte_eth_dev_flow_ctrl_set(id, &mut fc) };
+            unsafe { sys::rte_eth_dev_flow_ctrl_set(self.id, &mut fc) };
         }
         if cfg.promiscuous {
             // SAFETY: valid port id. Some virtual drivers do not support
             // promiscuous mode: that is not an error for the engine.
-            unsafe { sys::rte_eth_promiscuous_enable(id) };
+            unsafe { sys::rte_eth_promiscuous_enable(self.id) };
         }
         Ok(())
     }
@@ -362,9 +393,23 @@ impl Port {
         dev.default_txconf
     }
 
-    /// Start the device.
-    pub fn start(&mut self) -> Result<(), DpdkError> {
-        // SAFETY: the port was configured; start is idempotent in DPDK.
+    /// Start the configured device and hand out its queue handles, one
+    /// per queue. Refused when not configured or already started: the
+    /// handles of one start are the only ones.
+    pub fn start(&self) -> Result<Queues<'_>, DpdkError> {
+        let Some(pool) = self.pool.as_ref() else {
+            return Err(DpdkError::msg(
+                format!("port {}", self.info.name),
+                "started before it was configured",
+            ));
+        };
+        if self.started.get() {
+            return Err(DpdkError::msg(
+                format!("port {}", self.info.name),
+                "already started",
+            ));
+        }
+        // SAFETY: the port was configured (it owns a pool only then).
         let ret = unsafe { sys::rte_eth_dev_start(self.id) };
         if ret < 0 {
             return Err(DpdkError::from_ret(
@@ -372,17 +417,55 @@ impl Port {
                 ret,
             ));
         }
-        self.started = true;
-        Ok(())
+        self.started.set(true);
+        let (rxq, txq) = self.queues;
+        Ok(Queues {
+            tx: (0..txq)
+                .map(|queue| TxQueue {
+                    port: self.id,
+                    queue,
+                    pool,
+                    _not_sync: PhantomData,
+                })
+                .collect(),
+            rx: (0..rxq)
+                .map(|queue| RxQueue {
+                    port: self.id,
+                    queue,
+                    _port: PhantomData,
+                    _not_sync: PhantomData,
+                })
+                .collect(),
+        })
     }
 
     /// Stop the device (frames still in its rings are freed by the driver).
+    /// `&mut self`: no queue handle of the port is alive.
     pub fn stop(&mut self) {
-        if self.started {
-            // SAFETY: valid, started port; no worker polls it any more (the
-            // runtime joins workers before stopping ports).
+        if self.started.get() {
+            // SAFETY: valid, started port; no queue handle exists (they
+            // borrow the port), so no lcore polls it.
             unsafe { sys::rte_eth_dev_stop(self.id) };
-            self.started = false;
+            self.started.set(false);
+        }
+    }
+
+    /// Stop and close the device and give back its pool (to check that
+    /// every mbuf came back). Dropping the port does the same and frees
+    /// the pool.
+    pub fn close(mut self) -> Option<Mempool<'eal>> {
+        self.shut_down();
+        self.pool.take()
+    }
+
+    fn shut_down(&mut self) {
+        if !self.closed {
+            self.stop();
+            // SAFETY: the port is stopped; close releases its queues and
+            // frees the mbufs they held into the pool, which is still
+            // alive (dropped after this). The id is not used afterwards.
+            unsafe { sys::rte_eth_dev_close(self.id) };
+            self.closed = true;
         }
     }
 
@@ -411,28 +494,134 @@ impl Port {
     pub fn xstats(&self) -> Vec<(String, u64)> {
         xstats_of(self.id)
     }
-
-    /// One extended statistic by name.
-    pub fn xstat(&self, name: &str) -> Option<u64> {
-        self.xstats()
-            .into_iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v)
-    }
 }
 
-impl Drop for Port {
+impl Drop for Port<'_> {
     fn drop(&mut self) {
-        self.stop();
-        // SAFETY: the port is stopped; close releases its queues and frees
-        // the mbufs they held. The id is not used afterwards.
-        unsafe { sys::rte_eth_dev_close(self.id) };
+        self.shut_down();
     }
 }
 
-/// Basic counters of port `id` (usable from any thread: the read is a
-/// snapshot of the driver's counters).
-pub(crate) fn stats_of(id: u16) -> PortStats {
+/// The queue counts and frame size `cfg` asks fit the driver and `pool`.
+fn check_config(
+    info: &PortInfo,
+    cfg: &PortConfig,
+    rxq: u16,
+    pool: &Mempool,
+) -> Result<(), DpdkError> {
+    if rxq > info.max_rx_queues || cfg.tx_queues > info.max_tx_queues {
+        return Err(DpdkError::msg(
+            format!("port {}", info.name),
+            format!(
+                "{} RX / {} TX queues asked, the driver allows {} / {}",
+                rxq, cfg.tx_queues, info.max_rx_queues, info.max_tx_queues
+            ),
+        ));
+    }
+    if cfg.max_frame > pool.max_frame() {
+        return Err(DpdkError::msg(
+            format!("port {}", info.name),
+            format!(
+                "{}-byte frames do not fit {}-byte mbufs",
+                cfg.max_frame,
+                pool.max_frame()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The device configuration for `cfg`: MTU, checksum offloads, fast free,
+/// RSS over `rxq` queues.
+fn eth_conf(info: &PortInfo, cfg: &PortConfig, rxq: u16) -> sys::rte_eth_conf {
+    let mut conf = sys::rte_eth_conf::default();
+    // The MTU is the frame less Ethernet header and FCS. A driver whose
+    // own limit is lower (af_packet reports 1518 whatever the kernel
+    // interface allows) keeps its default: its MTU is the kernel's.
+    let mtu = cfg
+        .max_frame
+        .saturating_sub(L2_OVERHEAD)
+        .max(u32::from(info.min_mtu));
+    if mtu <= u32::from(info.max_mtu) && info.max_rx_pktlen >= mtu + L2_OVERHEAD {
+        conf.rxmode.mtu = mtu;
+    }
+    if cfg.tx_checksum_offload {
+        conf.txmode.offloads |= sys::RTE_ETH_TX_OFFLOAD_IPV4_CKSUM
+            | sys::RTE_ETH_TX_OFFLOAD_UDP_CKSUM
+            | sys::RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+    }
+    if info.tx_offload_capa & sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE != 0 {
+        conf.txmode.offloads |= sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+    }
+    if cfg.rx_checksum_offload {
+        conf.rxmode.offloads |= sys::RTE_ETH_RX_OFFLOAD_IPV4_CKSUM
+            | sys::RTE_ETH_RX_OFFLOAD_UDP_CKSUM
+            | sys::RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+    }
+    if rxq > 1 && info.rss_offloads != 0 {
+        conf.rxmode.mq_mode = sys::RTE_ETH_MQ_RX_RSS_FLAG as _;
+        conf.rx_adv_conf.rss_conf.rss_hf =
+            (sys::RTE_ETH_RSS_IP | sys::RTE_ETH_RSS_UDP | sys::RTE_ETH_RSS_TCP) & info.rss_offloads;
+    }
+    conf
+}
+
+/// Set up RX queues 0..rxq of configured port `id`, filling from `pool`.
+fn setup_rx_queues(
+    id: u16,
+    info: &PortInfo,
+    cfg: &PortConfig,
+    rxq: u16,
+    pool: &Mempool,
+) -> Result<(), DpdkError> {
+    let socket = info.socket.max(0) as u32;
+    for q in 0..rxq {
+        // SAFETY: the port is configured with rxq queues; a null rxconf
+        // selects the driver's defaults; the port owns the pool, which it
+        // frees only after closing (which empties the queues).
+        let ret = unsafe {
+            sys::rte_eth_rx_queue_setup(id, q, cfg.rx_ring, socket, std::ptr::null(), pool.raw())
+        };
+        if ret < 0 {
+            return Err(DpdkError::from_ret(
+                format!(
+                    "rte_eth_rx_queue_setup(port {}, queue {q}, {} descriptors)",
+                    info.name, cfg.rx_ring
+                ),
+                ret,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Set up TX queues 0..cfg.tx_queues of configured port `id`.
+fn setup_tx_queues(
+    id: u16,
+    info: &PortInfo,
+    cfg: &PortConfig,
+    txconf: &sys::rte_eth_txconf,
+) -> Result<(), DpdkError> {
+    let socket = info.socket.max(0) as u32;
+    for q in 0..cfg.tx_queues {
+        // SAFETY: the port is configured with tx_queues queues; txconf is
+        // a valid, initialised struct for the call.
+        let ret = unsafe { sys::rte_eth_tx_queue_setup(id, q, cfg.tx_ring, socket, txconf) };
+        if ret < 0 {
+            return Err(DpdkError::from_ret(
+                format!(
+                    "rte_eth_tx_queue_setup(port {}, queue {q}, {} descriptors)",
+                    info.name, cfg.tx_ring
+                ),
+                ret,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Basic counters of port `id` (a snapshot of the driver's counters).
+fn stats_of(id: u16) -> PortStats {
     let mut s = sys::rte_eth_stats::default();
     // SAFETY: valid port id and out pointer.
     unsafe { sys::rte_eth_stats_get(id, &mut s) };
@@ -519,4 +708,19 @@ fn query_info(id: u16) -> Result<PortInfo, DpdkError> {
         rss_offloads: dev.flow_type_rss_offloads,
         socket,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_port_id_has_one_owner() {
+        let first = Claim::take(7).expect("a free id is claimed");
+        let again = Claim::take(7).expect_err("a claimed id is refused");
+        assert!(again.to_string().contains("already open"), "{again}");
+        drop(first);
+        let _ = Claim::take(7).expect("a released id is free again");
+        assert!(Claim::take(sys::RTE_MAX_ETHPORTS as u16).is_err());
+    }
 }

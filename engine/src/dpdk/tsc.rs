@@ -1,15 +1,12 @@
-//! The time-stamp counter: reading it, and measuring its frequency against
-//! the monotonic clock.
+//! The time-stamp counter: [`now`] for the hot path (an inlined `rdtsc`)
+//! and [`bracket`], one monotonic-clock reading between two TSC reads, for
+//! measuring the TSC's frequency.
 //!
-//! EAL's own `rte_get_tsc_hz()` is rounded to 10 MHz (0.15 % off on a
-//! 2596 MHz part); a rate meant to be right to 0.01 % needs the frequency
-//! measured, which [`calibrate`] does. The hot path reads the TSC with
-//! [`now`], an inlined `rdtsc`.
+//! The arithmetic on samples (midpoint, frequency, conversions) is pure and
+//! lives in `pace::tsc`; the runtime pairs the two.
 
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
-
-use crate::pace::tsc::{measure_hz, TscSample};
+use std::time::Instant;
 
 /// The current TSC value.
 #[inline(always)]
@@ -29,45 +26,29 @@ pub fn now() -> u64 {
     }
 }
 
-/// A TSC reading paired with the monotonic clock: the TSC is read just
-/// before and just after the clock, and the pair's midpoint is kept (see
-/// [`TscSample::bracketed`]).
-pub fn sample() -> TscSample {
+/// A monotonic-clock reading with the TSC read just before and just after
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bracket {
+    /// TSC just before the clock read.
+    pub tsc_before: u64,
+    /// The monotonic clock, in nanoseconds since the process's first
+    /// bracket.
+    pub ns: u64,
+    /// TSC just after the clock read.
+    pub tsc_after: u64,
+}
+
+/// Read the TSC, the monotonic clock and the TSC again.
+pub fn bracket() -> Bracket {
     static BASE: OnceLock<Instant> = OnceLock::new();
     let base = *BASE.get_or_init(Instant::now);
-    let before = now();
+    let tsc_before = now();
     let ns = base.elapsed().as_nanos() as u64;
-    let after = now();
-    TscSample::bracketed(before, ns, after)
-}
-
-/// The TSC frequency in Hz between two samples (0 if they are out of
-/// order, which a monotonic clock and an invariant TSC never are).
-pub fn hz_between(a: TscSample, b: TscSample) -> u64 {
-    measure_hz(a, b).unwrap_or(0)
-}
-
-/// Measure the TSC frequency against the monotonic clock over `span`
-/// (busy-waiting; 100 ms gives about 1 ppm).
-pub fn calibrate(span: Duration) -> u64 {
-    let a = sample();
-    let start = Instant::now();
-    while start.elapsed() < span {
-        std::hint::spin_loop();
-    }
-    hz_between(a, sample())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn calibration_is_plausible_and_stable() {
-        let a = calibrate(Duration::from_millis(20));
-        let b = calibrate(Duration::from_millis(20));
-        assert!(a > 100_000_000, "TSC at {a} Hz is implausibly slow");
-        let diff = a.abs_diff(b) as f64 / a as f64;
-        assert!(diff < 0.01, "two calibrations differ by {diff}");
+    let tsc_after = now();
+    Bracket {
+        tsc_before,
+        ns,
+        tsc_after,
     }
 }

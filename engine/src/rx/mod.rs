@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::config::Verify;
 use crate::counter::{Padded, RxLive, StopFlag};
-use crate::dpdk::{tsc, RxBatch, BATCH_MAX};
+use crate::dpdk::{tsc, RxBatch, RxQueue, BATCH_MAX};
 use crate::report::Percentiles;
 use crate::wire::dissect::{dissect_with, CorruptReason, DissectOptions, Dissected};
 use crate::wire::stamp::extend;
@@ -30,13 +30,11 @@ pub const MAX_STREAMS: usize = 4096;
 const DIRECT_IDS: usize = 1 << 16;
 
 /// Everything an RX lcore needs, prepared on the main lcore.
-pub struct RxTask {
+pub struct RxTask<'q> {
     /// The lcore it runs on.
     pub lcore: u32,
-    /// DPDK port id.
-    pub port: u16,
-    /// Queues to poll.
-    pub queues: Vec<u16>,
+    /// The RX queues it alone polls.
+    pub queues: Vec<RxQueue<'q>>,
     /// What to check on each frame.
     pub verify: Verify,
     /// The NIC reports IP/L4 checksum status in the mbuf flags.
@@ -244,7 +242,7 @@ impl Table {
 }
 
 /// Run the task until the stop flag is set.
-pub fn run(t: RxTask) -> RxOutcome {
+pub fn run(mut t: RxTask<'_>) -> RxOutcome {
     let mut table = Table::new(&t.expected, t.tsc_hz);
     let mut out = RxOutcome {
         frames: 0,
@@ -286,8 +284,8 @@ pub fn run(t: RxTask) -> RxOutcome {
             let mut quiet_rounds = 0;
             while quiet_rounds < 2 && tsc::now() < deadline {
                 let mut got = 0;
-                for &queue in &t.queues {
-                    let n = batch.receive(t.port, queue, BATCH_MAX);
+                for queue in 0..t.queues.len() {
+                    let n = batch.receive(&mut t.queues[queue], BATCH_MAX);
                     if n > 0 {
                         got += n;
                         let now = tsc::now();
@@ -305,10 +303,10 @@ pub fn run(t: RxTask) -> RxOutcome {
             }
             break;
         }
-        let queue = t.queues[q];
+        let queue = q;
         q = if q + 1 == t.queues.len() { 0 } else { q + 1 };
         let before = tsc::now();
-        let n = batch.receive(t.port, queue, BATCH_MAX);
+        let n = batch.receive(&mut t.queues[queue], BATCH_MAX);
         if n == 0 {
             out.idle_polls += 1;
             let idle = tsc::now() - before;

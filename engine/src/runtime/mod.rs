@@ -1,0 +1,696 @@
+//! One run of a plan, in named stages, each a function of its own:
+//!
+//! 1. **open**: [`Runtime::open`] checks the profile's lcores exist,
+//!    starts the EAL and measures the TSC; `open_ports` creates each
+//!    port's mempool and configures the port, which takes the pool;
+//!    `start_ports` starts them, which hands out one handle per queue;
+//! 2. **plan tasks**: `tasks::plan_tasks` builds one task per worker
+//!    lcore around the queue handles it alone may use;
+//! 3. **launch**: `launch` runs the tasks in a [`dpdk::scope`], receivers
+//!    first so nothing sent is missed;
+//! 4. **report loop**: `report_loop` prints an interval line from the main
+//!    lcore until the duration is over or the run is interrupted;
+//! 5. **collect**: `collect` stops and joins the senders, then (once the
+//!    frames in flight have arrived) the receivers; `finish` reads the
+//!    PMD's counters, closes the ports, checks that every mbuf came back
+//!    to its pool, and builds the [`RunResult`].
+//!
+//! Teardown order is the borrow checker's, not where locals happen to be
+//! declared. The [`Runtime`] owns the EAL and, after it, the runtime
+//! directory it leaves; ports borrow the EAL and own their pools; queue
+//! handles borrow their port; workers borrow their handles and are waited
+//! for when the scope ends. So workers end before their ports close, a
+//! port closes before its pool is freed, and pools go before the EAL is
+//! cleaned up. (One struct cannot own the EAL and the ports that borrow
+//! it: the ports live beside the `Runtime`, borrowing it.)
+//!
+//! Panics: landspeed is built with `panic = "abort"`. Workers hold DPDK
+//! state (queues, mbufs in flight) that unwinding could not release in a
+//! safe order, and a panic on a worker lcore would cross the `extern "C"`
+//! launch trampoline, where Rust aborts anyway. So nothing here catches a
+//! panic and there is no "worker panicked" path: a worker returns its
+//! outcome or the process ends. The panic hook that `RunDirCleanup`
+//! installs removes the process's own DPDK runtime directory before the
+//! abort, so a panic leaves nothing behind.
+
+mod clock;
+mod devices;
+mod tasks;
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::config::{Device, Plan, RxStreams};
+use crate::counter::{Padded, RxLive, StopFlag, TxLive};
+use crate::dpdk::{
+    self, DpdkError, Eal, Mempool, Port, PortConfig, PortStats, Queues, Scope, Worker,
+};
+use crate::limits::link::LinkKind;
+use crate::pace::tsc::TscSample;
+use crate::report::{self, Interval, Span};
+use crate::result::{self, PortResult, RunResult};
+use crate::rx::{self, RxOutcome};
+use crate::tx::{self, TxOutcome};
+use crate::wire::spec::MAX_FRAME_SIZE;
+use crate::wire::CsumMode;
+use crate::{Error, Result};
+
+pub(crate) use devices::RunDirCleanup;
+use tasks::{Handles, Tasks};
+
+/// How long the TSC is measured against the monotonic clock before a run
+/// (1 µs of read uncertainty over 100 ms is 10 ppm, well inside the
+/// 0.01 % a rate report needs).
+const TSC_CALIBRATION: Duration = Duration::from_millis(100);
+/// Smallest frame room of a pool: DPDK's default mbuf data room
+/// (`RTE_MBUF_DEFAULT_DATAROOM`), which drivers size RX buffers for
+/// whatever the run's own frames are.
+const MIN_DATA_ROOM: u32 = 2048;
+/// How long receivers keep running after the senders stopped when the run
+/// both sends and receives: frames in flight (loopback rings, veths,
+/// cables) arrive well within it.
+const IN_FLIGHT_GRACE: Duration = Duration::from_millis(200);
+/// How long a TX-only memif port stays open after its sender stopped: its
+/// ring is shared with a peer process, and frames the peer has not read
+/// yet are lost when the port closes (the last tens of frames of every
+/// run without it).
+const MEMIF_PEER_GRACE: Duration = Duration::from_millis(500);
+/// Longest sleep of the report loop between looks at the clock and the
+/// interrupt flag: the end of the run is seen within this.
+const REPORT_POLL: Duration = Duration::from_millis(20);
+
+/// Where interval lines go (stdout for the CLI, a buffer in tests).
+pub trait Sink {
+    /// Print one line.
+    fn line(&mut self, s: &str);
+}
+
+/// Prints to standard output.
+pub struct Stdout;
+
+impl Sink for Stdout {
+    fn line(&mut self, s: &str) {
+        let mut o = std::io::stdout().lock();
+        let _ = writeln!(o, "{s}");
+        let _ = o.flush();
+    }
+}
+
+/// Discards every line.
+pub struct Quiet;
+
+impl Sink for Quiet {
+    fn line(&mut self, _: &str) {}
+}
+
+/// A runtime error about a profile field, as `file:line: field: message`.
+pub(crate) fn perr(plan: &Plan, field: &str, message: impl std::fmt::Display) -> Error {
+    Error::Config(plan.error(field, message.to_string()))
+}
+
+/// The EAL of a run, and the runtime directory it leaves behind (removed
+/// after `rte_eal_cleanup`: fields drop in order).
+pub struct Runtime {
+    eal: Eal,
+    tsc_hz: u64,
+    _run_dir: RunDirCleanup,
+}
+
+impl Runtime {
+    /// Check that the profile's lcores exist, start the EAL, check the
+    /// mbuf layout and every task's lcore, and measure the TSC.
+    pub fn open(plan: &Plan) -> Result<Runtime> {
+        devices::check_lcores_exist(plan)?;
+        let run_dir = RunDirCleanup::for_plan(plan);
+        let eal = Eal::init(&plan.eal.eal_args()).map_err(|e| eal_error(plan, &e))?;
+        dpdk::check_layout()?;
+        for l in task_lcores(plan) {
+            if !eal.lcore_enabled(l) {
+                return Err(perr(
+                    plan,
+                    "eal.cores",
+                    format!("lcore {l} is not enabled in the EAL"),
+                ));
+            }
+            eal.worker_lcore(l)
+                .map_err(|e| perr(plan, "eal.cores", e))?;
+        }
+        Ok(Runtime {
+            eal,
+            tsc_hz: clock::calibrate(TSC_CALIBRATION),
+            _run_dir: run_dir,
+        })
+    }
+
+    /// The EAL.
+    pub fn eal(&self) -> &Eal {
+        &self.eal
+    }
+
+    /// The TSC frequency measured before the run.
+    pub fn tsc_hz(&self) -> u64 {
+        self.tsc_hz
+    }
+}
+
+/// Every task's lcore, TX tasks first.
+fn task_lcores(plan: &Plan) -> impl Iterator<Item = u32> + '_ {
+    let tx = plan.tx.iter().map(|t| t.lcore);
+    tx.chain(plan.rx.iter().map(|t| t.lcore))
+}
+
+/// Why the EAL did not start, with what the profile may have got wrong.
+fn eal_error(plan: &Plan, e: &DpdkError) -> Error {
+    let hint = if e.errno == libc::ENODEV && !plan.eal.vdevs.is_empty() {
+        format!(
+            "; a device in eal.vdevs is not one DPDK knows or its arguments are wrong ({})",
+            plan.eal.vdevs.join(", ")
+        )
+    } else {
+        String::new()
+    };
+    perr(
+        plan,
+        if hint.is_empty() { "eal" } else { "eal.vdevs" },
+        format!(
+            "DPDK could not start: {e}{hint}{} (EAL arguments: {})",
+            devices::prefix_in_use_hint(plan),
+            plan.eal.eal_args()[1..].join(" ")
+        ),
+    )
+}
+
+/// An open, configured port of the run; it owns its pool.
+struct PortRt<'rt> {
+    port: Port<'rt>,
+    /// The NIC computes TX checksums.
+    tx_offload: bool,
+}
+
+/// What a port said when it was started.
+struct Up {
+    /// Its link rate in bit/s (the profile's, else the driver's; 0 unknown).
+    link_bps: u64,
+    /// Its counters at the start.
+    before: PortStats,
+}
+
+/// Open and configure every port of the plan, each with its own pool.
+fn open_ports<'rt>(rt: &'rt Runtime, plan: &Plan) -> Result<Vec<PortRt<'rt>>> {
+    (0..plan.ports.len())
+        .map(|i| open_port(rt, plan, i))
+        .collect()
+}
+
+/// Open port `i`, size and create its pool, and configure it.
+fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>> {
+    let pp = &plan.ports[i];
+    let field = format!("ports[{i}]");
+    let mut port = open_device(rt, plan, i)?;
+    let info = port.info().clone();
+    devices::check_frame_fits(plan, i, &info)?;
+    // A receiver that learns its streams may get any frame size.
+    let rx_auto = plan
+        .rx
+        .iter()
+        .any(|r| r.port == i && r.streams == RxStreams::Auto);
+    let max_frame = if rx_auto {
+        pp.max_frame
+            .max((MAX_FRAME_SIZE as u32).min(info.max_rx_pktlen))
+    } else {
+        pp.max_frame
+    };
+    let room = max_frame
+        .max(MIN_DATA_ROOM)
+        .max(devices::af_packet_room(plan, pp));
+    let lcores = plan.eal.lcores.len();
+    let mbufs = devices::mbufs_needed(pp.rx_queues, pp.rx_ring, pp.tx_queues, pp.tx_ring, lcores);
+    let pool = Mempool::create(&rt.eal, &format!("ls_pool{i}"), mbufs, room, info.socket)
+        .map_err(|e| perr(plan, &field, e))?;
+    let tx_offload = match pp.checksum.resolve(info.tx_checksum_offload()) {
+        Some(mode) => mode == CsumMode::Offload,
+        None => {
+            return Err(perr(
+                plan,
+                &format!("ports[{i}].checksum"),
+                format!(
+                    "offload asked but {} ({}) cannot compute TX checksums",
+                    info.name, info.driver
+                ),
+            ))
+        }
+    };
+    let cfg = PortConfig {
+        rx_queues: pp.rx_queues,
+        tx_queues: pp.tx_queues,
+        rx_ring: devices::clamp_ring(pp.rx_ring, info.rx_ring),
+        tx_ring: devices::clamp_ring(pp.tx_ring, info.tx_ring),
+        max_frame,
+        tx_checksum_offload: tx_offload,
+        rx_checksum_offload: info.rx_checksum_offload(),
+        promiscuous: pp.promiscuous,
+    };
+    port.configure(&cfg, pool)
+        .map_err(|e| perr(plan, &field, e))?;
+    Ok(PortRt { port, tx_offload })
+}
+
+/// Open the device of port `i`, saying what is likely wrong when DPDK
+/// does not know it.
+fn open_device<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<Port<'rt>> {
+    let pp = &plan.ports[i];
+    Port::by_name(&rt.eal, pp.device.name()).map_err(|e| {
+        let hint = match &pp.device {
+            Device::Vdev(v) => match devices::missing_af_packet_iface(plan, v) {
+                Some(iface) => format!(
+                    "vdev {v}: interface {iface} does not exist in this network namespace \
+                     (af_packet needs an existing interface; run inside its namespace with \
+                     `ip netns exec NS landspeed run ...`)"
+                ),
+                None => format!(
+                    "vdev {v}: DPDK did not create it (unknown driver name or bad arguments)"
+                ),
+            },
+            Device::Pci(a) => format!("PCI device {a}: not found or not bound to a DPDK driver"),
+        };
+        perr(plan, &format!("ports[{i}].device"), format!("{hint}: {e}"))
+    })
+}
+
+/// Start every port: its queue handles, link rate and counters at start.
+fn start_ports<'q>(plan: &Plan, ports: &'q [PortRt<'_>]) -> Result<(Vec<Queues<'q>>, Vec<Up>)> {
+    let (mut queues, mut ups) = (Vec::new(), Vec::new());
+    for (i, pr) in ports.iter().enumerate() {
+        queues.push(
+            pr.port
+                .start()
+                .map_err(|e| perr(plan, &format!("ports[{i}]"), e))?,
+        );
+        let link = devices::wait_link(&pr.port);
+        let link_bps = match &plan.ports[i].link {
+            Some(kind) => kind.mac_bps() as u64,
+            None => u64::from(link.speed_mbps) * 1_000_000,
+        };
+        ups.push(Up {
+            link_bps,
+            before: pr.port.stats(),
+        });
+    }
+    Ok((queues, ups))
+}
+
+/// Run `plan` to completion. `stop_early` is polled by the reporter (set by
+/// a signal handler) to end the run before its duration.
+pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Result<RunResult> {
+    let rt = Runtime::open(plan)?;
+    let ports = open_ports(&rt, plan)?;
+    let (queues, ups) = start_ports(plan, &ports)?;
+    let tasks = tasks::plan_tasks(plan, rt.tsc_hz, &ports, &ups, Handles::new(queues))?;
+    let meta = Meta::of(plan, &ports, &tasks);
+    let grace = drain_grace(plan, &ports);
+    let (outcomes, timing) = dpdk::scope(&rt.eal, |s| {
+        run_workers(s, &rt.eal, plan, sink, stop_early, tasks, grace)
+    })?;
+    finish(plan, &rt, ports, &ups, &meta, outcomes, timing)
+}
+
+/// What the result needs to know of the tasks once they have run.
+struct Meta {
+    tx: Vec<result::TxMeta>,
+    /// Each RX task's lcore and port id.
+    rx: Vec<(u32, u16)>,
+    /// Some receiver shares the senders' TSC.
+    shared_tsc: bool,
+}
+
+impl Meta {
+    fn of(plan: &Plan, ports: &[PortRt], tasks: &Tasks) -> Meta {
+        let tx = tasks
+            .tx
+            .iter()
+            .map(|t| result::TxMeta {
+                lcore: t.lcore,
+                port: t.queue.port_id(),
+                queue: t.queue.id(),
+                rate: t.rate,
+                mode: t.mode,
+                line_bps: t.line_bps,
+            })
+            .collect();
+        let rx = (tasks.rx.iter().zip(&plan.rx))
+            .map(|(t, r)| (t.lcore, ports[r.port].port.id()))
+            .collect();
+        Meta {
+            tx,
+            rx,
+            shared_tsc: tasks.rx.iter().any(|t| t.shared_tsc),
+        }
+    }
+}
+
+/// How long receivers keep running after the senders stopped.
+fn drain_grace(plan: &Plan, ports: &[PortRt]) -> Duration {
+    let (has_tx, has_rx) = (!plan.tx.is_empty(), !plan.rx.is_empty());
+    if has_tx && has_rx {
+        IN_FLIGHT_GRACE
+    } else if has_tx && ports.iter().any(|p| p.port.info().driver == "net_memif") {
+        MEMIF_PEER_GRACE
+    } else {
+        Duration::ZERO
+    }
+}
+
+/// Each task's live counters, for the reporter.
+struct Live {
+    tx: Vec<Arc<Padded<TxLive>>>,
+    rx: Vec<Arc<Padded<RxLive>>>,
+}
+
+/// The workers of a run, in the plan's order.
+struct Workers<'scope> {
+    tx: Vec<Worker<'scope, TxOutcome>>,
+    rx: Vec<Worker<'scope, RxOutcome>>,
+}
+
+/// What the workers returned.
+struct Outcomes {
+    tx: Vec<TxOutcome>,
+    rx: Vec<RxOutcome>,
+}
+
+/// The report loop's intervals and the run's measured span.
+struct Timing {
+    intervals: Vec<Interval>,
+    /// The TSC frequency measured over the run itself.
+    tsc_hz_run: u64,
+    /// Seconds from launch to stop.
+    elapsed_s: f64,
+}
+
+/// Sets both stop flags when dropped: however the body of the scope ends
+/// (an error while launching included), no worker is left polling when the
+/// scope waits for them.
+struct StopAll(Arc<StopFlag>, Arc<StopFlag>);
+
+impl Drop for StopAll {
+    fn drop(&mut self) {
+        self.0.stop();
+        self.1.stop();
+    }
+}
+
+/// Launch, report, collect: the body of the run's scope.
+fn run_workers<'scope, 'q: 'scope>(
+    s: &'scope Scope<'scope, '_>,
+    eal: &Eal,
+    plan: &Plan,
+    sink: &mut dyn Sink,
+    stop_early: &StopFlag,
+    tasks: Tasks<'q>,
+    grace: Duration,
+) -> Result<(Outcomes, Timing)> {
+    let _stop_all = StopAll(Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
+    let (stop_tx, stop_rx) = (Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
+    let live = Live {
+        tx: tasks.tx.iter().map(|t| Arc::clone(&t.live)).collect(),
+        rx: tasks.rx.iter().map(|t| Arc::clone(&t.live)).collect(),
+    };
+    let started = Instant::now();
+    let t0 = clock::sample();
+    let workers = launch(s, eal, plan, tasks)?;
+    let timing = report_loop(plan, sink, stop_early, &live, &stop_tx, started, t0);
+    Ok((collect(workers, &stop_rx, grace), timing))
+}
+
+/// Launch every task on its lcore, receivers first.
+fn launch<'scope, 'q: 'scope>(
+    s: &'scope Scope<'scope, '_>,
+    eal: &Eal,
+    plan: &Plan,
+    tasks: Tasks<'q>,
+) -> Result<Workers<'scope>> {
+    let mut workers = Workers {
+        tx: Vec::new(),
+        rx: Vec::new(),
+    };
+    for (i, t) in tasks.rx.into_iter().enumerate() {
+        let field = format!("rx[{i}].lcore");
+        let lcore = eal
+            .worker_lcore(t.lcore)
+            .map_err(|e| perr(plan, &field, e))?;
+        let w = s.launch(lcore, move || rx::run(t));
+        workers.rx.push(w.map_err(|e| perr(plan, &field, e))?);
+    }
+    for (i, t) in tasks.tx.into_iter().enumerate() {
+        let field = format!("tx[{i}].lcore");
+        let lcore = eal
+            .worker_lcore(t.lcore)
+            .map_err(|e| perr(plan, &field, e))?;
+        let w = s.launch(lcore, move || tx::run(t));
+        workers.tx.push(w.map_err(|e| perr(plan, &field, e))?);
+    }
+    Ok(workers)
+}
+
+/// Print an interval line every `plan.run.interval` until the duration is
+/// over or `stop_early` is set; then stop the senders and print what the
+/// last, partial interval saw.
+fn report_loop(
+    plan: &Plan,
+    sink: &mut dyn Sink,
+    stop_early: &StopFlag,
+    live: &Live,
+    stop_tx: &StopFlag,
+    started: Instant,
+    t0: TscSample,
+) -> Timing {
+    let (has_tx, has_rx) = (!plan.tx.is_empty(), !plan.rx.is_empty());
+    sink.line(&report::interval_header(has_tx, has_rx));
+    let total = plan.run.duration;
+    let mut intervals = Vec::new();
+    let mut prev = snapshot(live);
+    let mut prev_t = 0.0f64;
+    let mut next_tick = plan.run.interval.min(total);
+    loop {
+        let now = started.elapsed();
+        if stop_early.stopped() || now >= total {
+            break;
+        }
+        if now >= next_tick {
+            let cur = snapshot(live);
+            let t = now.as_secs_f64();
+            let iv = cur.interval_since(&prev, prev_t, t);
+            sink.line(&report::interval_line(&iv, has_tx, has_rx));
+            intervals.push(iv);
+            prev = cur;
+            prev_t = t;
+            next_tick += plan.run.interval;
+            continue;
+        }
+        std::thread::sleep((next_tick.min(total) - now).min(REPORT_POLL));
+    }
+    stop_tx.stop();
+    let end = clock::sample();
+    let elapsed_s = started.elapsed().as_secs_f64();
+    let fin = snapshot(live);
+    if fin.tx_frames != prev.tx_frames || fin.rx_frames != prev.rx_frames {
+        let iv = fin.interval_since(&prev, prev_t, elapsed_s);
+        if iv.tx.secs() > 0.001 {
+            sink.line(&report::interval_line(&iv, has_tx, has_rx));
+            intervals.push(iv);
+        }
+    }
+    Timing {
+        intervals,
+        tsc_hz_run: clock::hz_between(t0, end),
+        elapsed_s,
+    }
+}
+
+/// Join the senders (already told to stop), give frames in flight `grace`
+/// to arrive, then stop and join the receivers.
+fn collect(workers: Workers, stop_rx: &StopFlag, grace: Duration) -> Outcomes {
+    let tx = workers.tx.into_iter().map(Worker::join).collect();
+    if !grace.is_zero() {
+        std::thread::sleep(grace);
+    }
+    stop_rx.stop();
+    let rx = workers.rx.into_iter().map(Worker::join).collect();
+    Outcomes { tx, rx }
+}
+
+/// Save the traces, read the PMD's counters, build the result, close the
+/// ports and count the mbufs that did not come back.
+fn finish(
+    plan: &Plan,
+    rt: &Runtime,
+    ports: Vec<PortRt>,
+    ups: &[Up],
+    meta: &Meta,
+    outcomes: Outcomes,
+    timing: Timing,
+) -> Result<RunResult> {
+    save_traces(plan, &outcomes.tx)?;
+    let port_results = port_results(plan, &ports, ups);
+    let mut result = RunResult::new(
+        plan,
+        rt.tsc_hz,
+        timing.tsc_hz_run,
+        timing.elapsed_s,
+        port_results,
+        timing.intervals,
+    );
+    add_task_results(plan, &mut result, meta, &outcomes, ups);
+    // Every mbuf must be back in its pool once its port is closed (its
+    // rings freed): what is not was leaked somewhere.
+    result.mbufs_leaked = ports
+        .into_iter()
+        .filter_map(|p| p.port.close())
+        .map(|pool| u64::from(pool.in_use()))
+        .sum();
+    Ok(result)
+}
+
+/// Departure traces, where the profile asked for them.
+fn save_traces(plan: &Plan, tx: &[TxOutcome]) -> Result<()> {
+    for (ti, (o, t)) in tx.iter().zip(&plan.tx).enumerate() {
+        if let Some(path) = &t.trace {
+            o.recorder.to_trace().save(path).map_err(|e| {
+                perr(
+                    plan,
+                    &format!("tx[{ti}].trace"),
+                    format!("{}: {e}", path.display()),
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Each port's counters over the run and its non-zero extended stats.
+fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up]) -> Vec<PortResult> {
+    (ports.iter().zip(ups).enumerate())
+        .map(|(i, (pr, up))| {
+            let info = pr.port.info();
+            PortResult {
+                name: plan.ports[i].name.clone(),
+                device: info.name.clone(),
+                driver: info.driver.clone(),
+                link_bps: up.link_bps,
+                stats: pr.port.stats().since(&up.before),
+                xstats: (pr.port.xstats().into_iter())
+                    .filter(|(_, v)| *v != 0)
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// The TX and RX sections of the result, and the verdict.
+fn add_task_results(
+    plan: &Plan,
+    result: &mut RunResult,
+    meta: &Meta,
+    outcomes: &Outcomes,
+    ups: &[Up],
+) {
+    let names: Vec<(u32, String)> = (plan.streams.iter())
+        .map(|s| (s.id, s.name.clone()))
+        .collect();
+    // Each port once, however many tasks use it.
+    let sum_ports = |idx: &mut dyn Iterator<Item = usize>| {
+        let mut seen = Vec::new();
+        let mut total = PortStats::default();
+        for i in idx {
+            if !seen.contains(&i) {
+                seen.push(i);
+                total += result.ports[i].stats;
+            }
+        }
+        total
+    };
+    let tx_pmd = sum_ports(&mut plan.tx.iter().map(|t| t.port));
+    let rx_pmd = sum_ports(&mut plan.rx.iter().map(|t| t.port));
+    if !plan.tx.is_empty() {
+        let pmd = (tx_pmd.opackets, tx_pmd.oerrors);
+        result.tx = Some(result::tx_result(&meta.tx, &names, &outcomes.tx, pmd));
+    }
+    if plan.rx.is_empty() {
+        return;
+    }
+    let secs = result.elapsed_s;
+    result.rx = Some(result::rx_result(
+        &meta.rx,
+        &outcomes.rx,
+        rx_pmd,
+        secs,
+        result.tsc_hz,
+        meta.shared_tsc,
+    ));
+    let rx_port = &plan.ports[plan.rx[0].port];
+    let link = rx_port
+        .link
+        .or_else(|| LinkKind::from_speed_mbps((ups[plan.rx[0].port].link_bps / 1_000_000) as u32));
+    // The receiving NIC's bus: the profile's setting, else what sysfs
+    // says of a PCI device (PCIe speed and width).
+    let bus = rx_port.bus.or_else(|| match &rx_port.device {
+        Device::Pci(addr) => {
+            crate::limits::bus::detect_from_sysfs(addr, std::path::Path::new("/sys"))
+                .ok()
+                .flatten()
+        }
+        Device::Vdev(_) => None,
+    });
+    result.verdict = Some(result.observation(link, bus, plan).verdict());
+}
+
+/// Counter totals at one moment.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Snapshot {
+    /// TX frames.
+    pub tx_frames: u64,
+    /// TX bytes (L2).
+    pub tx_bytes: u64,
+    /// RX frames.
+    pub rx_frames: u64,
+    /// RX bytes (L2).
+    pub rx_bytes: u64,
+    /// RX lost so far.
+    pub rx_lost: u64,
+}
+
+impl Snapshot {
+    fn interval_since(&self, prev: &Snapshot, start_s: f64, end_s: f64) -> Interval {
+        Interval {
+            tx: Span {
+                start_s,
+                end_s,
+                frames: self.tx_frames - prev.tx_frames,
+                bytes: self.tx_bytes - prev.tx_bytes,
+            },
+            rx: Span {
+                start_s,
+                end_s,
+                frames: self.rx_frames - prev.rx_frames,
+                bytes: self.rx_bytes - prev.rx_bytes,
+            },
+            rx_lost: self.rx_lost,
+        }
+    }
+}
+
+/// The live counters summed over every worker.
+fn snapshot(live: &Live) -> Snapshot {
+    let mut s = Snapshot::default();
+    for t in &live.tx {
+        s.tx_frames += t.frames.get();
+        s.tx_bytes += t.bytes.get();
+    }
+    for r in &live.rx {
+        s.rx_frames += r.frames.get();
+        s.rx_bytes += r.bytes.get();
+        s.rx_lost += r.lost.get();
+    }
+    s
+}

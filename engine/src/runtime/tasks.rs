@@ -1,0 +1,312 @@
+//! Planning the tasks of a run: one TX or RX task per worker lcore, each
+//! built around the queue handles it alone may use, with its rate resolved
+//! against the link and its frame builders ready.
+
+use std::sync::Arc;
+
+use crate::config::{Clock, Plan, RxStreams};
+use crate::counter::{Padded, RxLive, StopFlag, TxLive};
+use crate::dpdk::{Queues, RxQueue, TxQueue};
+use crate::pace::mode::{GapKind, GapPlanner, TxMode};
+use crate::pace::rate::{check_against_line, Layer, Rate};
+use crate::rx::RxTask;
+use crate::tx::TxTask;
+use crate::wire::spec::{SizeSpec, FCS_LEN};
+use crate::wire::{builder::FrameBuilder, CsumMode};
+use crate::Result;
+
+use super::{perr, PortRt, Up};
+
+/// Rate assumed for a link whose speed the driver does not report
+/// (virtual devices report 0): 10 Gbit/s, the class of link the engine is
+/// built for, so `line` and percentages still mean something.
+const LINK_FALLBACK_BPS: u64 = 10_000_000_000;
+/// Smallest gap frame: the minimum Ethernet frame, FCS included.
+const MIN_GAP_FRAME: usize = 64;
+/// Largest gap frame: the largest untagged standard frame, which every
+/// port and switch accepts (a port taking less caps it lower).
+const MAX_GAP_FRAME: usize = 1518;
+
+/// The queue handles of every started port, by port index and queue id,
+/// each taken by at most one task.
+pub(super) struct Handles<'q> {
+    tx: Vec<Vec<Option<TxQueue<'q>>>>,
+    rx: Vec<Vec<Option<RxQueue<'q>>>>,
+}
+
+impl<'q> Handles<'q> {
+    /// The handles of each port's start, in port order.
+    pub(super) fn new(queues: Vec<Queues<'q>>) -> Self {
+        let (mut tx, mut rx) = (Vec::new(), Vec::new());
+        for q in queues {
+            tx.push(q.tx.into_iter().map(Some).collect());
+            rx.push(q.rx.into_iter().map(Some).collect());
+        }
+        Handles { tx, rx }
+    }
+
+    fn tx(&mut self, port: usize, queue: u16) -> Option<TxQueue<'q>> {
+        self.tx.get_mut(port)?.get_mut(usize::from(queue))?.take()
+    }
+
+    fn rx(&mut self, port: usize, queue: u16) -> Option<RxQueue<'q>> {
+        self.rx.get_mut(port)?.get_mut(usize::from(queue))?.take()
+    }
+}
+
+/// The tasks of a run and their stop signals: senders stop first,
+/// receivers once the frames in flight have arrived.
+pub(super) struct Tasks<'q> {
+    /// One per TX lcore, in the plan's order.
+    pub tx: Vec<TxTask<'q>>,
+    /// One per RX lcore, in the plan's order.
+    pub rx: Vec<RxTask<'q>>,
+    /// Stops the senders.
+    pub stop_tx: Arc<StopFlag>,
+    /// Stops the receivers.
+    pub stop_rx: Arc<StopFlag>,
+}
+
+/// Every task of `plan`, on the ports opened for it.
+pub(super) fn plan_tasks<'q>(
+    plan: &Plan,
+    tsc_hz: u64,
+    ports: &[PortRt],
+    ups: &[Up],
+    mut handles: Handles<'q>,
+) -> Result<Tasks<'q>> {
+    let stop_tx = Arc::new(StopFlag::default());
+    let stop_rx = Arc::new(StopFlag::default());
+    let mut tx = Vec::new();
+    for (ti, t) in plan.tx.iter().enumerate() {
+        let queue = handles.tx(t.port, t.queue).ok_or_else(|| {
+            perr(
+                plan,
+                &format!("tx[{ti}].queue"),
+                format!(
+                    "TX queue {} is not configured or another task uses it",
+                    t.queue
+                ),
+            )
+        })?;
+        let up = &ups[t.port];
+        tx.push(tx_task(
+            plan,
+            ti,
+            tsc_hz,
+            &ports[t.port],
+            up,
+            queue,
+            &stop_tx,
+        )?);
+    }
+    let mut rx = Vec::new();
+    for (ri, r) in plan.rx.iter().enumerate() {
+        let mut queues = Vec::new();
+        for &q in &r.queues {
+            queues.push(handles.rx(r.port, q).ok_or_else(|| {
+                perr(
+                    plan,
+                    &format!("rx[{ri}].queues"),
+                    format!("RX queue {q} is not configured or another task uses it"),
+                )
+            })?);
+        }
+        rx.push(rx_task(plan, ri, tsc_hz, &ports[r.port], queues, &stop_rx));
+    }
+    Ok(Tasks {
+        tx,
+        rx,
+        stop_tx,
+        stop_rx,
+    })
+}
+
+/// The rate the port's link is taken to have.
+fn line_bps(up: &Up) -> u64 {
+    if up.link_bps == 0 {
+        LINK_FALLBACK_BPS
+    } else {
+        up.link_bps
+    }
+}
+
+/// TX task `ti`: its rate, builders and gap planners, on `queue`.
+fn tx_task<'q>(
+    plan: &Plan,
+    ti: usize,
+    tsc_hz: u64,
+    pr: &PortRt,
+    up: &Up,
+    queue: TxQueue<'q>,
+    stop: &Arc<StopFlag>,
+) -> Result<TxTask<'q>> {
+    let t = &plan.tx[ti];
+    let link_bps = line_bps(up);
+    let rate = tx_rate(plan, ti, link_bps)?;
+    check_payload_layer(plan, ti)?;
+    let csum = if pr.tx_offload {
+        CsumMode::Offload
+    } else {
+        CsumMode::Software
+    };
+    let mut builders = Vec::new();
+    for &s in &t.streams {
+        builders.push(
+            FrameBuilder::new(&plan.streams[s], csum)
+                .map_err(|e| perr(plan, &format!("streams[{s}].{}", e.field), e.message))?,
+        );
+    }
+    Ok(TxTask {
+        lcore: t.lcore,
+        queue,
+        builders,
+        weights: t.weights.clone(),
+        stream_ids: t.streams.iter().map(|&s| plan.streams[s].id).collect(),
+        rate,
+        mode: t.mode,
+        pattern: t.pattern,
+        tsc_hz,
+        line_bps: link_bps,
+        gap: gap_planners(plan, ti, rate, link_bps, pr)?,
+        offload: pr.tx_offload,
+        trace_frames: if t.trace.is_some() { t.trace_frames } else { 0 },
+        live: Arc::new(Padded::new(TxLive::default())),
+        stop: Arc::clone(stop),
+    })
+}
+
+/// Task `ti`'s rate resolved against the link, checked for every frame
+/// size of its streams.
+fn tx_rate(plan: &Plan, ti: usize, link_bps: u64) -> Result<Rate> {
+    let t = &plan.tx[ti];
+    let field = format!("tx[{ti}].rate");
+    let rate = t
+        .rate
+        .resolve(link_bps, t.layer)
+        .map_err(|e| perr(plan, &field, e))?;
+    for &s in &t.streams {
+        let spec = &plan.streams[s];
+        for size in spec.frame_sizes() {
+            let payload = size - FCS_LEN - spec.header_len();
+            check_against_line(&rate, link_bps, size, payload).map_err(|e| {
+                perr(
+                    plan,
+                    &field,
+                    format!("{e} (stream {}, {size}-byte frames)", spec.name),
+                )
+            })?;
+        }
+    }
+    Ok(rate)
+}
+
+/// A payload-layer rate counts payload bytes: every stream of the task
+/// must have the same header length.
+fn check_payload_layer(plan: &Plan, ti: usize) -> Result<()> {
+    let t = &plan.tx[ti];
+    if t.layer != Layer::Payload {
+        return Ok(());
+    }
+    let hdr = |s: usize| plan.streams[s].header_len();
+    let first = t.streams[0];
+    match t.streams.iter().find(|&&s| hdr(s) != hdr(first)) {
+        Some(&other) => Err(perr(
+            plan,
+            &format!("tx[{ti}].layer"),
+            format!(
+                "a payload-layer rate needs streams with the same headers in one task: {} has {} header bytes, {} has {}",
+                plan.streams[first].name,
+                hdr(first),
+                plan.streams[other].name,
+                hdr(other)
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Gap mode's planners, one per stream, and the PAUSE frames' source MAC;
+/// `None` in the other modes.
+fn gap_planners(
+    plan: &Plan,
+    ti: usize,
+    rate: Rate,
+    link_bps: u64,
+    pr: &PortRt,
+) -> Result<Option<(Vec<GapPlanner>, [u8; 6])>> {
+    let t = &plan.tx[ti];
+    let info = pr.port.info();
+    match t.mode {
+        TxMode::Gap {
+            kind: GapKind::BadFcs,
+        } => Err(perr(
+            plan,
+            &format!("tx[{ti}].mode"),
+            format!(
+                "gap frames with a bad FCS need a port that lets software supply the FCS, \
+                 and DPDK's ethdev API offers no such control on {} ({}): use `gap` (PAUSE frames)",
+                info.name, info.driver
+            ),
+        )),
+        TxMode::Gap {
+            kind: GapKind::Pause,
+        } => {
+            let mut planners = Vec::new();
+            for &s in &t.streams {
+                let spec = &plan.streams[s];
+                let SizeSpec::Fixed(size) = spec.size else {
+                    return Err(perr(
+                        plan,
+                        &format!("streams[{s}].frame_size"),
+                        format!(
+                            "gap mode needs one fixed frame size per stream ({} cycles sizes)",
+                            spec.name
+                        ),
+                    ));
+                };
+                let payload = size - FCS_LEN - spec.header_len();
+                let max_gap = (info.max_rx_pktlen as usize).clamp(MIN_GAP_FRAME, MAX_GAP_FRAME);
+                planners.push(
+                    GapPlanner::new(rate, link_bps, size, payload, MIN_GAP_FRAME, max_gap)
+                        .map_err(|e| perr(plan, &format!("tx[{ti}].mode"), e))?,
+                );
+            }
+            Ok(Some((planners, info.mac)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// RX task `ri`, polling `queues`.
+fn rx_task<'q>(
+    plan: &Plan,
+    ri: usize,
+    tsc_hz: u64,
+    pr: &PortRt,
+    queues: Vec<RxQueue<'q>>,
+    stop: &Arc<StopFlag>,
+) -> RxTask<'q> {
+    let r = &plan.rx[ri];
+    let shared_tsc = match r.clock {
+        Clock::Auto => !plan.tx.is_empty(),
+        Clock::Shared => true,
+        Clock::Separate => false,
+    };
+    let expected: Vec<u32> = match &r.streams {
+        RxStreams::Auto => Vec::new(),
+        RxStreams::Listed(v) => v.iter().map(|&s| plan.streams[s].id).collect(),
+    };
+    RxTask {
+        lcore: r.lcore,
+        queues,
+        verify: r.verify,
+        hw_csum: pr.port.info().rx_checksum_offload(),
+        slowdown_cycles: r.slowdown_cycles,
+        expected,
+        shared_tsc,
+        tsc_hz,
+        live: Arc::new(Padded::new(RxLive::default())),
+        stop: Arc::clone(stop),
+    }
+}

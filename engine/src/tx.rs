@@ -11,11 +11,13 @@ use std::sync::Arc;
 use crate::counter::{Padded, StopFlag, TxLive};
 use crate::dpdk::{tsc, Mempool, TxBatch, TxOffload, BATCH_MAX};
 use crate::pace::measure::{DepartureRecorder, PaceSummary};
-use crate::pace::mode::{write_pause_frame, GapFrames, GapPlanner, TxMode};
+use crate::pace::mode::{GapFrames, GapPlanner, TxMode};
 use crate::pace::pattern::{Pacer, Pattern};
 use crate::pace::rate::Rate;
 use crate::pace::schedule::{Schedule, WeightedRoundRobin};
 use crate::wire::builder::FrameBuilder;
+use crate::wire::pause::{PauseFrame, PauseRepr};
+use crate::wire::MacAddr;
 
 /// Frames prepared ahead in spin mode (each still leaves at its own time).
 const SPIN_AHEAD: usize = 32;
@@ -173,7 +175,11 @@ pub fn run(mut t: TxTask) -> TxOutcome {
                     let len = g.owed.len_of(g.next) as usize;
                     g.next += 1;
                     let buf = batch.frame_mut(i, len - 4);
-                    let _ = write_pause_frame(buf, g.src, len);
+                    let pause = PauseRepr {
+                        src: MacAddr(g.src),
+                        quanta: 0,
+                    };
+                    pause.emit(&mut PauseFrame::new_unchecked(buf));
                     batch.set_offload(i, TxOffload::default());
                     stream[i] = GAP_SLOT;
                     size[i] = len as u32;

@@ -321,7 +321,11 @@ pub fn execute(
             lcore: r.lcore,
             port: pr.port.id(),
             queues: r.queues.clone(),
-            verify: r.verify,
+            verify: match r.verify {
+                crate::config::Verify::Full => rx::Verify::Full,
+                crate::config::Verify::Stamp => rx::Verify::Stamp,
+                crate::config::Verify::None => rx::Verify::CountOnly,
+            },
             hw_csum: pr.port.info().rx_checksum_offload(),
             slowdown_cycles: r.slowdown_cycles,
             expected,

@@ -108,7 +108,7 @@ enum Slot {
 
 impl Slot {
     /// The departure time (gap frames are due at once).
-    #[inline]
+    #[inline(always)]
     fn due(&self) -> u64 {
         match *self {
             Slot::Data { due, .. } => due,
@@ -169,7 +169,7 @@ impl Source {
     /// Writes the next frame, by the streams' weights, into slot `i` of
     /// `batch`, due at the pacer's next departure when `PACED`. Returns the
     /// stream's index and the slot.
-    #[inline]
+    #[inline(always)]
     fn frame<const PACED: bool>(&mut self, batch: &mut TxBatch, i: usize) -> (usize, Slot) {
         let s = self.wrr.next();
         let st = &mut self.streams[s];
@@ -202,7 +202,7 @@ struct Gaps {
 
 impl Gaps {
     /// The size (FCS included) of the next gap frame still owed, if any.
-    #[inline]
+    #[inline(always)]
     fn take(&mut self) -> Option<u32> {
         if self.next == self.owed.count {
             return None;
@@ -213,7 +213,7 @@ impl Gaps {
     }
 
     /// Plans the gap that follows a data frame of stream `s`.
-    #[inline]
+    #[inline(always)]
     fn after(&mut self, s: usize) {
         self.owed = self.planners[s].next_gap();
         self.next = 0;
@@ -268,14 +268,14 @@ pub fn run(t: TxTask) -> TxOutcome {
 }
 
 /// Allocate `n` mbufs into the empty `batch`, all or none.
-#[inline]
+#[inline(always)]
 fn alloc(batch: &mut TxBatch, pool: &Mempool, n: usize) -> bool {
     batch.fill(pool, n)
 }
 
 /// Hand up to `n` frames from the head of `batch` to the PMD; returns how
 /// many it took.
-#[inline]
+#[inline(always)]
 fn transmit(batch: &mut TxBatch, port: u16, queue: u16, n: usize) -> usize {
     batch.transmit(port, queue, n)
 }
@@ -372,7 +372,7 @@ impl Tx {
 
     /// Allocate a batch and prepare every slot: in gap mode the gap frames
     /// still owed come first, each data frame's gap after it.
-    #[inline]
+    #[inline(always)]
     fn fill<const PACED: bool>(&mut self) -> bool {
         if !alloc(&mut self.batch, &self.pool, self.ahead) {
             return false;
@@ -402,7 +402,7 @@ impl Tx {
 
     /// Spins until the head frame's departure time; returns the TSC then,
     /// or `None` when the stop comes first.
-    #[inline]
+    #[inline(always)]
     fn wait(&mut self) -> Option<u64> {
         let due = self.slots[self.batch.head()].due();
         let mut now = tsc::now();
@@ -422,7 +422,7 @@ impl Tx {
 
     /// Frames to hand over at `now`: the mode's group, and in spin mode
     /// every further prepared frame already due.
-    #[inline]
+    #[inline(always)]
     fn due_count(&self, now: u64) -> usize {
         let (h, len) = (self.batch.head(), self.batch.len());
         let mut n = self.group.min(len - h);
@@ -436,7 +436,7 @@ impl Tx {
 
     /// Stamps `now` into the next `n` data frames and hands them to the
     /// PMD; returns how many it took (the rest count as refused).
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, n: usize, now: u64) -> usize {
         let h = self.batch.head();
         for (i, slot) in self.slots.iter().enumerate().skip(h).take(n) {
@@ -455,7 +455,7 @@ impl Tx {
 
     /// Counts the `sent` frames from slot `from`, which the PMD took at
     /// TSC `after`, and publishes the totals.
-    #[inline]
+    #[inline(always)]
     fn account<const PACED: bool>(&mut self, from: usize, sent: usize, after: u64) {
         let (mut frames, mut bytes) = (0u64, 0u64);
         for slot in &self.slots[from..from + sent] {
@@ -514,7 +514,7 @@ impl Tx {
 
 /// Writes a PAUSE frame of `size` bytes (FCS included) into slot `i` of
 /// `batch`.
-#[inline]
+#[inline(always)]
 fn gap_frame(batch: &mut TxBatch, i: usize, size: u32, pause: &PauseRepr) -> Slot {
     let buf = batch.frame_mut(i, size as usize - FCS_LEN);
     pause.emit(&mut PauseFrame::new_unchecked(buf));

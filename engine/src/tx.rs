@@ -120,9 +120,9 @@ impl Slot {
 /// One stream of the task: its builder and what the loop keeps for it.
 struct Stream {
     builder: FrameBuilder,
-    /// Checksum offload request for its frames (the empty request when the
-    /// port computes none): decided once, set on every frame.
-    offload: TxOffload,
+    /// Checksum offload request for its frames; `None` when the port
+    /// computes no checksums (a freshly allocated mbuf requests none).
+    offload: Option<TxOffload>,
     /// Bytes of each frame that are not payload: headers and FCS.
     overhead: u32,
     /// Sequence number of its next frame.
@@ -137,16 +137,14 @@ impl Stream {
     /// when `offload`.
     fn new(builder: FrameBuilder, offload: bool) -> Self {
         Stream {
-            offload: if offload {
+            offload: offload.then(|| {
                 TxOffload::checksums(
                     builder.is_ipv6(),
                     builder.is_tcp(),
                     builder.l2_len() as u8,
                     builder.l3_len() as u16,
                 )
-            } else {
-                TxOffload::default()
-            },
+            }),
             overhead: (builder.stamp_offset() + FCS_LEN) as u32,
             builder,
             seq: 0,
@@ -176,7 +174,9 @@ impl Source {
         let len = st.builder.next_len();
         st.builder.write(batch.frame_mut(i, len), st.seq, 0);
         st.seq += 1;
-        batch.set_offload(i, st.offload);
+        if let Some(ol) = st.offload {
+            batch.set_offload(i, ol);
+        }
         let size = len + FCS_LEN;
         let due = if PACED { self.pacer.next(size) } else { 0 };
         (

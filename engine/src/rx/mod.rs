@@ -9,7 +9,7 @@
 //! The loop has DPDK's l2fwd shape: poll one queue, account what came,
 //! move to the next queue. After the stop it goes on polling, for a
 //! bounded time, until every queue is drained. What each frame is checked
-//! for is decided once per task ([`Check`]), not per frame.
+//! for is decided once per task, not per frame.
 
 pub mod seq;
 

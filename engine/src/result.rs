@@ -12,8 +12,9 @@ use crate::limits::verdict::{Observation, Verdict};
 use crate::pace::measure::{LayerRates, PaceSummary};
 use crate::pace::mode::TxMode;
 use crate::pace::rate::Rate;
-use crate::report::{bytes_str, Interval, L1_OVERHEAD};
-use crate::rx::{CorruptCounts, RxOutcome, StreamResult};
+use crate::report::{bytes_str, Interval, Percentiles, L1_OVERHEAD};
+use crate::rx::seq::SeqCounts;
+use crate::rx::{CorruptCounts, RxOutcome, StreamAcc};
 use crate::tx::TxOutcome;
 
 /// A port's view of the run.
@@ -31,6 +32,44 @@ pub struct PortResult {
     pub stats: PortStats,
     /// Extended counters that are not zero, in the driver's order.
     pub xstats: Vec<(String, u64)>,
+}
+
+/// An RX stream's result, for the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct StreamResult {
+    /// Stream id.
+    pub id: u32,
+    /// Frames received (good or corrupt).
+    pub frames: u64,
+    /// Bytes received, FCS included.
+    pub bytes: u64,
+    /// Sequence accounting: unique, lost, reordered, duplicated, stale.
+    #[serde(flatten)]
+    pub seq: SeqCounts,
+    /// Corrupt frames by reason.
+    pub corrupt: CorruptCounts,
+    /// Corrupt frames in all.
+    pub corrupt_total: u64,
+    /// One-way latency (when sender and receiver share a TSC).
+    pub latency: Option<Percentiles>,
+    /// Inter-arrival spacing.
+    pub interarrival: Percentiles,
+}
+
+impl StreamResult {
+    /// The result of the stream `acc` accounted, at `tsc_hz`.
+    pub fn of(acc: &StreamAcc, tsc_hz: u64, shared_tsc: bool) -> Self {
+        StreamResult {
+            id: acc.id,
+            frames: acc.frames,
+            bytes: acc.bytes,
+            seq: acc.seq.counts(),
+            corrupt: acc.corrupt,
+            corrupt_total: acc.corrupt.total(),
+            latency: shared_tsc.then(|| Percentiles::from_ticks(&acc.latency, tsc_hz)),
+            interarrival: Percentiles::from_ticks(&acc.interarrival_all(), tsc_hz),
+        }
+    }
 }
 
 /// One TX stream's totals.
@@ -634,7 +673,7 @@ pub(crate) fn rx_result(
         r.corrupt_unattributed.payload += u.payload;
         r.corrupt_unattributed.length += u.length;
         for acc in &o.streams {
-            streams.push(acc.result(tsc_hz, shared_tsc));
+            streams.push(StreamResult::of(acc, tsc_hz, shared_tsc));
         }
         // Cost per frame over the span the delivered rate is measured on,
         // so that a saturated lcore's ceiling equals what it delivered.

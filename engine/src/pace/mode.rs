@@ -1,13 +1,12 @@
 //! TX modes, and the pure parts of gap mode: how many bytes of gap follow
-//! each data frame, how they split into gap frames, and the gap frames'
-//! bytes.
+//! each data frame and how they split into gap frames (whose bytes
+//! `wire::pause` writes).
 //!
 //! In gap mode the link itself does the pacing, PSPacer-style: the TX loop
 //! sends as fast as the port takes frames, but after each data frame it
 //! sends gap frames that fill exactly the wire time the target rate leaves
-//! idle. The next hop's MAC discards the gap frames (PAUSE frames with zero
-//! quanta are consumed by the MAC; frames with a bad FCS are dropped on
-//! receipt), so downstream sees data frames spaced to the byte.
+//! idle. The next hop's MAC consumes the gap frames (PAUSE frames with zero
+//! quanta), so downstream sees data frames spaced to the byte.
 
 use std::fmt;
 use std::str::FromStr;
@@ -60,14 +59,6 @@ pub enum ModeError {
         /// Largest gap frame.
         max: usize,
     },
-    /// A frame size or buffer that cannot hold the frame.
-    #[error("frame of {len} bytes: {reason}")]
-    FrameLen {
-        /// Requested frame length.
-        len: usize,
-        /// What is wrong.
-        reason: String,
-    },
 }
 
 /// What fills the gaps in gap mode.
@@ -77,8 +68,10 @@ pub enum GapKind {
     /// consumes them and pauses for zero time. Works on any full-duplex
     /// link whose transmit path lets software send ethertype 0x8808.
     Pause,
-    /// Frames with a deliberately wrong FCS, dropped by the next hop's MAC
-    /// on receipt. Needs a port that lets software supply the FCS.
+    /// Frames with a deliberately wrong FCS, which the next hop's MAC
+    /// would drop. Parsed so that a run can refuse it with a clear message:
+    /// it needs a port that lets software supply the FCS, which DPDK's
+    /// ethdev API does not offer.
     BadFcs,
 }
 
@@ -349,96 +342,6 @@ pub fn split_gap(wire_bytes: u64, min_wire: u64, max_wire: u64) -> GapFrames {
     }
 }
 
-/// Destination of IEEE 802.3x PAUSE frames: the MAC Control multicast
-/// address 01-80-C2-00-00-01, which bridges never forward.
-pub const PAUSE_DST: [u8; 6] = [0x01, 0x80, 0xC2, 0x00, 0x00, 0x01];
-
-/// Ethertype of MAC Control frames.
-pub const MAC_CONTROL_ETHERTYPE: u16 = 0x8808;
-
-/// Ethertype used in bad-FCS gap frames: IEEE 802 local experimental 1.
-pub const GAP_ETHERTYPE: u16 = 0x88B5;
-
-/// Writes a PAUSE frame with zero quanta of `frame_len` bytes (FCS
-/// included, at least 64) into `buf`, without the FCS, which the NIC
-/// appends: destination 01-80-C2-00-00-01, source `src`, ethertype 0x8808,
-/// opcode 0x0001 (PAUSE), pause time 0, zero padding. Returns the bytes
-/// written (`frame_len − 4`). Build gap frames once, outside the TX loop.
-pub fn write_pause_frame(
-    buf: &mut [u8],
-    src: [u8; 6],
-    frame_len: usize,
-) -> Result<usize, ModeError> {
-    if frame_len < MIN_FRAME_SIZE {
-        return Err(ModeError::FrameLen {
-            len: frame_len,
-            reason: format!("a PAUSE frame is at least {MIN_FRAME_SIZE} bytes with FCS"),
-        });
-    }
-    let n = frame_len - 4;
-    if buf.len() < n {
-        return Err(ModeError::FrameLen {
-            len: frame_len,
-            reason: format!("buffer of {} bytes is too small", buf.len()),
-        });
-    }
-    let out = &mut buf[..n];
-    out.fill(0);
-    out[0..6].copy_from_slice(&PAUSE_DST);
-    out[6..12].copy_from_slice(&src);
-    out[12..14].copy_from_slice(&MAC_CONTROL_ETHERTYPE.to_be_bytes());
-    out[14..16].copy_from_slice(&0x0001u16.to_be_bytes());
-    // Bytes 16..18: pause time 0 quanta (already zero), then padding.
-    Ok(n)
-}
-
-/// Writes a gap frame of `frame_len` bytes whose last four bytes are a
-/// deliberately wrong FCS (the correct CRC-32 with every bit inverted), for
-/// ports that transmit a software-supplied FCS. Ethertype 0x88B5, zero
-/// payload. Returns `frame_len`.
-pub fn write_bad_fcs_frame(
-    buf: &mut [u8],
-    dst: [u8; 6],
-    src: [u8; 6],
-    frame_len: usize,
-) -> Result<usize, ModeError> {
-    if frame_len < MIN_FRAME_SIZE {
-        return Err(ModeError::FrameLen {
-            len: frame_len,
-            reason: format!("a frame is at least {MIN_FRAME_SIZE} bytes with FCS"),
-        });
-    }
-    if buf.len() < frame_len {
-        return Err(ModeError::FrameLen {
-            len: frame_len,
-            reason: format!("buffer of {} bytes is too small", buf.len()),
-        });
-    }
-    let out = &mut buf[..frame_len];
-    out.fill(0);
-    out[0..6].copy_from_slice(&dst);
-    out[6..12].copy_from_slice(&src);
-    out[12..14].copy_from_slice(&GAP_ETHERTYPE.to_be_bytes());
-    let body = frame_len - 4;
-    let good = crc32_ethernet(&out[..body]);
-    // Ethernet sends the FCS least significant byte first.
-    out[body..].copy_from_slice(&(!good).to_le_bytes());
-    Ok(frame_len)
-}
-
-/// The Ethernet FCS (CRC-32, reflected polynomial 0xEDB88320) of `data`.
-pub fn crc32_ethernet(data: &[u8]) -> u32 {
-    let mut crc = 0xFFFF_FFFFu32;
-    for &b in data {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            let mask = (crc & 1).wrapping_neg();
-            crc = (crc >> 1) ^ (0xEDB8_8320 & mask);
-        }
-    }
-    !crc
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -573,40 +476,5 @@ mod tests {
         // Fixed 64-byte frames only: 200 bytes → two frames, 32 left.
         let f = split_gap(200, 84, 84);
         assert_eq!((f.count, f.len, f.wire_bytes()), (2, 64, 168));
-    }
-
-    #[test]
-    fn pause_frame_bytes() {
-        let mut buf = [0xAAu8; 128];
-        let src = [0x02, 0, 0, 0, 0, 0x01];
-        let n = write_pause_frame(&mut buf, src, 64).unwrap();
-        assert_eq!(n, 60);
-        assert_eq!(&buf[0..6], &PAUSE_DST);
-        assert_eq!(&buf[6..12], &src);
-        assert_eq!(&buf[12..14], &[0x88, 0x08]);
-        assert_eq!(&buf[14..16], &[0x00, 0x01]);
-        assert_eq!(&buf[16..18], &[0x00, 0x00]);
-        assert!(buf[18..60].iter().all(|&b| b == 0));
-        assert_eq!(buf[60], 0xAA);
-        assert_eq!(write_pause_frame(&mut buf, src, 100).unwrap(), 96);
-        assert!(write_pause_frame(&mut buf, src, 63).is_err());
-        assert!(write_pause_frame(&mut buf, src, 200).is_err());
-    }
-
-    #[test]
-    fn bad_fcs_frame_fails_the_check() {
-        assert_eq!(crc32_ethernet(b"123456789"), 0xCBF4_3926);
-        let mut buf = [0u8; 64];
-        let n = write_bad_fcs_frame(&mut buf, [0xff; 6], [2, 0, 0, 0, 0, 1], 64).unwrap();
-        assert_eq!(n, 64);
-        // A good frame's CRC over data + FCS gives the residue 0x2144DF1C
-        // (after the final inversion); this one must not.
-        let good_fcs = crc32_ethernet(&buf[..60]);
-        let fcs = u32::from_le_bytes(buf[60..64].try_into().unwrap());
-        assert_eq!(fcs, !good_fcs);
-        assert_ne!(crc32_ethernet(&buf), 0x2144_DF1C);
-        let mut ok = buf;
-        ok[60..].copy_from_slice(&good_fcs.to_le_bytes());
-        assert_eq!(crc32_ethernet(&ok), 0x2144_DF1C);
     }
 }

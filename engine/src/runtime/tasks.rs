@@ -300,7 +300,11 @@ fn rx_task<'q>(
     RxTask {
         lcore: r.lcore,
         queues,
-        verify: r.verify,
+        verify: match r.verify {
+            crate::config::Verify::Full => crate::rx::Verify::Full,
+            crate::config::Verify::Stamp => crate::rx::Verify::Stamp,
+            crate::config::Verify::None => crate::rx::Verify::CountOnly,
+        },
         hw_csum: pr.port.info().rx_checksum_offload(),
         slowdown_cycles: r.slowdown_cycles,
         expected,

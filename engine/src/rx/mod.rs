@@ -5,6 +5,11 @@
 //! checksum), and accounts per stream: frames, bytes, lost, reordered,
 //! duplicated, corrupt, latency or inter-arrival. It also measures its own
 //! cost: cycles spent on polls that returned frames, and idle polls.
+//!
+//! The loop has DPDK's l2fwd shape: poll one queue, account what came,
+//! move to the next queue. After the stop it goes on polling, for a
+//! bounded time, until every queue is drained. What each frame is checked
+//! for is decided once per task, not per frame.
 
 pub mod seq;
 
@@ -13,21 +18,45 @@ use std::sync::Arc;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use crate::config::Verify;
 use crate::counter::{Padded, RxLive, StopFlag};
-use crate::dpdk::{tsc, RxBatch, RxQueue, BATCH_MAX};
-use crate::report::Percentiles;
-use crate::wire::dissect::{dissect_with, CorruptReason, DissectOptions, Dissected};
-use crate::wire::stamp::extend;
+use crate::dpdk::{
+    tsc, RxBatch, RxQueue, BATCH_MAX, RX_IP_CKSUM_BAD, RX_IP_CKSUM_GOOD, RX_L4_CKSUM_BAD,
+    RX_L4_CKSUM_GOOD,
+};
+use crate::pace::tsc::ns_to_ticks;
+use crate::wire::dissect::{dissect_with, CorruptReason, DissectOptions, Dissected, Ours};
+use crate::wire::spec::FCS_LEN;
+use crate::wire::stamp::{extend, COMPACT_SEQ_BITS};
 
-use seq::{SeqCounts, SeqTracker};
+use seq::SeqTracker;
 
-/// Longest time an RX lcore keeps draining its queues after the stop.
-const DRAIN_MS: u64 = 100;
+/// Longest time an RX lcore keeps draining its queues after the stop (ns).
+const DRAIN_NS: u64 = 100_000_000;
+/// The drain ends early once every queue came back empty this many times
+/// in a row.
+const DRAIN_QUIET_ROUNDS: usize = 2;
+/// Busy polls between two publications of the lost count (each a pass
+/// over the streams).
+const LOST_PUBLISH_POLLS: u64 = 64;
 /// Streams one RX lcore can tell apart; more are counted as foreign.
 pub const MAX_STREAMS: usize = 4096;
 /// Stream ids below this are looked up directly; larger ones by search.
 const DIRECT_IDS: usize = 1 << 16;
+/// Latency and inter-arrival histograms reach this many seconds.
+const HIST_MAX_SECS: u64 = 60;
+/// Significant digits the histograms keep.
+const HIST_SIGFIG: u8 = 3;
+
+/// What an RX task checks on every frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verify {
+    /// Stamp, payload fill checksum, L3 and L4 checksums.
+    Full,
+    /// The stamp only (stream, sequence, timestamp).
+    Stamp,
+    /// Count frames and bytes only.
+    CountOnly,
+}
 
 /// Everything an RX lcore needs, prepared on the main lcore.
 pub struct RxTask<'q> {
@@ -111,7 +140,8 @@ pub struct StreamAcc {
 impl StreamAcc {
     fn new(id: u32, tsc_hz: u64) -> Self {
         let hist = || {
-            Histogram::new_with_bounds(1, (tsc_hz * 60).max(2), 3).expect("valid histogram bounds")
+            Histogram::new_with_bounds(1, (tsc_hz * HIST_MAX_SECS).max(2), HIST_SIGFIG)
+                .expect("valid histogram bounds")
         };
         Self {
             id,
@@ -125,31 +155,53 @@ impl StreamAcc {
             same_poll: 0,
         }
     }
-}
 
-/// A stream's result, for the report.
-#[derive(Clone, Debug, Serialize)]
-pub struct StreamResult {
-    /// Stream id.
-    pub id: u32,
-    /// Frames received (good or corrupt).
-    pub frames: u64,
-    /// Bytes received, FCS included.
-    pub bytes: u64,
-    /// Sequence accounting: unique, lost, reordered, duplicated, stale.
-    #[serde(flatten)]
-    pub seq: SeqCounts,
-    /// Corrupt frames by reason.
-    pub corrupt: CorruptCounts,
-    /// Corrupt frames in all.
-    pub corrupt_total: u64,
-    /// One-way latency (when sender and receiver share a TSC).
-    pub latency: Option<Percentiles>,
-    /// Inter-arrival spacing.
-    pub interarrival: Percentiles,
+    /// Accounts an intact frame of `wire` bytes that arrived at `now`.
+    #[inline]
+    fn ours(&mut self, f: &Ours, wire: u64, now: u64, shared_tsc: bool) {
+        let seq = extend(f.seq, f.seq_bits, self.seq.counts().max_seq + 1);
+        self.seq.record(seq);
+        self.frames += 1;
+        self.bytes += wire;
+        if shared_tsc {
+            let lat = now.wrapping_sub(f.tx_tsc) & mask(f.tsc_bits);
+            self.latency.saturating_record(lat.max(1));
+        }
+        if self.last_arrival == now {
+            self.same_poll += 1;
+        } else if self.last_arrival != 0 {
+            self.interarrival.saturating_record(now - self.last_arrival);
+        }
+        self.last_arrival = now;
+    }
+
+    /// Accounts a corrupt frame of `wire` bytes whose stamp gave its
+    /// stream (and perhaps its sequence number).
+    #[inline]
+    fn corrupt(&mut self, seq: Option<u64>, reason: CorruptReason, wire: u64) {
+        self.frames += 1;
+        self.bytes += wire;
+        self.corrupt.add(reason);
+        if let Some(s) = seq {
+            // As carried: 48 bits in the compact stamp, 64 in the full one
+            // (whose values stay below 2^48 in any real run, so widening
+            // from 48 bits is exact).
+            let s = extend(s, COMPACT_SEQ_BITS, self.seq.counts().max_seq + 1);
+            self.seq.record(s);
+        }
+    }
+
+    /// Inter-arrival gaps in TSC ticks, the arrivals in the same poll as
+    /// their stream's previous frame (gap 0) included.
+    pub fn interarrival_all(&self) -> Histogram<u64> {
+        let mut h = self.interarrival.clone();
+        h.saturating_record_n(0, self.same_poll);
+        h
+    }
 }
 
 /// What one RX lcore did.
+#[derive(Default)]
 pub struct RxOutcome {
     /// Every frame received.
     pub frames: u64,
@@ -239,201 +291,243 @@ impl Table {
         };
         Some(&mut self.accs[i])
     }
+
+    /// Frames lost so far, summed over the streams.
+    fn lost(&self) -> u64 {
+        self.accs.iter().map(|a| a.seq.counts().lost).sum()
+    }
 }
 
-/// Run the task until the stop flag is set.
+/// How each frame is checked: decided once per task from its verify level
+/// and whether the NIC reports checksum status.
+#[derive(Clone, Copy, Debug)]
+enum Check {
+    /// Count frames and bytes only.
+    Count,
+    /// Dissect in software with these options.
+    Software(DissectOptions),
+    /// Full checks, taking the NIC's verdict on the IP and L4 checksums
+    /// where it gives one.
+    Nic,
+}
+
+impl Check {
+    fn new(verify: Verify, nic_csum: bool) -> Self {
+        match verify {
+            Verify::CountOnly => Check::Count,
+            Verify::Stamp => Check::Software(DissectOptions {
+                verify_ip: false,
+                verify_l4: false,
+                verify_fill: false,
+            }),
+            Verify::Full if nic_csum => Check::Nic,
+            Verify::Full => Check::Software(DissectOptions::default()),
+        }
+    }
+}
+
+/// The NIC's checksum verdict on a frame from its RX flags: a bad checksum
+/// it found, or what is left for software to verify.
+#[inline(always)]
+fn nic_checks(ol_flags: u64) -> Result<DissectOptions, CorruptReason> {
+    if ol_flags & RX_IP_CKSUM_BAD != 0 {
+        return Err(CorruptReason::IpChecksum);
+    }
+    if ol_flags & RX_L4_CKSUM_BAD != 0 {
+        return Err(CorruptReason::L4Checksum);
+    }
+    Ok(DissectOptions {
+        verify_ip: ol_flags & RX_IP_CKSUM_GOOD == 0,
+        verify_l4: ol_flags & RX_L4_CKSUM_GOOD == 0,
+        verify_fill: true,
+    })
+}
+
+/// The drain after the stop: frames in flight when the sender stopped are
+/// still taken, for at most [`DRAIN_NS`] (a source that never runs dry,
+/// like the null PMD, must not hold the run open), until every queue came
+/// back empty [`DRAIN_QUIET_ROUNDS`] times in a row.
+struct Drain {
+    deadline: u64,
+    quiet_polls: usize,
+    empty_polls: usize,
+}
+
+impl Drain {
+    fn new(now: u64, tsc_hz: u64, queues: usize) -> Self {
+        Drain {
+            deadline: now + ns_to_ticks(DRAIN_NS, tsc_hz),
+            quiet_polls: DRAIN_QUIET_ROUNDS * queues,
+            empty_polls: 0,
+        }
+    }
+
+    /// Whether the drain is over after a poll at `now` that returned `n`
+    /// frames.
+    #[inline(always)]
+    fn over(&mut self, n: usize, now: u64) -> bool {
+        self.empty_polls = if n == 0 { self.empty_polls + 1 } else { 0 };
+        self.empty_polls >= self.quiet_polls || now >= self.deadline
+    }
+}
+
+/// Poll `queue` for up to a batch of frames (freeing what the batch
+/// held); returns how many arrived.
+#[inline(always)]
+fn receive<'q>(batch: &mut RxBatch<'q>, queue: &mut RxQueue<'q>) -> usize {
+    batch.receive(queue, BATCH_MAX)
+}
+
+/// Run the task until the stop flag is set and the queues are drained.
 pub fn run(mut t: RxTask<'_>) -> RxOutcome {
-    let mut table = Table::new(&t.expected, t.tsc_hz);
-    let mut out = RxOutcome {
-        frames: 0,
-        bytes: 0,
-        streams: Vec::new(),
-        foreign: 0,
-        too_short: 0,
-        unknown_version: 0,
-        corrupt_unattributed: CorruptCounts::default(),
-        overflow: 0,
-        payload_bytes: 0,
-        busy_cycles: 0,
-        idle_cycles: 0,
-        span_busy_cycles: 0,
-        first_rx_tsc: 0,
-        last_rx_tsc: 0,
-        busy_polls: 0,
-        idle_polls: 0,
-        loop_cycles: 0,
-    };
-    let opts_sw = DissectOptions {
-        verify_ip: t.verify == Verify::Full,
-        verify_l4: t.verify == Verify::Full,
-        verify_fill: t.verify == Verify::Full,
-    };
+    let mut rx = Rx::new(&t);
     let mut batch = RxBatch::new();
-    let live = &t.live;
-    let loop_start = tsc::now();
+    let mut drain: Option<Drain> = None;
     let mut q = 0usize;
-    let mut lost_published = 0u64;
-    // Idle cycles after the first busy poll, and since the latest one.
-    let (mut idle_after_first, mut idle_since_last) = (0u64, 0u64);
+    let loop_start = tsc::now();
     loop {
-        if t.stop.stopped() {
-            // Drain what is already queued (frames in flight when the
-            // sender stopped), for at most DRAIN_TICKS: a source that never
-            // runs dry (the null PMD) must not hold the run open.
-            let deadline = tsc::now() + t.tsc_hz / 1000 * DRAIN_MS;
-            let mut quiet_rounds = 0;
-            while quiet_rounds < 2 && tsc::now() < deadline {
-                let mut got = 0;
-                for queue in 0..t.queues.len() {
-                    let n = batch.receive(&mut t.queues[queue], BATCH_MAX);
-                    if n > 0 {
-                        got += n;
-                        let now = tsc::now();
-                        // Drained frames belong to the arrival span too.
-                        if out.first_rx_tsc == 0 {
-                            out.first_rx_tsc = now;
-                        }
-                        out.last_rx_tsc = now;
-                        let bytes = account(&t, &batch, &mut table, &mut out, &opts_sw, now);
-                        live.frames.add(n as u64);
-                        live.bytes.add(bytes);
-                    }
-                }
-                quiet_rounds = if got == 0 { quiet_rounds + 1 } else { 0 };
-            }
-            break;
-        }
-        let queue = q;
-        q = if q + 1 == t.queues.len() { 0 } else { q + 1 };
         let before = tsc::now();
-        let n = batch.receive(&mut t.queues[queue], BATCH_MAX);
+        let n = receive(&mut batch, &mut t.queues[q]);
+        q = if q + 1 == t.queues.len() { 0 } else { q + 1 };
         if n == 0 {
-            out.idle_polls += 1;
-            let idle = tsc::now() - before;
-            out.idle_cycles += idle;
-            if out.first_rx_tsc != 0 {
-                idle_after_first += idle;
-                idle_since_last += idle;
-            }
-            continue;
+            rx.idle(tsc::now() - before);
+        } else {
+            // Arrival time: after the poll, so a frame that came in during
+            // it never gets a negative latency.
+            rx.busy(&batch, tsc::now());
+            batch.clear();
         }
-        // Arrival time: after the poll, so a frame that came in during it
-        // never gets a negative latency.
-        let now = tsc::now();
-        let bytes = account(&t, &batch, &mut table, &mut out, &opts_sw, now);
-        batch.clear();
+        if t.stop.stopped() {
+            let d = drain.get_or_insert_with(|| Drain::new(before, t.tsc_hz, t.queues.len()));
+            if d.over(n, before) {
+                break;
+            }
+        }
+    }
+    rx.finish(tsc::now() - loop_start)
+}
+
+/// A running RX task: what it checks, its streams, and its counts.
+struct Rx {
+    check: Check,
+    /// Extra cycles per frame (0: none).
+    slowdown: u64,
+    shared_tsc: bool,
+    table: Table,
+    out: RxOutcome,
+    /// Idle cycles after the first busy poll, and since the latest one.
+    idle_after_first: u64,
+    idle_since_last: u64,
+    lost_published: u64,
+    live: Arc<Padded<RxLive>>,
+}
+
+impl Rx {
+    fn new(t: &RxTask<'_>) -> Self {
+        Rx {
+            check: Check::new(t.verify, t.hw_csum),
+            slowdown: t.slowdown_cycles,
+            shared_tsc: t.shared_tsc,
+            table: Table::new(&t.expected, t.tsc_hz),
+            out: RxOutcome::default(),
+            idle_after_first: 0,
+            idle_since_last: 0,
+            lost_published: 0,
+            live: Arc::clone(&t.live),
+        }
+    }
+
+    /// Counts a poll that returned nothing and took `cycles`.
+    #[inline(always)]
+    fn idle(&mut self, cycles: u64) {
+        self.out.idle_polls += 1;
+        self.out.idle_cycles += cycles;
+        if self.out.first_rx_tsc != 0 {
+            self.idle_after_first += cycles;
+            self.idle_since_last += cycles;
+        }
+    }
+
+    /// Accounts a poll whose frames, in `batch`, arrived at `now`, and
+    /// publishes the live counts.
+    #[inline(always)]
+    fn busy(&mut self, batch: &RxBatch<'_>, now: u64) {
+        let bytes = self.account(batch, now);
+        let out = &mut self.out;
         if out.first_rx_tsc == 0 {
             out.first_rx_tsc = now;
         }
         out.last_rx_tsc = now;
-        idle_since_last = 0;
         out.busy_polls += 1;
-        live.frames.add(n as u64);
-        live.bytes.add(bytes);
-        // Publishing the lost count needs a pass over the streams: do it
-        // every 64 busy polls only.
-        if out.busy_polls.is_multiple_of(64) {
-            let lost: u64 = table.accs.iter().map(|a| a.seq.counts().lost).sum();
-            if lost != lost_published {
-                live.lost.set(lost);
-                lost_published = lost;
+        self.idle_since_last = 0;
+        self.live.frames.add(batch.len() as u64);
+        self.live.bytes.add(bytes);
+        if out.busy_polls.is_multiple_of(LOST_PUBLISH_POLLS) {
+            let lost = self.table.lost();
+            if lost != self.lost_published {
+                self.live.lost.set(lost);
+                self.lost_published = lost;
             }
         }
     }
-    out.loop_cycles = tsc::now() - loop_start;
-    out.busy_cycles = out.loop_cycles.saturating_sub(out.idle_cycles);
-    out.span_busy_cycles = (out.last_rx_tsc - out.first_rx_tsc)
-        .saturating_sub(idle_after_first.saturating_sub(idle_since_last));
-    let lost: u64 = table.accs.iter().map(|a| a.seq.counts().lost).sum();
-    live.lost.set(lost);
-    out.streams = table.accs;
-    out
-}
 
-/// Account every frame of `batch`; returns their bytes (FCS included).
-#[inline]
-fn account(
-    t: &RxTask,
-    batch: &RxBatch,
-    table: &mut Table,
-    out: &mut RxOutcome,
-    opts_sw: &DissectOptions,
-    now: u64,
-) -> u64 {
-    let mut bytes = 0u64;
-    for i in 0..batch.len() {
-        if t.slowdown_cycles > 0 {
-            let until = tsc::now() + t.slowdown_cycles;
-            while tsc::now() < until {
-                std::hint::spin_loop();
-            }
+    /// Accounts every frame of `batch`; returns their bytes (FCS included).
+    #[inline(always)]
+    fn account(&mut self, batch: &RxBatch<'_>, now: u64) -> u64 {
+        if self.slowdown > 0 {
+            spin_for(self.slowdown * batch.len() as u64);
         }
-        let (data, pkt_len) = batch.frame(i);
-        let wire_len = pkt_len as u64 + 4;
-        out.frames += 1;
-        out.bytes += wire_len;
-        bytes += wire_len;
-        if t.verify == Verify::None {
-            continue;
-        }
-        let mut opts = *opts_sw;
-        if t.hw_csum && t.verify == Verify::Full {
-            let fl = batch.ol_flags(i);
-            let ip_known = fl & (crate::dpdk::RX_IP_CKSUM_GOOD | crate::dpdk::RX_IP_CKSUM_BAD) != 0;
-            let l4_known = fl & (crate::dpdk::RX_L4_CKSUM_GOOD | crate::dpdk::RX_L4_CKSUM_BAD) != 0;
-            opts.verify_ip &= !ip_known;
-            opts.verify_l4 &= !l4_known;
-            let hw_bad = if fl & crate::dpdk::RX_IP_CKSUM_BAD != 0 {
-                Some(CorruptReason::IpChecksum)
-            } else if fl & crate::dpdk::RX_L4_CKSUM_BAD != 0 {
-                Some(CorruptReason::L4Checksum)
-            } else {
-                None
-            };
-            if let Some(reason) = hw_bad {
-                out.corrupt_unattributed.add(reason);
-                continue;
-            }
-        }
-        match dissect_with(data, &opts) {
-            Dissected::Ours(f) => {
-                let Some(acc) = table.slot(f.stream_id) else {
-                    out.overflow += 1;
-                    continue;
-                };
-                let seq = extend(f.seq, f.seq_bits, acc.seq.counts().max_seq + 1);
-                acc.seq.record(seq);
-                acc.frames += 1;
-                acc.bytes += wire_len;
-                if t.shared_tsc {
-                    let lat = now.wrapping_sub(f.tx_tsc) & mask(f.tsc_bits);
-                    acc.latency.saturating_record(lat.max(1));
+        let mut bytes = 0u64;
+        match self.check {
+            Check::Count => {
+                for i in 0..batch.len() {
+                    bytes += wire_len(batch.frame(i).1);
                 }
-                if acc.last_arrival == now {
-                    acc.same_poll += 1;
-                } else if acc.last_arrival != 0 {
-                    acc.interarrival.saturating_record(now - acc.last_arrival);
-                }
-                acc.last_arrival = now;
-                out.payload_bytes += f.payload_len as u64;
             }
+            Check::Software(opts) => {
+                for i in 0..batch.len() {
+                    let (data, len) = batch.frame(i);
+                    let wire = wire_len(len);
+                    bytes += wire;
+                    self.dissect(data, wire, &opts, now);
+                }
+            }
+            Check::Nic => {
+                for i in 0..batch.len() {
+                    let (data, len) = batch.frame(i);
+                    let wire = wire_len(len);
+                    bytes += wire;
+                    match nic_checks(batch.ol_flags(i)) {
+                        Ok(opts) => self.dissect(data, wire, &opts, now),
+                        Err(reason) => self.out.corrupt_unattributed.add(reason),
+                    }
+                }
+            }
+        }
+        self.out.frames += batch.len() as u64;
+        self.out.bytes += bytes;
+        bytes
+    }
+
+    /// Dissects one frame of `wire` bytes that arrived at `now` and
+    /// accounts it to its stream.
+    #[inline(always)]
+    fn dissect(&mut self, data: &[u8], wire: u64, opts: &DissectOptions, now: u64) {
+        let out = &mut self.out;
+        match dissect_with(data, opts) {
+            Dissected::Ours(f) => match self.table.slot(f.stream_id) {
+                Some(acc) => {
+                    acc.ours(&f, wire, now, self.shared_tsc);
+                    out.payload_bytes += f.payload_len as u64;
+                }
+                None => out.overflow += 1,
+            },
             Dissected::Corrupt {
                 stream_id,
                 seq,
                 reason,
-            } => match stream_id.and_then(|id| table.slot(id)) {
-                Some(acc) => {
-                    acc.frames += 1;
-                    acc.bytes += wire_len;
-                    acc.corrupt.add(reason);
-                    if let Some(s) = seq {
-                        // As carried: 48 bits in the compact stamp, 64 in
-                        // the full one (whose values stay below 2^48 in any
-                        // real run, so widening from 48 bits is exact).
-                        let s = extend(s, 48, acc.seq.counts().max_seq + 1);
-                        acc.seq.record(s);
-                    }
-                }
+            } => match stream_id.and_then(|id| self.table.slot(id)) {
+                Some(acc) => acc.corrupt(seq, reason, wire),
                 None => out.corrupt_unattributed.add(reason),
             },
             Dissected::UnknownVersion { .. } => out.unknown_version += 1,
@@ -441,7 +535,33 @@ fn account(
             Dissected::Foreign => out.foreign += 1,
         }
     }
-    bytes
+
+    /// The outcome, after a loop of `loop_cycles`; publishes the final
+    /// lost count.
+    fn finish(mut self, loop_cycles: u64) -> RxOutcome {
+        let out = &mut self.out;
+        out.loop_cycles = loop_cycles;
+        out.busy_cycles = loop_cycles.saturating_sub(out.idle_cycles);
+        out.span_busy_cycles = (out.last_rx_tsc - out.first_rx_tsc)
+            .saturating_sub(self.idle_after_first.saturating_sub(self.idle_since_last));
+        self.live.lost.set(self.table.lost());
+        out.streams = self.table.accs;
+        self.out
+    }
+}
+
+/// The frame's bytes on the wire less preamble and gap: FCS included.
+#[inline]
+fn wire_len(pkt_len: usize) -> u64 {
+    (pkt_len + FCS_LEN) as u64
+}
+
+/// Spins for `cycles` TSC cycles (the slowdown knob).
+fn spin_for(cycles: u64) {
+    let until = tsc::now() + cycles;
+    while tsc::now() < until {
+        std::hint::spin_loop();
+    }
 }
 
 #[inline]
@@ -450,25 +570,5 @@ fn mask(bits: u32) -> u64 {
         u64::MAX
     } else {
         (1u64 << bits) - 1
-    }
-}
-
-impl StreamAcc {
-    /// The stream's result at `tsc_hz`.
-    pub fn result(&self, tsc_hz: u64, shared_tsc: bool) -> StreamResult {
-        StreamResult {
-            id: self.id,
-            frames: self.frames,
-            bytes: self.bytes,
-            seq: self.seq.counts(),
-            corrupt: self.corrupt,
-            corrupt_total: self.corrupt.total(),
-            latency: shared_tsc.then(|| Percentiles::from_ticks(&self.latency, tsc_hz)),
-            interarrival: {
-                let mut h = self.interarrival.clone();
-                h.saturating_record_n(0, self.same_poll);
-                Percentiles::from_ticks(&h, tsc_hz)
-            },
-        }
     }
 }

@@ -1,11 +1,13 @@
-//! Frame layouts: Ethernet II, 802.1Q, IPv4, IPv6, UDP, TCP, the payload
-//! stamp and its fill; Internet checksums; the per-stream frame builder and
-//! the receive-side dissector. Pure Rust: no DPDK, no `unsafe`.
+//! Frame layouts: Ethernet II, 802.1Q, IPv4, IPv6, UDP, TCP, PAUSE, the
+//! payload stamp and its fill; Internet checksums; the per-stream frame
+//! builder and the receive-side dissector. Pure Rust: no DPDK, no `unsafe`.
 //!
 //! Every header has a typed view over a byte buffer (`XxxPacket<T>` with
 //! `new_checked`, getters and setters) and a `XxxRepr` with `parse`/`emit`.
 //! Parsers bound-check everything and never panic on any input bytes.
 //! The byte-level format of the stamp is documented in `docs/wire-format.md`.
+
+#![forbid(unsafe_code)]
 
 pub mod builder;
 pub mod checksum;
@@ -14,6 +16,7 @@ pub mod ethernet;
 pub mod fill;
 pub mod ipv4;
 pub mod ipv6;
+pub mod pause;
 pub mod spec;
 pub mod stamp;
 pub mod tcp;
@@ -27,6 +30,7 @@ pub use dissect::{dissect, dissect_with, CorruptReason, DissectOptions, Dissecte
 pub use ethernet::{EtherType, EthernetFrame, EthernetRepr, MacAddr, VlanRepr, VlanTag};
 pub use ipv4::{Ipv4Packet, Ipv4Repr};
 pub use ipv6::{Ipv6Packet, Ipv6Repr};
+pub use pause::{PauseFrame, PauseRepr};
 pub use spec::{
     AddrSet, IpSpec, L4Spec, PortSet, SizeSpec, SpecError, StreamSpec, ValueSet, Vary, VlanSpec,
 };

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::Plan;
 use crate::dpdk::PortStats;
@@ -17,7 +17,7 @@ use crate::rx::{CorruptCounts, RxOutcome, StreamResult};
 use crate::tx::TxOutcome;
 
 /// A port's view of the run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PortResult {
     /// The profile's name for the port.
     pub name: String,
@@ -34,7 +34,7 @@ pub struct PortResult {
 }
 
 /// One TX stream's totals.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TxStreamResult {
     /// Stream id (as stamped).
     pub id: u32,
@@ -49,7 +49,7 @@ pub struct TxStreamResult {
 }
 
 /// One TX lcore's result.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TxTaskResult {
     /// Its lcore.
     pub lcore: u32,
@@ -101,7 +101,7 @@ pub struct TxTaskResult {
 }
 
 /// The sender's side of a run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TxResult {
     /// Frames handed to the PMD, as landspeed counted them.
     pub frames: u64,
@@ -123,7 +123,7 @@ pub struct TxResult {
 }
 
 /// One RX lcore's cost.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RxTaskResult {
     /// Its lcore.
     pub lcore: u32,
@@ -146,7 +146,7 @@ pub struct RxTaskResult {
 }
 
 /// The receiver's side of a run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RxResult {
     /// Frames received (every kind).
     pub frames: u64,
@@ -186,7 +186,7 @@ pub struct RxResult {
 }
 
 /// Everything about one run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunResult {
     /// landspeed version.
     pub landspeed: String,

@@ -57,7 +57,7 @@ pub struct RxTask {
 }
 
 /// Why frames were counted corrupt.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct CorruptCounts {
     /// IPv4 header checksum wrong.
     pub ip_checksum: u64,
@@ -130,7 +130,7 @@ impl StreamAcc {
 }
 
 /// A stream's result, for the report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct StreamResult {
     /// Stream id.
     pub id: u32,

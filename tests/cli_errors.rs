@@ -7,6 +7,8 @@ mod common;
 use std::ffi::OsStr;
 
 use common::{landspeed, write_file, Output};
+use landspeed::result::RunResult;
+use serde_json::{json, Value};
 
 /// A valid TX profile; each test breaks one thing in it.
 const BASE: &str = "eal:
@@ -409,4 +411,130 @@ fn replay_of_a_malformed_trace_names_the_line() {
         ],
     );
     out.assert_error(&["bad.trace", "4"]);
+}
+
+#[test]
+fn report_of_a_result_with_wrong_types_names_the_file_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    // b.json is a real result, so only a.json can be wrong.
+    let (_, _) = common::run_profile(dir.path(), "b", BASE, &["-t", "200ms", "-q"]);
+    write_file(dir.path(), "a.json", r#"{"tx": 5, "rx": "x"}"#);
+    let out = landspeed(dir.path(), ["report", "a.json", "b.json"]);
+    out.assert_error(&["a.json:1:8: tx: invalid type: integer `5`", "TxResult"]);
+    assert!(!out.stderr.contains("b.json"), "{}", out.stderr);
+    // A string where a count belongs, deeper down.
+    write_file(
+        dir.path(),
+        "a.json",
+        &std::fs::read_to_string(dir.path().join("b.json"))
+            .unwrap()
+            .replacen("\"frames\": ", "\"frames\": \"x\", \"was\": ", 1),
+    );
+    let out = landspeed(dir.path(), ["report", "a.json", "b.json"]);
+    out.assert_error(&[
+        "a.json:",
+        "frames: invalid type: string \"x\", expected u64",
+    ]);
+}
+
+/// Both sides of a run: a sender writing what it sends into a capture, and
+/// a receiver reading that capture.
+const REPORT_STREAMS: &str = "streams:
+  - { name: a, id: 1, frame_size: 9130, ipv4: { src: 198.18.0.1, dst: 198.19.0.1 }, udp: { src: 49152, dst: 5001 } }
+  - { name: b, id: 2, frame_size: 1518, ipv6: { src: \"2001:db8::1\", dst: \"2001:db8::2\" }, udp: { src: 49152, dst: 5001 } }
+";
+
+/// `landspeed report`'s JSON as it was computed before results were read
+/// as types: on the JSON values, every missing number read as zero.
+fn join_by_value(t: &Value, r: &Value, tx_file: &str, rx_file: &str) -> Value {
+    let n = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+    let x = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_f64).unwrap_or(0.0);
+    let rxs = r["rx"]["streams"].as_array().cloned().unwrap_or_default();
+    let streams: Vec<Value> = t["tx"]["streams"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|s| {
+            let (id, sent) = (n(s, "/id"), n(s, "/frames"));
+            let rs = rxs.iter().find(|x| n(x, "/id") == id);
+            let g = |p: &str| rs.map_or(0, |x| n(x, p));
+            let missing = sent.saturating_sub(g("/unique"));
+            let loss_pct = if sent > 0 {
+                missing as f64 * 100.0 / sent as f64
+            } else {
+                0.0
+            };
+            json!({"id": id, "sent": sent, "received": g("/frames"), "missing": missing,
+                "lost": g("/lost"), "reordered": g("/reordered"), "duplicated": g("/duplicated"),
+                "corrupt": g("/corrupt_total"), "loss_pct": loss_pct})
+        })
+        .collect();
+    let exact = streams.iter().all(|s| {
+        s["missing"] == 0
+            && s["received"] == s["sent"]
+            && s["reordered"] == 0
+            && s["duplicated"] == 0
+            && s["corrupt"] == 0
+    });
+    json!({
+        "tx_file": tx_file, "rx_file": rx_file,
+        "offered_l2_bps": x(t, "/tx/achieved/l2_bps"), "offered_fps": x(t, "/tx/achieved/fps"),
+        "delivered_l2_bps": x(r, "/rx/achieved/l2_bps"), "delivered_fps": x(r, "/rx/achieved/fps"),
+        "sent": n(t, "/tx/frames"), "received": n(r, "/rx/frames"),
+        "streams": streams, "exact": exact, "verdict": r["verdict"].clone(),
+    })
+}
+
+/// A result read as a `RunResult` and written again is the same text.
+fn assert_round_trip(path: &std::path::Path) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let typed: RunResult = serde_json::from_str(&text).expect("a result landspeed wrote");
+    let again = serde_json::to_string_pretty(&typed).unwrap();
+    assert!(
+        again == text,
+        "{} changed on a round trip:\n{again}",
+        path.display()
+    );
+}
+
+#[test]
+fn report_joins_a_real_sender_and_receiver() {
+    let dir = tempfile::tempdir().unwrap();
+    let tx = format!(
+        "eal:\n  cores: [0, 1]\n  vdevs: [\"net_pcap0,tx_pcap=sent.pcap\"]\n\
+         ports:\n  - name: p0\n    device: net_pcap0\n    link: 10g\n{REPORT_STREAMS}\
+         tx:\n  - lcore: 1\n    port: p0\n    rate: 200M\n    mode: spin\n"
+    );
+    let rx = format!(
+        "eal:\n  cores: [0, 1]\n  vdevs: [\"net_pcap0,rx_pcap=sent.pcap\"]\n\
+         ports:\n  - name: p0\n    device: net_pcap0\n    link: 10g\n{REPORT_STREAMS}\
+         rx: [{{ lcore: 1, port: p0, verify: full }}]\ntx: []\n"
+    );
+    let (_, t) = common::run_profile(dir.path(), "tx", &tx, &["-t", "300ms", "-q"]);
+    let (_, r) = common::run_profile(dir.path(), "rx", &rx, &["-t", "1s", "-q"]);
+    assert!(common::u(&t, "/tx/frames") > 0);
+    assert_round_trip(&dir.path().join("tx.json"));
+    assert_round_trip(&dir.path().join("rx.json"));
+    let out = landspeed(
+        dir.path(),
+        ["report", "tx.json", "rx.json", "--json", "joined.json"],
+    );
+    out.assert_success();
+    let joined = common::read_json(&dir.path().join("joined.json"));
+    assert_eq!(joined, join_by_value(&t, &r, "tx.json", "rx.json"));
+    assert_eq!(joined["exact"], true, "{}", out.stdout);
+    assert!(out
+        .stdout
+        .contains("every frame sent arrived once, in order, intact"));
+    assert!(
+        out.stdout.contains("verdict (receiver's): "),
+        "{}",
+        out.stdout
+    );
+    // A result with anything after it is refused.
+    let text = std::fs::read_to_string(dir.path().join("rx.json")).unwrap();
+    write_file(dir.path(), "rx.json", &format!("{text}\n{{}}\n"));
+    let out = landspeed(dir.path(), ["report", "tx.json", "rx.json"]);
+    out.assert_error(&["rx.json:", "not a landspeed result: trailing characters"]);
 }

@@ -4,13 +4,15 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use serde::Serialize;
 
 use crate::config::{self, Plan};
 use crate::counter::StopFlag;
-use crate::dpdk::{Eal, Port};
+use crate::dpdk::{signal, Eal, LinkStatus, Port, PortInfo};
 use crate::pace::rate::RateSpec;
 use crate::report::join;
 use crate::runtime::{self, Quiet, Sink, Stdout};
+use crate::{Error, Result};
 
 /// `landspeed run`.
 #[derive(Args, Debug)]
@@ -69,25 +71,25 @@ pub struct ReplayArgs {
 
 /// Load the plan `landspeed run` executes, with the command line's
 /// overrides applied.
-pub fn load_plan(args: &RunArgs) -> Result<Plan, String> {
+pub fn load_plan(args: &RunArgs) -> Result<Plan> {
     let plan = match &args.profile {
-        Some(p) => config::load(p).map_err(|e| e.to_string())?,
-        None => config::load_default().map_err(|e| e.to_string())?,
+        Some(p) => config::load(p)?,
+        None => config::load_default()?,
     };
     let duration = match &args.duration {
-        Some(d) => Some(config::parse_duration(d).map_err(|e| format!("--duration {d}: {e}"))?),
+        Some(d) => Some(
+            config::parse_duration(d).map_err(|e| Error::option(format!("--duration {d}"), e))?,
+        ),
         None => None,
     };
     let rate = match &args.rate {
         Some(r) => Some(
             r.parse::<RateSpec>()
-                .map_err(|e| format!("--rate {r}: {e}"))?,
+                .map_err(|e| Error::option(format!("--rate {r}"), e))?,
         ),
         None => None,
     };
-    let mut plan = plan
-        .with_overrides(duration, rate)
-        .map_err(|e| e.to_string())?;
+    let mut plan = plan.with_overrides(duration, rate)?;
     if let Some(pcap) = &args.capture {
         apply_capture(&mut plan, pcap)?;
     }
@@ -96,23 +98,18 @@ pub fn load_plan(args: &RunArgs) -> Result<Plan, String> {
 
 /// Replace the device of every port a TX task uses with a `net_pcap` vdev
 /// writing to `pcap` (one file per port: `NAME.pcap`, `NAME-1.pcap`, …).
-pub fn apply_capture(plan: &mut Plan, pcap: &Path) -> Result<(), String> {
+pub fn apply_capture(plan: &mut Plan, pcap: &Path) -> Result<()> {
+    let option = || format!("--capture {}", pcap.display());
     let mut tx_ports: Vec<usize> = plan.tx.iter().map(|t| t.port).collect();
     tx_ports.sort_unstable();
     tx_ports.dedup();
     if tx_ports.is_empty() {
-        return Err(format!(
-            "--capture {}: the profile has no TX task",
-            pcap.display()
-        ));
+        return Err(Error::option(option(), "the profile has no TX task"));
     }
     if let Some(dir) = pcap.parent().filter(|d| !d.as_os_str().is_empty()) {
         if !dir.is_dir() {
-            return Err(format!(
-                "--capture {}: folder {} does not exist",
-                pcap.display(),
-                dir.display()
-            ));
+            let message = format!("folder {} does not exist", dir.display());
+            return Err(Error::option(option(), message));
         }
     }
     for (k, &p) in tx_ports.iter().enumerate() {
@@ -138,62 +135,57 @@ pub fn apply_capture(plan: &mut Plan, pcap: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The run's stop flag: SIGINT and SIGTERM set it (see [`signal`]).
 static INTERRUPT: StopFlag = StopFlag::new_const();
 
-extern "C" fn on_signal(_: libc::c_int) {
-    if INTERRUPT.stopped() {
-        // A second signal: the run did not wind down; leave at once.
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) };
-    }
-    INTERRUPT.stop();
+/// `value` as indented JSON. Cannot fail: landspeed's results hold no map
+/// with keys other than strings and no `Serialize` that refuses.
+fn to_json(value: &impl Serialize) -> String {
+    serde_json::to_string_pretty(value).expect("landspeed's results serialise as JSON")
+}
+
+/// Write `value` as JSON to the file `--json` named.
+fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
+    std::fs::write(path, to_json(value)).map_err(|e| Error::io_option("--json", path, e))
 }
 
 /// `landspeed run`: execute the plan, print lines and the summary, write
 /// JSON. Ctrl-C ends the run early and still reports.
-pub fn run(args: &RunArgs) -> Result<(), String> {
+pub fn run(args: &RunArgs) -> Result<()> {
     let plan = load_plan(args)?;
-    install_interrupt();
+    signal::on_interrupt(&INTERRUPT);
     let mut out = Stdout;
     let mut quiet = Quiet;
     let sink: &mut dyn Sink = if args.quiet { &mut quiet } else { &mut out };
-    let result = runtime::execute(&plan, sink, &INTERRUPT).map_err(|e| e.to_string())?;
+    let result = runtime::execute(&plan, sink, &INTERRUPT)?;
     print!("{}", result.summary());
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&result).map_err(|e| format!("JSON: {e}"))?;
-        std::fs::write(path, text).map_err(|e| format!("--json {}: {e}", path.display()))?;
+        write_json(path, &result)?;
     }
     Ok(())
 }
 
-fn install_interrupt() {
-    // SAFETY: the handler only stores to an atomic flag, which is
-    // async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
-    }
-}
-
-/// `landspeed ports`: start the EAL and list every port.
-pub fn ports(args: &PortsArgs) -> Result<(), String> {
-    let eal_args: Vec<String> = match (&args.profile, &args.eal) {
-        (Some(p), _) => config::load(p).map_err(|e| e.to_string())?.eal.eal_args(),
+/// The EAL arguments `landspeed ports` starts with.
+fn ports_eal_args(args: &PortsArgs) -> Result<Vec<String>> {
+    Ok(match (&args.profile, &args.eal) {
+        (Some(p), _) => config::load(p)?.eal.eal_args(),
         (None, Some(s)) => {
             let mut v = vec!["landspeed".to_string()];
             v.extend(s.split_whitespace().map(str::to_string));
             v
         }
-        (None, None) => config::load_default()
-            .map_err(|e| e.to_string())?
-            .eal
-            .eal_args(),
-    };
+        (None, None) => config::load_default()?.eal.eal_args(),
+    })
+}
+
+/// `landspeed ports`: start the EAL and list every port.
+pub fn ports(args: &PortsArgs) -> Result<()> {
+    let eal_args = ports_eal_args(args)?;
     let _run_dir = runtime::RunDirCleanup::for_args(&eal_args);
-    let eal = Eal::init(&eal_args).map_err(|e| format!("DPDK could not start: {e}"))?;
+    let eal = Eal::init(&eal_args).map_err(|e| Error::eal_start(e, ""))?;
     let mut infos = Vec::new();
     for id in eal.port_ids() {
-        let port = Port::open(&eal, id).map_err(|e| e.to_string())?;
+        let port = Port::open(&eal, id)?;
         let link = port.link();
         infos.push((port.info().clone(), link));
     }
@@ -202,49 +194,12 @@ pub fn ports(args: &PortsArgs) -> Result<(), String> {
             .iter()
             .map(|(i, l)| serde_json::json!({ "info": i, "mac": i.mac_string(), "link": l, "offloads": i.offload_names() }))
             .collect();
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-        );
+        println!("{}", to_json(&v));
     } else if infos.is_empty() {
         println!("no ports: DPDK probed no device (give --vdev=... or bind a NIC to vfio-pci)");
     } else {
         for (i, l) in &infos {
-            println!("port {} {} (driver {})", i.id, i.name, i.driver);
-            println!("  mac {}  numa socket {}", i.mac_string(), i.socket);
-            println!(
-                "  link {} {} Mbit/s {} (as reported before the port is started)",
-                if l.up { "up" } else { "down" },
-                l.speed_mbps,
-                if l.full_duplex {
-                    "full-duplex"
-                } else {
-                    "half-duplex"
-                }
-            );
-            let max_frame = match i.max_rx_pktlen {
-                u32::MAX => "no limit reported".to_string(),
-                n => format!("{n} bytes (FCS included)"),
-            };
-            println!("  max frame {max_frame}, MTU {}..{}", i.min_mtu, i.max_mtu);
-            println!(
-                "  queues rx {} tx {}, ring rx {}..{} tx {}..{}",
-                i.max_rx_queues,
-                i.max_tx_queues,
-                i.rx_ring.0,
-                i.rx_ring.1,
-                i.tx_ring.0,
-                i.tx_ring.1
-            );
-            let off = i.offload_names();
-            println!(
-                "  offloads {}",
-                if off.is_empty() {
-                    "none".to_string()
-                } else {
-                    off.join(" ")
-                }
-            );
+            print_port(i, l);
         }
     }
     drop(infos);
@@ -252,21 +207,54 @@ pub fn ports(args: &PortsArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// One port as `landspeed ports` prints it.
+fn print_port(i: &PortInfo, l: &LinkStatus) {
+    println!("port {} {} (driver {})", i.id, i.name, i.driver);
+    println!("  mac {}  numa socket {}", i.mac_string(), i.socket);
+    println!(
+        "  link {} {} Mbit/s {} (as reported before the port is started)",
+        if l.up { "up" } else { "down" },
+        l.speed_mbps,
+        if l.full_duplex {
+            "full-duplex"
+        } else {
+            "half-duplex"
+        }
+    );
+    let max_frame = match i.max_rx_pktlen {
+        u32::MAX => "no limit reported".to_string(),
+        n => format!("{n} bytes (FCS included)"),
+    };
+    println!("  max frame {max_frame}, MTU {}..{}", i.min_mtu, i.max_mtu);
+    println!(
+        "  queues rx {} tx {}, ring rx {}..{} tx {}..{}",
+        i.max_rx_queues, i.max_tx_queues, i.rx_ring.0, i.rx_ring.1, i.tx_ring.0, i.tx_ring.1
+    );
+    let off = i.offload_names();
+    println!(
+        "  offloads {}",
+        if off.is_empty() {
+            "none".to_string()
+        } else {
+            off.join(" ")
+        }
+    );
+}
+
 /// `landspeed replay`: a trace through a simulated bottleneck.
-pub fn replay(args: &ReplayArgs) -> Result<(), String> {
-    let text = crate::pace::replay::run_cli(&args.trace, &args.bottleneck, &args.buffer, args.json)
-        .map_err(|e| e.to_string())?;
+pub fn replay(args: &ReplayArgs) -> Result<()> {
+    let text =
+        crate::pace::replay::run_cli(&args.trace, &args.bottleneck, &args.buffer, args.json)?;
     print!("{text}");
     Ok(())
 }
 
 /// `landspeed report TX.json RX.json`: join both sides of a run.
-pub fn report(tx: &Path, rx: &Path, json: Option<&Path>) -> Result<(), String> {
+pub fn report(tx: &Path, rx: &Path, json: Option<&Path>) -> Result<()> {
     let joined = join::join_files(tx, rx)?;
     print!("{}", joined.text());
     if let Some(path) = json {
-        let text = serde_json::to_string_pretty(&joined).map_err(|e| format!("JSON: {e}"))?;
-        std::fs::write(path, text).map_err(|e| format!("--json {}: {e}", path.display()))?;
+        write_json(path, &joined)?;
     }
     Ok(())
 }

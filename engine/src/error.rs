@@ -6,10 +6,13 @@
 //! displays as the one line the user reads after `landspeed: error: `, and
 //! names what is wrong and where (file, line, field, option).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::config::ConfigError;
 use crate::dpdk::DpdkError;
+use crate::limits::LimitsError;
+use crate::pace::replay::ReplayCliError;
+use crate::pace::trace::TraceError;
 
 /// What went wrong, for the user.
 #[derive(Debug, thiserror::Error)]
@@ -21,6 +24,24 @@ pub enum Error {
     /// DPDK refused something, with what landspeed was doing.
     #[error(transparent)]
     Dpdk(#[from] DpdkError),
+    /// The EAL refused to start: `DPDK could not start: what: text` and a
+    /// hint on what to change (may be empty).
+    #[error("DPDK could not start: {source}{hint}")]
+    EalStart {
+        /// DPDK's error.
+        source: DpdkError,
+        /// Text appended after DPDK's, starting with its own separator.
+        hint: String,
+    },
+    /// A `limits` input is wrong, or its page could not be rendered.
+    #[error(transparent)]
+    Limits(#[from] LimitsError),
+    /// A `replay` input is wrong (rate, buffer or trace).
+    #[error(transparent)]
+    Replay(#[from] ReplayCliError),
+    /// A departure trace could not be read, parsed or written.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
     /// A command-line option's value is wrong: `--option value: message`.
     #[error("{option}: {message}")]
     Option {
@@ -36,6 +57,30 @@ pub enum Error {
         path: PathBuf,
         /// What went wrong (the OS error's text, or what is malformed).
         message: String,
+    },
+    /// A file could not be read or written: `path: OS error`, or
+    /// `--option path: OS error` when a command-line option named it.
+    #[error("{}: {source}", io_place(.option, .path))]
+    Io {
+        /// The option that named the file (`--json`), if one did.
+        option: Option<&'static str>,
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A JSON file is not what landspeed wrote: `path:line:column: field:
+    /// what` (the field as a path, `tx.streams[0].frames`), or
+    /// `path:line:column: not a landspeed result: what` when the document
+    /// itself is wrong (not JSON, a field missing at the top).
+    #[error("{}", json_text(.path, .field, .source))]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// Where in the document, as `tx.frames` (empty: the document).
+        field: String,
+        /// serde_json's error (its line and column are the file's).
+        source: serde_json::Error,
     },
 }
 
@@ -54,6 +99,78 @@ impl Error {
             path: path.into(),
             message: message.to_string(),
         }
+    }
+}
+
+impl Error {
+    /// The EAL refused to start; `hint` follows DPDK's text as it is.
+    pub fn eal_start(source: DpdkError, hint: impl Into<String>) -> Self {
+        Error::EalStart {
+            source,
+            hint: hint.into(),
+        }
+    }
+
+    /// A file that could not be read or written.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            option: None,
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// A file named by a command-line `option` (`--json`) that could not be
+    /// written or read.
+    pub fn io_option(
+        option: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
+        Error::Io {
+            option: Some(option),
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// `path` read as JSON did not fit: `field` is where (empty: the whole
+    /// document or its syntax).
+    pub fn json(
+        path: impl Into<PathBuf>,
+        field: impl Into<String>,
+        source: serde_json::Error,
+    ) -> Self {
+        Error::Json {
+            path: path.into(),
+            field: field.into(),
+            source,
+        }
+    }
+}
+
+fn io_place(option: &Option<&str>, path: &Path) -> String {
+    match option {
+        Some(o) => format!("{o} {}", path.display()),
+        None => path.display().to_string(),
+    }
+}
+
+fn json_text(path: &Path, field: &str, e: &serde_json::Error) -> String {
+    // serde_json ends its text with ` at line L column C`; the place goes
+    // after the path instead, as in every other located error.
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let what = text.strip_suffix(&suffix).unwrap_or(&text);
+    let place = match (e.line(), e.column()) {
+        (0, _) => path.display().to_string(),
+        (line, 0) => format!("{}:{line}", path.display()),
+        (line, column) => format!("{}:{line}:{column}", path.display()),
+    };
+    if field.is_empty() {
+        format!("{place}: not a landspeed result: {what}")
+    } else {
+        format!("{place}: {field}: {what}")
     }
 }
 

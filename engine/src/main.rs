@@ -46,14 +46,14 @@ fn main() -> ExitCode {
         Cmd::Ports(args) => cli::ports(&args),
         Cmd::Limits(args) => limits::cli::run_limits(&args)
             .map(|page| print!("{page}"))
-            .map_err(|e| e.to_string()),
+            .map_err(landspeed::Error::from),
         Cmd::Replay(args) => cli::replay(&args),
         Cmd::Report { tx, rx, json } => cli::report(&tx, &rx, json.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(msg) => {
-            eprintln!("landspeed: error: {msg}");
+        Err(e) => {
+            eprintln!("landspeed: error: {e}");
             ExitCode::FAILURE
         }
     }

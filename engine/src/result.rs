@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::Plan;
 use crate::dpdk::PortStats;
@@ -18,7 +18,7 @@ use crate::rx::{CorruptCounts, RxOutcome, StreamAcc};
 use crate::tx::TxOutcome;
 
 /// A port's view of the run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PortResult {
     /// The profile's name for the port.
     pub name: String,
@@ -35,7 +35,7 @@ pub struct PortResult {
 }
 
 /// An RX stream's result, for the report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StreamResult {
     /// Stream id.
     pub id: u32,
@@ -73,7 +73,7 @@ impl StreamResult {
 }
 
 /// One TX stream's totals.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TxStreamResult {
     /// Stream id (as stamped).
     pub id: u32,
@@ -88,7 +88,7 @@ pub struct TxStreamResult {
 }
 
 /// One TX lcore's result.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TxTaskResult {
     /// Its lcore.
     pub lcore: u32,
@@ -140,7 +140,7 @@ pub struct TxTaskResult {
 }
 
 /// The sender's side of a run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TxResult {
     /// Frames handed to the PMD, as landspeed counted them.
     pub frames: u64,
@@ -162,7 +162,7 @@ pub struct TxResult {
 }
 
 /// One RX lcore's cost.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RxTaskResult {
     /// Its lcore.
     pub lcore: u32,
@@ -185,7 +185,7 @@ pub struct RxTaskResult {
 }
 
 /// The receiver's side of a run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RxResult {
     /// Frames received (every kind).
     pub frames: u64,
@@ -225,7 +225,7 @@ pub struct RxResult {
 }
 
 /// Everything about one run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunResult {
     /// landspeed version.
     pub landspeed: String,

@@ -177,6 +177,7 @@ mod lcore;
 mod mbuf;
 mod mempool;
 mod port;
+pub mod signal;
 pub mod tsc;
 
 pub use eal::Eal;

@@ -142,7 +142,7 @@ pub struct LinkStatus {
 }
 
 /// The PMD's basic counters (`rte_eth_stats`).
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct PortStats {
     /// Frames received.
     pub ipackets: u64,

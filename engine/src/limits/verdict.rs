@@ -94,7 +94,7 @@ impl Limit {
 }
 
 /// One ceiling of a run, compared with what it delivered.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ceiling {
     /// Which limit.
     pub limit: Limit,
@@ -112,7 +112,7 @@ pub struct Ceiling {
 }
 
 /// The verdict of a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     /// The limit that bound the run.
     pub binding: Limit,

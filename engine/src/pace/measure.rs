@@ -332,7 +332,7 @@ fn buckets(h: &Histogram<u64>, tsc_hz: u64) -> Vec<Bucket> {
 }
 
 /// A rate at every layer, for reports.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, serde::Deserialize)]
 pub struct LayerRates {
     /// Wire bits per second (frames + 20 bytes each).
     pub l1_bps: f64,
@@ -383,7 +383,7 @@ impl LayerRates {
 }
 
 /// Schedule error (actual − scheduled departure) in nanoseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, serde::Deserialize)]
 pub struct ErrorStats {
     /// Median.
     pub p50: u64,
@@ -398,7 +398,7 @@ pub struct ErrorStats {
 }
 
 /// Inter-departure gaps in nanoseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, serde::Deserialize)]
 pub struct GapStats {
     /// Mean gap.
     pub mean: f64,
@@ -416,7 +416,7 @@ pub struct GapStats {
 
 /// One histogram bucket: `count` values above the previous bucket's bound
 /// and at most `le_ns`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Bucket {
     /// Upper bound, nanoseconds.
     pub le_ns: u64,
@@ -425,7 +425,7 @@ pub struct Bucket {
 }
 
 /// The pacing report of one lcore, or of several merged.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct PaceSummary {
     /// Frames the PMD accepted.
     pub frames: u64,

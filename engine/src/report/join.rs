@@ -4,8 +4,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Serialize, Serializer};
+
+use crate::limits::Verdict;
+use crate::result::{RunResult, RxResult, TxResult};
+use crate::{Error, Result};
 
 /// One stream seen from both sides.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -54,92 +57,102 @@ pub struct Joined {
     /// Whether every stream arrived complete, in order and intact.
     pub exact: bool,
     /// The receiver's verdict, as it wrote it.
-    pub verdict: Value,
+    #[serde(serialize_with = "keys_sorted")]
+    pub verdict: Option<Verdict>,
 }
 
-fn u(v: &Value, path: &[&str]) -> u64 {
-    let mut cur = v;
-    for p in path {
-        cur = &cur[*p];
-    }
-    cur.as_u64().unwrap_or(0)
+/// The verdict with its keys in alphabetical order, as `report --json`
+/// has always written it.
+fn keys_sorted<S: Serializer>(v: &Option<Verdict>, s: S) -> Result<S::Ok, S::Error> {
+    serde_json::to_value(v)
+        .map_err(serde::ser::Error::custom)?
+        .serialize(s)
 }
 
-fn f(v: &Value, path: &[&str]) -> f64 {
-    let mut cur = v;
-    for p in path {
-        cur = &cur[*p];
-    }
-    cur.as_f64().unwrap_or(0.0)
+/// Read a result file written by `landspeed run --json`. Anything else is
+/// refused with the file, the line and the field at fault
+/// (`tx.json:3:14: tx.frames: invalid type: string "x", expected u64`).
+pub fn read_result(path: &Path) -> Result<RunResult> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let mut de = serde_json::Deserializer::from_str(&text);
+    let result = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let field = if e.path().iter().next().is_some() {
+            e.path().to_string()
+        } else {
+            String::new()
+        };
+        Error::json(path, field, e.into_inner())
+    })?;
+    de.end().map_err(|e| Error::json(path, "", e))?;
+    Ok(result)
 }
 
 /// Read both files and join them.
-pub fn join_files(tx: &Path, rx: &Path) -> Result<Joined, String> {
-    let read = |p: &Path| -> Result<Value, String> {
-        let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-        serde_json::from_str(&text)
-            .map_err(|e| format!("{}:{}: not a landspeed result: {e}", p.display(), e.line()))
+pub fn join_files(tx: &Path, rx: &Path) -> Result<Joined> {
+    let t = read_result(tx)?;
+    let r = read_result(rx)?;
+    let Some(tx_side) = &t.tx else {
+        let why = "has no TX side (was it written by a run with TX tasks?)";
+        return Err(Error::file(tx, why));
     };
-    let t = read(tx)?;
-    let r = read(rx)?;
-    if t["tx"].is_null() {
-        return Err(format!(
-            "{}: has no TX side (was it written by a run with TX tasks?)",
-            tx.display()
-        ));
-    }
-    if r["rx"].is_null() {
-        return Err(format!(
-            "{}: has no RX side (was it written by a run with RX tasks?)",
-            rx.display()
-        ));
-    }
+    let Some(rx_side) = &r.rx else {
+        let why = "has no RX side (was it written by a run with RX tasks?)";
+        return Err(Error::file(rx, why));
+    };
     Ok(join(
-        &t,
-        &r,
+        tx_side,
+        rx_side,
+        r.verdict.as_ref(),
         &tx.display().to_string(),
         &rx.display().to_string(),
     ))
 }
 
-/// Join two parsed results.
-pub fn join(t: &Value, r: &Value, tx_file: &str, rx_file: &str) -> Joined {
-    let empty = Vec::new();
-    let txs = t["tx"]["streams"].as_array().unwrap_or(&empty);
-    let rxs = r["rx"]["streams"].as_array().unwrap_or(&empty);
-    let mut streams = Vec::new();
-    for s in txs {
-        let id = u(s, &["id"]) as u32;
-        let sent = u(s, &["frames"]);
-        let rs = rxs.iter().find(|x| u(x, &["id"]) as u32 == id);
-        let (received, unique, lost, reordered, duplicated, corrupt) = match rs {
+/// One sender's stream against what the receiver counted of it.
+fn join_stream(id: u32, sent: u64, rx: &RxResult) -> JoinedStream {
+    let (received, unique, lost, reordered, duplicated, corrupt) =
+        match rx.streams.iter().find(|x| x.id == id) {
             Some(x) => (
-                u(x, &["frames"]),
-                u(x, &["unique"]),
-                u(x, &["lost"]),
-                u(x, &["reordered"]),
-                u(x, &["duplicated"]),
-                u(x, &["corrupt_total"]),
+                x.frames,
+                x.seq.unique,
+                x.seq.lost,
+                x.seq.reordered,
+                x.seq.duplicated,
+                x.corrupt_total,
             ),
             None => (0, 0, 0, 0, 0, 0),
         };
-        let missing = sent.saturating_sub(unique);
-        streams.push(JoinedStream {
-            id,
-            sent,
-            received,
-            missing,
-            lost,
-            reordered,
-            duplicated,
-            corrupt,
-            loss_pct: if sent > 0 {
-                missing as f64 * 100.0 / sent as f64
-            } else {
-                0.0
-            },
-        });
+    let missing = sent.saturating_sub(unique);
+    JoinedStream {
+        id,
+        sent,
+        received,
+        missing,
+        lost,
+        reordered,
+        duplicated,
+        corrupt,
+        loss_pct: if sent > 0 {
+            missing as f64 * 100.0 / sent as f64
+        } else {
+            0.0
+        },
     }
+}
+
+/// Join the sender's side with the receiver's (and its verdict).
+pub fn join(
+    t: &TxResult,
+    r: &RxResult,
+    verdict: Option<&Verdict>,
+    tx_file: &str,
+    rx_file: &str,
+) -> Joined {
+    let streams: Vec<JoinedStream> = t
+        .streams
+        .iter()
+        .map(|s| join_stream(s.id, s.frames, r))
+        .collect();
     let exact = streams.iter().all(|s| {
         s.missing == 0
             && s.received == s.sent
@@ -150,15 +163,15 @@ pub fn join(t: &Value, r: &Value, tx_file: &str, rx_file: &str) -> Joined {
     Joined {
         tx_file: tx_file.to_string(),
         rx_file: rx_file.to_string(),
-        offered_l2_bps: f(t, &["tx", "achieved", "l2_bps"]),
-        offered_fps: f(t, &["tx", "achieved", "fps"]),
-        delivered_l2_bps: f(r, &["rx", "achieved", "l2_bps"]),
-        delivered_fps: f(r, &["rx", "achieved", "fps"]),
-        sent: u(t, &["tx", "frames"]),
-        received: u(r, &["rx", "frames"]),
+        offered_l2_bps: t.achieved.l2_bps,
+        offered_fps: t.achieved.fps,
+        delivered_l2_bps: r.achieved.l2_bps,
+        delivered_fps: r.achieved.fps,
+        sent: t.frames,
+        received: r.frames,
         streams,
         exact,
-        verdict: r["verdict"].clone(),
+        verdict: verdict.cloned(),
     }
 }
 
@@ -210,11 +223,10 @@ impl Joined {
                 "frames were lost, reordered, duplicated or corrupted (see above)"
             }
         );
-        if let Some(b) = self.verdict["binding"].as_str() {
+        if let Some(v) = &self.verdict {
+            let b = v.binding.as_str();
             let _ = writeln!(s, "verdict (receiver's): {b} bound the run");
-            if let Some(e) = self.verdict["explanation"].as_str() {
-                let _ = writeln!(s, "      {e}");
-            }
+            let _ = writeln!(s, "      {}", v.explanation);
         }
         s
     }
@@ -223,17 +235,109 @@ impl Joined {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::limits::Limit;
+    use crate::pace::measure::LayerRates;
+    use crate::report::Percentiles;
+    use crate::result::StreamResult;
+    use crate::result::TxStreamResult;
+    use crate::rx::seq::SeqCounts;
+    use crate::rx::CorruptCounts;
+
+    fn rates(l2_bps: f64, fps: f64) -> LayerRates {
+        LayerRates {
+            l2_bps,
+            fps,
+            ..LayerRates::default()
+        }
+    }
+
+    /// A sender's side: `(id, frames)` per stream.
+    fn tx(frames: u64, achieved: LayerRates, streams: &[(u32, u64)]) -> TxResult {
+        TxResult {
+            frames,
+            bytes: 0,
+            gap_frames: 0,
+            pmd_frames: 0,
+            pmd_errors: 0,
+            achieved,
+            tasks: Vec::new(),
+            streams: streams
+                .iter()
+                .map(|&(id, frames)| TxStreamResult {
+                    id,
+                    name: String::new(),
+                    frames,
+                    bytes: 0,
+                    payload_bytes: 0,
+                })
+                .collect(),
+        }
+    }
+
+    /// A receiver's stream: frames, unique, lost, reordered, duplicated,
+    /// corrupt.
+    fn stream(
+        id: u32,
+        [frames, unique, lost, reordered, duplicated, corrupt]: [u64; 6],
+    ) -> StreamResult {
+        StreamResult {
+            id,
+            frames,
+            bytes: 0,
+            seq: SeqCounts {
+                unique,
+                lost,
+                reordered,
+                duplicated,
+                ..SeqCounts::default()
+            },
+            corrupt: CorruptCounts::default(),
+            corrupt_total: corrupt,
+            latency: None,
+            interarrival: Percentiles::default(),
+        }
+    }
+
+    /// The receiver's side.
+    fn rx(frames: u64, achieved: LayerRates, streams: Vec<StreamResult>) -> RxResult {
+        RxResult {
+            frames,
+            bytes: 0,
+            good: 0,
+            lost: 0,
+            reordered: 0,
+            duplicated: 0,
+            corrupt: 0,
+            foreign: 0,
+            too_short: 0,
+            unknown_version: 0,
+            corrupt_unattributed: CorruptCounts::default(),
+            overflow: 0,
+            latency_kind: String::new(),
+            achieved,
+            streams,
+            tasks: Vec::new(),
+            pmd: Default::default(),
+        }
+    }
 
     #[test]
     fn joins_streams_and_counts_missing() {
-        let t = json!({"tx": {"frames": 300, "achieved": {"l2_bps": 5e9, "fps": 68000.0},
-            "streams": [{"id": 1, "frames": 100}, {"id": 2, "frames": 200}]}});
-        let r = json!({"rx": {"frames": 295, "achieved": {"l2_bps": 4.9e9, "fps": 67000.0},
-            "streams": [{"id": 1, "frames": 100, "unique": 100, "lost": 0, "reordered": 0, "duplicated": 0, "corrupt_total": 0},
-                        {"id": 2, "frames": 195, "unique": 195, "lost": 5, "reordered": 1, "duplicated": 0, "corrupt_total": 0}]},
-            "verdict": {"binding": "cpu", "explanation": "CPU-bound: 40,000 cycles/frame"}});
-        let j = join(&t, &r, "tx.json", "rx.json");
+        let t = tx(300, rates(5e9, 68000.0), &[(1, 100), (2, 200)]);
+        let r = rx(
+            295,
+            rates(4.9e9, 67000.0),
+            vec![
+                stream(1, [100, 100, 0, 0, 0, 0]),
+                stream(2, [195, 195, 5, 1, 0, 0]),
+            ],
+        );
+        let v = Verdict {
+            binding: Limit::Cpu,
+            ceilings: Vec::new(),
+            explanation: "CPU-bound: 40,000 cycles/frame".into(),
+        };
+        let j = join(&t, &r, Some(&v), "tx.json", "rx.json");
         assert_eq!(
             j.streams[0],
             JoinedStream {
@@ -257,8 +361,61 @@ mod tests {
 
     #[test]
     fn exact_when_everything_arrived() {
-        let t = json!({"tx": {"frames": 10, "streams": [{"id": 7, "frames": 10}]}});
-        let r = json!({"rx": {"frames": 10, "streams": [{"id": 7, "frames": 10, "unique": 10}]}});
-        assert!(join(&t, &r, "a", "b").exact);
+        let t = tx(10, LayerRates::default(), &[(7, 10)]);
+        let r = rx(
+            10,
+            LayerRates::default(),
+            vec![stream(7, [10, 10, 0, 0, 0, 0])],
+        );
+        assert!(join(&t, &r, None, "a", "b").exact);
+    }
+
+    #[test]
+    fn the_verdict_is_written_with_its_keys_sorted() {
+        let t = tx(0, LayerRates::default(), &[]);
+        let r = rx(0, LayerRates::default(), Vec::new());
+        let v = Verdict {
+            binding: Limit::None,
+            ceilings: Vec::new(),
+            explanation: "e".into(),
+        };
+        let j = serde_json::to_string(&join(&t, &r, Some(&v), "a", "b")).unwrap();
+        assert!(j.ends_with(r#""verdict":{"binding":"none","ceilings":[],"explanation":"e"}}"#));
+        let j = serde_json::to_string(&join(&t, &r, None, "a", "b")).unwrap();
+        assert!(j.ends_with(r#""verdict":null}"#), "{j}");
+    }
+
+    /// The error `join_files` gives when `tx_text` is the sender's file.
+    fn sender_file_error(tx_text: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        std::fs::write(&a, tx_text).unwrap();
+        std::fs::write(&b, "{}").unwrap();
+        let e = join_files(&a, &b).expect_err("the sender's file is malformed");
+        e.to_string()
+            .replace(&dir.path().display().to_string(), "DIR")
+    }
+
+    #[test]
+    fn a_malformed_result_names_the_file_and_the_field() {
+        assert_eq!(
+            sender_file_error(r#"{"tx": 5, "rx": "x"}"#),
+            "DIR/a.json:1:8: tx: invalid type: integer `5`, expected struct TxResult"
+        );
+        assert_eq!(
+            sender_file_error("{\"tx\": {\"frames\": \"many\"}}"),
+            "DIR/a.json:1:24: tx.frames: invalid type: string \"many\", expected u64"
+        );
+        let e = sender_file_error("{\"tx\": {\"streams\": [{\"id\": 1}]}}");
+        assert!(e.starts_with("DIR/a.json:1:"), "{e}");
+        assert!(e.contains(": tx.streams[0]: missing field `name`"), "{e}");
+        assert_eq!(
+            sender_file_error("<html>\n"),
+            "DIR/a.json:1:1: not a landspeed result: expected value"
+        );
+        assert_eq!(
+            sender_file_error("{}"),
+            "DIR/a.json:1:2: not a landspeed result: missing field `landspeed`"
+        );
     }
 }

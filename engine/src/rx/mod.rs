@@ -84,7 +84,7 @@ pub struct RxTask<'q> {
 }
 
 /// Why frames were counted corrupt.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct CorruptCounts {
     /// IPv4 header checksum wrong.
     pub ip_checksum: u64,

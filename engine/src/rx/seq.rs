@@ -15,7 +15,7 @@ pub const SEQ_LIMIT: u64 = 1 << 63;
 const WORDS: usize = (WINDOW / 64) as usize;
 
 /// Counts for one stream.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct SeqCounts {
     /// Distinct sequence numbers received.
     pub unique: u64,

@@ -1138,6 +1138,120 @@ mod tests {
     }
 
     #[test]
+    fn nothing_delivered_has_no_headroom() {
+        let d = decide(&obs(60_000.0, 0.0));
+        check(&d.ceilings[0], Limit::Link, LAN, LINE, None);
+        assert_eq!(d.reason, Reason::Network);
+    }
+
+    #[test]
+    fn cycles_without_a_tsc_rate_give_no_cpu_ceiling() {
+        let mut o = obs(60_000.0, 60_000.0);
+        o.rx_cycles_per_frame = Some(40_000.0);
+        o.tsc_hz = 0.0;
+        let d = decide(&o);
+        assert_eq!(d.ceilings.len(), 1);
+        assert_eq!(d.ceilings[0].limit, Limit::Link);
+    }
+
+    #[test]
+    fn a_ceiling_exactly_2_percent_below_delivered_still_counts() {
+        let line = LinkKind::Lan10G.frames_per_sec(FRAME);
+        let at = line * (1.0 + AT_CEILING);
+        let d = decide(&obs(at, at));
+        assert!(d.exceeded.is_empty());
+        assert!(matches!(&d.reason, Reason::AtCeiling(c) if c.limit == Limit::Link));
+        let above = f64::from_bits(at.to_bits() + 1);
+        let d = decide(&obs(above, above));
+        assert_eq!(d.exceeded.len(), 1);
+        assert_eq!(d.reason, Reason::Delivered { nearest: None });
+    }
+
+    #[test]
+    fn a_receiver_on_its_own_counts_what_went_missing() {
+        // The offered rate is unknown: any loss or drop means frames are
+        // missing.
+        let mut o = obs(0.0, 60_000.0);
+        o.lost_in_network = 5;
+        assert_eq!(decide(&o).reason, Reason::Network);
+        let mut o = obs(0.0, 60_000.0);
+        o.imissed = 5;
+        o.rx_utilisation = Some(0.2);
+        assert!(matches!(decide(&o).reason, Reason::NearestAbove(_)));
+        let mut o = obs(0.0, 60_000.0);
+        o.rx_nombuf = 5;
+        assert_eq!(decide(&o).reason, Reason::PoolDry);
+        // Nothing missing: delivered.
+        let d = decide(&obs(0.0, 60_000.0));
+        assert!(matches!(d.reason, Reason::Delivered { nearest: Some(_) }));
+    }
+
+    #[test]
+    fn unusable_targets_are_ignored() {
+        for t in [f64::NAN, f64::INFINITY, 0.0, -5e9] {
+            let mut o = obs(60_000.0, 60_000.0);
+            o.target_bps = Some(t);
+            assert!(matches!(decide(&o).reason, Reason::Delivered { .. }), "{t}");
+        }
+    }
+
+    #[test]
+    fn an_offer_just_within_the_tolerance_of_the_target_is_not_short() {
+        let o = obs(60_000.0, 60_000.0);
+        // The target whose tolerance band ends exactly at the offered rate.
+        let mut t = o.offered_bps / (1.0 - DELIVERED_TOLERANCE);
+        while t * (1.0 - DELIVERED_TOLERANCE) > o.offered_bps {
+            t = f64::from_bits(t.to_bits() - 1);
+        }
+        while t * (1.0 - DELIVERED_TOLERANCE) < o.offered_bps {
+            t = f64::from_bits(t.to_bits() + 1);
+        }
+        assert_eq!(t * (1.0 - DELIVERED_TOLERANCE), o.offered_bps);
+        let mut at = o.clone();
+        at.target_bps = Some(t);
+        assert!(matches!(decide(&at).reason, Reason::Delivered { .. }));
+        let mut above = o;
+        above.target_bps = Some(f64::from_bits(t.to_bits() + 1));
+        assert!(matches!(decide(&above).reason, Reason::SenderShort { .. }));
+    }
+
+    #[test]
+    fn a_busy_lcore_without_drops_at_its_port_is_not_the_limit() {
+        // Frames lost before the port while the RX lcore was busy, on a
+        // port whose counters would show its own drops: the network.
+        let mut o = obs(136_000.0, 80_000.0);
+        o.rx_utilisation = Some(0.99);
+        o.lost_in_network = 56_000;
+        assert_eq!(decide(&o).reason, Reason::Network);
+        // A port that hides its drops, but nothing lost: also the network
+        // (nothing counted at all).
+        let mut o = obs(136_000.0, 80_000.0);
+        o.rx_utilisation = Some(0.99);
+        o.drops_hidden = true;
+        assert_eq!(decide(&o).reason, Reason::Network);
+    }
+
+    #[test]
+    fn the_bus_binds_only_when_the_nic_missed_frames() {
+        let delivered_fps = 6.96e9 / (8.0 * 9040.0);
+        let mut o = obs(130_000.0, delivered_fps);
+        o.bus = Some(Bus::PCIX_133);
+        o.rx_utilisation = Some(0.55);
+        o.rx_nombuf = 250_000;
+        assert_eq!(decide(&o).reason, Reason::PoolDry);
+    }
+
+    #[test]
+    fn fewer_mbuf_failures_than_misses_point_at_a_ceiling() {
+        let mut o = obs(136_000.0, 60_000.0);
+        o.imissed = 500;
+        o.rx_nombuf = 10;
+        o.rx_utilisation = Some(0.3);
+        let d = decide(&o);
+        assert!(matches!(&d.reason, Reason::NearestAbove(c) if c.limit == Limit::Link));
+    }
+
+    #[test]
     fn serialises() {
         let v = verdict(&obs(1000.0, 1000.0));
         let j = serde_json::to_value(&v).unwrap();

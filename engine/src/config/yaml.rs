@@ -127,8 +127,8 @@ impl Builder {
             return Err(self.error(
                 span,
                 format!(
-                    "aliases expand the profile to more than {MAX_NODES} values: \
-                     write the values out, or alias less"
+                    "the profile holds more than {MAX_NODES} values once its aliases are \
+                     expanded: alias less (an alias of aliases multiplies)"
                 ),
             ));
         }

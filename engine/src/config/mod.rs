@@ -5,6 +5,8 @@
 //! every error is one [`ConfigError`] line, `file:line: field.path:
 //! message`. Pure: no DPDK.
 
+#![forbid(unsafe_code)]
+
 mod duration;
 mod error;
 mod ext;
@@ -13,6 +15,7 @@ mod plan;
 mod raw;
 mod stream;
 mod validate;
+mod yaml;
 
 #[cfg(test)]
 mod tests;
@@ -65,27 +68,28 @@ pub fn load_default() -> Result<Plan, ConfigError> {
 
 /// Check `text`, resolving relative paths against `base` when given.
 fn load_in(text: &str, origin: &str, base: Option<PathBuf>) -> Result<Plan, ConfigError> {
-    let profile: raw::Profile = match serde_yaml_ng::from_str(text) {
-        Ok(p) => p,
-        Err(e) => {
-            if is_blank(text) {
-                return Err(ConfigError::new(
-                    origin,
-                    None,
-                    None,
-                    "the profile is empty: it needs eal:, ports: and a tx: or rx: list",
-                ));
-            }
-            return Err(ConfigError::from_yaml(origin, &e));
+    let root =
+        yaml::parse(text).map_err(|e| ConfigError::new(origin, Some(e.line), None, e.message))?;
+    let root = match root {
+        Some(root) if !is_blank(text) => root,
+        _ => {
+            return Err(ConfigError::new(
+                origin,
+                None,
+                None,
+                "the profile is empty: it needs eal:, ports: and a tx: or rx: list",
+            ))
         }
     };
+    let profile: raw::Profile =
+        yaml::from_node(&root).map_err(|e| ConfigError::from_de(origin, e))?;
     let checker = Checker {
         origin,
-        locator: Locator::new(text),
+        locator: Locator::new(&root),
         base,
     };
     let mut plan = checker.plan(profile)?;
-    plan.text = text.to_string();
+    plan.lines = checker.locator;
     Ok(plan)
 }
 
@@ -105,11 +109,7 @@ impl Plan {
     /// loading, e.g. against the device at run time: it names the file and
     /// the field's line, like every other profile error.
     pub fn error(&self, field: &str, message: impl Into<String>) -> ConfigError {
-        let line = if self.text.is_empty() {
-            None
-        } else {
-            Locator::new(&self.text).line(field)
-        };
+        let line = self.lines.line(field);
         ConfigError::new(&self.origin, line, Some(field.to_string()), message)
     }
 

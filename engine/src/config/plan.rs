@@ -16,8 +16,8 @@ pub struct Plan {
     /// Where the profile came from (a path, or a name for built-in text);
     /// runtime errors about the plan name it.
     pub origin: String,
-    /// The profile's text, for locating fields in errors found later.
-    pub text: String,
+    /// The lines of the profile's keys, for locating errors found later.
+    pub(crate) lines: super::locate::Locator,
     /// EAL start-up settings.
     pub eal: EalPlan,
     /// Ports in profile order; tasks refer to them by index.

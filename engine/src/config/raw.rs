@@ -7,7 +7,8 @@ use std::fmt;
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
-use serde_yaml_ng::Value;
+
+pub(crate) use super::yaml::Value;
 
 /// The whole profile.
 #[derive(Debug, Deserialize)]
@@ -323,7 +324,6 @@ pub(crate) fn scalar_text(v: &Value) -> Option<String> {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
-        Value::Tagged(t) => scalar_text(&t.value),
         Value::Null | Value::Sequence(_) | Value::Mapping(_) => None,
     }
 }
@@ -337,7 +337,6 @@ pub(crate) fn describe(v: &Value) -> String {
         Value::Null => "null".into(),
         Value::Sequence(_) => "a list".into(),
         Value::Mapping(_) => "a mapping".into(),
-        Value::Tagged(t) => describe(&t.value),
     }
 }
 

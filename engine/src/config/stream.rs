@@ -4,7 +4,7 @@ use std::fmt::Display;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::str::FromStr;
 
-use serde_yaml_ng::Value;
+use super::yaml::Value;
 
 use crate::wire::spec::{
     EthSpec, IpSpec, L4Spec, SetElem, SizeSpec, StreamSpec, ValueSet, Vary, VlanSpec,

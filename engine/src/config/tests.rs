@@ -902,3 +902,100 @@ fn overrides() {
         .unwrap();
     assert_eq!(p.tx[0].rate, "95%".parse::<RateSpec>().unwrap());
 }
+
+#[test]
+fn alias_bombs_are_refused_quickly() {
+    // Ten levels of ten aliases each: 10^10 values once expanded.
+    let mut text = String::from("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for i in 1..10 {
+        let items = vec![format!("*a{}", i - 1); 10].join(", ");
+        text.push_str(&format!("a{i}: &a{i} [{items}]\n"));
+    }
+    text.push_str(BASE);
+    let start = std::time::Instant::now();
+    let m = err(&text);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        m,
+        "t.yaml:5: the profile holds more than 100000 values once its aliases are expanded: \
+         alias less (an alias of aliases multiplies)"
+    );
+    // Aliases within the budget are expanded where they are used.
+    let text = with(
+        "    udp: { src: 1024-1087, dst: 5001 }",
+        "    udp: &ports { src: 1024-1087, dst: 5001 }",
+    )
+    .replace(
+        "    tcp: { src: 40000, dst: 5001, flags: [ack, psh] }",
+        "    tcp: *ports",
+    );
+    let plan = load_str(&text, "t").unwrap();
+    assert!(matches!(plan.streams[1].l4, L4Spec::Tcp { .. }));
+}
+
+#[test]
+fn deep_nesting_is_refused_quickly() {
+    let start = std::time::Instant::now();
+    let deep = format!("eal: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    assert_eq!(
+        err(&deep),
+        "t.yaml:1: lists and mappings nest deeper than 64 levels"
+    );
+    let block: String = (0..3000)
+        .map(|i| format!("{}k:\n", "  ".repeat(i)))
+        .collect();
+    assert_eq!(
+        err(&block),
+        "t.yaml:65: lists and mappings nest deeper than 64 levels"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn one_document_of_one_mapping() {
+    assert_eq!(
+        err(&format!("{BASE}---\neal: {{}}\n")),
+        "t.yaml:38: the file holds more than one YAML document (a second `---`): a profile is \
+         one document"
+    );
+    assert_eq!(
+        err("- a\n- b\n"),
+        "t.yaml:1: invalid type: sequence, expected a mapping with eal:, ports:, streams:, tx:, \
+         rx: and run:"
+    );
+    assert_eq!(
+        err("~\n"),
+        "t.yaml:1: invalid type: unit value, expected a mapping with eal:, ports:, streams:, tx:, \
+         rx: and run:"
+    );
+    let m = err_with("    rate: 5G", "    rate: !fast 5G");
+    assert_eq!(
+        m,
+        "t.yaml:27: the tag `!fast` is not supported here: write the value without it"
+    );
+    let m = err_with("    rate: 5G", "    rate: *nowhere");
+    assert!(m.starts_with("t.yaml:27: "), "{m}");
+}
+
+#[test]
+fn a_runtime_error_names_the_line_of_its_field() {
+    let plan = load_str(BASE, "t.yaml").unwrap();
+    assert_eq!(
+        plan.error("tx[0].rate", "too fast for this port")
+            .to_string(),
+        "t.yaml:27: tx[0].rate: too fast for this port"
+    );
+    // A field the profile left to its default: its nearest ancestor.
+    assert_eq!(
+        plan.error("ports[1].rx_ring", "too long").to_string(),
+        "t.yaml:9: ports[1].rx_ring: too long"
+    );
+}

@@ -4,8 +4,6 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde_yaml_ng::Value;
-
 use super::duration::parse_duration;
 use super::error::ConfigError;
 use super::ext::{Bus, Layer, LinkKind, Pattern, RateSpec, TxMode};
@@ -14,7 +12,7 @@ use super::plan::{
     Checksum, Clock, Device, EalPlan, Plan, PortPlan, RunPlan, RxStreams, RxTaskPlan, TxTaskPlan,
     Verify,
 };
-use super::raw::{self, describe, scalar_text, Scalar};
+use super::raw::{self, describe, scalar_text, Scalar, Value};
 use super::stream;
 
 /// vdev arguments whose values are file paths, resolved against the
@@ -340,7 +338,7 @@ impl Checker<'_> {
         let run = self.run(&p.run)?;
         Ok(Plan {
             origin: self.origin.to_string(),
-            text: String::new(),
+            lines: Locator::default(),
             eal,
             ports,
             streams,

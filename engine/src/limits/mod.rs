@@ -24,7 +24,10 @@ pub use cli::{run_limits, LimitsArgs};
 pub use cpu::CpuCeiling;
 pub use link::{FrameSpec, IpVersion, L4Proto, LinkKind};
 pub use report::LimitsPage;
-pub use verdict::{verdict, Ceiling, Limit, Observation, Verdict};
+pub use verdict::{
+    decide, explain, verdict, Ceiling, Counters, Decision, Evidence, Limit, Observation, Reason,
+    Verdict,
+};
 
 /// An error from the limits module; every variant names the input at fault.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

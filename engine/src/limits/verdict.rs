@@ -22,7 +22,7 @@ pub const BUS_MODEL_BAND: f64 = 0.15;
 /// RX lcore utilisation at or above which the CPU counts as saturated.
 pub const CPU_SATURATED: f64 = 0.95;
 
-/// What a run measured, as the report hands it to [`verdict`].
+/// What a run measured, as the report hands it to [`decide`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Observation {
     /// Frame size in bytes, FCS included (0: derive from the L2 rates).
@@ -129,6 +129,134 @@ impl Observation {
     }
 }
 
+/// A rate as a bit rate and a frame rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rate {
+    /// L2 bit/s.
+    pub bps: f64,
+    /// Frames per second.
+    pub fps: f64,
+}
+
+/// The port's counters and the RX lcore's load, as the verdict quotes them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Counters {
+    /// Frames the NIC dropped for lack of room.
+    pub imissed: u64,
+    /// Receive mbuf allocation failures.
+    pub rx_nombuf: u64,
+    /// Frames sent but never seen by the receiving port.
+    pub lost_in_network: u64,
+    /// Fraction of the RX lcore's time spent on frames, if measured.
+    pub rx_utilisation: Option<f64>,
+}
+
+impl Counters {
+    /// Frames the port itself dropped (imissed + rx_nombuf).
+    pub fn port_drops(&self) -> u64 {
+        self.imissed + self.rx_nombuf
+    }
+}
+
+/// Why a ceiling that was reached while frames went missing bound the run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Evidence {
+    /// The delivered rate is the link's line rate.
+    LineRate,
+    /// The delivered rate is what the measured cycles per frame allow.
+    CpuCycles {
+        /// Busy TSC cycles per frame measured on the RX lcore.
+        cycles_per_frame: f64,
+    },
+    /// The port dropped frames while the RX lcore was saturated.
+    CpuSaturated,
+    /// Frames went missing in a ring no counter shows while the RX lcore
+    /// was busy.
+    CpuHiddenDrops,
+    /// The NIC missed frames with the delivered rate near the bus model.
+    BusMissed,
+}
+
+/// Which rule decided the run, with the figures it rests on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// All offered arrived, but the requested rate is above what the link
+    /// carries (rule 1a): binds on the link.
+    TargetAboveLink {
+        /// The requested L2 rate, bit/s.
+        target_bps: f64,
+        /// The link ceiling.
+        link: Ceiling,
+    },
+    /// All offered arrived, but the sender offered less than requested
+    /// (rule 1a).
+    SenderShort {
+        /// The requested L2 rate, bit/s.
+        target_bps: f64,
+    },
+    /// All offered arrived, at the lowest ceiling (rule 1b).
+    AtCeiling(Ceiling),
+    /// All offered arrived and no ceiling was near (rule 1c).
+    Delivered {
+        /// The lowest ceiling that takes part, if any.
+        nearest: Option<Ceiling>,
+    },
+    /// Frames are missing and this ceiling was reached (rule 2).
+    Reached {
+        /// The ceiling.
+        ceiling: Ceiling,
+        /// What shows it bound the run.
+        evidence: Evidence,
+    },
+    /// Frames vanished before the port (rule 3).
+    Network,
+    /// The receive mbuf pool ran dry (rule 4).
+    PoolDry,
+    /// The port dropped frames below every ceiling; this is the lowest one
+    /// at or above the delivered rate (rule 4, weak evidence).
+    NearestAbove(Ceiling),
+    /// The port dropped frames and no ceiling is known (rule 4, weak
+    /// evidence).
+    PortDrops,
+}
+
+/// The decision of a run: which limit bound it, why, and the figures
+/// behind it, before it is put in words by [`explain`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// The limit that bound the run.
+    pub binding: Limit,
+    /// The rule that decided, with its figures.
+    pub reason: Reason,
+    /// Every ceiling that could be computed, lowest first.
+    pub ceilings: Vec<Ceiling>,
+    /// The ceilings that took part (those the delivered rate did not
+    /// exceed), lowest first.
+    pub considered: Vec<Ceiling>,
+    /// The ceilings the delivered rate exceeded by more than
+    /// [`AT_CEILING`], lowest first.
+    pub exceeded: Vec<Ceiling>,
+    /// What was delivered.
+    pub delivered: Rate,
+    /// What was offered, if known.
+    pub offered: Option<Rate>,
+    /// The port's counters.
+    pub counters: Counters,
+}
+
+impl Decision {
+    /// The ceiling the reason names, if any.
+    pub fn ceiling(&self) -> Option<&Ceiling> {
+        match &self.reason {
+            Reason::TargetAboveLink { link: c, .. }
+            | Reason::AtCeiling(c)
+            | Reason::Reached { ceiling: c, .. }
+            | Reason::NearestAbove(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
 fn finite_or_zero(v: f64) -> f64 {
     if v.is_finite() && v > 0.0 {
         v
@@ -137,27 +265,100 @@ fn finite_or_zero(v: f64) -> f64 {
     }
 }
 
-fn rate(bps: f64, fps: f64) -> String {
-    format!("{} Gbit/s ({} frames/s)", gbps(bps), group(fps))
+/// The observation's figures, with NaN, infinite and negative rates made 0.
+struct Figures {
+    frame_size: u32,
+    delivered: Rate,
+    offered: Rate,
+    tsc_hz: f64,
+    cycles_per_frame: f64,
+    utilisation: Option<f64>,
 }
 
-fn describe(c: &Ceiling) -> String {
-    let head = match c.headroom_pct {
-        Some(h) => format!(", {h:+.1} % vs delivered"),
-        None => String::new(),
-    };
-    format!(
-        "{} {}: {}{}",
-        c.limit.as_str(),
-        c.name,
-        rate(c.bps_l2, c.fps),
-        head
-    )
+impl Figures {
+    fn new(obs: &Observation) -> Figures {
+        let delivered = Rate {
+            bps: finite_or_zero(obs.delivered_bps),
+            fps: finite_or_zero(obs.delivered_fps),
+        };
+        let frame_size = if obs.frame_size > 0 {
+            obs.frame_size
+        } else if delivered.fps > 0.0 {
+            (delivered.bps / delivered.fps / 8.0).round() as u32
+        } else {
+            0
+        };
+        Figures {
+            frame_size,
+            delivered,
+            offered: Rate {
+                bps: finite_or_zero(obs.offered_bps),
+                fps: finite_or_zero(obs.offered_fps),
+            },
+            tsc_hz: finite_or_zero(obs.tsc_hz),
+            cycles_per_frame: obs.rx_cycles_per_frame.map(finite_or_zero).unwrap_or(0.0),
+            utilisation: obs.rx_utilisation.filter(|u| u.is_finite()),
+        }
+    }
+
+    /// A ceiling of `fps` frames/s at `bps_l2`, with its headroom.
+    fn ceiling(&self, limit: Limit, name: String, fps: f64, bps_l2: f64) -> Ceiling {
+        let headroom_pct = if self.delivered.fps > 0.0 {
+            Some((fps / self.delivered.fps - 1.0) * 100.0)
+        } else {
+            None
+        };
+        Ceiling {
+            limit,
+            name,
+            fps,
+            bps_l2,
+            headroom_pct,
+        }
+    }
+
+    /// The L2 rate of `fps` frames/s.
+    fn l2(&self, fps: f64) -> f64 {
+        fps * 8.0 * f64::from(self.frame_size)
+    }
+
+    /// True when the delivered rate is within `band` below `c` or above it.
+    fn reached(&self, c: &Ceiling, band: f64) -> bool {
+        self.delivered.fps >= c.fps * (1.0 - band)
+    }
 }
 
-/// Computes the verdict. Ceilings the delivered rate exceeds by more than
-/// 2 % are listed but take no part (the device is not what they model, e.g.
-/// a virtual port). Rules, first match wins (constants above):
+/// Every ceiling the observation allows computing, lowest first.
+fn ceilings(obs: &Observation, fig: &Figures) -> Vec<Ceiling> {
+    let mut out = Vec::new();
+    if let Some(link) = obs.link.filter(|_| fig.frame_size > 0) {
+        let fps = link.frames_per_sec(fig.frame_size);
+        out.push(fig.ceiling(Limit::Link, link.name(), fps, fig.l2(fps)));
+    }
+    if let Some(bus) = obs.bus {
+        if let Ok(c) = bus.frame_ceiling(fig.frame_size, Direction::Rx) {
+            let name = format!("{} (receive)", c.name);
+            out.push(fig.ceiling(Limit::Bus, name, c.fps, c.bps_l2));
+        }
+    }
+    let cpf = fig.cycles_per_frame;
+    if cpf > 0.0 && fig.tsc_hz > 0.0 {
+        let fps = fig.tsc_hz / cpf;
+        let name = format!(
+            "RX lcore: {} cycles/frame at {:.3} GHz",
+            group(cpf),
+            fig.tsc_hz / 1e9
+        );
+        out.push(fig.ceiling(Limit::Cpu, name, fps, fig.l2(fps)));
+    }
+    out.sort_by(|a, b| a.fps.total_cmp(&b.fps));
+    out
+}
+
+/// Decides which limit bound the run. Ceilings the delivered rate exceeds
+/// by more than 2 % are listed but take no part (the device is not what
+/// they model, e.g. a virtual port). Rules, first match wins (constants
+/// above):
 ///
 /// 1. Delivered ≥ offered · (1 − 0.1 %), or, when the offered rate is
 ///    unknown (a receiver on its own), nothing was lost or dropped:
@@ -178,305 +379,185 @@ fn describe(c: &Ceiling) -> String {
 /// 4. Otherwise the port dropped frames without a ceiling being reached:
 ///    **Cpu** if rx_nombuf ≥ imissed (buffers not returned in time), else
 ///    the lowest ceiling at or above delivered, else **Cpu**.
-pub fn verdict(obs: &Observation) -> Verdict {
-    let delivered_fps = finite_or_zero(obs.delivered_fps);
-    let delivered_bps = finite_or_zero(obs.delivered_bps);
-    let offered_fps = finite_or_zero(obs.offered_fps);
-    let offered_bps = finite_or_zero(obs.offered_bps);
-    let frame_size = if obs.frame_size > 0 {
-        obs.frame_size
-    } else if delivered_fps > 0.0 {
-        (delivered_bps / delivered_fps / 8.0).round() as u32
-    } else {
-        0
-    };
-    let headroom = |fps: f64| {
-        if delivered_fps > 0.0 {
-            Some((fps / delivered_fps - 1.0) * 100.0)
-        } else {
-            None
-        }
-    };
-    let l2 = |fps: f64| fps * 8.0 * f64::from(frame_size);
-
-    let mut ceilings = Vec::new();
-    if let Some(link) = obs.link {
-        if frame_size > 0 {
-            let fps = link.frames_per_sec(frame_size);
-            ceilings.push(Ceiling {
-                limit: Limit::Link,
-                name: link.name(),
-                fps,
-                bps_l2: l2(fps),
-                headroom_pct: headroom(fps),
-            });
-        }
-    }
-    if let Some(bus) = obs.bus {
-        if let Ok(c) = bus.frame_ceiling(frame_size, Direction::Rx) {
-            ceilings.push(Ceiling {
-                limit: Limit::Bus,
-                name: format!("{} (receive)", c.name),
-                fps: c.fps,
-                bps_l2: c.bps_l2,
-                headroom_pct: headroom(c.fps),
-            });
-        }
-    }
-    let tsc_hz = finite_or_zero(obs.tsc_hz);
-    let cpf = obs.rx_cycles_per_frame.map(finite_or_zero).unwrap_or(0.0);
-    if cpf > 0.0 && tsc_hz > 0.0 {
-        let fps = tsc_hz / cpf;
-        ceilings.push(Ceiling {
-            limit: Limit::Cpu,
-            name: format!(
-                "RX lcore: {} cycles/frame at {:.3} GHz",
-                group(cpf),
-                tsc_hz / 1e9
-            ),
-            fps,
-            bps_l2: l2(fps),
-            headroom_pct: headroom(fps),
-        });
-    }
-    ceilings.sort_by(|a, b| a.fps.total_cmp(&b.fps));
+pub fn decide(obs: &Observation) -> Decision {
+    let fig = Figures::new(obs);
+    let ceilings = ceilings(obs, &fig);
     // A ceiling the run delivered well above cannot have bound it: the
     // device is not what the ceiling models (a virtual port has no line
     // rate). It stays in the list but takes no part in the decision.
-    let all_ceilings = ceilings.clone();
-    let exceeded: Vec<String> = ceilings
+    let (exceeded, considered): (Vec<Ceiling>, Vec<Ceiling>) = ceilings
         .iter()
-        .filter(|c| delivered_fps > c.fps * (1.0 + AT_CEILING))
-        .map(describe)
-        .collect();
-    ceilings.retain(|c| delivered_fps <= c.fps * (1.0 + AT_CEILING));
-    let find = |l: Limit| ceilings.iter().find(|c| c.limit == l);
-    let reached = |c: &Ceiling, band: f64| delivered_fps >= c.fps * (1.0 - band);
-
-    let port_drops = obs.imissed + obs.rx_nombuf;
-    let util = obs.rx_utilisation.filter(|u| u.is_finite());
-    let cpu_busy = util.is_some_and(|u| u >= CPU_SATURATED);
-    let counters = format!(
-        "imissed {}, rx_nombuf {}, lost in network {}{}",
-        group(obs.imissed as f64),
-        group(obs.rx_nombuf as f64),
-        group(obs.lost_in_network as f64),
-        match util {
-            Some(u) => format!(", RX lcore utilisation {:.1} %", u * 100.0),
-            None => String::new(),
-        }
-    );
-    let others = |skip: Option<Limit>| {
-        let v: Vec<String> = ceilings
-            .iter()
-            .filter(|c| Some(c.limit) != skip)
-            .map(describe)
-            .collect();
-        if v.is_empty() {
-            String::new()
-        } else {
-            format!(" Other ceilings: {}.", v.join("; "))
-        }
+        .cloned()
+        .partition(|c| fig.delivered.fps > c.fps * (1.0 + AT_CEILING));
+    let counters = Counters {
+        imissed: obs.imissed,
+        rx_nombuf: obs.rx_nombuf,
+        lost_in_network: obs.lost_in_network,
+        rx_utilisation: fig.utilisation,
     };
-    let delivered_txt = rate(delivered_bps, delivered_fps);
-    let offered_txt = if offered_fps > 0.0 {
-        rate(offered_bps, offered_fps)
-    } else {
-        "an unknown rate".to_string()
-    };
-
     // Everything arrived: all that was offered, or, when the offered rate
     // is unknown (a receiver on its own), nothing went missing anywhere.
-    let all_arrived = if offered_fps > 0.0 {
-        delivered_fps >= offered_fps * (1.0 - DELIVERED_TOLERANCE)
+    let all_arrived = if fig.offered.fps > 0.0 {
+        fig.delivered.fps >= fig.offered.fps * (1.0 - DELIVERED_TOLERANCE)
     } else {
-        obs.lost_in_network == 0 && port_drops == 0
+        counters.lost_in_network == 0 && counters.port_drops() == 0
     };
-    let (binding, explanation) = if all_arrived {
-        // Rule 1: everything offered arrived.
-        let short_target = obs
-            .target_bps
-            .filter(|t| t.is_finite() && *t > 0.0 && offered_bps < t * (1.0 - DELIVERED_TOLERANCE));
-        if let Some(target) = short_target {
-            match find(Limit::Link).filter(|c| offered_fps >= c.fps * (1.0 - AT_CEILING)) {
-                Some(c) => (
-                    Limit::Link,
-                    format!(
-                        "Link-bound: {target} Gbit/s was requested but the link carries at most {}; \
-                         {delivered_txt} was offered and delivered.{}",
-                        rate(c.bps_l2, c.fps),
-                        others(Some(Limit::Link)),
-                        target = gbps(target)
-                    ),
-                ),
-                None => (
-                    Limit::Sender,
-                    format!(
-                        "Sender-bound: {} Gbit/s was requested, the sender offered only {offered_txt}, \
-                         and all of it was delivered.{}",
-                        gbps(target),
-                        others(None)
-                    ),
-                ),
-            }
-        } else if let Some(c) = ceilings.first().filter(|c| reached(c, AT_CEILING)) {
-            (
-                c.limit,
-                format!(
-                    "{}-bound: {delivered_txt} was delivered{}, at the {} ceiling \
-                     ({}).{}",
-                    title(c.limit),
-                    if offered_fps > 0.0 {
-                        " (all that was offered)"
-                    } else {
-                        " with nothing lost"
-                    },
-                    c.limit.as_str(),
-                    describe(c),
-                    others(Some(c.limit))
-                ),
-            )
-        } else {
-            let nearest = match ceilings.first() {
-                Some(c) => format!(" The nearest ceiling is {}.", describe(c)),
-                None => " No ceiling is known for this run.".to_string(),
-            };
-            (
-                Limit::None,
-                format!(
-                    "Offered rate delivered: {delivered_txt} of {offered_txt}; nothing bound the run.{nearest}"
-                ),
-            )
-        }
+    let reason = if all_arrived {
+        decide_arrived(obs, &fig, &considered)
     } else {
-        // Rule 2: frames are missing; look for a ceiling that was reached.
-        let mut candidates: Vec<(Ceiling, String)> = Vec::new();
-        if let Some(c) = find(Limit::Link).filter(|c| reached(c, AT_CEILING)) {
-            candidates.push((
-                c.clone(),
-                "the delivered rate is the link's line rate".into(),
-            ));
-        }
-        let cpu = find(Limit::Cpu);
-        if let Some(c) = cpu.filter(|c| reached(c, AT_CEILING)) {
-            candidates.push((
-                c.clone(),
-                format!(
-                    "the RX lcore's measured {} cycles/frame allow no more",
-                    group(cpf)
-                ),
-            ));
-        } else if (port_drops > 0 && cpu_busy)
-            || (obs.drops_hidden
-                && obs.lost_in_network > 0
-                && util.is_some_and(|u| u >= CPU_BUSY_HIDDEN_DROPS))
-        {
-            let c = cpu.cloned().unwrap_or(Ceiling {
-                limit: Limit::Cpu,
-                name: "RX lcore (cycles per frame not measured)".into(),
-                fps: delivered_fps,
-                bps_l2: delivered_bps,
-                headroom_pct: Some(0.0),
-            });
-            candidates.push((
-                c,
-                if port_drops > 0 {
-                    "the port dropped frames while the RX lcore was saturated".into()
-                } else {
-                    "frames were lost in the receiving port's own ring, which no counter shows, \
-                     while the RX lcore was busy"
-                        .into()
-                },
-            ));
-        }
-        if obs.imissed > 0 {
-            if let Some(c) = find(Limit::Bus).filter(|c| reached(c, BUS_MODEL_BAND)) {
-                candidates.push((
-                    c.clone(),
-                    format!(
-                        "the NIC missed frames (imissed) with the delivered rate within {:.0} % \
-                         of the modelled bus ceiling",
-                        BUS_MODEL_BAND * 100.0
-                    ),
-                ));
-            }
-        }
-        // Exact ceilings (link, measured CPU) outrank the modelled bus;
-        // among equals the lowest ceiling wins.
-        candidates.sort_by(|a, b| {
-            (a.0.limit == Limit::Bus)
-                .cmp(&(b.0.limit == Limit::Bus))
-                .then(a.0.fps.total_cmp(&b.0.fps))
-        });
-        let missing = format!("delivered {delivered_txt} of {offered_txt} offered");
-        if let Some((c, why)) = candidates.into_iter().next() {
-            (
-                c.limit,
-                format!(
-                    "{}-bound: {missing}; {why}: {}. Counters: {counters}.{}",
-                    title(c.limit),
-                    describe(&c),
-                    others(Some(c.limit))
-                ),
-            )
-        } else if obs.lost_in_network >= port_drops {
-            (
-                Limit::Network,
-                format!(
-                    "Network: {missing}; {} frames never reached the port and no ceiling was \
-                     reached. Counters: {counters}.{}",
-                    group(obs.lost_in_network as f64),
-                    others(None)
-                ),
-            )
-        } else if obs.rx_nombuf > 0 && obs.rx_nombuf >= obs.imissed {
-            (
-                Limit::Cpu,
-                format!(
-                    "CPU-bound: {missing}; the receive mbuf pool ran dry ({} allocation failures): \
-                     the RX side did not return buffers in time. Counters: {counters}.{}",
-                    group(obs.rx_nombuf as f64),
-                    others(None)
-                ),
-            )
-        } else if let Some(c) = ceilings.iter().find(|c| c.fps >= delivered_fps) {
-            (
-                c.limit,
-                format!(
-                    "{}-bound (weak evidence): {missing}; the port dropped {} frames and the closest \
-                     ceiling above the delivered rate is {}. Counters: {counters}.{}",
-                    title(c.limit),
-                    group(port_drops as f64),
-                    describe(c),
-                    others(Some(c.limit))
-                ),
-            )
-        } else {
-            (
-                Limit::Cpu,
-                format!(
-                    "CPU-bound (weak evidence): {missing}; the receiving host dropped {} frames at \
-                     its port and no other ceiling is known. Counters: {counters}.{}",
-                    group(port_drops as f64),
-                    others(None)
-                ),
-            )
-        }
+        decide_missing(obs, &fig, &considered, &counters)
     };
-    let explanation = if exceeded.is_empty() {
-        explanation
-    } else {
-        format!(
-            "{explanation} Exceeded by the delivered rate, so not this device's limit (a virtual \
-             port, or a link setting that does not match the device): {}.",
-            exceeded.join("; ")
-        )
-    };
-    Verdict {
-        binding,
-        ceilings: all_ceilings,
-        explanation,
+    Decision {
+        binding: binding(&reason),
+        reason,
+        ceilings,
+        considered,
+        exceeded,
+        delivered: fig.delivered,
+        offered: (fig.offered.fps > 0.0).then_some(fig.offered),
+        counters,
     }
+}
+
+/// The limit a reason names.
+fn binding(reason: &Reason) -> Limit {
+    match reason {
+        Reason::TargetAboveLink { .. } => Limit::Link,
+        Reason::SenderShort { .. } => Limit::Sender,
+        Reason::Delivered { .. } => Limit::None,
+        Reason::AtCeiling(c) | Reason::Reached { ceiling: c, .. } | Reason::NearestAbove(c) => {
+            c.limit
+        }
+        Reason::Network => Limit::Network,
+        Reason::PoolDry | Reason::PortDrops => Limit::Cpu,
+    }
+}
+
+/// Rule 1: everything offered arrived.
+fn decide_arrived(obs: &Observation, fig: &Figures, considered: &[Ceiling]) -> Reason {
+    let short_target = obs
+        .target_bps
+        .filter(|t| t.is_finite() && *t > 0.0 && fig.offered.bps < t * (1.0 - DELIVERED_TOLERANCE));
+    if let Some(target_bps) = short_target {
+        let link = considered
+            .iter()
+            .find(|c| c.limit == Limit::Link)
+            .filter(|c| fig.offered.fps >= c.fps * (1.0 - AT_CEILING));
+        return match link {
+            Some(c) => Reason::TargetAboveLink {
+                target_bps,
+                link: c.clone(),
+            },
+            None => Reason::SenderShort { target_bps },
+        };
+    }
+    match considered.first() {
+        Some(c) if fig.reached(c, AT_CEILING) => Reason::AtCeiling(c.clone()),
+        nearest => Reason::Delivered {
+            nearest: nearest.cloned(),
+        },
+    }
+}
+
+/// Rule 2: the ceilings that were reached while frames went missing, with
+/// their evidence; exact ones (link, measured CPU) before the bus model,
+/// then lowest first.
+fn candidates(
+    obs: &Observation,
+    fig: &Figures,
+    considered: &[Ceiling],
+    counters: &Counters,
+) -> Vec<(Ceiling, Evidence)> {
+    let find = |l: Limit| considered.iter().find(|c| c.limit == l);
+    let mut out = Vec::new();
+    if let Some(c) = find(Limit::Link).filter(|c| fig.reached(c, AT_CEILING)) {
+        out.push((c.clone(), Evidence::LineRate));
+    }
+    let cpu = find(Limit::Cpu);
+    let port_drops = counters.port_drops();
+    let cpu_busy = fig.utilisation.is_some_and(|u| u >= CPU_SATURATED);
+    let hidden = obs.drops_hidden
+        && counters.lost_in_network > 0
+        && fig.utilisation.is_some_and(|u| u >= CPU_BUSY_HIDDEN_DROPS);
+    if let Some(c) = cpu.filter(|c| fig.reached(c, AT_CEILING)) {
+        let cycles_per_frame = fig.cycles_per_frame;
+        out.push((c.clone(), Evidence::CpuCycles { cycles_per_frame }));
+    } else if (port_drops > 0 && cpu_busy) || hidden {
+        let c = cpu.cloned().unwrap_or(Ceiling {
+            limit: Limit::Cpu,
+            name: "RX lcore (cycles per frame not measured)".into(),
+            fps: fig.delivered.fps,
+            bps_l2: fig.delivered.bps,
+            headroom_pct: Some(0.0),
+        });
+        let evidence = if port_drops > 0 {
+            Evidence::CpuSaturated
+        } else {
+            Evidence::CpuHiddenDrops
+        };
+        out.push((c, evidence));
+    }
+    if counters.imissed > 0 {
+        if let Some(c) = find(Limit::Bus).filter(|c| fig.reached(c, BUS_MODEL_BAND)) {
+            out.push((c.clone(), Evidence::BusMissed));
+        }
+    }
+    out.sort_by(|a, b| {
+        (a.0.limit == Limit::Bus)
+            .cmp(&(b.0.limit == Limit::Bus))
+            .then(a.0.fps.total_cmp(&b.0.fps))
+    });
+    out
+}
+
+/// Rules 2 to 4: frames are missing.
+fn decide_missing(
+    obs: &Observation,
+    fig: &Figures,
+    considered: &[Ceiling],
+    counters: &Counters,
+) -> Reason {
+    if let Some((ceiling, evidence)) = candidates(obs, fig, considered, counters)
+        .into_iter()
+        .next()
+    {
+        return Reason::Reached { ceiling, evidence };
+    }
+    if counters.lost_in_network >= counters.port_drops() {
+        Reason::Network
+    } else if counters.rx_nombuf > 0 && counters.rx_nombuf >= counters.imissed {
+        Reason::PoolDry
+    } else if let Some(c) = considered.iter().find(|c| c.fps >= fig.delivered.fps) {
+        Reason::NearestAbove(c.clone())
+    } else {
+        Reason::PortDrops
+    }
+}
+
+/// Computes the verdict: [`decide`], then [`explain`].
+pub fn verdict(obs: &Observation) -> Verdict {
+    let decision = decide(obs);
+    Verdict {
+        binding: decision.binding,
+        explanation: explain(&decision),
+        ceilings: decision.ceilings,
+    }
+}
+
+fn rate(r: Rate) -> String {
+    format!("{} Gbit/s ({} frames/s)", gbps(r.bps), group(r.fps))
+}
+
+fn describe(c: &Ceiling) -> String {
+    let head = match c.headroom_pct {
+        Some(h) => format!(", {h:+.1} % vs delivered"),
+        None => String::new(),
+    };
+    let r = Rate {
+        bps: c.bps_l2,
+        fps: c.fps,
+    };
+    format!("{} {}: {}{}", c.limit.as_str(), c.name, rate(r), head)
 }
 
 fn title(l: Limit) -> &'static str {
@@ -487,6 +568,162 @@ fn title(l: Limit) -> &'static str {
         Limit::Sender => "Sender",
         Limit::Network => "Network",
         Limit::None => "None",
+    }
+}
+
+/// The words for a decision: one paragraph with the numbers behind it.
+pub fn explain(d: &Decision) -> String {
+    let main = explain_arrived(d);
+    // The reason's own ceiling is not repeated among the others.
+    let skip = d.ceiling().map(|c| c.limit);
+    let others: Vec<String> = match d.reason {
+        Reason::Delivered { .. } => Vec::new(),
+        _ => d
+            .considered
+            .iter()
+            .filter(|c| Some(c.limit) != skip)
+            .map(describe)
+            .collect(),
+    };
+    let mut out = main;
+    if !others.is_empty() {
+        out.push_str(&format!(" Other ceilings: {}.", others.join("; ")));
+    }
+    if !d.exceeded.is_empty() {
+        let exceeded: Vec<String> = d.exceeded.iter().map(describe).collect();
+        out.push_str(&format!(
+            " Exceeded by the delivered rate, so not this device's limit (a virtual \
+             port, or a link setting that does not match the device): {}.",
+            exceeded.join("; ")
+        ));
+    }
+    out
+}
+
+/// What was offered, in words.
+fn offered_text(d: &Decision) -> String {
+    match d.offered {
+        Some(r) => rate(r),
+        None => "an unknown rate".to_string(),
+    }
+}
+
+/// The first sentence: rule 1 (everything offered arrived) here, the
+/// other rules in [`explain_missing`].
+fn explain_arrived(d: &Decision) -> String {
+    let delivered = rate(d.delivered);
+    let offered = offered_text(d);
+    match &d.reason {
+        Reason::TargetAboveLink { target_bps, link } => format!(
+            "Link-bound: {} Gbit/s was requested but the link carries at most {}; \
+             {delivered} was offered and delivered.",
+            gbps(*target_bps),
+            rate(Rate {
+                bps: link.bps_l2,
+                fps: link.fps
+            }),
+        ),
+        Reason::SenderShort { target_bps } => format!(
+            "Sender-bound: {} Gbit/s was requested, the sender offered only {offered}, \
+             and all of it was delivered.",
+            gbps(*target_bps),
+        ),
+        Reason::AtCeiling(c) => format!(
+            "{}-bound: {delivered} was delivered{}, at the {} ceiling ({}).",
+            title(c.limit),
+            if d.offered.is_some() {
+                " (all that was offered)"
+            } else {
+                " with nothing lost"
+            },
+            c.limit.as_str(),
+            describe(c),
+        ),
+        Reason::Delivered { nearest } => {
+            let nearest = match nearest {
+                Some(c) => format!(" The nearest ceiling is {}.", describe(c)),
+                None => " No ceiling is known for this run.".to_string(),
+            };
+            format!(
+                "Offered rate delivered: {delivered} of {offered}; nothing bound the run.{nearest}"
+            )
+        }
+        _ => explain_missing(d),
+    }
+}
+
+/// Why a reached ceiling bound the run, in words.
+fn evidence_text(e: Evidence) -> String {
+    match e {
+        Evidence::LineRate => "the delivered rate is the link's line rate".into(),
+        Evidence::CpuCycles { cycles_per_frame } => format!(
+            "the RX lcore's measured {} cycles/frame allow no more",
+            group(cycles_per_frame)
+        ),
+        Evidence::CpuSaturated => "the port dropped frames while the RX lcore was saturated".into(),
+        Evidence::CpuHiddenDrops => {
+            "frames were lost in the receiving port's own ring, which no counter shows, \
+             while the RX lcore was busy"
+                .into()
+        }
+        Evidence::BusMissed => format!(
+            "the NIC missed frames (imissed) with the delivered rate within {:.0} % \
+             of the modelled bus ceiling",
+            BUS_MODEL_BAND * 100.0
+        ),
+    }
+}
+
+/// The counters, in words.
+fn counters_text(c: &Counters) -> String {
+    format!(
+        "imissed {}, rx_nombuf {}, lost in network {}{}",
+        group(c.imissed as f64),
+        group(c.rx_nombuf as f64),
+        group(c.lost_in_network as f64),
+        match c.rx_utilisation {
+            Some(u) => format!(", RX lcore utilisation {:.1} %", u * 100.0),
+            None => String::new(),
+        }
+    )
+}
+
+/// The first sentences when frames are missing (rules 2 to 4).
+fn explain_missing(d: &Decision) -> String {
+    let missing = format!(
+        "delivered {} of {} offered",
+        rate(d.delivered),
+        offered_text(d)
+    );
+    let counters = counters_text(&d.counters);
+    let drops = group(d.counters.port_drops() as f64);
+    match &d.reason {
+        Reason::Reached { ceiling, evidence } => format!(
+            "{}-bound: {missing}; {}: {}. Counters: {counters}.",
+            title(ceiling.limit),
+            evidence_text(*evidence),
+            describe(ceiling),
+        ),
+        Reason::Network => format!(
+            "Network: {missing}; {} frames never reached the port and no ceiling was \
+             reached. Counters: {counters}.",
+            group(d.counters.lost_in_network as f64),
+        ),
+        Reason::PoolDry => format!(
+            "CPU-bound: {missing}; the receive mbuf pool ran dry ({} allocation failures): \
+             the RX side did not return buffers in time. Counters: {counters}.",
+            group(d.counters.rx_nombuf as f64),
+        ),
+        Reason::NearestAbove(c) => format!(
+            "{}-bound (weak evidence): {missing}; the port dropped {drops} frames and the closest \
+             ceiling above the delivered rate is {}. Counters: {counters}.",
+            title(c.limit),
+            describe(c),
+        ),
+        _ => format!(
+            "CPU-bound (weak evidence): {missing}; the receiving host dropped {drops} frames at \
+             its port and no other ceiling is known. Counters: {counters}."
+        ),
     }
 }
 
@@ -510,29 +747,110 @@ mod tests {
         }
     }
 
+    /// `a` equals `b` to 1 part in 10^9.
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    /// Checks a ceiling's limit, name, frames/s and headroom.
+    #[track_caller]
+    fn check(c: &Ceiling, limit: Limit, name: &str, fps: f64, headroom: Option<f64>) {
+        assert_eq!((c.limit, c.name.as_str()), (limit, name), "{c:?}");
+        assert!(close(c.fps, fps), "fps {} != {fps}", c.fps);
+        match (c.headroom_pct, headroom) {
+            (Some(a), Some(b)) => assert!(close(a, b), "headroom {a} != {b}"),
+            (a, b) => assert_eq!(a, b),
+        }
+    }
+
+    const LAN: &str = "10GBASE-R (LAN PHY)";
+    const PCIX: &str = "PCI-X/133 MMRBC 512 (receive)";
+    /// 10GBASE-R frames/s at 9130 bytes: 10e9 / (8 · 9150).
+    const LINE: f64 = 10e9 / (8.0 * 9150.0);
+    /// PCI-X/133 receive frames/s at 9130 bytes (the bus model's figure).
+    const PCIX_FPS: f64 = 108_674.426_699_948_2;
+
+    // ---- decisions ----
+
     #[test]
     fn offered_delivered_is_none() {
         let mut o = obs(60_000.0, 59_990.0);
         o.bus = Some(Bus::PCIX_133);
         o.rx_cycles_per_frame = Some(10_000.0);
-        let v = verdict(&o);
-        assert_eq!(v.binding, Limit::None, "{}", v.explanation);
-        assert!(
-            v.explanation.contains("nearest ceiling"),
-            "{}",
-            v.explanation
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::None);
+        let Reason::Delivered { nearest: Some(c) } = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        check(
+            c,
+            Limit::Bus,
+            PCIX,
+            PCIX_FPS,
+            Some((PCIX_FPS / 59_990.0 - 1.0) * 100.0),
         );
-        assert_eq!(v.ceilings.len(), 3);
-        assert_eq!(v.ceilings[0].limit, Limit::Bus);
-        assert!(v.ceilings.windows(2).all(|w| w[0].fps <= w[1].fps));
+        assert_eq!(d.ceilings.len(), 3);
+        assert_eq!(d.ceilings[0].limit, Limit::Bus);
+        assert!(d.ceilings.windows(2).all(|w| w[0].fps <= w[1].fps));
+        check(
+            &d.ceilings[1],
+            Limit::Link,
+            LAN,
+            LINE,
+            Some((LINE / 59_990.0 - 1.0) * 100.0),
+        );
+        let cpu = "RX lcore: 10,000 cycles/frame at 2.000 GHz";
+        check(
+            &d.ceilings[2],
+            Limit::Cpu,
+            cpu,
+            200_000.0,
+            Some((200_000.0 / 59_990.0 - 1.0) * 100.0),
+        );
+        assert_eq!(d.considered, d.ceilings);
+        assert!(d.exceeded.is_empty());
+        assert_eq!(
+            d.delivered,
+            Rate {
+                bps: 59_990.0 * 8.0 * 9130.0,
+                fps: 59_990.0
+            }
+        );
+        assert_eq!(
+            d.offered,
+            Some(Rate {
+                bps: 60_000.0 * 8.0 * 9130.0,
+                fps: 60_000.0
+            })
+        );
+        assert_eq!(
+            d.counters,
+            Counters {
+                imissed: 0,
+                rx_nombuf: 0,
+                lost_in_network: 0,
+                rx_utilisation: None
+            }
+        );
+        // Nothing known: no nearest ceiling.
+        let mut o = obs(60_000.0, 60_000.0);
+        o.link = None;
+        let d = decide(&o);
+        assert_eq!(d.reason, Reason::Delivered { nearest: None });
+        assert!(d.ceilings.is_empty());
     }
 
     #[test]
     fn line_rate_delivered_is_link() {
         let line = LinkKind::Lan10G.frames_per_sec(FRAME);
-        let v = verdict(&obs(line, line));
-        assert_eq!(v.binding, Limit::Link, "{}", v.explanation);
-        assert!(v.explanation.contains("136,612"), "{}", v.explanation);
+        assert!(close(line, LINE));
+        let d = decide(&obs(line, line));
+        assert_eq!(d.binding, Limit::Link);
+        let Reason::AtCeiling(c) = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        check(c, Limit::Link, LAN, LINE, Some(0.0));
+        assert!(close(c.bps_l2, 9.978_142_076_502_733e9));
     }
 
     #[test]
@@ -546,18 +864,37 @@ mod tests {
         o.rx_cycles_per_frame = Some(213.5);
         o.rx_utilisation = Some(0.94);
         o.tsc_hz = 2.596e9;
-        let v = verdict(&o);
-        assert_eq!(v.binding, Limit::Cpu, "{}", v.explanation);
-        assert!(
-            v.explanation.contains("not this device's limit"),
-            "{}",
-            v.explanation
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::Cpu);
+        let cpu_fps = 2.596e9 / 213.5;
+        let Reason::AtCeiling(c) = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        let cpu = "RX lcore: 214 cycles/frame at 2.596 GHz";
+        check(
+            c,
+            Limit::Cpu,
+            cpu,
+            cpu_fps,
+            Some((cpu_fps / 11_964_180.0 - 1.0) * 100.0),
         );
         assert_eq!(
-            v.ceilings.len(),
+            d.ceilings.len(),
             2,
             "the exceeded link ceiling is still listed"
         );
+        let line = 10e9 / (8.0 * 1538.0);
+        assert_eq!(d.exceeded.len(), 1);
+        check(
+            &d.exceeded[0],
+            Limit::Link,
+            LAN,
+            line,
+            Some((line / 11_964_180.0 - 1.0) * 100.0),
+        );
+        assert_eq!(d.considered, vec![c.clone()]);
+        assert_eq!(d.offered, None);
+        assert_eq!(d.counters.rx_utilisation, Some(0.94));
     }
 
     #[test]
@@ -569,20 +906,37 @@ mod tests {
         o.rx_utilisation = Some(0.999);
         o.imissed = 5_000_000;
         o.bus = Some(Bus::pcie(3, 8).unwrap());
-        let v = verdict(&o);
-        assert_eq!(v.binding, Limit::Cpu, "{}", v.explanation);
-        assert!(
-            v.explanation.contains("40,000 cycles/frame"),
-            "{}",
-            v.explanation
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::Cpu);
+        let Reason::Reached { ceiling, evidence } = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        let name = "RX lcore: 40,000 cycles/frame at 2.000 GHz";
+        check(
+            ceiling,
+            Limit::Cpu,
+            name,
+            50_000.0,
+            Some((50_000.0 / 49_950.0 - 1.0) * 100.0),
         );
-        assert!(
-            v.explanation.contains("50,000 frames/s"),
-            "{}",
-            v.explanation
+        assert_eq!(ceiling.bps_l2, 50_000.0 * 8.0 * 9130.0);
+        assert_eq!(
+            *evidence,
+            Evidence::CpuCycles {
+                cycles_per_frame: 40_000.0
+            }
         );
-        let cpu = v.ceilings.iter().find(|c| c.limit == Limit::Cpu).unwrap();
-        assert_eq!(cpu.fps, 50_000.0);
+        let limits: Vec<Limit> = d.ceilings.iter().map(|c| c.limit).collect();
+        assert_eq!(limits, [Limit::Cpu, Limit::Link, Limit::Bus]);
+        assert_eq!(
+            d.counters,
+            Counters {
+                imissed: 5_000_000,
+                rx_nombuf: 0,
+                lost_in_network: 0,
+                rx_utilisation: Some(0.999)
+            }
+        );
     }
 
     #[test]
@@ -591,8 +945,38 @@ mod tests {
         o.rx_utilisation = Some(0.99);
         o.rx_nombuf = 10;
         o.imissed = 1000;
-        let v = verdict(&o);
-        assert_eq!(v.binding, Limit::Cpu, "{}", v.explanation);
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::Cpu);
+        let Reason::Reached { ceiling, evidence } = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        let name = "RX lcore (cycles per frame not measured)";
+        check(ceiling, Limit::Cpu, name, 80_000.0, Some(0.0));
+        assert_eq!(ceiling.bps_l2, 80_000.0 * 8.0 * 9130.0);
+        assert_eq!(*evidence, Evidence::CpuSaturated);
+        assert_eq!(d.counters.port_drops(), 1010);
+        // Not listed among the ceilings: it was not computed.
+        assert_eq!(d.ceilings.len(), 1);
+    }
+
+    #[test]
+    fn hidden_drops_on_a_busy_lcore_are_cpu() {
+        let mut o = obs(136_612.0, 80_000.0);
+        o.rx_utilisation = Some(0.92);
+        o.lost_in_network = 56_612;
+        o.drops_hidden = true;
+        let d = decide(&o);
+        let Reason::Reached { evidence, .. } = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        assert_eq!(*evidence, Evidence::CpuHiddenDrops);
+        // The same loss where a counter would show it is the network's.
+        o.drops_hidden = false;
+        assert_eq!(decide(&o).reason, Reason::Network);
+        // So is the same loss with an idle RX lcore.
+        o.drops_hidden = true;
+        o.rx_utilisation = Some(0.5);
+        assert_eq!(decide(&o).reason, Reason::Network);
     }
 
     #[test]
@@ -606,9 +990,14 @@ mod tests {
         o.tsc_hz = 2.4e9;
         o.rx_utilisation = Some(0.55);
         o.imissed = 250_000;
-        let v = verdict(&o);
-        assert_eq!(v.binding, Limit::Bus, "{}", v.explanation);
-        assert!(v.explanation.contains("PCI-X/133"), "{}", v.explanation);
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::Bus);
+        let Reason::Reached { ceiling, evidence } = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        let headroom = (PCIX_FPS / delivered_fps - 1.0) * 100.0;
+        check(ceiling, Limit::Bus, PCIX, PCIX_FPS, Some(headroom));
+        assert_eq!(*evidence, Evidence::BusMissed);
     }
 
     #[test]
@@ -623,43 +1012,74 @@ mod tests {
         o.rx_cycles_per_frame = Some(2.4e9 * 0.995 / delivered_fps);
         o.rx_utilisation = Some(0.995);
         o.imissed = 40_000;
-        let v = verdict(&o);
-        assert_eq!(v.binding, Limit::Cpu, "{}", v.explanation);
-        let bus = v.ceilings.iter().find(|c| c.limit == Limit::Bus).unwrap();
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::Cpu);
+        let Reason::Reached { ceiling, evidence } = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        assert_eq!(ceiling.limit, Limit::Cpu);
+        assert!(close(ceiling.fps, delivered_fps / 0.995));
+        assert!(matches!(evidence, Evidence::CpuCycles { .. }));
+        let bus = d.ceilings.iter().find(|c| c.limit == Limit::Bus).unwrap();
         assert!(bus.headroom_pct.unwrap() < 0.0);
+        check(
+            bus,
+            Limit::Bus,
+            PCIX,
+            PCIX_FPS,
+            Some((PCIX_FPS / delivered_fps - 1.0) * 100.0),
+        );
     }
 
     #[test]
     fn frames_lost_before_the_port_is_network() {
         let mut o = obs(136_000.0, 120_000.0);
         o.lost_in_network = 16_000;
-        let v = verdict(&o);
-        assert_eq!(v.binding, Limit::Network, "{}", v.explanation);
+        let d = decide(&o);
+        assert_eq!((d.binding, &d.reason), (Limit::Network, &Reason::Network));
+        assert_eq!(d.counters.lost_in_network, 16_000);
         // Missing frames with no counter at all: also lost before the port.
-        let v = verdict(&obs(136_000.0, 120_000.0));
-        assert_eq!(v.binding, Limit::Network, "{}", v.explanation);
+        let d = decide(&obs(136_000.0, 120_000.0));
+        assert_eq!((d.binding, &d.reason), (Limit::Network, &Reason::Network));
     }
 
     #[test]
     fn slower_receiving_link_is_link_bound() {
-        let mut o = obs(136_612.0, LinkKind::G1.frames_per_sec(FRAME));
+        let g1 = LinkKind::G1.frames_per_sec(FRAME);
+        let mut o = obs(136_612.0, g1);
         o.link = Some(LinkKind::G1);
         o.lost_in_network = 1_000_000;
-        let v = verdict(&o);
-        assert_eq!(v.binding, Limit::Link, "{}", v.explanation);
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::Link);
+        let Reason::Reached { ceiling, evidence } = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        assert!(close(g1, 1e9 / (8.0 * 9150.0)));
+        check(ceiling, Limit::Link, &LinkKind::G1.name(), g1, Some(0.0));
+        assert_eq!(*evidence, Evidence::LineRate);
     }
 
     #[test]
     fn short_sender_is_sender_bound() {
         let mut o = obs(60_000.0, 60_000.0);
         o.target_bps = Some(9.9e9);
-        let v = verdict(&o);
-        assert_eq!(v.binding, Limit::Sender, "{}", v.explanation);
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::Sender);
+        assert_eq!(d.reason, Reason::SenderShort { target_bps: 9.9e9 });
         // Asking for more than the link carries is link-bound, not sender.
         let line = LinkKind::Lan10G.frames_per_sec(FRAME);
         let mut o = obs(line, line);
         o.target_bps = Some(12e9);
-        assert_eq!(verdict(&o).binding, Limit::Link);
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::Link);
+        let Reason::TargetAboveLink { target_bps, link } = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        assert_eq!(*target_bps, 12e9);
+        check(link, Limit::Link, LAN, LINE, Some(0.0));
+        // A target the sender met decides nothing.
+        o.target_bps = Some(line * 8.0 * 9130.0);
+        assert!(matches!(decide(&o).reason, Reason::AtCeiling(_)));
     }
 
     #[test]
@@ -667,9 +1087,9 @@ mod tests {
         let mut o = obs(136_000.0, 90_000.0);
         o.rx_nombuf = 500;
         o.rx_utilisation = Some(0.5);
-        let v = verdict(&o);
-        assert_eq!(v.binding, Limit::Cpu, "{}", v.explanation);
-        assert!(v.explanation.contains("mbuf"), "{}", v.explanation);
+        let d = decide(&o);
+        assert_eq!((d.binding, &d.reason), (Limit::Cpu, &Reason::PoolDry));
+        assert_eq!(d.counters.rx_nombuf, 500);
     }
 
     #[test]
@@ -678,9 +1098,157 @@ mod tests {
         o.imissed = 500;
         o.rx_utilisation = Some(0.3);
         o.bus = Some(Bus::PCIX_133);
-        let v = verdict(&o);
-        assert_eq!(v.binding, Limit::Bus, "{}", v.explanation);
-        assert!(v.explanation.contains("weak evidence"), "{}", v.explanation);
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::Bus);
+        let Reason::NearestAbove(c) = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        check(
+            c,
+            Limit::Bus,
+            PCIX,
+            PCIX_FPS,
+            Some((PCIX_FPS / 60_000.0 - 1.0) * 100.0),
+        );
+        // With no ceiling known, the receiving host's CPU (weak evidence).
+        o.link = None;
+        o.bus = None;
+        let d = decide(&o);
+        assert_eq!((d.binding, &d.reason), (Limit::Cpu, &Reason::PortDrops));
+    }
+
+    #[test]
+    fn unusable_figures_count_as_zero() {
+        let mut o = obs(f64::NAN, f64::INFINITY);
+        o.frame_size = 0;
+        o.tsc_hz = -1.0;
+        o.rx_cycles_per_frame = Some(f64::NAN);
+        o.rx_utilisation = Some(f64::NAN);
+        let d = decide(&o);
+        assert_eq!(d.delivered, Rate { bps: 0.0, fps: 0.0 });
+        assert_eq!((d.offered, d.counters.rx_utilisation), (None, None));
+        // No frame size: no link ceiling; nothing missing: delivered.
+        assert!(d.ceilings.is_empty());
+        assert_eq!(d.reason, Reason::Delivered { nearest: None });
+        // The frame size is derived from the L2 rates when not given.
+        let mut o = obs(100_000.0, 100_000.0);
+        o.frame_size = 0;
+        let d = decide(&o);
+        assert!(close(d.ceilings[0].fps, LINE));
+    }
+
+    #[test]
+    fn nothing_delivered_has_no_headroom() {
+        let d = decide(&obs(60_000.0, 0.0));
+        check(&d.ceilings[0], Limit::Link, LAN, LINE, None);
+        assert_eq!(d.reason, Reason::Network);
+    }
+
+    #[test]
+    fn cycles_without_a_tsc_rate_give_no_cpu_ceiling() {
+        let mut o = obs(60_000.0, 60_000.0);
+        o.rx_cycles_per_frame = Some(40_000.0);
+        o.tsc_hz = 0.0;
+        let d = decide(&o);
+        assert_eq!(d.ceilings.len(), 1);
+        assert_eq!(d.ceilings[0].limit, Limit::Link);
+    }
+
+    #[test]
+    fn a_ceiling_exactly_2_percent_below_delivered_still_counts() {
+        let line = LinkKind::Lan10G.frames_per_sec(FRAME);
+        let at = line * (1.0 + AT_CEILING);
+        let d = decide(&obs(at, at));
+        assert!(d.exceeded.is_empty());
+        assert!(matches!(&d.reason, Reason::AtCeiling(c) if c.limit == Limit::Link));
+        let above = f64::from_bits(at.to_bits() + 1);
+        let d = decide(&obs(above, above));
+        assert_eq!(d.exceeded.len(), 1);
+        assert_eq!(d.reason, Reason::Delivered { nearest: None });
+    }
+
+    #[test]
+    fn a_receiver_on_its_own_counts_what_went_missing() {
+        // The offered rate is unknown: any loss or drop means frames are
+        // missing.
+        let mut o = obs(0.0, 60_000.0);
+        o.lost_in_network = 5;
+        assert_eq!(decide(&o).reason, Reason::Network);
+        let mut o = obs(0.0, 60_000.0);
+        o.imissed = 5;
+        o.rx_utilisation = Some(0.2);
+        assert!(matches!(decide(&o).reason, Reason::NearestAbove(_)));
+        let mut o = obs(0.0, 60_000.0);
+        o.rx_nombuf = 5;
+        assert_eq!(decide(&o).reason, Reason::PoolDry);
+        // Nothing missing: delivered.
+        let d = decide(&obs(0.0, 60_000.0));
+        assert!(matches!(d.reason, Reason::Delivered { nearest: Some(_) }));
+    }
+
+    #[test]
+    fn unusable_targets_are_ignored() {
+        for t in [f64::NAN, f64::INFINITY, 0.0, -5e9] {
+            let mut o = obs(60_000.0, 60_000.0);
+            o.target_bps = Some(t);
+            assert!(matches!(decide(&o).reason, Reason::Delivered { .. }), "{t}");
+        }
+    }
+
+    #[test]
+    fn an_offer_just_within_the_tolerance_of_the_target_is_not_short() {
+        let o = obs(60_000.0, 60_000.0);
+        // The target whose tolerance band ends exactly at the offered rate.
+        let mut t = o.offered_bps / (1.0 - DELIVERED_TOLERANCE);
+        while t * (1.0 - DELIVERED_TOLERANCE) > o.offered_bps {
+            t = f64::from_bits(t.to_bits() - 1);
+        }
+        while t * (1.0 - DELIVERED_TOLERANCE) < o.offered_bps {
+            t = f64::from_bits(t.to_bits() + 1);
+        }
+        assert_eq!(t * (1.0 - DELIVERED_TOLERANCE), o.offered_bps);
+        let mut at = o.clone();
+        at.target_bps = Some(t);
+        assert!(matches!(decide(&at).reason, Reason::Delivered { .. }));
+        let mut above = o;
+        above.target_bps = Some(f64::from_bits(t.to_bits() + 1));
+        assert!(matches!(decide(&above).reason, Reason::SenderShort { .. }));
+    }
+
+    #[test]
+    fn a_busy_lcore_without_drops_at_its_port_is_not_the_limit() {
+        // Frames lost before the port while the RX lcore was busy, on a
+        // port whose counters would show its own drops: the network.
+        let mut o = obs(136_000.0, 80_000.0);
+        o.rx_utilisation = Some(0.99);
+        o.lost_in_network = 56_000;
+        assert_eq!(decide(&o).reason, Reason::Network);
+        // A port that hides its drops, but nothing lost: also the network
+        // (nothing counted at all).
+        let mut o = obs(136_000.0, 80_000.0);
+        o.rx_utilisation = Some(0.99);
+        o.drops_hidden = true;
+        assert_eq!(decide(&o).reason, Reason::Network);
+    }
+
+    #[test]
+    fn the_bus_binds_only_when_the_nic_missed_frames() {
+        let delivered_fps = 6.96e9 / (8.0 * 9040.0);
+        let mut o = obs(130_000.0, delivered_fps);
+        o.bus = Some(Bus::PCIX_133);
+        o.rx_utilisation = Some(0.55);
+        o.rx_nombuf = 250_000;
+        assert_eq!(decide(&o).reason, Reason::PoolDry);
+    }
+
+    #[test]
+    fn fewer_mbuf_failures_than_misses_point_at_a_ceiling() {
+        let mut o = obs(136_000.0, 60_000.0);
+        o.imissed = 500;
+        o.rx_nombuf = 10;
+        o.rx_utilisation = Some(0.3);
+        let d = decide(&o);
+        assert!(matches!(&d.reason, Reason::NearestAbove(c) if c.limit == Limit::Link));
     }
 
     #[test]
@@ -689,5 +1257,296 @@ mod tests {
         let j = serde_json::to_value(&v).unwrap();
         assert_eq!(j["binding"], "none");
         assert!(j["ceilings"][0]["fps"].as_f64().unwrap() > 136_000.0);
+    }
+
+    // ---- wording ----
+
+    /// A ceiling of `gbit` Gbit/s at 9130-byte frames, `headroom` % above
+    /// the delivered rate.
+    fn ceiling(limit: Limit, name: &str, fps: f64, headroom: Option<f64>) -> Ceiling {
+        Ceiling {
+            limit,
+            name: name.into(),
+            fps,
+            bps_l2: fps * 8.0 * 9130.0,
+            headroom_pct: headroom,
+        }
+    }
+
+    /// A decision for `reason` with `considered` ceilings, 50,000 frames/s
+    /// delivered of 60,000 offered, and some counters.
+    fn decision(reason: Reason, considered: Vec<Ceiling>) -> Decision {
+        let rate = |fps: f64| Rate {
+            bps: fps * 8.0 * 9130.0,
+            fps,
+        };
+        Decision {
+            binding: binding(&reason),
+            reason,
+            ceilings: considered.clone(),
+            considered,
+            exceeded: Vec::new(),
+            delivered: rate(50_000.0),
+            offered: Some(rate(60_000.0)),
+            counters: Counters {
+                imissed: 1200,
+                rx_nombuf: 34,
+                lost_in_network: 5,
+                rx_utilisation: Some(0.987),
+            },
+        }
+    }
+
+    fn link() -> Ceiling {
+        ceiling(Limit::Link, LAN, 136_612.0, Some(173.224))
+    }
+    fn bus() -> Ceiling {
+        ceiling(Limit::Bus, PCIX, 108_674.0, Some(117.348))
+    }
+    fn cpu() -> Ceiling {
+        ceiling(
+            Limit::Cpu,
+            "RX lcore: 40,000 cycles/frame at 2.000 GHz",
+            50_000.0,
+            Some(0.0),
+        )
+    }
+
+    const LINK_TXT: &str =
+        "link 10GBASE-R (LAN PHY): 9.978 Gbit/s (136,612 frames/s), +173.2 % vs delivered";
+    const BUS_TXT: &str =
+        "bus PCI-X/133 MMRBC 512 (receive): 7.938 Gbit/s (108,674 frames/s), +117.3 % vs delivered";
+    const CPU_TXT: &str = "cpu RX lcore: 40,000 cycles/frame at 2.000 GHz: 3.652 Gbit/s (50,000 frames/s), +0.0 % vs delivered";
+    const MISSING: &str =
+        "delivered 3.652 Gbit/s (50,000 frames/s) of 4.382 Gbit/s (60,000 frames/s) offered";
+    const COUNTERS: &str =
+        "Counters: imissed 1,200, rx_nombuf 34, lost in network 5, RX lcore utilisation 98.7 %.";
+
+    #[test]
+    fn wording_target_above_link() {
+        let reason = Reason::TargetAboveLink {
+            target_bps: 12e9,
+            link: link(),
+        };
+        let d = decision(reason, vec![bus(), link()]);
+        assert_eq!(
+            explain(&d),
+            format!(
+                "Link-bound: 12.000 Gbit/s was requested but the link carries at most 9.978 Gbit/s \
+                 (136,612 frames/s); 3.652 Gbit/s (50,000 frames/s) was offered and delivered. \
+                 Other ceilings: {BUS_TXT}."
+            )
+        );
+    }
+
+    #[test]
+    fn wording_sender_short() {
+        let d = decision(
+            Reason::SenderShort { target_bps: 9.9e9 },
+            vec![bus(), link()],
+        );
+        assert_eq!(
+            explain(&d),
+            format!(
+                "Sender-bound: 9.900 Gbit/s was requested, the sender offered only 4.382 Gbit/s \
+                 (60,000 frames/s), and all of it was delivered. Other ceilings: {BUS_TXT}; {LINK_TXT}."
+            )
+        );
+        let mut d = decision(Reason::SenderShort { target_bps: 9.9e9 }, vec![]);
+        d.offered = None;
+        assert_eq!(
+            explain(&d),
+            "Sender-bound: 9.900 Gbit/s was requested, the sender offered only an unknown rate, \
+             and all of it was delivered."
+        );
+    }
+
+    #[test]
+    fn wording_at_ceiling() {
+        let d = decision(Reason::AtCeiling(cpu()), vec![cpu(), bus()]);
+        assert_eq!(
+            explain(&d),
+            format!(
+                "CPU-bound: 3.652 Gbit/s (50,000 frames/s) was delivered (all that was offered), \
+                 at the cpu ceiling ({CPU_TXT}). Other ceilings: {BUS_TXT}."
+            )
+        );
+        let mut d = decision(Reason::AtCeiling(link()), vec![link()]);
+        d.offered = None;
+        assert_eq!(
+            explain(&d),
+            format!(
+                "Link-bound: 3.652 Gbit/s (50,000 frames/s) was delivered with nothing lost, \
+                 at the link ceiling ({LINK_TXT})."
+            )
+        );
+    }
+
+    #[test]
+    fn wording_delivered() {
+        let d = decision(
+            Reason::Delivered {
+                nearest: Some(bus()),
+            },
+            vec![bus(), link()],
+        );
+        assert_eq!(
+            explain(&d),
+            format!(
+                "Offered rate delivered: 3.652 Gbit/s (50,000 frames/s) of 4.382 Gbit/s \
+                 (60,000 frames/s); nothing bound the run. The nearest ceiling is {BUS_TXT}."
+            )
+        );
+        let mut d = decision(Reason::Delivered { nearest: None }, vec![]);
+        d.offered = None;
+        assert_eq!(
+            explain(&d),
+            "Offered rate delivered: 3.652 Gbit/s (50,000 frames/s) of an unknown rate; nothing \
+             bound the run. No ceiling is known for this run."
+        );
+    }
+
+    #[test]
+    fn wording_reached() {
+        let reached = |c: Ceiling, evidence| Reason::Reached {
+            ceiling: c,
+            evidence,
+        };
+        let cases = [
+            (
+                reached(link(), Evidence::LineRate),
+                format!(
+                    "Link-bound: {MISSING}; the delivered rate is the link's line rate: \
+                     {LINK_TXT}. {COUNTERS} Other ceilings: {CPU_TXT}; {BUS_TXT}."
+                ),
+            ),
+            (
+                reached(
+                    cpu(),
+                    Evidence::CpuCycles {
+                        cycles_per_frame: 40_000.0,
+                    },
+                ),
+                format!(
+                    "CPU-bound: {MISSING}; the RX lcore's measured 40,000 cycles/frame allow no \
+                     more: {CPU_TXT}. {COUNTERS} Other ceilings: {BUS_TXT}; {LINK_TXT}."
+                ),
+            ),
+            (
+                reached(cpu(), Evidence::CpuSaturated),
+                format!(
+                    "CPU-bound: {MISSING}; the port dropped frames while the RX lcore was \
+                     saturated: {CPU_TXT}. {COUNTERS} Other ceilings: {BUS_TXT}; {LINK_TXT}."
+                ),
+            ),
+            (
+                reached(cpu(), Evidence::CpuHiddenDrops),
+                format!(
+                    "CPU-bound: {MISSING}; frames were lost in the receiving port's own ring, \
+                     which no counter shows, while the RX lcore was busy: {CPU_TXT}. {COUNTERS} \
+                     Other ceilings: {BUS_TXT}; {LINK_TXT}."
+                ),
+            ),
+            (
+                reached(bus(), Evidence::BusMissed),
+                format!(
+                    "Bus-bound: {MISSING}; the NIC missed frames (imissed) with the delivered \
+                     rate within 15 % of the modelled bus ceiling: {BUS_TXT}. {COUNTERS} \
+                     Other ceilings: {CPU_TXT}; {LINK_TXT}."
+                ),
+            ),
+        ];
+        for (reason, want) in cases {
+            let d = decision(reason, vec![cpu(), bus(), link()]);
+            assert_eq!(explain(&d), want);
+        }
+    }
+
+    #[test]
+    fn wording_network_pool_and_weak_evidence() {
+        let all = || vec![bus(), link()];
+        let d = decision(Reason::Network, all());
+        assert_eq!(
+            explain(&d),
+            format!(
+                "Network: {MISSING}; 5 frames never reached the port and no ceiling was reached. \
+                 {COUNTERS} Other ceilings: {BUS_TXT}; {LINK_TXT}."
+            )
+        );
+        let d = decision(Reason::PoolDry, all());
+        assert_eq!(
+            explain(&d),
+            format!(
+                "CPU-bound: {MISSING}; the receive mbuf pool ran dry (34 allocation failures): \
+                 the RX side did not return buffers in time. {COUNTERS} Other ceilings: \
+                 {BUS_TXT}; {LINK_TXT}."
+            )
+        );
+        let d = decision(Reason::NearestAbove(bus()), all());
+        assert_eq!(
+            explain(&d),
+            format!(
+                "Bus-bound (weak evidence): {MISSING}; the port dropped 1,234 frames and the \
+                 closest ceiling above the delivered rate is {BUS_TXT}. {COUNTERS} Other \
+                 ceilings: {LINK_TXT}."
+            )
+        );
+        let mut d = decision(Reason::PortDrops, vec![]);
+        d.counters.rx_utilisation = None;
+        assert_eq!(
+            explain(&d),
+            format!(
+                "CPU-bound (weak evidence): {MISSING}; the receiving host dropped 1,234 frames \
+                 at its port and no other ceiling is known. Counters: imissed 1,200, rx_nombuf \
+                 34, lost in network 5."
+            )
+        );
+    }
+
+    #[test]
+    fn wording_names_exceeded_ceilings_last() {
+        let mut d = decision(Reason::AtCeiling(cpu()), vec![cpu()]);
+        let over = ceiling(Limit::Link, LAN, 40_000.0, Some(-20.0));
+        d.exceeded = vec![over.clone(), bus()];
+        assert_eq!(
+            explain(&d),
+            format!(
+                "CPU-bound: 3.652 Gbit/s (50,000 frames/s) was delivered (all that was offered), \
+                 at the cpu ceiling ({CPU_TXT}). Exceeded by the delivered rate, so not this \
+                 device's limit (a virtual port, or a link setting that does not match the \
+                 device): link 10GBASE-R (LAN PHY): 2.922 Gbit/s (40,000 frames/s), -20.0 % vs \
+                 delivered; {BUS_TXT}."
+            )
+        );
+        // Nothing delivered: no headroom to quote.
+        let mut d = decision(Reason::Delivered { nearest: None }, vec![]);
+        d.exceeded = vec![ceiling(Limit::Link, LAN, 40_000.0, None)];
+        assert!(
+            explain(&d).ends_with(": link 10GBASE-R (LAN PHY): 2.922 Gbit/s (40,000 frames/s).")
+        );
+    }
+
+    #[test]
+    fn the_documented_example_reads_as_documented() {
+        // docs/limits.md, section 6: the slowed RX lcore.
+        let mut o = obs(LinkKind::Lan10G.frames_per_sec(FRAME), 49_950.0);
+        o.rx_cycles_per_frame = Some(40_000.0);
+        o.rx_utilisation = Some(0.999);
+        o.imissed = 5_000_000;
+        o.bus = Some(Bus::pcie(3, 8).unwrap());
+        let v = verdict(&o);
+        assert_eq!(v.binding, Limit::Cpu);
+        assert_eq!(
+            v.explanation,
+            "CPU-bound: delivered 3.648 Gbit/s (49,950 frames/s) of 9.978 Gbit/s (136,612 \
+             frames/s) offered; the RX lcore's measured 40,000 cycles/frame allow no more: cpu \
+             RX lcore: 40,000 cycles/frame at 2.000 GHz: 3.652 Gbit/s (50,000 frames/s), +0.1 % \
+             vs delivered. Counters: imissed 5,000,000, rx_nombuf 0, lost in network 0, RX \
+             lcore utilisation 99.9 %. Other ceilings: link 10GBASE-R (LAN PHY): 9.978 Gbit/s \
+             (136,612 frames/s), +173.5 % vs delivered; bus PCIe gen3 x8 MPS 256 (receive): \
+             52.675 Gbit/s (721,180 frames/s), +1343.8 % vs delivered."
+        );
+        assert_eq!(v.ceilings, decide(&o).ceilings);
+        assert_eq!(o.verdict(), v);
     }
 }

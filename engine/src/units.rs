@@ -4,7 +4,8 @@
 //! # Reading
 //!
 //! One number grammar for every quantity: an optional `+`, digits with
-//! optional `_` or `,` between them (`30,000`, `1_000_000`), an optional
+//! optional `_` or `,` before each group of three (`30,000`, `1_000_000`;
+//! `1,5` is refused, not read as 15 or 1.5), an optional
 //! fraction (`1.5`), an optional exponent (`1e6`, `2.5E-3`), then optional
 //! spaces and a unit. The number is read as an exact decimal (no binary
 //! floating point), scaled to the quantity's base unit in integers and
@@ -244,7 +245,12 @@ fn split_number(text: &str) -> Result<(Decimal, &str), Problem> {
                 seen = true;
                 exp -= i32::from(frac);
             }
-            b'_' | b',' if !frac && i > 0 && digit(i - 1) && digit(i + 1) => {}
+            // A thousands separator: a digit before, exactly three after.
+            b'_' | b',' if !frac && i > 0 && digit(i - 1) && (1..=3).all(|k| digit(i + k)) => {
+                if digit(i + 4) {
+                    break;
+                }
+            }
             b'.' if !frac && (seen || digit(i + 1)) => frac = true,
             _ => break,
         }

@@ -196,6 +196,7 @@ mod tests {
         assert_eq!(format_nanos(4_560_000.0), "4.56 ms");
         assert_eq!(bytes_str(623_600_000), "623.6 MB");
         assert_eq!(bytes_str(999), "999 B");
+        assert_eq!(bytes_str(1_250_000_000), "1.2 GB");
     }
 
     #[test]

@@ -92,6 +92,19 @@ fn refused_durations() {
         problem(parse_duration("1_s")),
         Problem::UnknownUnit("_s".into())
     );
+    // A comma is a thousands separator only before three digits.
+    assert_eq!(
+        problem(parse_duration("1,5s")),
+        Problem::UnknownUnit(",5s".into())
+    );
+    assert_eq!(
+        problem(parse_duration("1,5000s")),
+        Problem::UnknownUnit(",5000s".into())
+    );
+    assert_eq!(
+        problem(parse_duration("1,000.5,000s")),
+        Problem::UnknownUnit(",000s".into())
+    );
 }
 
 #[test]
@@ -120,6 +133,7 @@ fn byte_counts() {
     assert_eq!(ok("17520"), 17_520);
     assert_eq!(ok("17,520"), 17_520);
     assert_eq!(ok("1_000_000"), 1_000_000);
+    assert_eq!(ok("1,000,000 B"), 1_000_000);
     assert_eq!(ok("300B"), 300);
     assert_eq!(ok("300 bytes"), 300);
     assert_eq!(ok("64k"), 64_000);

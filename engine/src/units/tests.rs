@@ -40,6 +40,9 @@ fn durations_with_units() {
     // `m` is minutes, `ms` milliseconds.
     assert_eq!(ok("2m"), ok("120000ms"));
     assert_ne!(ok("2m"), ok("2ms"));
+    assert_eq!(ok("1.s"), secs(1));
+    // 24 significant digits are read exactly.
+    assert_eq!(ok("1.00000000000000000000001s"), secs(1));
     // The largest: u64::MAX nanoseconds.
     assert_eq!(ok("18446744073709551615ns"), Duration::from_nanos(u64::MAX));
 }
@@ -79,6 +82,15 @@ fn refused_durations() {
     assert_eq!(
         problem(parse_duration("1.0000000000000000000000001s")),
         Problem::TooManyDigits
+    );
+    assert_eq!(
+        problem(parse_duration("1.000000000000000000000001s")),
+        Problem::TooManyDigits
+    );
+    assert_eq!(problem(parse_duration(",000s")), Problem::NoNumber);
+    assert_eq!(
+        problem(parse_duration("1_,000s")),
+        Problem::UnknownUnit("_,000s".into())
     );
     assert_eq!(
         problem(parse_duration("1..2s")),
@@ -275,6 +287,13 @@ fn bit_rate_formatting() {
     assert_eq!(exact(500.0), "500 bit/s");
     assert_eq!(exact(0.0), "0 bit/s");
     assert_eq!(exact(f64::NAN), "NaN bit/s");
+    assert_eq!(exact(-5.0), "-5 bit/s");
+    // Each prefix from exactly its first value.
+    assert_eq!(exact(999.0), "999 bit/s");
+    assert_eq!(exact(1e3), "1 kbit/s");
+    assert_eq!(exact(1e6), "1 Mbit/s");
+    assert_eq!(exact(1e9), "1 Gbit/s");
+    assert_eq!(exact(1e12), "1 Tbit/s");
     let fixed = |v: f64| format_bit_rate(v, Digits::Fixed(3));
     assert_eq!(fixed(9.344e6), "9.344 Mbit/s");
     assert_eq!(fixed(10e9), "10.000 Gbit/s");
@@ -301,6 +320,12 @@ fn byte_formatting() {
     assert_eq!(format_bytes(1.25e12, Prefixes::Si), "1.2 TB");
     assert_eq!(format_bytes(1_099_511_627_776.0, Prefixes::Iec), "1.0 TiB");
     assert_eq!(format_bytes(1023.0, Prefixes::Iec), "1023 B");
+    assert_eq!(format_bytes(1024.0, Prefixes::Iec), "1.0 KiB");
+    assert_eq!(format_bytes(1e6, Prefixes::Si), "1.0 MB");
+    assert_eq!(format_bytes(1e9, Prefixes::Si), "1.0 GB");
+    assert_eq!(format_bytes(1e12, Prefixes::Si), "1.0 TB");
+    assert_eq!(format_bytes(1_048_576.0, Prefixes::Iec), "1.0 MiB");
+    assert_eq!(format_bytes(1_073_741_824.0, Prefixes::Iec), "1.0 GiB");
 }
 
 #[test]
@@ -316,6 +341,10 @@ fn duration_formatting() {
     assert_eq!(f(2_000_000_000), "2 s");
     assert_eq!(f(120_000_000_000), "120 s");
     assert_eq!(f(1_000_000_001), "1.000000001 s");
+    assert_eq!(f(999), "999 ns");
+    assert_eq!(f(1_000), "1 us");
+    assert_eq!(f(1_000_000), "1 ms");
+    assert_eq!(f(1_000_000_000), "1 s");
     assert_eq!(f(u64::MAX), "18446744073.709551615 s");
     for s in [
         "0s",
@@ -335,6 +364,10 @@ fn duration_formatting() {
     assert_eq!(format_nanos(4_560_000.0), "4.56 ms");
     assert_eq!(format_nanos(1.5e9), "1.50 s");
     assert_eq!(format_nanos(0.0), "0 ns");
+    assert_eq!(format_nanos(999.0), "999 ns");
+    assert_eq!(format_nanos(1e3), "1.0 us");
+    assert_eq!(format_nanos(1e6), "1.00 ms");
+    assert_eq!(format_nanos(1e9), "1.00 s");
 }
 
 #[test]

@@ -18,6 +18,7 @@ pub mod rng;
 pub mod runtime;
 pub mod rx;
 pub mod tx;
+pub mod units;
 pub mod wire;
 
 pub use error::{Error, Result};

@@ -837,7 +837,7 @@ impl Checker<'_> {
     fn run(&self, r: &raw::Run) -> Result<RunPlan, ConfigError> {
         let get = |key: &str, s: &Scalar, positive: bool| {
             let field = format!("run.{key}");
-            let d = parse_duration(s.as_str()).map_err(|m| self.err(&field, m))?;
+            let d = parse_duration(s.as_str()).map_err(|m| self.err(&field, m.to_string()))?;
             if positive && d.is_zero() {
                 return Err(self.err(field, format!("{key} must be above zero")));
             }

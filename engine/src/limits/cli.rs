@@ -5,7 +5,9 @@
 use super::bus::Bus;
 use super::link::{FrameSpec, IpVersion, L4Proto, LinkKind};
 use super::report::{LimitsPage, PageInputs};
-use super::units::{parse_bytes, parse_distance_m, parse_duration_s, parse_rate_bps};
+use super::units::{
+    parse_bytes, parse_distance_m, parse_duration_s, parse_positive, parse_rate_bps,
+};
 use super::LimitsError;
 
 /// Default RTT of the TCP section: a long fat path.
@@ -48,7 +50,8 @@ pub struct LimitsArgs {
     /// Cycles the receiving core spends per frame (with --cpu-ghz).
     #[arg(long, allow_hyphen_values = true)]
     pub cycles_per_frame: Option<String>,
-    /// Round-trip time of the path (e.g. 500ms, 15ms, 0.2s). Default 500ms.
+    /// Round-trip time of the path, with its unit (e.g. 500ms, 15ms, 0.2s).
+    /// Default 500ms.
     #[arg(long, allow_hyphen_values = true)]
     pub rtt: Option<String>,
     /// TCP window to evaluate (e.g. 17520, 64KiB, 625MB).
@@ -90,36 +93,6 @@ impl Default for LimitsArgs {
             record: None,
             json: false,
         }
-    }
-}
-
-fn parse_positive(field: &'static str, text: &str, unit_suffix: &str) -> Result<f64, LimitsError> {
-    let t = text.trim();
-    let t = t
-        .strip_suffix(unit_suffix)
-        .or_else(|| t.strip_suffix(&unit_suffix.to_ascii_lowercase()))
-        .unwrap_or(t)
-        .trim();
-    let v: f64 = t
-        .replace([',', '_'], "")
-        .parse()
-        .map_err(|_| LimitsError::invalid(field, text, "expected a number"))?;
-    if !v.is_finite() {
-        Err(LimitsError::invalid(field, text, "must be finite"))
-    } else if v < 0.0 {
-        Err(LimitsError::invalid(
-            field,
-            text,
-            "must be positive, not negative",
-        ))
-    } else if v == 0.0 {
-        Err(LimitsError::invalid(
-            field,
-            text,
-            "must be greater than zero",
-        ))
-    } else {
-        Ok(v)
     }
 }
 
@@ -280,9 +253,12 @@ mod tests {
 
     #[test]
     fn bad_inputs_name_their_option() {
-        let cases: [(&[&str], &str); 10] = [
+        let cases: [(&[&str], &str); 13] = [
             (&["--rtt", "-15ms"], "rtt"),
             (&["--rtt", "0"], "rtt"),
+            (&["--rtt", "15"], "add a unit: 15ms or 15s"),
+            (&["--rate", "1e99"], "rate"),
+            (&["--record", "1e999"], "record"),
             (&["--window", "0"], "window"),
             (&["--bus", "pcix-150"], "bus"),
             (&["--bus", "agp-8x"], "bus"),

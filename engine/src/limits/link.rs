@@ -11,7 +11,12 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::{check_frame_size, LimitsError, L1_OVERHEAD_BYTES};
+use super::{check_frame_size, LimitsError};
+use crate::units;
+use crate::wire::spec::{L1_OVERHEAD, L2_OVERHEAD};
+
+/// [`L1_OVERHEAD`] in the `u32` frame arithmetic of this module.
+const L1_OVERHEAD_BYTES: u32 = L1_OVERHEAD as u32;
 
 /// An Ethernet link type, identified by its MAC data rate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -190,35 +195,33 @@ impl FromStr for LinkKind {
             | "oc192" | "oc-192" => return Ok(LinkKind::Wan10G),
             _ => {}
         }
-        let t = t
+        let t = t.strip_suffix("be").unwrap_or(&t);
+        let rate = t
             .strip_suffix("bit/s")
             .or_else(|| t.strip_suffix("bps"))
-            .or_else(|| t.strip_suffix("be"))
-            .unwrap_or(&t);
-        let (num, scale) = if let Some(n) = t.strip_suffix('g') {
-            (n, 1e9)
-        } else if let Some(n) = t.strip_suffix('m') {
-            (n, 1e6)
-        } else {
+            .unwrap_or(t);
+        // A link rate names its prefix: `2.5g`, `100m`, never bare bit/s.
+        if !rate.trim_end().ends_with(['g', 'm']) {
             return Err(bad());
-        };
-        let v: f64 = num.trim().parse().map_err(|_| bad())?;
-        if !v.is_finite() || v <= 0.0 {
+        }
+        let bps = units::parse_bit_rate(t).map_err(|e| match e.problem {
+            units::Problem::NoNumber | units::Problem::UnknownUnit(_) => bad(),
+            _ => LimitsError::invalid("link", s, e.reason()),
+        })?;
+        if bps == 0 {
             return Err(LimitsError::invalid(
                 "link",
                 s,
                 "the link rate must be positive",
             ));
         }
-        let bps = (v * scale).round();
-        if bps > 1.6e12 {
+        if bps > 1_600_000_000_000 {
             return Err(LimitsError::invalid(
                 "link",
                 s,
                 "rates above 1.6 Tbit/s are not Ethernet",
             ));
         }
-        let bps = bps as u64;
         if divisible(bps, 1_000_000) && bps <= u64::from(u32::MAX) * 1_000_000 {
             if let Some(k) = LinkKind::from_speed_mbps((bps / 1_000_000) as u32) {
                 return Ok(k);
@@ -331,8 +334,9 @@ impl Default for FrameSpec {
     }
 }
 
-/// Ethernet header (14) + FCS (4) bytes around the IP packet.
-pub const ETH_HEADER_FCS_BYTES: u32 = 18;
+/// Ethernet header (14) + FCS (4) bytes around the IP packet:
+/// [`L2_OVERHEAD`] as `u32`.
+pub const ETH_HEADER_FCS_BYTES: u32 = L2_OVERHEAD as u32;
 /// An 802.1Q tag.
 pub const VLAN_TAG_BYTES: u32 = 4;
 /// TCP header without options.

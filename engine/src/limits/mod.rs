@@ -68,10 +68,6 @@ impl LimitsError {
     }
 }
 
-/// Ethernet per-frame overhead on the wire beyond the frame itself:
-/// preamble 7 + SFD 1 + minimum inter-frame gap 12 bytes (IEEE 802.3).
-pub const L1_OVERHEAD_BYTES: u32 = 20;
-
 /// Smallest Ethernet frame (including FCS) the model accepts.
 pub const MIN_FRAME_SIZE: u32 = 64;
 

@@ -17,9 +17,13 @@ use std::str::FromStr;
 use serde::Serialize;
 use thiserror::Error;
 
-/// Bytes each frame occupies on the wire beyond the frame itself: preamble
-/// (7), start-of-frame delimiter (1) and minimum inter-frame gap (12).
-pub const WIRE_OVERHEAD_BYTES: u64 = 20;
+use crate::units::{self, Digits, PerSec, Problem, UnitError};
+use crate::wire::spec::L1_OVERHEAD;
+
+/// Bytes each frame occupies on the wire beyond the frame itself:
+/// [`L1_OVERHEAD`] (preamble 7, start-of-frame delimiter 1, minimum
+/// inter-frame gap 12) as the `u64` rate arithmetic uses.
+pub const WIRE_OVERHEAD_BYTES: u64 = L1_OVERHEAD as u64;
 
 /// The smallest legal Ethernet frame, FCS included.
 pub const MIN_FRAME_SIZE: usize = 64;
@@ -158,14 +162,6 @@ pub enum RateError {
     /// A link speed of zero.
     #[error("link speed is zero: the port reports no link")]
     NoLink,
-    /// A rate too small to split into the requested number of parts.
-    #[error("rate {rate} cannot be split into {parts} parts of at least one unit each")]
-    Split {
-        /// The rate, formatted.
-        rate: String,
-        /// The number of parts requested.
-        parts: usize,
-    },
 }
 
 /// A rate: a whole number of units per second at one layer.
@@ -249,27 +245,6 @@ impl Rate {
         let v = self.per_sec as u128 * to / from;
         Rate::new(u64::try_from(v).unwrap_or(u64::MAX), layer)
     }
-
-    /// Divides the rate among `parts` transmitters (e.g. TX lcores) so that
-    /// the parts add up exactly to the whole; the first `per_sec % parts`
-    /// parts get one unit more.
-    pub fn split(&self, parts: usize) -> Result<Vec<Rate>, RateError> {
-        let n = parts as u64;
-        if n == 0 || self.per_sec < n {
-            return Err(RateError::Split {
-                rate: self.to_string(),
-                parts,
-            });
-        }
-        let base = self.per_sec / n;
-        let extra = self.per_sec % n;
-        Ok((0..n)
-            .map(|i| Rate {
-                per_sec: base + u64::from(i < extra),
-                layer: self.layer,
-            })
-            .collect())
-    }
 }
 
 impl fmt::Display for Rate {
@@ -282,23 +257,10 @@ impl fmt::Display for Rate {
 }
 
 /// Formats bits per second exactly with an SI prefix, e.g. `9.5 Gbit/s`,
-/// `9.285714285 Gbit/s`, `800 Mbit/s`.
+/// `9.285714285 Gbit/s`, `800 Mbit/s`: [`units::format_bit_rate`] with
+/// every digit.
 pub fn format_bps(bps: u64) -> String {
-    let (div, prefix) = match bps {
-        b if b >= 1_000_000_000_000 => (1_000_000_000_000u64, "T"),
-        b if b >= 1_000_000_000 => (1_000_000_000, "G"),
-        b if b >= 1_000_000 => (1_000_000, "M"),
-        b if b >= 1_000 => (1_000, "k"),
-        _ => (1, ""),
-    };
-    let int = bps / div;
-    let frac = bps % div;
-    if frac == 0 {
-        return format!("{int} {prefix}bit/s");
-    }
-    let width = div.ilog10() as usize;
-    let digits = format!("{frac:0width$}");
-    format!("{int}.{} {prefix}bit/s", digits.trim_end_matches('0'))
+    units::format_bit_rate(bps as f64, Digits::Exact)
 }
 
 /// Units one frame counts for at `layer`: bits for L1 (`8 × (size + 20)`),
@@ -471,55 +433,17 @@ impl fmt::Display for RateSpec {
     }
 }
 
-/// An exact non-negative decimal: `mantissa / 10^scale`.
-struct Decimal {
-    mantissa: u128,
-    scale: u32,
-}
-
-fn parse_decimal(num: &str, input: &str) -> Result<Decimal, RateError> {
-    let bad = |reason: &str| RateError::Unparsable {
-        input: input.to_string(),
-        reason: reason.to_string(),
-    };
-    let (int, frac) = match num.split_once('.') {
-        Some((i, f)) => (i, f),
-        None => (num, ""),
-    };
-    if int.is_empty() && frac.is_empty() {
-        return Err(bad("no number"));
-    }
-    if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-        return Err(bad(
-            "the number has characters other than digits and one `.`",
-        ));
-    }
-    if int.len() + frac.len() > 30 {
-        return Err(bad("the number has too many digits"));
-    }
-    let digits: String = format!("{int}{frac}");
-    let mantissa = digits
-        .parse::<u128>()
-        .map_err(|_| bad("the number is too large"))?;
-    Ok(Decimal {
-        mantissa,
-        scale: frac.len() as u32,
-    })
-}
-
-/// `d × mult`, rounded to the nearest whole number.
-fn scale_round(d: &Decimal, mult: u128, input: &str) -> Result<u64, RateError> {
-    let den = 10u128.pow(d.scale);
-    let v = d
-        .mantissa
-        .checked_mul(mult)
-        .map(|p| (p + den / 2) / den)
-        .and_then(|v| u64::try_from(v).ok())
-        .ok_or_else(|| RateError::Unparsable {
+/// A rate error for the text `input` that [`crate::units`] could not read.
+fn unparsable(input: &str, e: UnitError) -> RateError {
+    match e.problem {
+        Problem::Negative => RateError::Negative {
             input: input.to_string(),
-            reason: "the rate is too large".into(),
-        })?;
-    Ok(v)
+        },
+        _ => RateError::Unparsable {
+            input: input.to_string(),
+            reason: e.reason(),
+        },
+    }
 }
 
 impl FromStr for RateSpec {
@@ -527,106 +451,83 @@ impl FromStr for RateSpec {
 
     /// Parses `line`, `95%`, `9.5G`, `9.5Gbps`, `9.5Gbit/s`, `9.5Gb/s`,
     /// `800M`, `100k`, `136612pps`, `1.2Mpps`, with an optional layer suffix
-    /// after `@` (`5G@L2`, `4G@payload`). Prefixes k, M, G, T are powers of
-    /// 1000 in any case; a bare number is bits per second. Rates round to
-    /// whole units per second. Bytes per second (`MB/s`) are refused to
-    /// avoid a factor-of-eight mistake.
+    /// after `@` (`5G@L2`, `4G@payload`). The numbers and units are those of
+    /// [`crate::units`]: prefixes k, M, G, T are powers of 1000 in any case;
+    /// a bare number is bits per second; rates round to whole units per
+    /// second. Bytes per second (`MB/s`) are refused to avoid a
+    /// factor-of-eight mistake.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let input = s.trim();
         if input.is_empty() {
             return Err(RateError::Empty);
         }
-        let bad = |reason: &str| RateError::Unparsable {
-            input: input.to_string(),
-            reason: reason.to_string(),
-        };
         let (body, layer) = match input.split_once('@') {
             Some((b, l)) => (b.trim(), Some(l.parse::<Layer>()?)),
             None => (input, None),
         };
-        if body.starts_with('-') {
-            return Err(RateError::Negative {
-                input: input.to_string(),
-            });
-        }
-        let body = body.strip_prefix('+').unwrap_or(body);
-        if body.eq_ignore_ascii_case("line") {
-            if layer.is_some() {
-                return Err(RateError::LayerMismatch {
-                    input: input.to_string(),
-                    reason: "line rate is the same at every layer; drop the `@` suffix".into(),
-                });
-            }
-            return Ok(RateSpec::Line);
-        }
-        if let Some(num) = body.strip_suffix('%') {
-            if layer.is_some() {
-                return Err(RateError::LayerMismatch {
-                    input: input.to_string(),
-                    reason: "a share of line rate is the same at every layer; drop the `@` suffix"
-                        .into(),
-                });
-            }
-            let d = parse_decimal(num.trim(), input)?;
-            let ppm = scale_round(&d, 10_000, input)?;
-            if ppm == 0 || ppm > 1_000_000 {
-                return Err(RateError::PercentRange {
-                    input: input.to_string(),
-                });
-            }
-            return Ok(RateSpec::PercentOfLine { ppm: ppm as u32 });
-        }
-        let split = body
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(body.len());
-        let (num, unit) = body.split_at(split);
-        let d = parse_decimal(num, input)?;
-        let unit = unit.trim();
-        let (mult, rest) = match unit.chars().next() {
-            Some('k' | 'K') => (1_000u128, &unit[1..]),
-            Some('m' | 'M') => (1_000_000, &unit[1..]),
-            Some('g' | 'G') => (1_000_000_000, &unit[1..]),
-            Some('t' | 'T') => (1_000_000_000_000, &unit[1..]),
-            _ => (1, unit),
+        let mismatch = |reason: &str| RateError::LayerMismatch {
+            input: input.to_string(),
+            reason: reason.into(),
         };
-        let frames =
-            match rest {
-                "" | "bps" | "bit/s" | "bits/s" | "b/s" | "b" | "bit" => false,
-                "pps" | "fps" | "frames/s" | "f/s" => true,
-                r if r.starts_with('B') => return Err(bad(
-                    "bytes per second are not accepted: give bits (e.g. `8Gbps`) or frames (`pps`)",
+        if body.eq_ignore_ascii_case("line") || body.eq_ignore_ascii_case("+line") {
+            return match layer {
+                Some(_) => Err(mismatch(
+                    "line rate is the same at every layer; drop the `@` suffix",
                 )),
-                _ => {
-                    return Err(bad(
-                        "unknown unit: use bits (`G`, `Gbps`, `Gbit/s`) or frames (`pps`), \
-                     with prefix k, M, G or T",
-                    ))
-                }
+                None => Ok(RateSpec::Line),
             };
-        let per_sec = scale_round(&d, mult, input)?;
-        if per_sec == 0 {
-            return Err(RateError::Zero {
-                input: input.to_string(),
-            });
         }
-        let layer = match (frames, layer) {
-            (true, None | Some(Layer::Frames)) => Some(Layer::Frames),
-            (true, Some(_)) => {
-                return Err(RateError::LayerMismatch {
-                    input: input.to_string(),
-                    reason: "a frame rate counts frames; a bit layer does not apply".into(),
-                })
-            }
-            (false, Some(Layer::Frames)) => {
-                return Err(RateError::LayerMismatch {
-                    input: input.to_string(),
-                    reason: "a bit rate needs a bit layer (L1, L2 or payload)".into(),
-                })
-            }
-            (false, l) => l,
-        };
-        Ok(RateSpec::Absolute { per_sec, layer })
+        if body.ends_with('%') {
+            return match layer {
+                Some(_) => Err(mismatch(
+                    "a share of line rate is the same at every layer; drop the `@` suffix",
+                )),
+                None => parse_share(body, input),
+            };
+        }
+        parse_absolute(body, layer, input)
     }
+}
+
+/// `95%` (in `input`) as a share of line rate.
+fn parse_share(body: &str, input: &str) -> Result<RateSpec, RateError> {
+    let ppm = units::parse_share_ppm(body).map_err(|e| unparsable(input, e))?;
+    if ppm == 0 || ppm > 1_000_000 {
+        return Err(RateError::PercentRange {
+            input: input.to_string(),
+        });
+    }
+    Ok(RateSpec::PercentOfLine { ppm: ppm as u32 })
+}
+
+/// A bit or frame rate (in `input`) with the layer its `@` suffix named.
+fn parse_absolute(body: &str, layer: Option<Layer>, input: &str) -> Result<RateSpec, RateError> {
+    let (per_sec, frames) = match units::parse_rate(body).map_err(|e| unparsable(input, e))? {
+        PerSec::Bits(n) => (n, false),
+        PerSec::Frames(n) => (n, true),
+    };
+    if per_sec == 0 {
+        return Err(RateError::Zero {
+            input: input.to_string(),
+        });
+    }
+    let mismatch = |reason: &str| RateError::LayerMismatch {
+        input: input.to_string(),
+        reason: reason.into(),
+    };
+    let layer = match (frames, layer) {
+        (true, None | Some(Layer::Frames)) => Some(Layer::Frames),
+        (true, Some(_)) => {
+            return Err(mismatch(
+                "a frame rate counts frames; a bit layer does not apply",
+            ))
+        }
+        (false, Some(Layer::Frames)) => {
+            return Err(mismatch("a bit rate needs a bit layer (L1, L2 or payload)"))
+        }
+        (false, l) => l,
+    };
+    Ok(RateSpec::Absolute { per_sec, layer })
 }
 
 #[cfg(test)]
@@ -830,19 +731,6 @@ mod tests {
         let wan = crate::limits::link::LinkKind::Wan10G.mac_bps() as u64;
         assert!(check_against_line(&Rate::fps(126_854).unwrap(), wan, 9130, 9088).is_ok());
         assert!(check_against_line(&Rate::fps(126_855).unwrap(), wan, 9130, 9088).is_err());
-    }
-
-    #[test]
-    fn split_adds_up() {
-        let r = Rate::l1_bps(10_000_000_001).unwrap();
-        let parts = r.split(3).unwrap();
-        assert_eq!(
-            parts.iter().map(|p| p.per_sec()).sum::<u64>(),
-            10_000_000_001
-        );
-        assert_eq!(parts[0].per_sec(), 3_333_333_334);
-        assert!(r.split(0).is_err());
-        assert!(Rate::fps(2).unwrap().split(3).is_err());
     }
 
     #[test]

@@ -47,7 +47,7 @@ pub enum ReplayError {
         frame: u32,
     },
     /// A size could not be parsed.
-    #[error("cannot parse size `{input}`: {reason} (e.g. `4MB`, `4MiB`, `512k`, `9000`)")]
+    #[error("cannot parse size `{input}`: {reason}")]
     Size {
         /// The text as given.
         input: String,
@@ -296,46 +296,16 @@ pub fn synthesize(
     Ok(Trace { tsc_hz, departures })
 }
 
-/// Parses a byte count: a number with an optional unit, `B`, SI `k`/`kB`,
-/// `M`/`MB`, `G`/`GB` (powers of 1000) or binary `KiB`, `MiB`, `GiB`
-/// (powers of 1024), in any case; `4MB` is 4,000,000 bytes and `4MiB`
-/// 4,194,304. Fractions round down to whole bytes.
+/// Parses a byte count as [`crate::units::parse_bytes`] does: a number
+/// with an optional unit, `B`, SI `k`/`kB`, `M`/`MB`, `G`/`GB`, `T`/`TB`
+/// (powers of 1000) or binary `KiB`, `MiB`, `GiB`, `TiB` (powers of 1024),
+/// in any case; `4MB` is 4,000,000 bytes and `4MiB` 4,194,304. Fractions
+/// round to the nearest byte.
 pub fn parse_size(s: &str) -> Result<u64, ReplayError> {
-    let input = s.trim();
-    let bad = |reason: &str| ReplayError::Size {
-        input: input.to_string(),
-        reason: reason.to_string(),
-    };
-    let split = input
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(input.len());
-    let (num, unit) = input.split_at(split);
-    if num.is_empty() {
-        return Err(bad("no number"));
-    }
-    let mult: u128 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" => 1_000,
-        "m" | "mb" => 1_000_000,
-        "g" | "gb" => 1_000_000_000,
-        "ki" | "kib" => 1 << 10,
-        "mi" | "mib" => 1 << 20,
-        "gi" | "gib" => 1 << 30,
-        _ => return Err(bad("unknown unit")),
-    };
-    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
-    if frac.contains('.') || int.len() + frac.len() > 30 || (int.is_empty() && frac.is_empty()) {
-        return Err(bad("not a number"));
-    }
-    let mantissa: u128 = format!("{int}{frac}")
-        .parse()
-        .map_err(|_| bad("not a number"))?;
-    let v = mantissa
-        .checked_mul(mult)
-        .map(|p| p / 10u128.pow(frac.len() as u32))
-        .and_then(|v| u64::try_from(v).ok())
-        .ok_or_else(|| bad("too large"))?;
-    Ok(v)
+    crate::units::parse_bytes(s).map_err(|e| ReplayError::Size {
+        input: e.input.clone(),
+        reason: e.reason(),
+    })
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ pub enum ScheduleError {
     /// The weights of a stream share were empty or zero.
     #[error("stream share: {0}")]
     Weights(String),
-    /// A rate could not be divided.
+    /// A rate was refused.
     #[error(transparent)]
     Rate(#[from] RateError),
 }
@@ -105,32 +105,6 @@ impl Schedule {
     pub fn with_payload_overhead(mut self, bytes: u32) -> Self {
         self.payload_overhead = bytes;
         self
-    }
-
-    /// Divides `rate` among `parts` transmitters (TX lcores), each with its
-    /// own schedule. The parts add up to `rate` exactly, and part `i` starts
-    /// `i` frame times (at the whole rate, for frames of
-    /// `frame_size_with_fcs` bytes) after `start_tsc`, so together they
-    /// interleave evenly instead of departing together.
-    pub fn split(
-        start_tsc: u64,
-        tsc_hz: u64,
-        rate: Rate,
-        parts: usize,
-        frame_size_with_fcs: usize,
-        payload_len: usize,
-    ) -> Result<Vec<Schedule>, ScheduleError> {
-        let shares = rate.split(parts)?;
-        let units = bits_per_frame(rate.layer(), frame_size_with_fcs, payload_len) as u128;
-        let overhead = frame_size_with_fcs.saturating_sub(payload_len) as u32;
-        let mut out = Vec::with_capacity(parts);
-        for (i, share) in shares.into_iter().enumerate() {
-            let stagger = i as u128 * units * tsc_hz as u128 / rate.per_sec() as u128;
-            let s = Schedule::new(start_tsc + stagger as u64, tsc_hz, share)?
-                .with_payload_overhead(overhead);
-            out.push(s);
-        }
-        Ok(out)
     }
 
     /// Returns the departure TSC of the next frame, of `frame_size_with_fcs`
@@ -330,6 +304,7 @@ impl WeightedRoundRobin {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::spec::L1_OVERHEAD;
 
     fn l1(bps: u64) -> Rate {
         Rate::new(bps, Layer::L1).unwrap()
@@ -345,7 +320,7 @@ mod tests {
         for i in 0..200_000 {
             let size = sizes[i % sizes.len()];
             assert_eq!(s.next(size), s.departure_after(cum));
-            cum += 8 * (size as u128 + 20);
+            cum += 8 * (size as u128 + L1_OVERHEAD as u128);
         }
         assert_eq!(s.units_sent(), cum);
     }
@@ -355,7 +330,7 @@ mod tests {
         // 10^12 jumbo frames at 10 Gbit/s is about 2.3 years of line rate.
         let hz = 2_893_441_117;
         let rate = l1(10_000_000_000);
-        let bits = 8 * (9130 + 20);
+        let bits = 8 * (9130 + L1_OVERHEAD as u64);
         let mut s = Schedule::new(7, hz, rate).unwrap();
         // Walk with jumps of varying length, checking the invariant and the
         // closed form at each landing, then step frame by frame.
@@ -408,21 +383,6 @@ mod tests {
         s.next(1046);
         // 1000 payload bytes at 8 Gbit/s = 1000 ns.
         assert_eq!(s.peek(), 1000);
-    }
-
-    #[test]
-    fn split_interleaves_lcores() {
-        let hz = 1_000_000_000;
-        let parts = Schedule::split(0, hz, l1(10_000_000_000), 4, 9130, 9088).unwrap();
-        let sum: u64 = parts.iter().map(|p| p.rate().per_sec()).sum();
-        assert_eq!(sum, 10_000_000_000);
-        // One frame at 10 Gbit/s is 7320 ns; lcore i starts i frames later.
-        let starts: Vec<u64> = parts.iter().map(|p| p.start()).collect();
-        assert_eq!(starts, vec![0, 7_320, 14_640, 21_960]);
-        let mut p0 = parts[0].clone();
-        p0.next(9130);
-        assert_eq!(p0.peek(), 4 * 7_320);
-        assert!(Schedule::split(0, hz, l1(10), 0, 64, 18).is_err());
     }
 
     #[test]

@@ -11,10 +11,11 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::pace::measure::LayerRates;
+use crate::units::{format_bytes, format_nanos, Prefixes};
 
-/// Bytes a frame occupies on the wire beyond its L2 size: preamble 7, SFD 1,
-/// inter-frame gap 12.
-pub const L1_OVERHEAD: u64 = crate::pace::rate::WIRE_OVERHEAD_BYTES;
+/// Bytes a frame occupies on the wire beyond its L2 size (preamble 7, SFD
+/// 1, inter-frame gap 12): [`crate::wire::spec::L1_OVERHEAD`] as `u64`.
+pub use crate::pace::rate::WIRE_OVERHEAD_BYTES as L1_OVERHEAD;
 
 /// Totals over one span of time (an interval or the whole run).
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -111,39 +112,18 @@ impl Percentiles {
     pub fn short(&self) -> String {
         format!(
             "p50 {} p99 {} p99.9 {} max {}",
-            ns_str(self.p50_ns),
-            ns_str(self.p99_ns),
-            ns_str(self.p999_ns),
-            ns_str(self.max_ns)
+            format_nanos(self.p50_ns),
+            format_nanos(self.p99_ns),
+            format_nanos(self.p999_ns),
+            format_nanos(self.max_ns)
         )
     }
 }
 
-/// A duration in ns as `850 ns`, `12.3 us`, `4.56 ms`.
-pub fn ns_str(ns: f64) -> String {
-    if ns < 1e3 {
-        format!("{ns:.0} ns")
-    } else if ns < 1e6 {
-        format!("{:.1} us", ns / 1e3)
-    } else if ns < 1e9 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.2} s", ns / 1e9)
-    }
-}
-
-/// A byte count as `623.6 MB` (decimal units, as rates are).
+/// A byte count as `623.6 MB` (decimal prefixes, as rates have):
+/// [`format_bytes`] with SI prefixes.
 pub fn bytes_str(b: u64) -> String {
-    let b = b as f64;
-    if b < 1e3 {
-        format!("{b:.0} B")
-    } else if b < 1e6 {
-        format!("{:.1} kB", b / 1e3)
-    } else if b < 1e9 {
-        format!("{:.1} MB", b / 1e6)
-    } else {
-        format!("{:.2} GB", b / 1e9)
-    }
+    format_bytes(b as f64, Prefixes::Si)
 }
 
 /// The header of the interval table.
@@ -211,11 +191,12 @@ mod tests {
 
     #[test]
     fn human_units() {
-        assert_eq!(ns_str(850.0), "850 ns");
-        assert_eq!(ns_str(12_345.0), "12.3 us");
-        assert_eq!(ns_str(4_560_000.0), "4.56 ms");
+        assert_eq!(format_nanos(850.0), "850 ns");
+        assert_eq!(format_nanos(12_345.0), "12.3 us");
+        assert_eq!(format_nanos(4_560_000.0), "4.56 ms");
         assert_eq!(bytes_str(623_600_000), "623.6 MB");
         assert_eq!(bytes_str(999), "999 B");
+        assert_eq!(bytes_str(1_250_000_000), "1.2 GB");
     }
 
     #[test]

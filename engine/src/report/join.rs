@@ -561,4 +561,115 @@ mod tests {
             "DIR/a.json:1:2: not a landspeed result: missing field `landspeed`"
         );
     }
+
+    /// What a receiver measured: 1000-byte frames at `fps`, nothing else.
+    fn observed(fps: f64) -> Observation {
+        Observation {
+            frame_size: 1000,
+            delivered_fps: fps,
+            delivered_bps: fps * 8000.0,
+            tsc_hz: 2e9,
+            ..Observation::default()
+        }
+    }
+
+    #[test]
+    fn the_verdict_is_decided_at_the_senders_rate() {
+        let mut t = tx(1000, rates(8e6, 1000.0), &[(1, 1000)]);
+        let r = rx(
+            1000,
+            rates(8e6, 1000.0),
+            vec![stream(1, [1000, 1000, 0, 0, 0, 0])],
+        );
+        let j = join(&t, &r, None, Some(&observed(1000.0)), "a", "b");
+        let v = j.joined_verdict.expect("decided again");
+        assert_eq!(v.binding, Limit::None, "{}", v.explanation);
+        assert!(
+            v.explanation.starts_with(
+                "Offered rate delivered: 0.008 Gbit/s (1,000 frames/s) of 0.008 Gbit/s (1,000 frames/s)"
+            ),
+            "{}",
+            v.explanation
+        );
+        // Nothing arrived of what was sent: never "offered rate delivered".
+        let none = rx(0, LayerRates::default(), Vec::new());
+        let j = join(&t, &none, None, Some(&observed(0.0)), "a", "b");
+        let v = j.joined_verdict.expect("decided again");
+        assert_eq!(v.binding, Limit::Network, "{}", v.explanation);
+        assert!(
+            v.explanation
+                .contains("1,000 frames never reached the port"),
+            "{}",
+            v.explanation
+        );
+        // The same without the receiver's observation: its own verdict is
+        // not repeated.
+        let own = Verdict {
+            binding: Limit::None,
+            ceilings: Vec::new(),
+            explanation: "Offered rate delivered: 0.000 Gbit/s of an unknown rate".into(),
+        };
+        let text = join(&t, &none, Some(&own), None, "a", "b").text();
+        assert!(
+            text.ends_with("verdict: none of the 1000 frames sent arrived (the receiver's own verdict, made without the sender's rate, does not apply)\n"),
+            "{text}"
+        );
+        // A sender that sent nothing.
+        t = tx(0, LayerRates::default(), &[(1, 0)]);
+        let j = join(&t, &none, None, Some(&observed(0.0)), "a", "b");
+        assert_eq!(j.joined_verdict.unwrap().binding, Limit::Sender);
+    }
+
+    #[test]
+    fn entries_of_one_stream_are_merged() {
+        // A result with one entry per RX lcore for stream 3: 0..=9 seen as
+        // 0..=4 on one lcore and 5..=9 on the other.
+        let t = tx(10, LayerRates::default(), &[(3, 10)]);
+        let mut a = stream(3, [5, 5, 0, 0, 0, 1]);
+        a.seq.max_seq = 4;
+        let mut b = stream(3, [5, 5, 5, 0, 1, 0]);
+        b.seq.max_seq = 9;
+        let r = rx(10, LayerRates::default(), vec![a, b]);
+        let j = join(&t, &r, None, None, "a", "b");
+        assert_eq!(
+            j.streams[0],
+            JoinedStream {
+                id: 3,
+                sent: 10,
+                received: 10,
+                missing: 0,
+                lost: 0,
+                reordered: 0,
+                duplicated: 1,
+                corrupt: 1,
+                loss_pct: 0.0
+            }
+        );
+    }
+
+    #[test]
+    fn more_unique_frames_than_sent_is_refused() {
+        let t = tx(10, LayerRates::default(), &[(1, 10), (2, 5)]);
+        let r = rx(
+            16,
+            LayerRates::default(),
+            vec![
+                stream(1, [10, 10, 0, 0, 0, 0]),
+                stream(2, [6, 6, 0, 0, 0, 0]),
+            ],
+        );
+        assert_eq!(check_rx(&r), Ok(()));
+        assert_eq!(
+            check_against(&t, &r, Path::new("tx.json")),
+            Err(
+                "rx.streams[1].unique: stream 2 has 6 unique frames, more than the 5 the sender \
+                 sent of it (tx.json): are both results of the same run?"
+                    .into()
+            )
+        );
+        assert_eq!(
+            check_tx(&t),
+            Err("tx.frames: 10 frames sent in all, fewer than the 15 its streams sent".into())
+        );
+    }
 }

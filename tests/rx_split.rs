@@ -34,7 +34,7 @@ fn a_stream_over_two_rx_lcores_is_one_stream() {
     // Even sequence numbers, less one, to queue 0; odd ones to queue 1.
     let even: Vec<Vec<u8>> = frames
         .iter()
-        .filter(|f| seq_of(f) % 2 == 0 && seq_of(f) != 10)
+        .filter(|f| seq_of(f).is_multiple_of(2) && seq_of(f) != 10)
         .cloned()
         .collect();
     let odd: Vec<Vec<u8>> = frames

@@ -966,7 +966,9 @@ mod tests {
     fn a_stream_split_over_two_lcores_is_merged_exactly() {
         // Sequence numbers 0..=99 but 40 and 41, spread over two lcores by
         // parity: each alone sees every other frame missing.
-        let even: Vec<u64> = (0..100).filter(|s| s % 2 == 0 && *s != 40).collect();
+        let even: Vec<u64> = (0..100)
+            .filter(|s: &u64| s.is_multiple_of(2) && *s != 40)
+            .collect();
         let odd: Vec<u64> = (0..100).filter(|s| s % 2 == 1 && *s != 41).collect();
         let (a, b) = (part(&even, &[10, 20]), part(&odd, &[30]));
         assert_eq!((a.seq.lost, b.seq.lost), (50, 51), "each part alone");

@@ -446,7 +446,15 @@ const REPORT_STREAMS: &str = "streams:
 
 /// `landspeed report`'s JSON as it was computed before results were read
 /// as types: on the JSON values, every missing number read as zero.
-fn join_by_value(t: &Value, r: &Value, tx_file: &str, rx_file: &str) -> Value {
+/// The verdict decided again at the sender's rate is taken as given
+/// (`joined_verdict`; report_judges_at_the_senders_rate checks it).
+fn join_by_value(
+    t: &Value,
+    r: &Value,
+    tx_file: &str,
+    rx_file: &str,
+    joined_verdict: Value,
+) -> Value {
     let n = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_u64).unwrap_or(0);
     let x = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_f64).unwrap_or(0.0);
     let rxs = r["rx"]["streams"].as_array().cloned().unwrap_or_default();
@@ -483,6 +491,7 @@ fn join_by_value(t: &Value, r: &Value, tx_file: &str, rx_file: &str) -> Value {
         "delivered_l2_bps": x(r, "/rx/achieved/l2_bps"), "delivered_fps": x(r, "/rx/achieved/fps"),
         "sent": n(t, "/tx/frames"), "received": n(r, "/rx/frames"),
         "streams": streams, "exact": exact, "verdict": r["verdict"].clone(),
+        "joined_verdict": joined_verdict,
     })
 }
 
@@ -522,13 +531,15 @@ fn report_joins_a_real_sender_and_receiver() {
     );
     out.assert_success();
     let joined = common::read_json(&dir.path().join("joined.json"));
-    assert_eq!(joined, join_by_value(&t, &r, "tx.json", "rx.json"));
+    let verdict = joined["joined_verdict"].clone();
+    assert!(verdict["binding"].is_string(), "{verdict}");
+    assert_eq!(joined, join_by_value(&t, &r, "tx.json", "rx.json", verdict));
     assert_eq!(joined["exact"], true, "{}", out.stdout);
     assert!(out
         .stdout
         .contains("every frame sent arrived once, in order, intact"));
     assert!(
-        out.stdout.contains("verdict (receiver's): "),
+        out.stdout.contains("verdict (at the sender's rate): "),
         "{}",
         out.stdout
     );
@@ -537,4 +548,205 @@ fn report_joins_a_real_sender_and_receiver() {
     write_file(dir.path(), "rx.json", &format!("{text}\n{{}}\n"));
     let out = landspeed(dir.path(), ["report", "tx.json", "rx.json"]);
     out.assert_error(&["rx.json:", "not a landspeed result: trailing characters"]);
+}
+
+/// A sender's and a receiver's results of one run (stream 1 of 9130 bytes,
+/// stream 2 of 1518), written as `tx.json` and `rx.json` in a fresh folder.
+fn real_pair() -> (tempfile::TempDir, Value, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let tx = format!(
+        "eal:\n  cores: [0, 1]\n  vdevs: [\"net_pcap0,tx_pcap=sent.pcap\"]\n\
+         ports:\n  - name: p0\n    device: net_pcap0\n    link: 10g\n{REPORT_STREAMS}\
+         tx:\n  - lcore: 1\n    port: p0\n    rate: 200M\n    mode: spin\n"
+    );
+    let rx = format!(
+        "eal:\n  cores: [0, 1]\n  vdevs: [\"net_pcap0,rx_pcap=sent.pcap\"]\n\
+         ports:\n  - name: p0\n    device: net_pcap0\n    link: 10g\n{REPORT_STREAMS}\
+         rx: [{{ lcore: 1, port: p0, verify: full }}]\ntx: []\n"
+    );
+    let (_, t) = common::run_profile(dir.path(), "tx", &tx, &["-t", "300ms", "-q"]);
+    let (_, r) = common::run_profile(dir.path(), "rx", &rx, &["-t", "1s", "-q"]);
+    (dir, t, r)
+}
+
+/// `v` with the value at `ptr` replaced by `new`.
+fn set(v: &Value, ptr: &str, new: Value) -> Value {
+    let mut v = v.clone();
+    *v.pointer_mut(ptr).unwrap_or_else(|| panic!("{ptr}")) = new;
+    v
+}
+
+/// `landspeed report a.json b.json` on these two results.
+fn report_of(dir: &std::path::Path, a: &Value, b: &Value) -> Output {
+    write_file(dir, "a.json", &serde_json::to_string_pretty(a).unwrap());
+    write_file(dir, "b.json", &serde_json::to_string_pretty(b).unwrap());
+    landspeed(dir, ["report", "a.json", "b.json", "--json", "joined.json"])
+}
+
+/// The index of stream `id` in `rx.streams`.
+fn rx_index(r: &Value, id: u64) -> usize {
+    let list = r["rx"]["streams"].as_array().unwrap();
+    list.iter()
+        .position(|s| s["id"] == id)
+        .expect("stream received")
+}
+
+#[test]
+fn report_refuses_impossible_results_naming_file_and_field() {
+    let (dir, t, r) = real_pair();
+    let d = dir.path();
+    let i = rx_index(&r, 1);
+    let sent = common::u(common::by_id(&t, "/tx/streams", 1), "/frames");
+    let st = format!("/rx/streams/{i}");
+    // More distinct frames of stream 1 than the sender sent of it.
+    let more = set(&r, &format!("{st}/unique"), json!(sent + 50));
+    let more = set(&more, &format!("{st}/frames"), json!(sent + 50));
+    let more = set(&more, "/rx/frames", json!(common::u(&r, "/rx/frames") + 50));
+    report_of(d, &t, &more).assert_error(&[&format!(
+        "b.json: rx.streams[{i}].unique: stream 1 has {} unique frames, more than the {sent} the \
+         sender sent of it (a.json)",
+        sent + 50
+    )]);
+    // More unique frames than frames received.
+    let more = set(&r, &format!("{st}/unique"), json!(sent + 1));
+    report_of(d, &t, &more).assert_error(&[&format!(
+        "b.json: rx.streams[{i}].unique: stream 1 has {} unique frames, more than the {sent} \
+         frames it received",
+        sent + 1
+    )]);
+    // A stream id that does not fit 32 bits is not stream 1 wrapped.
+    let wide = set(&r, &format!("{st}/id"), json!(4_294_967_297u64));
+    report_of(d, &t, &wide).assert_error(&[
+        "b.json:",
+        &format!("rx.streams[{i}].id: invalid value: integer `4294967297`, expected u32"),
+    ]);
+    // The two files the wrong way round, or a side missing.
+    report_of(d, &r, &t).assert_error(&[
+        "a.json: is a receiver's result (an `rx` section, no `tx` section): give the sender's \
+         result first, then the receiver's",
+    ]);
+    report_of(d, &t, &t).assert_error(&["b.json: is a sender's result"]);
+    report_of(d, &t, &set(&r, "/rx", Value::Null)).assert_error(&["b.json: has no RX side"]);
+    // More frames of streams than frames in all.
+    report_of(d, &t, &set(&r, "/rx/frames", json!(1)))
+        .assert_error(&["b.json: rx.frames: 1 frames received in all, fewer than the"]);
+}
+
+#[test]
+fn report_judges_at_the_senders_rate() {
+    let (dir, t, r) = real_pair();
+    let d = dir.path();
+    // A sender that kept its target: everything it offered arrived (the
+    // capture is replayed faster than it was sent, at the receiver's CPU
+    // ceiling).
+    let offered = common::f(&t, "/tx/achieved/l2_bps");
+    let kept = set(&t, "/tx/tasks/0/pace/target/l2_bps", json!(offered));
+    let out = report_of(d, &kept, &r);
+    out.assert_success();
+    assert!(
+        out.stdout.contains("was delivered (all that was offered)"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("an unknown rate"), "{}", out.stdout);
+    let j = common::read_json(&d.join("joined.json"));
+    assert_eq!(j["joined_verdict"]["binding"], "cpu", "{}", out.stdout);
+    assert_eq!(j["verdict"], r["verdict"], "the receiver's own, as written");
+    // A sender that fell short of the rate it was asked for.
+    let short = set(&t, "/tx/tasks/0/pace/target/l2_bps", json!(offered * 10.0));
+    let out = report_of(d, &short, &r);
+    out.assert_success();
+    assert!(
+        out.stdout
+            .contains("verdict (at the sender's rate): sender bound the run"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(&format!(
+            "Sender-bound: {:.3} Gbit/s was requested, the sender offered only {:.3} Gbit/s",
+            offered * 10.0 / 1e9,
+            offered / 1e9
+        )),
+        "{}",
+        out.stdout
+    );
+    // A receiver that got nothing never reads "offered rate delivered".
+    let mut none = set(&r, "/rx/streams", json!([]));
+    for p in ["/rx/frames", "/rx/bytes", "/rx/good"] {
+        none = set(&none, p, json!(0));
+    }
+    for p in [
+        "/rx/achieved/fps",
+        "/rx/achieved/l2_bps",
+        "/observation/delivered_fps",
+    ] {
+        none = set(&none, p, json!(0.0));
+    }
+    none = set(&none, "/observation/delivered_bps", json!(0.0));
+    let out = report_of(d, &t, &none);
+    out.assert_success();
+    assert!(
+        out.stdout
+            .contains("verdict (at the sender's rate): network bound the run"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains("Offered rate delivered"),
+        "{}",
+        out.stdout
+    );
+    // The same from a receiver's result that kept no observation (written
+    // before it did): its own verdict is not repeated.
+    let mut old = none.clone();
+    old.as_object_mut().unwrap().remove("observation");
+    let out = report_of(d, &t, &old);
+    out.assert_success();
+    let all = common::u(&t, "/tx/frames");
+    assert!(
+        out.stdout
+            .contains(&format!("verdict: none of the {all} frames sent arrived")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains("Offered rate delivered"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn report_merges_a_stream_split_over_two_lcores() {
+    let (dir, t, r) = real_pair();
+    let d = dir.path();
+    let i = rx_index(&r, 1);
+    let whole = r["rx"]["streams"][i].clone();
+    let n = |k: &str| whole[k].as_u64().unwrap();
+    let (frames, unique, max) = (n("frames"), n("unique"), n("max_seq"));
+    assert_eq!((n("lost"), unique), (0, max + 1), "a clean stream");
+    // Two lcores' parts: one saw the first half and the last frame, the
+    // other the rest, each with the false loss of the other's frames.
+    let ua = unique / 2 + 1;
+    let ub = unique - ua;
+    let a = set(&whole, "/frames", json!(ua));
+    let a = set(&a, "/unique", json!(ua));
+    let a = set(&a, "/lost", json!(max + 1 - ua));
+    let b = set(&whole, "/frames", json!(frames - ua));
+    let b = set(&b, "/unique", json!(ub));
+    let b = set(&b, "/max_seq", json!(max - 1));
+    let b = set(&b, "/lost", json!(max - ub));
+    let mut list = r["rx"]["streams"].as_array().unwrap().clone();
+    list[i] = a;
+    list.push(b);
+    let split = set(&r, "/rx/streams", Value::Array(list));
+    let out = report_of(d, &t, &split);
+    out.assert_success();
+    let j = common::read_json(&d.join("joined.json"));
+    let s1 = common::by_id(&j, "/streams", 1);
+    assert_eq!(s1["received"], frames, "{}", out.stdout);
+    assert_eq!(s1["missing"], 0, "{}", out.stdout);
+    assert_eq!(s1["lost"], 0, "{}", out.stdout);
+    assert_eq!(j["exact"], true, "{}", out.stdout);
 }

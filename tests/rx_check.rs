@@ -182,14 +182,22 @@ fn assert_partition(v: &Value) {
         .values()
         .map(|x| x.as_u64().unwrap())
         .sum();
-    let others = u(v, "/rx/foreign")
-        + u(v, "/rx/too_short")
-        + u(v, "/rx/unknown_version")
-        + u(v, "/rx/overflow");
+    let breakdown: u64 = v["rx"]["foreign_breakdown"]
+        .as_object()
+        .expect("foreign_breakdown")
+        .values()
+        .map(|x| x.as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        breakdown,
+        u(v, "/rx/foreign"),
+        "foreign is its breakdown's sum"
+    );
+    let others = u(v, "/rx/foreign") + u(v, "/rx/overflow");
     assert_eq!(
         streams + unattributed + others,
         u(v, "/rx/frames"),
-        "frames of streams + unattributed corrupt + foreign/short/unknown/overflow"
+        "frames of streams + unattributed corrupt + foreign (not landspeed/short/unknown) + overflow"
     );
 }
 
@@ -244,8 +252,10 @@ fn clean_replay_counts_no_defect() {
         "duplicated",
         "corrupt",
         "foreign",
-        "too_short",
-        "unknown_version",
+        "foreign_breakdown/not_landspeed",
+        "foreign_breakdown/too_short",
+        "foreign_breakdown/unknown_version",
+        "foreign_breakdown/untracked_stream",
         "overflow",
     ] {
         assert_eq!(u(&v, &format!("/rx/{key}")), 0, "rx.{key}");
@@ -313,18 +323,19 @@ fn defects_are_counted_exactly() {
 
     assert_stream(&v, ID_A, a.len(), da);
     assert_stream(&v, ID_B, b.len(), db);
-    assert_eq!(u(&v, "/rx/foreign"), foreign.len() as u64, "rx.foreign");
     assert_eq!(
-        u(&v, "/rx/too_short"),
+        u(&v, "/rx/foreign_breakdown/not_landspeed"),
+        foreign.len() as u64,
+        "rx.foreign_breakdown.not_landspeed"
+    );
+    assert_eq!(
+        u(&v, "/rx/foreign_breakdown/too_short"),
         too_short.len() as u64,
-        "rx.too_short"
+        "rx.foreign_breakdown.too_short"
     );
-    assert_eq!(
-        u(&v, "/rx/foreign") + u(&v, "/rx/too_short"),
-        6,
-        "G = 6 frames not ours"
-    );
-    assert_eq!(u(&v, "/rx/unknown_version"), 0);
+    assert_eq!(u(&v, "/rx/foreign"), 6, "G = 6 frames not ours");
+    assert_eq!(u(&v, "/rx/foreign_breakdown/unknown_version"), 0);
+    assert_eq!(u(&v, "/rx/foreign_breakdown/untracked_stream"), 0);
     assert_eq!(u(&v, "/rx/lost"), (da.removed + db.removed) as u64);
     assert_eq!(u(&v, "/rx/reordered"), (da.swapped + db.swapped) as u64);
     assert_eq!(
@@ -374,7 +385,7 @@ fn rx_only_profile_without_streams_takes_jumbo_frames() {
     let c = clean();
     let v = replay("nostreams", &c.frames, "");
     assert_eq!(
-        u(&v, "/rx/too_short"),
+        u(&v, "/rx/foreign_breakdown/too_short"),
         0,
         "jumbo frames counted as too short"
     );
@@ -413,7 +424,7 @@ fn loopback_ring_tx_and_rx() {
         assert_eq!(u(st, "/lost"), 0, "stream {id}: lost");
         assert_eq!(u(st, "/corrupt_total"), 0, "stream {id}: corrupt");
     }
-    assert_eq!(u(&v, "/rx/foreign") + u(&v, "/rx/too_short"), 0);
+    assert_eq!(u(&v, "/rx/foreign"), 0);
     assert!(
         s(&v, "/rx/latency_kind").starts_with("one-way"),
         "latency_kind: {}",

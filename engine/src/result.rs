@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Plan;
@@ -59,17 +60,143 @@ pub struct StreamResult {
 impl StreamResult {
     /// The result of the stream `acc` accounted, at `tsc_hz`.
     pub fn of(acc: &StreamAcc, tsc_hz: u64, shared_tsc: bool) -> Self {
+        Self::of_part(&StreamPart::of(acc), tsc_hz, shared_tsc)
+    }
+
+    /// The result of a stream's counts `p` (one lcore's, or several
+    /// merged), at `tsc_hz`.
+    pub fn of_part(p: &StreamPart, tsc_hz: u64, shared_tsc: bool) -> Self {
         StreamResult {
+            id: p.id,
+            frames: p.frames,
+            bytes: p.bytes,
+            seq: p.seq,
+            corrupt: p.corrupt,
+            corrupt_total: p.corrupt.total(),
+            latency: shared_tsc.then(|| Percentiles::from_ticks(&p.latency, tsc_hz)),
+            interarrival: Percentiles::from_ticks(&p.interarrival, tsc_hz),
+        }
+    }
+}
+
+/// One stream's counts as one RX lcore kept them (histograms in TSC
+/// ticks), or the merge of several lcores' counts of the same stream.
+#[derive(Clone, Debug)]
+pub struct StreamPart {
+    /// Stream id.
+    pub id: u32,
+    /// Frames received (good or corrupt).
+    pub frames: u64,
+    /// Bytes received, FCS included.
+    pub bytes: u64,
+    /// Sequence accounting.
+    pub seq: SeqCounts,
+    /// Corrupt frames by reason.
+    pub corrupt: CorruptCounts,
+    /// One-way latency, TSC ticks.
+    pub latency: Histogram<u64>,
+    /// Inter-arrival gaps, TSC ticks (same-poll arrivals as 0).
+    pub interarrival: Histogram<u64>,
+}
+
+impl StreamPart {
+    /// The counts an RX lcore kept of one stream.
+    pub fn of(acc: &StreamAcc) -> Self {
+        StreamPart {
             id: acc.id,
             frames: acc.frames,
             bytes: acc.bytes,
             seq: acc.seq.counts(),
             corrupt: acc.corrupt,
-            corrupt_total: acc.corrupt.total(),
-            latency: shared_tsc.then(|| Percentiles::from_ticks(&acc.latency, tsc_hz)),
-            interarrival: Percentiles::from_ticks(&acc.interarrival_all(), tsc_hz),
+            latency: acc.latency.clone(),
+            interarrival: acc.interarrival_all(),
         }
     }
+
+    /// Adds another lcore's counts of the same stream to these, all but
+    /// the sequence accounting (which [`merge_seq`] merges over all the
+    /// parts at once).
+    fn absorb(&mut self, o: &StreamPart) {
+        self.frames += o.frames;
+        self.bytes += o.bytes;
+        add_corrupt(&mut self.corrupt, &o.corrupt);
+        add_histogram(&mut self.latency, &o.latency);
+        add_histogram(&mut self.interarrival, &o.interarrival);
+    }
+}
+
+/// `h += o`, with hdrhistogram's `add`; values beyond `h`'s bounds (never
+/// the case for histograms made alike) are clamped into them.
+fn add_histogram(h: &mut Histogram<u64>, o: &Histogram<u64>) {
+    if h.add(o).is_err() {
+        for v in o.iter_recorded() {
+            h.saturating_record_n(v.value_iterated_to(), v.count_at_value());
+        }
+    }
+}
+
+/// `c += o`, reason by reason.
+fn add_corrupt(c: &mut CorruptCounts, o: &CorruptCounts) {
+    c.ip_checksum += o.ip_checksum;
+    c.l4_checksum += o.l4_checksum;
+    c.stamp += o.stamp;
+    c.payload += o.payload;
+    c.length += o.length;
+}
+
+/// The sequence accounting of one stream counted in parts (on several RX
+/// lcores, each seeing some of its frames), as one. Exact when no
+/// sequence number reached two parts: `unique`, `lost` (the expected range,
+/// from the lowest first sequence number of any part to the highest seen,
+/// less the unique frames of all parts), `max_seq`, `stale`. `duplicated`
+/// and `reordered` are each part's own, summed: a copy that went to
+/// another lcore, or an order between frames of two lcores, is not seen
+/// (then `unique` is an upper bound and `lost` a lower one).
+pub fn merge_seq(parts: &[SeqCounts]) -> SeqCounts {
+    // Each part's first expected sequence number: its range less its
+    // unique frames is its lost count.
+    let seen = parts.iter().filter(|p| p.unique > 0);
+    let first = seen
+        .clone()
+        .map(|p| (p.max_seq + 1).saturating_sub(p.lost + p.unique))
+        .min();
+    let max_seq = seen.map(|p| p.max_seq).max();
+    let sum = |f: fn(&SeqCounts) -> u64| parts.iter().map(f).sum::<u64>();
+    let unique = sum(|p| p.unique);
+    SeqCounts {
+        unique,
+        lost: match (first, max_seq) {
+            (Some(a), Some(b)) => (b + 1 - a).saturating_sub(unique),
+            _ => 0,
+        },
+        reordered: sum(|p| p.reordered),
+        duplicated: sum(|p| p.duplicated),
+        stale: sum(|p| p.stale),
+        max_seq: max_seq.unwrap_or(0),
+    }
+}
+
+/// `parts` merged per stream id, in the order each id first appears.
+pub fn merge_streams(parts: impl IntoIterator<Item = StreamPart>) -> Vec<StreamPart> {
+    let mut out: Vec<(StreamPart, Vec<SeqCounts>)> = Vec::new();
+    for p in parts {
+        match out.iter_mut().find(|(s, _)| s.id == p.id) {
+            Some((s, seqs)) => {
+                s.absorb(&p);
+                seqs.push(p.seq);
+            }
+            None => {
+                let seq = p.seq;
+                out.push((p, vec![seq]));
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(mut s, seqs)| {
+            s.seq = merge_seq(&seqs);
+            s
+        })
+        .collect()
 }
 
 /// One TX stream's totals.
@@ -161,6 +288,21 @@ pub struct TxResult {
     pub streams: Vec<TxStreamResult>,
 }
 
+impl TxResult {
+    /// Sets what the sender offered in `obs`: its achieved L2 rate and
+    /// frames/s, and the L2 rate its tasks were asked for (if any set one).
+    pub fn offer_to(&self, obs: &mut Observation) {
+        let target: f64 = self
+            .tasks
+            .iter()
+            .filter_map(|k| k.pace.target.map(|r| r.l2_bps))
+            .sum();
+        obs.offered_bps = self.achieved.l2_bps;
+        obs.offered_fps = self.achieved.fps;
+        obs.target_bps = (target > 0.0).then_some(target);
+    }
+}
+
 /// One RX lcore's cost.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RxTaskResult {
@@ -184,6 +326,37 @@ pub struct RxTaskResult {
     pub max_fps: f64,
 }
 
+/// Frames of no stream the receiver checks, by why. `overflow` (streams
+/// beyond what an lcore tracks) is not among them: those are landspeed's
+/// frames of a stream that should have been checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForeignCounts {
+    /// No landspeed stamp: other protocols, other traffic.
+    pub not_landspeed: u64,
+    /// Too short to hold a stamp.
+    pub too_short: u64,
+    /// A stamp of a format version this build does not know.
+    pub unknown_version: u64,
+    /// A landspeed frame of a stream the RX task's `streams:` list leaves
+    /// out.
+    pub untracked_stream: u64,
+}
+
+impl ForeignCounts {
+    /// All foreign frames.
+    pub fn total(&self) -> u64 {
+        self.not_landspeed + self.too_short + self.unknown_version + self.untracked_stream
+    }
+
+    /// The breakdown as printed: `not landspeed 3, too short 3, ...`.
+    pub fn text(&self) -> String {
+        format!(
+            "not landspeed {}, too short {}, unknown stamp version {}, stream not checked {}",
+            self.not_landspeed, self.too_short, self.unknown_version, self.untracked_stream
+        )
+    }
+}
+
 /// The receiver's side of a run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RxResult {
@@ -201,12 +374,12 @@ pub struct RxResult {
     pub duplicated: u64,
     /// Corrupt, over all streams and unattributed.
     pub corrupt: u64,
-    /// Frames not ours.
+    /// Frames of no stream this receiver checks, for any reason: the sum
+    /// of `foreign_breakdown` (the printed `foreign` is the same figure).
     pub foreign: u64,
-    /// Frames too short for a stamp.
-    pub too_short: u64,
-    /// Stamps of an unknown format version.
-    pub unknown_version: u64,
+    /// Why those frames were foreign.
+    #[serde(default)]
+    pub foreign_breakdown: ForeignCounts,
     /// Corrupt frames whose stream could not be told.
     pub corrupt_unattributed: CorruptCounts,
     /// Frames of streams beyond what one lcore tracks.
@@ -249,6 +422,10 @@ pub struct RunResult {
     pub rx: Option<RxResult>,
     /// What limited the run (runs with an RX side).
     pub verdict: Option<Verdict>,
+    /// What the verdict was decided on (absent in results written before
+    /// it was kept).
+    #[serde(default)]
+    pub observation: Option<Observation>,
     /// Mbufs not back in their pools after the ports were closed (0 unless
     /// something leaked).
     pub mbufs_leaked: u64,
@@ -276,6 +453,7 @@ impl RunResult {
             tx: None,
             rx: None,
             verdict: None,
+            observation: None,
             mbufs_leaked: 0,
         }
     }
@@ -314,21 +492,13 @@ impl RunResult {
         };
         let lost = rx.map_or(0, |r| r.lost);
         let imissed = rx.map_or(0, |r| r.pmd.imissed);
-        let target = tx.and_then(|t| {
-            let l2: f64 = t
-                .tasks
-                .iter()
-                .filter_map(|k| k.pace.target.map(|r| r.l2_bps))
-                .sum();
-            (l2 > 0.0).then_some(l2)
-        });
-        Observation {
+        let mut obs = Observation {
             frame_size,
-            offered_bps: tx.map_or(0.0, |t| t.achieved.l2_bps),
+            offered_bps: 0.0,
             delivered_bps,
-            offered_fps: tx.map_or(0.0, |t| t.achieved.fps),
+            offered_fps: 0.0,
             delivered_fps,
-            target_bps: target,
+            target_bps: None,
             link,
             bus,
             rx_cycles_per_frame: cpf,
@@ -341,7 +511,20 @@ impl RunResult {
                 plan.rx.iter().any(|r| plan.ports[r.port].name == p.name)
                     && (p.driver == "net_af_packet" || p.driver == "net_memif")
             }),
+        };
+        if let Some(t) = tx {
+            t.offer_to(&mut obs);
         }
+        obs
+    }
+
+    /// Decide the verdict of this run (the receiving port's `link` and
+    /// `bus`), keeping the observation it was decided on, so that
+    /// `landspeed report` can decide again with the sender's rate.
+    pub fn judge(&mut self, link: Option<LinkKind>, bus: Option<Bus>, plan: &Plan) {
+        let obs = self.observation(link, bus, plan);
+        self.verdict = Some(obs.verdict());
+        self.observation = Some(obs);
     }
 
     /// The human summary printed after the interval lines.
@@ -447,8 +630,16 @@ impl RunResult {
                 rx.reordered,
                 rx.duplicated,
                 rx.corrupt,
-                rx.foreign + rx.too_short + rx.unknown_version
+                rx.foreign
             );
+            if rx.foreign > 0 {
+                let _ = writeln!(
+                    s,
+                    "      foreign {}: {}",
+                    rx.foreign,
+                    rx.foreign_breakdown.text()
+                );
+            }
             let _ = writeln!(
                 s,
                 "      PMD: ipackets {} imissed {} ierrors {} rx_nombuf {}",
@@ -633,7 +824,6 @@ pub(crate) fn rx_result(
     tsc_hz: u64,
     shared_tsc: bool,
 ) -> RxResult {
-    let mut streams: Vec<StreamResult> = Vec::new();
     let mut tasks = Vec::new();
     let mut r = RxResult {
         frames: 0,
@@ -644,8 +834,7 @@ pub(crate) fn rx_result(
         duplicated: 0,
         corrupt: 0,
         foreign: 0,
-        too_short: 0,
-        unknown_version: 0,
+        foreign_breakdown: ForeignCounts::default(),
         corrupt_unattributed: CorruptCounts::default(),
         overflow: 0,
         latency_kind: if shared_tsc {
@@ -662,9 +851,10 @@ pub(crate) fn rx_result(
     for (o, &(lcore, port)) in outcomes.iter().zip(meta) {
         r.frames += o.frames;
         r.bytes += o.bytes;
-        r.foreign += o.foreign;
-        r.too_short += o.too_short;
-        r.unknown_version += o.unknown_version;
+        let f = &mut r.foreign_breakdown;
+        f.not_landspeed += o.foreign;
+        f.too_short += o.too_short;
+        f.unknown_version += o.unknown_version;
         r.overflow += o.overflow;
         let u = o.corrupt_unattributed;
         r.corrupt_unattributed.ip_checksum += u.ip_checksum;
@@ -672,9 +862,6 @@ pub(crate) fn rx_result(
         r.corrupt_unattributed.stamp += u.stamp;
         r.corrupt_unattributed.payload += u.payload;
         r.corrupt_unattributed.length += u.length;
-        for acc in &o.streams {
-            streams.push(StreamResult::of(acc, tsc_hz, shared_tsc));
-        }
         // Cost per frame over the span the delivered rate is measured on,
         // so that a saturated lcore's ceiling equals what it delivered.
         let cpf = if o.frames > 1 && o.span_busy_cycles > 0 {
@@ -705,6 +892,15 @@ pub(crate) fn rx_result(
         });
         payload += o.payload_bytes;
     }
+    // A stream spread over several lcores (RSS over queues polled by
+    // different lcores) is one stream: its parts are merged.
+    let parts = outcomes
+        .iter()
+        .flat_map(|o| o.streams.iter().map(StreamPart::of));
+    let streams: Vec<StreamResult> = merge_streams(parts)
+        .iter()
+        .map(|p| StreamResult::of_part(p, tsc_hz, shared_tsc))
+        .collect();
     for s in &streams {
         r.lost += s.seq.lost;
         r.reordered += s.seq.reordered;
@@ -713,6 +909,7 @@ pub(crate) fn rx_result(
         r.good += s.frames - s.corrupt_total;
     }
     r.corrupt += r.corrupt_unattributed.total();
+    r.foreign = r.foreign_breakdown.total();
     // From the first to the last arrival on the TSC (as TX rates run from
     // the first to the last departure), counting every frame but those of
     // the first poll; the measured time when too few frames arrived.
@@ -733,4 +930,153 @@ pub(crate) fn rx_result(
     r.streams = streams;
     r.tasks = tasks;
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rx::seq::SeqTracker;
+
+    /// One lcore's part of stream 7: the sequence numbers it saw.
+    fn part(seqs: &[u64], gaps: &[u64]) -> StreamPart {
+        let mut t = SeqTracker::new(0);
+        for &s in seqs {
+            t.record(s);
+        }
+        let hist = || Histogram::new_with_bounds(1, 1_000_000, 3).unwrap();
+        let mut interarrival = hist();
+        for &g in gaps {
+            interarrival.record(g).unwrap();
+        }
+        StreamPart {
+            id: 7,
+            frames: seqs.len() as u64,
+            bytes: 100 * seqs.len() as u64,
+            seq: t.counts(),
+            corrupt: CorruptCounts {
+                payload: 1,
+                ..CorruptCounts::default()
+            },
+            latency: hist(),
+            interarrival,
+        }
+    }
+
+    #[test]
+    fn a_stream_split_over_two_lcores_is_merged_exactly() {
+        // Sequence numbers 0..=99 but 40 and 41, spread over two lcores by
+        // parity: each alone sees every other frame missing.
+        let even: Vec<u64> = (0..100)
+            .filter(|s: &u64| s.is_multiple_of(2) && *s != 40)
+            .collect();
+        let odd: Vec<u64> = (0..100).filter(|s| s % 2 == 1 && *s != 41).collect();
+        let (a, b) = (part(&even, &[10, 20]), part(&odd, &[30]));
+        assert_eq!((a.seq.lost, b.seq.lost), (50, 51), "each part alone");
+        let other = StreamPart {
+            id: 8,
+            ..part(&[0], &[])
+        };
+        let merged = merge_streams([a, other, b]);
+        assert_eq!(merged.iter().map(|p| p.id).collect::<Vec<_>>(), [7, 8]);
+        let m = &merged[0];
+        assert_eq!((m.frames, m.bytes), (98, 9800));
+        assert_eq!(
+            m.seq,
+            SeqCounts {
+                unique: 98,
+                lost: 2,
+                reordered: 0,
+                duplicated: 0,
+                stale: 0,
+                max_seq: 99,
+            }
+        );
+        assert_eq!(m.corrupt.payload, 2);
+        assert_eq!(m.interarrival.len(), 3);
+        assert_eq!(m.interarrival.max(), 30);
+        let r = StreamResult::of_part(m, 1_000_000_000, false);
+        assert_eq!((r.frames, r.seq.lost, r.corrupt_total), (98, 2, 2));
+    }
+
+    #[test]
+    fn merged_loss_counts_from_the_lowest_first_frame() {
+        // Parts that start late (trackers based at their first frame, as
+        // when the receiver came up after the sender): the range runs from
+        // the lowest first sequence number of any part.
+        let a = SeqCounts {
+            unique: 5,
+            lost: 0,
+            max_seq: 14,
+            ..SeqCounts::default()
+        };
+        let b = SeqCounts {
+            unique: 3,
+            lost: 1,
+            max_seq: 20,
+            ..SeqCounts::default()
+        };
+        // a covers 10..=14, b 17..=20: 10..=20 is 11 expected, 8 unique.
+        assert_eq!(merge_seq(&[a, b]).lost, 3);
+        assert_eq!(merge_seq(&[a]), a);
+        assert_eq!(merge_seq(&[]), SeqCounts::default());
+    }
+
+    #[test]
+    fn foreign_is_one_figure_in_the_json_and_the_summary() {
+        let o = RxOutcome {
+            frames: 10,
+            bytes: 640,
+            foreign: 3,
+            too_short: 2,
+            unknown_version: 1,
+            overflow: 4,
+            ..RxOutcome::default()
+        };
+        let r = rx_result(
+            &[(1, 0)],
+            &[o],
+            PortStats::default(),
+            1.0,
+            1_000_000_000,
+            false,
+        );
+        assert_eq!(r.foreign, 6);
+        assert_eq!(
+            r.foreign_breakdown,
+            ForeignCounts {
+                not_landspeed: 3,
+                too_short: 2,
+                unknown_version: 1,
+                untracked_stream: 0,
+            }
+        );
+        assert_eq!(r.overflow, 4, "overflow is not foreign");
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["foreign"], 6);
+        assert_eq!(json["foreign_breakdown"]["not_landspeed"], 3);
+        let run = RunResult {
+            landspeed: String::new(),
+            dpdk: String::new(),
+            profile: String::new(),
+            tsc_hz: 1_000_000_000,
+            tsc_hz_run: 1_000_000_000,
+            elapsed_s: 1.0,
+            ports: Vec::new(),
+            intervals: Vec::new(),
+            tx: None,
+            rx: Some(r),
+            verdict: None,
+            observation: None,
+            mbufs_leaked: 0,
+        };
+        let text = run.summary();
+        assert!(text.contains("  foreign 6\n"), "{text}");
+        assert!(
+            text.contains(
+                "      foreign 6: not landspeed 3, too short 2, unknown stamp version 1, \
+                 stream not checked 0\n"
+            ),
+            "{text}"
+        );
+    }
 }

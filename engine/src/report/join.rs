@@ -6,8 +6,10 @@ use std::path::Path;
 
 use serde::{Serialize, Serializer};
 
-use crate::limits::Verdict;
-use crate::result::{RunResult, RxResult, TxResult};
+use crate::limits::verdict::Observation;
+use crate::limits::{Limit, Verdict};
+use crate::result::{merge_seq, RunResult, RxResult, StreamResult, TxResult};
+use crate::rx::seq::SeqCounts;
 use crate::{Error, Result};
 
 /// One stream seen from both sides.
@@ -59,6 +61,12 @@ pub struct Joined {
     /// The receiver's verdict, as it wrote it.
     #[serde(serialize_with = "keys_sorted")]
     pub verdict: Option<Verdict>,
+    /// The verdict decided again with the sender's offered rate and the
+    /// frames missing between the two, on what the receiver measured (its
+    /// rates, costs, counters and ceilings); `None` for a receiver's result
+    /// written before it kept what it measured.
+    #[serde(serialize_with = "keys_sorted")]
+    pub joined_verdict: Option<Verdict>,
 }
 
 /// The verdict with its keys in alphabetical order, as `report --json`
@@ -91,47 +99,140 @@ pub fn read_result(path: &Path) -> Result<RunResult> {
 pub fn join_files(tx: &Path, rx: &Path) -> Result<Joined> {
     let t = read_result(tx)?;
     let r = read_result(rx)?;
-    let Some(tx_side) = &t.tx else {
-        let why = "has no TX side (was it written by a run with TX tasks?)";
-        return Err(Error::file(tx, why));
+    let tx_side = match (&t.tx, &t.rx) {
+        (Some(side), _) => side,
+        (None, Some(_)) => {
+            let why = "is a receiver's result (an `rx` section, no `tx` section): \
+                       give the sender's result first, then the receiver's";
+            return Err(Error::file(tx, why));
+        }
+        (None, None) => {
+            let why = "has no TX side (was it written by a run with TX tasks?)";
+            return Err(Error::file(tx, why));
+        }
     };
-    let Some(rx_side) = &r.rx else {
-        let why = "has no RX side (was it written by a run with RX tasks?)";
-        return Err(Error::file(rx, why));
+    let rx_side = match (&r.rx, &r.tx) {
+        (Some(side), _) => side,
+        (None, Some(_)) => {
+            let why = "is a sender's result (a `tx` section, no `rx` section): \
+                       give the sender's result first, then the receiver's";
+            return Err(Error::file(rx, why));
+        }
+        (None, None) => {
+            let why = "has no RX side (was it written by a run with RX tasks?)";
+            return Err(Error::file(rx, why));
+        }
     };
+    check_tx(tx_side).map_err(|why| Error::file(tx, why))?;
+    check_rx(rx_side).map_err(|why| Error::file(rx, why))?;
+    check_against(tx_side, rx_side, tx).map_err(|why| Error::file(rx, why))?;
     Ok(join(
         tx_side,
         rx_side,
         r.verdict.as_ref(),
+        r.observation.as_ref(),
         &tx.display().to_string(),
         &rx.display().to_string(),
     ))
 }
 
+/// A sender's side whose counts contradict each other: the field and why.
+fn check_tx(t: &TxResult) -> std::result::Result<(), String> {
+    let streams: u64 = t.streams.iter().map(|s| s.frames).sum();
+    if streams > t.frames {
+        return Err(format!(
+            "tx.frames: {} frames sent in all, fewer than the {streams} its streams sent",
+            t.frames
+        ));
+    }
+    Ok(())
+}
+
+/// A receiver's side whose counts contradict each other: the field and why.
+fn check_rx(r: &RxResult) -> std::result::Result<(), String> {
+    for (i, s) in r.streams.iter().enumerate() {
+        if s.seq.unique > s.frames {
+            return Err(format!(
+                "rx.streams[{i}].unique: stream {} has {} unique frames, more than the {} frames \
+                 it received",
+                s.id, s.seq.unique, s.frames
+            ));
+        }
+        if s.corrupt_total > s.frames {
+            return Err(format!(
+                "rx.streams[{i}].corrupt_total: stream {} has {} corrupt frames, more than the \
+                 {} frames it received",
+                s.id, s.corrupt_total, s.frames
+            ));
+        }
+    }
+    let streams: u64 = r.streams.iter().map(|s| s.frames).sum();
+    if streams > r.frames {
+        return Err(format!(
+            "rx.frames: {} frames received in all, fewer than the {streams} of its streams",
+            r.frames
+        ));
+    }
+    if r.good > r.frames {
+        return Err(format!(
+            "rx.good: {} good frames, more than the {} received",
+            r.good, r.frames
+        ));
+    }
+    Ok(())
+}
+
+/// A receiver that counted more distinct frames of a stream than the
+/// sender (`tx_file`) sent of it: the field and which stream.
+fn check_against(t: &TxResult, r: &RxResult, tx_file: &Path) -> std::result::Result<(), String> {
+    for s in &t.streams {
+        let got = received_of(s.id, r);
+        if got.seq.unique > s.frames {
+            let i = r.streams.iter().position(|x| x.id == s.id).unwrap_or(0);
+            return Err(format!(
+                "rx.streams[{i}].unique: stream {} has {} unique frames, more than the {} the \
+                 sender sent of it ({}): are both results of the same run?",
+                s.id,
+                got.seq.unique,
+                s.frames,
+                tx_file.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What the receiver counted of stream `id`: its entries merged (a file
+/// may hold one per RX lcore).
+struct Received {
+    frames: u64,
+    corrupt: u64,
+    seq: SeqCounts,
+}
+
+fn received_of(id: u32, rx: &RxResult) -> Received {
+    let parts: Vec<&StreamResult> = rx.streams.iter().filter(|x| x.id == id).collect();
+    let seqs: Vec<SeqCounts> = parts.iter().map(|x| x.seq).collect();
+    Received {
+        frames: parts.iter().map(|x| x.frames).sum(),
+        corrupt: parts.iter().map(|x| x.corrupt_total).sum(),
+        seq: merge_seq(&seqs),
+    }
+}
+
 /// One sender's stream against what the receiver counted of it.
 fn join_stream(id: u32, sent: u64, rx: &RxResult) -> JoinedStream {
-    let (received, unique, lost, reordered, duplicated, corrupt) =
-        match rx.streams.iter().find(|x| x.id == id) {
-            Some(x) => (
-                x.frames,
-                x.seq.unique,
-                x.seq.lost,
-                x.seq.reordered,
-                x.seq.duplicated,
-                x.corrupt_total,
-            ),
-            None => (0, 0, 0, 0, 0, 0),
-        };
-    let missing = sent.saturating_sub(unique);
+    let got = received_of(id, rx);
+    let missing = sent.saturating_sub(got.seq.unique);
     JoinedStream {
         id,
         sent,
-        received,
+        received: got.frames,
         missing,
-        lost,
-        reordered,
-        duplicated,
-        corrupt,
+        lost: got.seq.lost,
+        reordered: got.seq.reordered,
+        duplicated: got.seq.duplicated,
+        corrupt: got.corrupt,
         loss_pct: if sent > 0 {
             missing as f64 * 100.0 / sent as f64
         } else {
@@ -140,11 +241,33 @@ fn join_stream(id: u32, sent: u64, rx: &RxResult) -> JoinedStream {
     }
 }
 
+/// The verdict at the sender's offered rate: the receiver's observation
+/// with the sender's rate and target, and the frames missing between the
+/// two sides as lost in the network (less what the receiving port missed).
+fn joined_verdict(t: &TxResult, obs: &Observation, streams: &[JoinedStream]) -> Verdict {
+    let mut o = obs.clone();
+    t.offer_to(&mut o);
+    let missing: u64 = streams.iter().map(|s| s.missing).sum();
+    o.lost_in_network = missing.saturating_sub(o.imissed);
+    let v = o.verdict();
+    if t.frames == 0 {
+        return Verdict {
+            binding: Limit::Sender,
+            explanation: "Sender-bound: the sender's result shows no frame sent, so nothing \
+                          could be delivered."
+                .into(),
+            ..v
+        };
+    }
+    v
+}
+
 /// Join the sender's side with the receiver's (and its verdict).
 pub fn join(
     t: &TxResult,
     r: &RxResult,
     verdict: Option<&Verdict>,
+    observation: Option<&Observation>,
     tx_file: &str,
     rx_file: &str,
 ) -> Joined {
@@ -160,6 +283,7 @@ pub fn join(
             && s.duplicated == 0
             && s.corrupt == 0
     });
+    let joined_verdict = observation.map(|o| joined_verdict(t, o, &streams));
     Joined {
         tx_file: tx_file.to_string(),
         rx_file: rx_file.to_string(),
@@ -172,6 +296,7 @@ pub fn join(
         streams,
         exact,
         verdict: verdict.cloned(),
+        joined_verdict,
     }
 }
 
@@ -223,7 +348,21 @@ impl Joined {
                 "frames were lost, reordered, duplicated or corrupted (see above)"
             }
         );
-        if let Some(v) = &self.verdict {
+        if let Some(v) = &self.joined_verdict {
+            let b = v.binding.as_str();
+            let _ = writeln!(s, "verdict (at the sender's rate): {b} bound the run");
+            let _ = writeln!(s, "      {}", v.explanation);
+        } else if self.sent > 0 && self.streams.iter().all(|st| st.received == 0) {
+            // The receiver's own verdict did not know the offered rate: it
+            // may read "offered rate delivered" of a receiver that got
+            // nothing.
+            let _ = writeln!(
+                s,
+                "verdict: none of the {} frames sent arrived (the receiver's own verdict, made \
+                 without the sender's rate, does not apply)",
+                self.sent
+            );
+        } else if let Some(v) = &self.verdict {
             let b = v.binding.as_str();
             let _ = writeln!(s, "verdict (receiver's): {b} bound the run");
             let _ = writeln!(s, "      {}", v.explanation);
@@ -309,8 +448,7 @@ mod tests {
             duplicated: 0,
             corrupt: 0,
             foreign: 0,
-            too_short: 0,
-            unknown_version: 0,
+            foreign_breakdown: Default::default(),
             corrupt_unattributed: CorruptCounts::default(),
             overflow: 0,
             latency_kind: String::new(),
@@ -337,7 +475,7 @@ mod tests {
             ceilings: Vec::new(),
             explanation: "CPU-bound: 40,000 cycles/frame".into(),
         };
-        let j = join(&t, &r, Some(&v), "tx.json", "rx.json");
+        let j = join(&t, &r, Some(&v), None, "tx.json", "rx.json");
         assert_eq!(
             j.streams[0],
             JoinedStream {
@@ -367,7 +505,7 @@ mod tests {
             LayerRates::default(),
             vec![stream(7, [10, 10, 0, 0, 0, 0])],
         );
-        assert!(join(&t, &r, None, "a", "b").exact);
+        assert!(join(&t, &r, None, None, "a", "b").exact);
     }
 
     #[test]
@@ -379,10 +517,15 @@ mod tests {
             ceilings: Vec::new(),
             explanation: "e".into(),
         };
-        let j = serde_json::to_string(&join(&t, &r, Some(&v), "a", "b")).unwrap();
-        assert!(j.ends_with(r#""verdict":{"binding":"none","ceilings":[],"explanation":"e"}}"#));
-        let j = serde_json::to_string(&join(&t, &r, None, "a", "b")).unwrap();
-        assert!(j.ends_with(r#""verdict":null}"#), "{j}");
+        let j = serde_json::to_string(&join(&t, &r, Some(&v), None, "a", "b")).unwrap();
+        assert!(j.ends_with(
+            r#""verdict":{"binding":"none","ceilings":[],"explanation":"e"},"joined_verdict":null}"#
+        ));
+        let j = serde_json::to_string(&join(&t, &r, None, None, "a", "b")).unwrap();
+        assert!(
+            j.ends_with(r#""verdict":null,"joined_verdict":null}"#),
+            "{j}"
+        );
     }
 
     /// The error `join_files` gives when `tx_text` is the sender's file.
@@ -416,6 +559,117 @@ mod tests {
         assert_eq!(
             sender_file_error("{}"),
             "DIR/a.json:1:2: not a landspeed result: missing field `landspeed`"
+        );
+    }
+
+    /// What a receiver measured: 1000-byte frames at `fps`, nothing else.
+    fn observed(fps: f64) -> Observation {
+        Observation {
+            frame_size: 1000,
+            delivered_fps: fps,
+            delivered_bps: fps * 8000.0,
+            tsc_hz: 2e9,
+            ..Observation::default()
+        }
+    }
+
+    #[test]
+    fn the_verdict_is_decided_at_the_senders_rate() {
+        let mut t = tx(1000, rates(8e6, 1000.0), &[(1, 1000)]);
+        let r = rx(
+            1000,
+            rates(8e6, 1000.0),
+            vec![stream(1, [1000, 1000, 0, 0, 0, 0])],
+        );
+        let j = join(&t, &r, None, Some(&observed(1000.0)), "a", "b");
+        let v = j.joined_verdict.expect("decided again");
+        assert_eq!(v.binding, Limit::None, "{}", v.explanation);
+        assert!(
+            v.explanation.starts_with(
+                "Offered rate delivered: 0.008 Gbit/s (1,000 frames/s) of 0.008 Gbit/s (1,000 frames/s)"
+            ),
+            "{}",
+            v.explanation
+        );
+        // Nothing arrived of what was sent: never "offered rate delivered".
+        let none = rx(0, LayerRates::default(), Vec::new());
+        let j = join(&t, &none, None, Some(&observed(0.0)), "a", "b");
+        let v = j.joined_verdict.expect("decided again");
+        assert_eq!(v.binding, Limit::Network, "{}", v.explanation);
+        assert!(
+            v.explanation
+                .contains("1,000 frames never reached the port"),
+            "{}",
+            v.explanation
+        );
+        // The same without the receiver's observation: its own verdict is
+        // not repeated.
+        let own = Verdict {
+            binding: Limit::None,
+            ceilings: Vec::new(),
+            explanation: "Offered rate delivered: 0.000 Gbit/s of an unknown rate".into(),
+        };
+        let text = join(&t, &none, Some(&own), None, "a", "b").text();
+        assert!(
+            text.ends_with("verdict: none of the 1000 frames sent arrived (the receiver's own verdict, made without the sender's rate, does not apply)\n"),
+            "{text}"
+        );
+        // A sender that sent nothing.
+        t = tx(0, LayerRates::default(), &[(1, 0)]);
+        let j = join(&t, &none, None, Some(&observed(0.0)), "a", "b");
+        assert_eq!(j.joined_verdict.unwrap().binding, Limit::Sender);
+    }
+
+    #[test]
+    fn entries_of_one_stream_are_merged() {
+        // A result with one entry per RX lcore for stream 3: 0..=9 seen as
+        // 0..=4 on one lcore and 5..=9 on the other.
+        let t = tx(10, LayerRates::default(), &[(3, 10)]);
+        let mut a = stream(3, [5, 5, 0, 0, 0, 1]);
+        a.seq.max_seq = 4;
+        let mut b = stream(3, [5, 5, 5, 0, 1, 0]);
+        b.seq.max_seq = 9;
+        let r = rx(10, LayerRates::default(), vec![a, b]);
+        let j = join(&t, &r, None, None, "a", "b");
+        assert_eq!(
+            j.streams[0],
+            JoinedStream {
+                id: 3,
+                sent: 10,
+                received: 10,
+                missing: 0,
+                lost: 0,
+                reordered: 0,
+                duplicated: 1,
+                corrupt: 1,
+                loss_pct: 0.0
+            }
+        );
+    }
+
+    #[test]
+    fn more_unique_frames_than_sent_is_refused() {
+        let t = tx(10, LayerRates::default(), &[(1, 10), (2, 5)]);
+        let r = rx(
+            16,
+            LayerRates::default(),
+            vec![
+                stream(1, [10, 10, 0, 0, 0, 0]),
+                stream(2, [6, 6, 0, 0, 0, 0]),
+            ],
+        );
+        assert_eq!(check_rx(&r), Ok(()));
+        assert_eq!(
+            check_against(&t, &r, Path::new("tx.json")),
+            Err(
+                "rx.streams[1].unique: stream 2 has 6 unique frames, more than the 5 the sender \
+                 sent of it (tx.json): are both results of the same run?"
+                    .into()
+            )
+        );
+        assert_eq!(
+            check_tx(&t),
+            Err("tx.frames: 10 frames sent in all, fewer than the 15 its streams sent".into())
         );
     }
 }

@@ -642,7 +642,7 @@ fn add_task_results(
         }
         Device::Vdev(_) => None,
     });
-    result.verdict = Some(result.observation(link, bus, plan).verdict());
+    result.judge(link, bus, plan);
 }
 
 /// Counter totals at one moment.

@@ -486,6 +486,14 @@ mod tests {
     }
 
     #[test]
+    fn a_copy_of_the_first_frame_is_a_duplicate() {
+        let c = first_seen([5, 6, 5]);
+        assert_eq!((c.unique, c.duplicated, c.reordered, c.lost), (2, 1, 0, 0));
+        let c = run(&[0, 1, 0]);
+        assert_eq!((c.unique, c.duplicated, c.stale, c.reordered), (2, 1, 0, 0));
+    }
+
+    #[test]
     fn frames_below_a_fixed_start_are_stale() {
         let mut t = SeqTracker::new(5);
         for s in [5, 6, 3, 4, 7] {

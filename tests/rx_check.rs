@@ -238,6 +238,17 @@ fn assert_stream(v: &Value, id: u32, frames: usize, d: Defects) {
         assert_eq!(u(st, &format!("/corrupt/{other}")), 0, "{ctx}: {other}");
     }
     assert_eq!(u(st, "/stale"), 0, "{ctx}: stale");
+    // Each swap delays one frame by one position: extent 1 (RFC 4737).
+    assert_eq!(
+        u(st, "/reorder_extent_max"),
+        u64::from(d.swapped > 0),
+        "{ctx}: reorder_extent_max"
+    );
+    assert_eq!(
+        u(st, "/reorder_extent_sum"),
+        d.swapped as u64,
+        "{ctx}: reorder_extent_sum"
+    );
 }
 
 #[test]
@@ -430,4 +441,85 @@ fn loopback_ring_tx_and_rx() {
         "latency_kind: {}",
         s(&v, "/rx/latency_kind")
     );
+}
+
+/// A receiver that starts after the sender sees a stream from some
+/// sequence number on: the frames before it are not lost (`lost` counts
+/// from the first frame seen).
+#[test]
+fn late_start_counts_loss_from_the_first_frame_seen() {
+    let c = clean();
+    let skip = 500;
+    let a = &c.a[skip..];
+    let frames = interleave(a, &c.b);
+    let v = replay("latestart", &frames, STREAMS);
+    let st = by_id(&v, "/rx/streams", u64::from(ID_A));
+    assert_eq!(u(st, "/frames"), a.len() as u64);
+    assert_eq!(u(st, "/max_seq"), (c.a.len() - 1) as u64);
+    assert_eq!(u(st, "/lost"), 0, "frames sent before the first one seen");
+    assert_eq!(u(&v, "/rx/lost"), 0);
+}
+
+/// Stream a alone, its frame `from` moved to just after frame `to`
+/// (late, when `to > from`) or just before it (early, when `to < from`).
+fn displaced(frames: &[Vec<u8>], from: usize, to: usize) -> Vec<Vec<u8>> {
+    let mut out = frames.to_vec();
+    let f = out.remove(from);
+    out.insert(to, f);
+    out
+}
+
+/// RFC 4737: one frame arriving 200 positions late is one reordered
+/// frame, of extent 200, and nothing is lost.
+#[test]
+fn one_late_frame_is_one_reordered_of_extent_200() {
+    let c = clean();
+    let frames = displaced(&c.a, 100, 300);
+    // Arrivals: 0..99, 101..300, 100, 301..
+    let v = replay("late200", &frames, STREAMS);
+    let st = by_id(&v, "/rx/streams", u64::from(ID_A));
+    assert_eq!(u(st, "/reordered"), 1);
+    assert_eq!(u(st, "/reorder_extent_max"), 200);
+    assert_eq!(u(st, "/reorder_extent_sum"), 200);
+    assert_eq!(u(st, "/lost"), 0);
+    assert_eq!(u(st, "/duplicated"), 0);
+    assert_eq!(u(&v, "/rx/reordered"), 1);
+    assert_eq!(u(&v, "/rx/reorder_extent_max"), 200);
+    let ratio = v["rx"]["reordered_ratio"]
+        .as_f64()
+        .expect("rx.reordered_ratio");
+    assert_eq!(ratio, 1.0 / c.a.len() as f64);
+}
+
+/// RFC 4737 again: one frame arriving 200 positions early makes each of
+/// the 200 frames it overtook reordered (each arrived after a frame with a
+/// larger sequence number), of extents 1 to 200.
+#[test]
+fn one_early_frame_reorders_every_frame_it_overtook() {
+    let c = clean();
+    let frames = displaced(&c.a, 300, 100);
+    // Arrivals: 0..99, 300, 100..299, 301..
+    let v = replay("early200", &frames, STREAMS);
+    let st = by_id(&v, "/rx/streams", u64::from(ID_A));
+    assert_eq!(u(st, "/reordered"), 200);
+    assert_eq!(u(st, "/reorder_extent_max"), 200);
+    assert_eq!(u(st, "/reorder_extent_sum"), 200 * 201 / 2);
+    assert_eq!(u(st, "/lost"), 0);
+}
+
+/// A corrupt frame whose stamp cannot be read (its stream and sequence
+/// number are unknown) counts once, as corrupt: the gap it leaves in its
+/// stream is not counted in `rx.lost` as well.
+#[test]
+fn unreadable_stamp_counts_corrupt_not_also_lost() {
+    let c = clean();
+    let mut a = c.a.clone();
+    let off = parse_frame(&a[10]).expect("our frame").payload_off;
+    a[10][off + 9] ^= 0x01; // the sequence number: the stamp check fails
+    let v = replay("badstamp", &interleave(&a, &c.b), STREAMS);
+    assert_eq!(u(&v, "/rx/corrupt_unattributed/stamp"), 1);
+    assert_eq!(u(&v, "/rx/corrupt"), 1);
+    assert_eq!(u(&v, "/rx/lost"), 0, "counted corrupt, not also lost");
+    // The stream itself sees a gap it cannot tell from a loss.
+    assert_eq!(u(by_id(&v, "/rx/streams", u64::from(ID_A)), "/lost"), 1);
 }

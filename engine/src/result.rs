@@ -173,6 +173,12 @@ pub fn merge_seq(parts: &[SeqCounts]) -> SeqCounts {
         duplicated: sum(|p| p.duplicated),
         stale: sum(|p| p.stale),
         max_seq: max_seq.unwrap_or(0),
+        reorder_extent_max: parts
+            .iter()
+            .map(|p| p.reorder_extent_max)
+            .max()
+            .unwrap_or(0),
+        reorder_extent_sum: sum(|p| p.reorder_extent_sum),
     }
 }
 
@@ -366,10 +372,21 @@ pub struct RxResult {
     pub bytes: u64,
     /// Frames of ours that checked out.
     pub good: u64,
-    /// Lost (sequence gaps), over all streams.
+    /// Lost: the sequence gaps over all streams (each counted from the
+    /// stream's first frame seen), less the corrupt frames whose stamp could
+    /// not be read (each left a gap in a stream that cannot be told, and is
+    /// counted corrupt, not also lost).
     pub lost: u64,
-    /// Reordered, over all streams.
+    /// Reordered (RFC 4737: arrived below the next expected sequence
+    /// number), over all streams.
     pub reordered: u64,
+    /// Reordered frames over distinct frames received (RFC 4737's
+    /// reordered ratio), over all streams.
+    #[serde(default)]
+    pub reordered_ratio: f64,
+    /// Largest reordering extent (RFC 4737 section 4.2) of any stream.
+    #[serde(default)]
+    pub reorder_extent_max: u64,
     /// Duplicated, over all streams.
     pub duplicated: u64,
     /// Corrupt, over all streams and unattributed.
@@ -619,7 +636,7 @@ impl RunResult {
         if let Some(rx) = &self.rx {
             let _ = writeln!(
                 s,
-                "[RX]  0.00-{:.2} sec  {} frames  {}  L2 {:.4} Gbit/s  {:.4} Mpps  good {}  lost {}  reordered {}  duplicated {}  corrupt {}  foreign {}",
+                "[RX]  0.00-{:.2} sec  {} frames  {}  L2 {:.4} Gbit/s  {:.4} Mpps  good {}  lost {}  reordered {}{}  duplicated {}  corrupt {}  foreign {}",
                 self.elapsed_s,
                 rx.frames,
                 bytes_str(rx.bytes),
@@ -628,6 +645,7 @@ impl RunResult {
                 rx.good,
                 rx.lost,
                 rx.reordered,
+                reorder_detail(rx.reordered_ratio, rx.reorder_extent_max),
                 rx.duplicated,
                 rx.corrupt,
                 rx.foreign
@@ -652,8 +670,15 @@ impl RunResult {
                 };
                 let _ = writeln!(
                     s,
-                    "      stream {}: {} frames, lost {}, reordered {}, duplicated {}, corrupt {}, {}",
-                    st.id, st.frames, st.seq.lost, st.seq.reordered, st.seq.duplicated, st.corrupt_total, lat
+                    "      stream {}: {} frames, lost {}, reordered {}{}, duplicated {}, corrupt {}, {}",
+                    st.id,
+                    st.frames,
+                    st.seq.lost,
+                    st.seq.reordered,
+                    reorder_detail(st.seq.reordered_ratio(), st.seq.reorder_extent_max),
+                    st.seq.duplicated,
+                    st.corrupt_total,
+                    lat
                 );
             }
             for t in &rx.tasks {
@@ -815,6 +840,16 @@ pub(crate) fn tx_result(
     }
 }
 
+/// The reordered ratio (in %) and the largest extent, after a reordered
+/// count: nothing when no frame was reordered.
+fn reorder_detail(ratio: f64, extent_max: u64) -> String {
+    if extent_max == 0 && ratio == 0.0 {
+        String::new()
+    } else {
+        format!(" ({:.4} %, extent max {extent_max})", ratio * 100.0)
+    }
+}
+
 /// Build the RX side from the workers' outcomes.
 pub(crate) fn rx_result(
     meta: &[(u32, u16)],
@@ -831,6 +866,8 @@ pub(crate) fn rx_result(
         good: 0,
         lost: 0,
         reordered: 0,
+        reordered_ratio: 0.0,
+        reorder_extent_max: 0,
         duplicated: 0,
         corrupt: 0,
         foreign: 0,
@@ -910,6 +947,20 @@ pub(crate) fn rx_result(
     }
     r.corrupt += r.corrupt_unattributed.total();
     r.foreign = r.foreign_breakdown.total();
+    // A corrupt frame whose stamp could not be read is counted corrupt; the
+    // gap it left in its stream's sequence is not counted lost as well.
+    r.lost = r.lost.saturating_sub(r.corrupt_unattributed.total());
+    let unique: u64 = streams.iter().map(|s| s.seq.unique).sum();
+    r.reordered_ratio = if unique > 0 {
+        r.reordered as f64 / unique as f64
+    } else {
+        0.0
+    };
+    r.reorder_extent_max = streams
+        .iter()
+        .map(|s| s.seq.reorder_extent_max)
+        .max()
+        .unwrap_or(0);
     // From the first to the last arrival on the TSC (as TX rates run from
     // the first to the last departure), counting every frame but those of
     // the first poll; the measured time when too few frames arrived.
@@ -989,6 +1040,8 @@ mod tests {
                 duplicated: 0,
                 stale: 0,
                 max_seq: 99,
+                reorder_extent_max: 0,
+                reorder_extent_sum: 0,
             }
         );
         assert_eq!(m.corrupt.payload, 2);

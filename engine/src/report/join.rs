@@ -445,6 +445,8 @@ mod tests {
             good: 0,
             lost: 0,
             reordered: 0,
+            reordered_ratio: 0.0,
+            reorder_extent_max: 0,
             duplicated: 0,
             corrupt: 0,
             foreign: 0,

@@ -148,7 +148,7 @@ impl StreamAcc {
             frames: 0,
             bytes: 0,
             corrupt: CorruptCounts::default(),
-            seq: SeqTracker::new(0),
+            seq: SeqTracker::default(),
             latency: hist(),
             interarrival: hist(),
             last_arrival: 0,
@@ -298,6 +298,14 @@ impl Table {
     }
 }
 
+/// What is checked in a frame whose checksum the NIC found bad: the stamp
+/// only (its own check), to tell its stream and sequence number.
+const STAMP_ONLY: DissectOptions = DissectOptions {
+    verify_ip: false,
+    verify_l4: false,
+    verify_fill: false,
+};
+
 /// How each frame is checked: decided once per task from its verify level
 /// and whether the NIC reports checksum status.
 #[derive(Clone, Copy, Debug)]
@@ -315,11 +323,7 @@ impl Check {
     fn new(verify: Verify, nic_csum: bool) -> Self {
         match verify {
             Verify::CountOnly => Check::Count,
-            Verify::Stamp => Check::Software(DissectOptions {
-                verify_ip: false,
-                verify_l4: false,
-                verify_fill: false,
-            }),
+            Verify::Stamp => Check::Software(STAMP_ONLY),
             Verify::Full if nic_csum => Check::Nic,
             Verify::Full => Check::Software(DissectOptions::default()),
         }
@@ -497,10 +501,7 @@ impl Rx {
                     let (data, len) = batch.frame(i);
                     let wire = wire_len(len);
                     bytes += wire;
-                    match nic_checks(batch.ol_flags(i)) {
-                        Ok(opts) => self.dissect(data, wire, &opts, now),
-                        Err(reason) => self.out.corrupt_unattributed.add(reason),
-                    }
+                    self.nic_frame(data, wire, batch.ol_flags(i), now);
                 }
             }
         }
@@ -509,12 +510,53 @@ impl Rx {
         bytes
     }
 
+    /// Checks one frame of `wire` bytes that arrived at `now` with RX
+    /// flags `ol_flags`, taking the NIC's checksum verdict.
+    /// A frame the NIC found a bad checksum in is still read for its stamp,
+    /// so that it counts once, as corrupt in its stream, and its sequence
+    /// number is not also lost.
+    #[inline(always)]
+    fn nic_frame(&mut self, data: &[u8], wire: u64, ol_flags: u64, now: u64) {
+        match nic_checks(ol_flags) {
+            Ok(opts) => self.dissect(data, wire, &opts, now),
+            Err(reason) => self.nic_bad(data, wire, reason, now),
+        }
+    }
+
+    /// Accounts a frame the NIC flagged with a bad checksum (`reason`): as
+    /// corrupt in its stream, with its sequence number, when the stamp is
+    /// ours and readable; as corrupt unattributed when the stamp is ours
+    /// but unreadable; as the dissector classifies it when it is not ours.
+    #[cold]
+    fn nic_bad(&mut self, data: &[u8], wire: u64, reason: CorruptReason, now: u64) {
+        let d = match dissect_with(data, &STAMP_ONLY) {
+            Dissected::Ours(f) => Dissected::Corrupt {
+                stream_id: Some(f.stream_id),
+                seq: Some(f.seq),
+                reason,
+            },
+            Dissected::Corrupt { stream_id, seq, .. } => Dissected::Corrupt {
+                stream_id,
+                seq,
+                reason,
+            },
+            other => other,
+        };
+        self.classify(d, wire, now);
+    }
+
     /// Dissects one frame of `wire` bytes that arrived at `now` and
     /// accounts it to its stream.
     #[inline(always)]
     fn dissect(&mut self, data: &[u8], wire: u64, opts: &DissectOptions, now: u64) {
+        self.classify(dissect_with(data, opts), wire, now);
+    }
+
+    /// Accounts one dissected frame of `wire` bytes that arrived at `now`.
+    #[inline(always)]
+    fn classify(&mut self, d: Dissected, wire: u64, now: u64) {
         let out = &mut self.out;
-        match dissect_with(data, opts) {
+        match d {
             Dissected::Ours(f) => match self.table.slot(f.stream_id) {
                 Some(acc) => {
                     acc.ours(&f, wire, now, self.shared_tsc);
@@ -570,5 +612,136 @@ fn mask(bits: u32) -> u64 {
         u64::MAX
     } else {
         (1u64 << bits) - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::builder::{CsumMode, FrameBuilder};
+    use crate::wire::spec::StreamSpec;
+
+    const GOOD: u64 = RX_IP_CKSUM_GOOD | RX_L4_CKSUM_GOOD;
+
+    fn rx() -> Rx {
+        let task = RxTask {
+            lcore: 1,
+            queues: Vec::new(),
+            verify: Verify::Full,
+            hw_csum: true,
+            slowdown_cycles: 0,
+            expected: Vec::new(),
+            shared_tsc: false,
+            tsc_hz: 1_000_000_000,
+            live: Arc::default(),
+            stop: Arc::default(),
+        };
+        Rx::new(&task)
+    }
+
+    /// Frames 0..n of stream 3, as the TX side builds them.
+    fn frames(n: u64) -> Vec<Vec<u8>> {
+        let spec = StreamSpec {
+            id: 3,
+            ..StreamSpec::default()
+        };
+        let mut b = FrameBuilder::new(&spec, CsumMode::Software).unwrap();
+        (0..n)
+            .map(|seq| {
+                let mut buf = vec![0u8; b.max_len()];
+                let len = b.write(&mut buf, seq, 1000 + seq);
+                buf.truncate(len);
+                buf
+            })
+            .collect()
+    }
+
+    /// Feeds `frames` through the NIC path, frame `i` with `flags(i)`.
+    fn feed(frames: &[Vec<u8>], flags: impl Fn(usize) -> u64) -> RxOutcome {
+        let mut rx = rx();
+        for (i, f) in frames.iter().enumerate() {
+            rx.nic_frame(f, wire_len(f.len()), flags(i), 10 + i as u64);
+        }
+        rx.finish(1)
+    }
+
+    #[test]
+    fn nic_bad_l4_checksum_is_corrupt_once_not_lost() {
+        let out = feed(&frames(5), |i| {
+            if i == 2 {
+                RX_IP_CKSUM_GOOD | RX_L4_CKSUM_BAD
+            } else {
+                GOOD
+            }
+        });
+        assert_eq!(out.corrupt_unattributed.total(), 0);
+        assert_eq!(out.streams.len(), 1);
+        let s = &out.streams[0];
+        assert_eq!(
+            (s.frames, s.corrupt.l4_checksum, s.corrupt.total()),
+            (5, 1, 1)
+        );
+        let c = s.seq.counts();
+        assert_eq!((c.unique, c.lost, c.reordered), (5, 0, 0));
+    }
+
+    #[test]
+    fn nic_bad_ip_checksum_is_corrupt_once_not_lost() {
+        let out = feed(&frames(4), |i| if i == 1 { RX_IP_CKSUM_BAD } else { GOOD });
+        let s = &out.streams[0];
+        assert_eq!(
+            (s.frames, s.corrupt.ip_checksum, s.corrupt.total()),
+            (4, 1, 1)
+        );
+        assert_eq!((s.seq.counts().unique, s.seq.counts().lost), (4, 0));
+        assert_eq!(out.corrupt_unattributed.total(), 0);
+    }
+
+    /// Where the stamp starts in the default stream's frames (IPv4/UDP).
+    const STAMP_AT: usize = 14 + 20 + 8;
+
+    #[test]
+    fn nic_bad_frame_with_an_unreadable_stamp_is_corrupt_unattributed() {
+        let mut f = frames(3);
+        f[1][STAMP_AT + 9] ^= 0x01; // in the sequence number: the check fails
+        let out = feed(&f, |i| {
+            if i == 1 {
+                RX_IP_CKSUM_GOOD | RX_L4_CKSUM_BAD
+            } else {
+                GOOD
+            }
+        });
+        assert_eq!(out.corrupt_unattributed.l4_checksum, 1);
+        assert_eq!(out.corrupt_unattributed.total(), 1);
+        let s = &out.streams[0];
+        // Its sequence number cannot be read: a gap in its stream (the
+        // run's total subtracts it, see `result::rx_result`).
+        assert_eq!(
+            (s.frames, s.corrupt.total(), s.seq.counts().lost),
+            (2, 0, 1)
+        );
+    }
+
+    #[test]
+    fn nic_bad_frame_not_ours_is_foreign_not_corrupt() {
+        let mut f = frames(2);
+        f[1][STAMP_AT] ^= 0xFF; // the magic
+        let out = feed(&f, |i| if i == 1 { RX_IP_CKSUM_BAD } else { GOOD });
+        assert_eq!((out.foreign, out.corrupt_unattributed.total()), (1, 0));
+        assert_eq!(out.streams[0].corrupt.total(), 0);
+    }
+
+    #[test]
+    fn nic_good_flags_skip_software_checks_and_none_checks_all() {
+        // A bad IPv4 checksum the NIC did not look at (no flag): software
+        // finds it.
+        let mut f = frames(2);
+        f[1][14 + 10] ^= 0x01;
+        let out = feed(&f, |_| 0);
+        assert_eq!(out.streams[0].corrupt.ip_checksum, 1);
+        // The NIC vouched for it: taken as good.
+        let out = feed(&f, |_| GOOD);
+        assert_eq!(out.streams[0].corrupt.total(), 0);
+        assert_eq!(out.streams[0].seq.counts().unique, 2);
     }
 }

@@ -6,19 +6,19 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod cli;
-pub mod config;
-pub mod counter;
+pub(crate) mod config;
+pub(crate) mod counter;
 pub mod dpdk;
 pub mod error;
 pub mod limits;
-pub mod pace;
-pub mod report;
+pub(crate) mod pace;
+pub(crate) mod report;
 pub mod result;
-pub mod rng;
-pub mod runtime;
-pub mod rx;
-pub mod tx;
-pub mod units;
+pub(crate) mod rng;
+pub(crate) mod runtime;
+pub(crate) mod rx;
+pub(crate) mod tx;
+pub(crate) mod units;
 pub mod wire;
 
 pub use error::{Error, Result};

@@ -31,8 +31,8 @@
 //!
 //! # Printing
 //!
-//! One formatter per quantity: [`format_duration`] (and [`format_nanos`]
-//! for measured times), [`format_bytes`], [`format_bit_rate`]; [`group`]
+//! One formatter per quantity: [`format_nanos`] for measured times,
+//! [`format_bytes`], [`format_bit_rate`]; [`group`]
 //! writes plain counts with thousands separators. Prefixes are SI (powers
 //! of 1000) unless [`Prefixes::Iec`] is asked for.
 #![forbid(unsafe_code)]
@@ -540,21 +540,6 @@ pub fn format_bytes(bytes: f64, prefixes: Prefixes) -> String {
     } else {
         format!("{:.1} {p}", bytes / div)
     }
-}
-
-/// Formats a duration exactly, in the largest of s, ms, us and ns it
-/// reaches: `15 ms`, `2 s`, `1.5 s`, `250 us`, `0 s`. Reads back with
-/// [`parse_duration`].
-pub fn format_duration(d: Duration) -> String {
-    let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
-    if ns == 0 {
-        return "0 s".into();
-    }
-    let (div, unit) = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us")]
-        .into_iter()
-        .find(|&(div, _)| ns >= div)
-        .unwrap_or((1, "ns"));
-    format!("{} {unit}", exact_ratio(ns, div))
 }
 
 /// Formats a measured time in nanoseconds to about three significant

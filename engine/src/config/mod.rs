@@ -23,12 +23,11 @@ mod tests;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use duration::{format_duration, parse_duration};
+pub use duration::parse_duration;
 pub use error::ConfigError;
-pub use plan::{
-    Checksum, Clock, Device, EalPlan, Plan, PortPlan, RunPlan, RxStreams, RxTaskPlan, TxTaskPlan,
-    Verify,
-};
+#[cfg(test)]
+use plan::{Checksum, RunPlan};
+pub use plan::{Clock, Device, Plan, PortPlan, RxStreams, Verify};
 
 use ext::{Layer, RateSpec};
 use locate::Locator;

@@ -11,7 +11,6 @@ use std::borrow::Cow;
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
-use thiserror::Error;
 
 use super::rate::{Layer, Rate, WIRE_OVERHEAD_BYTES};
 use super::trace::Trace;
@@ -23,14 +22,6 @@ pub const HIST_MAX_TICKS: u64 = 1 << 42;
 
 /// Significant decimal digits kept by the histograms (0.1% resolution).
 pub const HIST_SIGFIG: u8 = 3;
-
-/// What went wrong combining measurements.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum MeasureError {
-    /// Histograms could not be combined.
-    #[error("cannot merge departure histograms: {0}")]
-    Merge(String),
-}
 
 /// Records scheduled and actual departures of one TX lcore.
 #[derive(Debug, Clone)]
@@ -109,17 +100,9 @@ impl DepartureRecorder {
     }
 
     /// Records one frame the PMD accepted: its scheduled departure, the TSC
-    /// at which it was accepted, and its size (FCS included). Frames of one
-    /// burst share `actual_tsc`. Early departures count as zero error and
-    /// are counted apart. The payload rate in the summary counts only
-    /// frames recorded with [`DepartureRecorder::record_with_payload`].
-    #[inline]
-    pub fn record(&mut self, scheduled_tsc: u64, actual_tsc: u64, frame_len: u32) {
-        self.record_with_payload(scheduled_tsc, actual_tsc, frame_len, 0);
-    }
-
-    /// Like [`DepartureRecorder::record`], also counting `payload_len`
-    /// payload bytes.
+    /// at which it was accepted, its size (FCS included) and its
+    /// `payload_len` payload bytes. Frames of one burst share `actual_tsc`.
+    /// Early departures count as zero error and are counted apart.
     #[inline]
     pub fn record_with_payload(
         &mut self,
@@ -182,27 +165,6 @@ impl DepartureRecorder {
         self.refused += frames;
     }
 
-    /// Counts one retry of a partly refused burst.
-    #[inline]
-    pub fn retry(&mut self) {
-        self.retries += 1;
-    }
-
-    /// Frames recorded.
-    pub fn frames(&self) -> u64 {
-        self.frames
-    }
-
-    /// The bounded trace: `(actual_tsc, frame_len)` in recording order.
-    pub fn trace(&self) -> &[(u64, u32)] {
-        &self.trace
-    }
-
-    /// The TSC frequency the recorder reports with.
-    pub fn tsc_hz(&self) -> u64 {
-        self.tsc_hz
-    }
-
     /// The trace as a [`Trace`] for writing to a file.
     pub fn to_trace(&self) -> Trace {
         let mut departures = self.trace.clone();
@@ -211,40 +173,6 @@ impl DepartureRecorder {
             tsc_hz: self.tsc_hz,
             departures,
         }
-    }
-
-    /// Adds another recorder's measurements (e.g. another lcore's) to this
-    /// one. Traces are concatenated (the result may exceed either capacity)
-    /// and kept in TSC order.
-    pub fn merge(&mut self, other: &DepartureRecorder) -> Result<(), MeasureError> {
-        self.error
-            .add(&*with_zeros(&other.error, other.error_zeros))
-            .map_err(|e| MeasureError::Merge(format!("{e:?}")))?;
-        self.gap
-            .add(&*with_zeros(&other.gap, other.gap_zeros))
-            .map_err(|e| MeasureError::Merge(format!("{e:?}")))?;
-        if let Some(of) = other.first_tsc {
-            self.first_tsc = Some(self.first_tsc.map_or(of, |f| f.min(of)));
-            if other.last_tsc >= self.last_tsc {
-                self.last_tsc = other.last_tsc;
-                self.last_frame_len = other.last_frame_len;
-                self.last_payload_len = other.last_payload_len;
-            }
-        }
-        self.frames += other.frames;
-        self.l2_bytes += other.l2_bytes;
-        self.payload_bytes += other.payload_bytes;
-        self.early += other.early;
-        self.refused += other.refused;
-        self.retries += other.retries;
-        self.gap_sum += other.gap_sum;
-        self.gap_sq_sum += other.gap_sq_sum;
-        self.gap_min = self.gap_min.min(other.gap_min);
-        self.gap_max = self.gap_max.max(other.gap_max);
-        self.trace.extend_from_slice(&other.trace);
-        self.trace.sort_by_key(|&(t, _)| t);
-        self.trace_dropped += other.trace_dropped;
-        Ok(())
     }
 
     /// The report: rates achieved at each layer, schedule error and
@@ -513,6 +441,23 @@ mod tests {
 
     const HZ: u64 = 1_000_000_000; // 1 tick = 1 ns keeps the figures plain
 
+    impl DepartureRecorder {
+        /// Records a frame with no payload bytes.
+        fn record(&mut self, scheduled_tsc: u64, actual_tsc: u64, frame_len: u32) {
+            self.record_with_payload(scheduled_tsc, actual_tsc, frame_len, 0);
+        }
+
+        /// Counts one retry of a partly refused burst.
+        fn retry(&mut self) {
+            self.retries += 1;
+        }
+
+        /// The bounded trace: `(actual_tsc, frame_len)` in recording order.
+        fn trace(&self) -> &[(u64, u32)] {
+            &self.trace
+        }
+    }
+
     #[test]
     fn bursts_and_unscheduled_departures() {
         // Two bursts of 4 frames at t = 1000 and t = 2000 (1 tick = 1 ns),
@@ -592,14 +537,12 @@ mod tests {
     }
 
     #[test]
-    fn early_frames_and_merge() {
-        let mut a = DepartureRecorder::new(HZ, 2);
+    fn early_frames() {
+        let mut a = DepartureRecorder::new(HZ, 4);
         a.record(100, 90, 64);
+        a.record(150, 160, 64);
         a.record(200, 200, 64);
-        let mut b = DepartureRecorder::new(HZ, 2);
-        b.record(150, 160, 64);
-        b.record(250, 400, 64);
-        a.merge(&b).unwrap();
+        a.record(250, 400, 64);
         let s = a.summary();
         assert_eq!(s.frames, 4);
         assert_eq!(s.early, 1);

@@ -10,13 +10,26 @@
 //! | file          | what                                                     |
 //! |---------------|----------------------------------------------------------|
 //! | `rate`        | [`Rate`], [`Layer`], [`RateSpec`] parsing, line-rate arithmetic |
-//! | `schedule`    | exact [`Schedule`], lcore split, [`WeightedRoundRobin`]   |
+//! | `schedule`    | exact [`Schedule`], [`WeightedRoundRobin`]                |
 //! | `pattern`     | [`Pattern`] (CBR, Poisson, on/off) and its [`Pacer`]      |
 //! | `mode`        | [`TxMode`], gap-mode planning and gap frames              |
 //! | `measure`     | [`DepartureRecorder`] and its [`PaceSummary`]             |
 //! | `trace`       | the departure [`Trace`] file format                       |
-//! | `replay`      | bottleneck [`replay()`] and synthetic traces              |
+//! | `replay`      | bottleneck [`replay()`] of a departure trace              |
 //! | `tsc`         | TSC frequency measurement, tick/ns conversion             |
+//!
+//! [`Schedule`]: schedule::Schedule
+//! [`WeightedRoundRobin`]: schedule::WeightedRoundRobin
+//! [`Pacer`]: pattern::Pacer
+//! [`Pattern`]: pattern::Pattern
+//! [`TxMode`]: mode::TxMode
+//! [`DepartureRecorder`]: measure::DepartureRecorder
+//! [`PaceSummary`]: measure::PaceSummary
+//! [`Rate`]: rate::Rate
+//! [`Layer`]: rate::Layer
+//! [`RateSpec`]: rate::RateSpec
+//! [`Trace`]: trace::Trace
+//! [`replay()`]: replay::replay
 
 pub mod measure;
 pub mod mode;
@@ -26,17 +39,3 @@ pub mod replay;
 pub mod schedule;
 pub mod trace;
 pub mod tsc;
-
-pub use measure::{DepartureRecorder, PaceSummary};
-pub use mode::{GapFrames, GapKind, GapPlanner, ModeError, TxMode};
-pub use pattern::{Pacer, Pattern, PatternError};
-pub use rate::{
-    bits_per_frame, check_against_line, format_bps, line_at_layer, Layer, Rate, RateError,
-    RateSpec, MIN_FRAME_SIZE, WIRE_OVERHEAD_BYTES,
-};
-pub use replay::{
-    parse_size, replay, run_cli, synthesize, ReplayCliError, ReplayError, ReplayResult,
-};
-pub use schedule::{Schedule, ScheduleError, WeightedRoundRobin};
-pub use trace::{Trace, TraceError};
-pub use tsc::{measure_hz, ns_to_ticks, ticks_to_ns, TscSample};

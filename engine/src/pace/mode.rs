@@ -302,18 +302,6 @@ impl GapPlanner {
         self.owed -= plan.wire_bytes();
         plan
     }
-
-    /// Ideal gap per data frame in wire bytes, as `(whole, numerator,
-    /// denominator)`.
-    pub fn gap_per_frame(&self) -> (u64, u64, u64) {
-        (self.per_frame, self.per_frame_rem, self.den)
-    }
-
-    /// Gap wire bytes owed but not yet sent (fewer than one gap frame's
-    /// worth, or the remainder of an inexact split).
-    pub fn owed(&self) -> u64 {
-        self.owed
-    }
 }
 
 /// Splits `wire_bytes` of gap into as few frames as possible of
@@ -345,6 +333,20 @@ pub fn split_gap(wire_bytes: u64, min_wire: u64, max_wire: u64) -> GapFrames {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl GapPlanner {
+        /// Ideal gap per data frame in wire bytes, as `(whole, numerator,
+        /// denominator)`.
+        fn gap_per_frame(&self) -> (u64, u64, u64) {
+            (self.per_frame, self.per_frame_rem, self.den)
+        }
+
+        /// Gap wire bytes owed but not yet sent (fewer than one gap frame's
+        /// worth, or the remainder of an inexact split).
+        fn owed(&self) -> u64 {
+            self.owed
+        }
+    }
 
     #[test]
     fn parses_modes() {

@@ -241,16 +241,18 @@ impl Pacer {
             }
         }
     }
-
-    /// The schedule at the mean rate (for its totals).
-    pub fn schedule(&self) -> &Schedule {
-        &self.base
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Pacer {
+        /// The schedule at the mean rate.
+        fn schedule(&self) -> &Schedule {
+            &self.base
+        }
+    }
 
     const HZ: u64 = 2_500_000_000;
 

@@ -21,9 +21,7 @@ use std::path::Path;
 use serde::Serialize;
 use thiserror::Error;
 
-use super::pattern::{Pacer, Pattern, PatternError};
-use super::rate::{format_bps, Layer, Rate, RateError, RateSpec, WIRE_OVERHEAD_BYTES};
-use super::schedule::Schedule;
+use super::rate::{format_bps, Layer, RateError, RateSpec, WIRE_OVERHEAD_BYTES};
 use super::trace::{Trace, TraceError};
 
 /// What is wrong with a replay's inputs.
@@ -273,29 +271,6 @@ pub fn run_cli(
     }
 }
 
-/// A synthetic trace of `frames` departures of `frame_size_with_fcs` bytes
-/// at mean `rate` following `pattern`, on a sender whose link runs at
-/// `line_bps` (the peak of on/off bursts), timestamped on a `tsc_hz` clock
-/// starting at 0.
-pub fn synthesize(
-    tsc_hz: u64,
-    pattern: Pattern,
-    rate: Rate,
-    line_bps: u64,
-    frame_size_with_fcs: usize,
-    payload_len: usize,
-    frames: usize,
-) -> Result<Trace, PatternError> {
-    let schedule = Schedule::new(0, tsc_hz, rate)?
-        .with_payload_overhead(frame_size_with_fcs.saturating_sub(payload_len) as u32);
-    let mut pacer = Pacer::new(pattern, schedule, line_bps)?;
-    let len = frame_size_with_fcs as u32;
-    let departures = (0..frames)
-        .map(|_| (pacer.next(frame_size_with_fcs), len))
-        .collect();
-    Ok(Trace { tsc_hz, departures })
-}
-
 /// Parses a byte count as [`crate::units::parse_bytes`] does: a number
 /// with an optional unit, `B`, SI `k`/`kB`, `M`/`MB`, `G`/`GB`, `T`/`TB`
 /// (powers of 1000) or binary `KiB`, `MiB`, `GiB`, `TiB` (powers of 1024),
@@ -311,6 +286,32 @@ pub fn parse_size(s: &str) -> Result<u64, ReplayError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pace::pattern::{Pacer, Pattern, PatternError};
+    use crate::pace::rate::Rate;
+    use crate::pace::schedule::Schedule;
+
+    /// A synthetic trace of `frames` departures of `frame_size_with_fcs` bytes
+    /// at mean `rate` following `pattern`, on a sender whose link runs at
+    /// `line_bps` (the peak of on/off bursts), timestamped on a `tsc_hz` clock
+    /// starting at 0.
+    fn synthesize(
+        tsc_hz: u64,
+        pattern: Pattern,
+        rate: Rate,
+        line_bps: u64,
+        frame_size_with_fcs: usize,
+        payload_len: usize,
+        frames: usize,
+    ) -> Result<Trace, PatternError> {
+        let schedule = Schedule::new(0, tsc_hz, rate)?
+            .with_payload_overhead(frame_size_with_fcs.saturating_sub(payload_len) as u32);
+        let mut pacer = Pacer::new(pattern, schedule, line_bps)?;
+        let len = frame_size_with_fcs as u32;
+        let departures = (0..frames)
+            .map(|_| (pacer.next(frame_size_with_fcs), len))
+            .collect();
+        Ok(Trace { tsc_hz, departures })
+    }
 
     const NS: u64 = 1_000_000_000; // 1 tick = 1 ns
 

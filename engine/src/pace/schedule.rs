@@ -28,14 +28,6 @@ pub enum ScheduleError {
     /// The rate is too large for the exact arithmetic (above 2^62 units/s).
     #[error("rate {0} units/s is too large to schedule")]
     RateTooLarge(u64),
-    /// A jump ahead would overflow 128-bit arithmetic.
-    #[error("skipping {frames} frames of {units} units overflows the schedule arithmetic")]
-    SkipOverflow {
-        /// Frames to skip.
-        frames: u64,
-        /// Units per frame.
-        units: u64,
-    },
     /// The weights of a stream share were empty or zero.
     #[error("stream share: {0}")]
     Weights(String),
@@ -44,15 +36,9 @@ pub enum ScheduleError {
     Rate(#[from] RateError),
 }
 
-/// An exact departure schedule at one rate, starting at a TSC time.
-///
-/// ```
-/// use landspeed::pace::{Layer, Rate, Schedule};
-/// // 10 Gbit/s at L1 on a 2 GHz TSC, 9130-byte frames: 14,640 ticks each.
-/// let mut s = Schedule::new(1_000, 2_000_000_000, Rate::new(10_000_000_000, Layer::L1).unwrap()).unwrap();
-/// assert_eq!(s.next(9130), 1_000);
-/// assert_eq!(s.next(9130), 1_000 + 14_640);
-/// ```
+/// An exact departure schedule at one rate, starting at a TSC time: at
+/// 10 Gbit/s (L1) on a 2 GHz TSC, 9130-byte frames leave 14,640 ticks
+/// apart (the unit test `ten_gig_jumbo_example` checks it).
 #[derive(Debug, Clone)]
 pub struct Schedule {
     start: u64,
@@ -165,24 +151,6 @@ impl Schedule {
         self.start.wrapping_add(self.offset)
     }
 
-    /// Jumps ahead over `frames` frames of `units` each, as if
-    /// [`Schedule::next_units`] had been called that many times; exact.
-    pub fn skip(&mut self, frames: u64, units: u64) -> Result<(), ScheduleError> {
-        let overflow = ScheduleError::SkipOverflow { frames, units };
-        let total_units = (frames as u128)
-            .checked_mul(units as u128)
-            .ok_or(overflow.clone())?;
-        let p = total_units
-            .checked_mul(self.hz as u128)
-            .and_then(|p| p.checked_add(self.rem as u128))
-            .ok_or(overflow.clone())?;
-        let q = p / self.rate as u128;
-        self.rem = (p % self.rate as u128) as u64;
-        self.offset = u64::try_from(self.offset as u128 + q).map_err(|_| overflow)?;
-        self.cum += total_units;
-        Ok(())
-    }
-
     /// Starts over: the next frame departs at `start_tsc` and the count of
     /// units sent is reset.
     pub fn restart(&mut self, start_tsc: u64) {
@@ -190,19 +158,6 @@ impl Schedule {
         self.offset = 0;
         self.rem = 0;
         self.cum = 0;
-    }
-
-    /// The closed form: departure TSC after `cum_units` units have been
-    /// sent, `start + floor(cum_units × tsc_hz / rate)`, in 128-bit
-    /// arithmetic (saturating at `u64::MAX`).
-    pub fn departure_after(&self, cum_units: u128) -> u64 {
-        let t = cum_units.saturating_mul(self.hz as u128) / self.rate as u128;
-        (self.start as u128 + t).min(u64::MAX as u128) as u64
-    }
-
-    /// Units sent so far (bits at the schedule's layer, or frames).
-    pub fn units_sent(&self) -> u128 {
-        self.cum
     }
 
     /// The TSC at which the schedule started.
@@ -263,11 +218,6 @@ impl WeightedRoundRobin {
         })
     }
 
-    /// Equal weights for frames of equal size: `n` streams in turn.
-    pub fn equal(n: usize) -> Result<Self, ScheduleError> {
-        WeightedRoundRobin::new(&vec![(1, 1); n])
-    }
-
     /// The index of the stream that sends next; advances the share.
     /// No allocation; a pass over the streams.
     #[inline]
@@ -289,22 +239,43 @@ impl WeightedRoundRobin {
         self.credit[best] -= self.total_weight * u;
         best
     }
-
-    /// Number of streams.
-    pub fn len(&self) -> usize {
-        self.weights.len()
-    }
-
-    /// Whether there are no streams (never true for a constructed value).
-    pub fn is_empty(&self) -> bool {
-        self.weights.is_empty()
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::wire::spec::L1_OVERHEAD;
+
+    impl Schedule {
+        /// The closed form: departure TSC after `cum_units` units have been
+        /// sent, `start + floor(cum_units × tsc_hz / rate)`, in 128-bit
+        /// arithmetic (saturating at `u64::MAX`).
+        fn departure_after(&self, cum_units: u128) -> u64 {
+            let t = cum_units.saturating_mul(self.hz as u128) / self.rate as u128;
+            (self.start as u128 + t).min(u64::MAX as u128) as u64
+        }
+
+        /// Units sent so far (bits at the schedule's layer, or frames).
+        fn units_sent(&self) -> u128 {
+            self.cum
+        }
+
+        /// Jumps ahead over `frames` frames of `units` each, as if
+        /// [`Schedule::next_units`] had been called that many times; exact.
+        /// Panics if the jump overflows the 128-bit arithmetic.
+        fn skip(&mut self, frames: u64, units: u64) {
+            let p = (frames as u128)
+                .checked_mul(units as u128)
+                .and_then(|t| t.checked_mul(self.hz as u128))
+                .and_then(|p| p.checked_add(self.rem as u128))
+                .expect("skip overflows the schedule arithmetic");
+            let q = p / self.rate as u128;
+            self.rem = (p % self.rate as u128) as u64;
+            self.offset =
+                u64::try_from(self.offset as u128 + q).expect("skip overflows the offset");
+            self.cum += frames as u128 * units as u128;
+        }
+    }
 
     fn l1(bps: u64) -> Rate {
         Rate::new(bps, Layer::L1).unwrap()
@@ -338,7 +309,7 @@ mod tests {
         let mut jump: u64 = 1;
         while done < 1_000_000_000_000 {
             let n = jump.min(1_000_000_000_000 - done);
-            s.skip(n, bits).unwrap();
+            s.skip(n, bits);
             done += n;
             let cum = done as u128 * bits as u128;
             assert_eq!(s.peek(), s.departure_after(cum));
@@ -358,8 +329,17 @@ mod tests {
         for _ in 0..123_457 {
             a.next(9130);
         }
-        b.skip(123_457, bits).unwrap();
+        b.skip(123_457, bits);
         assert_eq!(a.peek(), b.peek());
+    }
+
+    #[test]
+    fn ten_gig_jumbo_example() {
+        // 10 Gbit/s at L1 on a 2 GHz TSC, 9130-byte frames: 14,640 ticks each.
+        let rate = Rate::new(10_000_000_000, Layer::L1).unwrap();
+        let mut s = Schedule::new(1_000, 2_000_000_000, rate).unwrap();
+        assert_eq!(s.next(9130), 1_000);
+        assert_eq!(s.next(9130), 1_000 + 14_640);
     }
 
     #[test]
@@ -400,7 +380,7 @@ mod tests {
         let mut w = WeightedRoundRobin::new(&[(5, 1), (1, 1), (1, 1)]).unwrap();
         let order: String = (0..14).map(|_| (b'A' + w.next() as u8) as char).collect();
         assert_eq!(order, "AABACAAAABACAA");
-        let mut e = WeightedRoundRobin::equal(3).unwrap();
+        let mut e = WeightedRoundRobin::new(&[(1, 1); 3]).unwrap();
         let order: Vec<usize> = (0..6).map(|_| e.next()).collect();
         assert_eq!(order, vec![0, 1, 2, 0, 1, 2]);
     }

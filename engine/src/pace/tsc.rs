@@ -30,19 +30,6 @@ pub enum TscError {
         /// Second monotonic reading.
         ns_b: u64,
     },
-    /// The interval is too short for the accuracy asked.
-    #[error(
-        "TSC measurement over {interval_ns} ns with {uncertainty_ns} ns read uncertainty is \
-         only good to {ppm} ppm; measure for longer"
-    )]
-    TooShort {
-        /// Interval measured.
-        interval_ns: u64,
-        /// Read uncertainty of the two samples together.
-        uncertainty_ns: u64,
-        /// Resulting accuracy in parts per million.
-        ppm: u64,
-    },
 }
 
 /// A TSC reading paired with a monotonic clock reading in nanoseconds.
@@ -90,36 +77,6 @@ pub fn measure_hz(a: TscSample, b: TscSample) -> Result<u64, TscError> {
     Ok(((ticks * 1_000_000_000 + ns / 2) / ns) as u64)
 }
 
-/// Like [`measure_hz`], but refuses a result whose uncertainty (the
-/// samples' bracketing spread, converted to ns, plus `clock_resolution_ns`
-/// per sample) exceeds `max_ppm` of the interval.
-pub fn measure_hz_within(
-    a: TscSample,
-    b: TscSample,
-    clock_resolution_ns: u64,
-    max_ppm: u64,
-) -> Result<u64, TscError> {
-    let hz = measure_hz(a, b)?;
-    let interval_ns = b.ns - a.ns;
-    let spread_ns = ticks_to_ns(a.spread_ticks + b.spread_ticks, hz);
-    let uncertainty_ns = spread_ns + 2 * clock_resolution_ns;
-    let ppm = (uncertainty_ns as u128 * 1_000_000 / interval_ns as u128) as u64;
-    if ppm > max_ppm {
-        return Err(TscError::TooShort {
-            interval_ns,
-            uncertainty_ns,
-            ppm,
-        });
-    }
-    Ok(hz)
-}
-
-/// How far `nominal_hz` (e.g. the EAL's figure) is from `measured_hz`, in
-/// parts per million (positive when the nominal is high).
-pub fn deviation_ppm(nominal_hz: u64, measured_hz: u64) -> f64 {
-    (nominal_hz as f64 - measured_hz as f64) / measured_hz as f64 * 1e6
-}
-
 /// Ticks to nanoseconds, rounded down; exact.
 #[inline]
 pub fn ticks_to_ns(ticks: u64, tsc_hz: u64) -> u64 {
@@ -157,12 +114,6 @@ mod tests {
         let tsc_b = 1_020 + ns_to_ticks(ns, hz);
         let b = TscSample::bracketed(tsc_b - 20, 5_000_000 + ns, tsc_b + 20);
         assert_eq!(measure_hz(a, b).unwrap(), hz);
-        assert!((deviation_ppm(2_400_000_000, hz) - 1460.4).abs() < 0.1);
-        assert_eq!(measure_hz_within(a, b, 50, 100).unwrap(), hz);
-        assert!(matches!(
-            measure_hz_within(a, b, 50_000, 100),
-            Err(TscError::TooShort { .. })
-        ));
         assert!(matches!(measure_hz(b, a), Err(TscError::OutOfOrder { .. })));
     }
 

@@ -142,16 +142,6 @@ impl Runtime {
             _run_dir: run_dir,
         })
     }
-
-    /// The EAL.
-    pub fn eal(&self) -> &Eal {
-        &self.eal
-    }
-
-    /// The TSC frequency measured before the run.
-    pub fn tsc_hz(&self) -> u64 {
-        self.tsc_hz
-    }
 }
 
 /// Every task's lcore, TX tasks first.

@@ -39,112 +39,135 @@ pub(crate) fn build(
     s: &raw::Stream,
 ) -> Result<StreamSpec, ConfigError> {
     let d = StreamSpec::default();
-    let f = |key: &str| format!("{at}.{key}");
-
-    let eth = EthSpec {
-        src: match &s.eth.src {
-            Some(m) => mac(ck, &f("eth.src"), m)?,
-            None => d.eth.src,
-        },
-        dst: match &s.eth.dst {
-            Some(m) => mac(ck, &f("eth.dst"), m)?,
-            None => d.eth.dst,
-        },
-    };
-
-    let vlan = match &s.vlan {
-        None => None,
-        Some(v) => Some(VlanSpec {
-            id: int_in(ck, &f("vlan.id"), Some(&v.id), 0, 4094, 0)? as u16,
-            pcp: int_in(ck, &f("vlan.pcp"), v.pcp.as_ref(), 0, 7, 0)? as u8,
-            dei: v.dei,
-        }),
-    };
-
-    let ip = match (&s.ipv4, &s.ipv6) {
-        (Some(_), Some(_)) => {
-            return Err(ck.err(
-                f("ipv6"),
-                "a stream is either IPv4 or IPv6: keep one of ipv4: and ipv6:",
-            ))
-        }
-        (Some(v4), None) => IpSpec::V4 {
-            src: addrs::<Ipv4Addr>(
-                ck,
-                &f("ipv4.src"),
-                v4.src.as_ref(),
-                Ipv4Addr::new(198, 18, 0, 1),
-            )?,
-            dst: addrs::<Ipv4Addr>(
-                ck,
-                &f("ipv4.dst"),
-                v4.dst.as_ref(),
-                Ipv4Addr::new(198, 19, 0, 1),
-            )?,
-            dscp: int_in(ck, &f("ipv4.dscp"), v4.dscp.as_ref(), 0, 63, 0)? as u8,
-            ecn: int_in(ck, &f("ipv4.ecn"), v4.ecn.as_ref(), 0, 3, 0)? as u8,
-            ttl: int_in(ck, &f("ipv4.ttl"), v4.ttl.as_ref(), 1, 255, 64)? as u8,
-            dont_fragment: v4.df.unwrap_or(true),
-        },
-        (None, Some(v6)) => IpSpec::V6 {
-            src: addrs::<Ipv6Addr>(ck, &f("ipv6.src"), v6.src.as_ref(), V6_SRC)?,
-            dst: addrs::<Ipv6Addr>(ck, &f("ipv6.dst"), v6.dst.as_ref(), V6_DST)?,
-            traffic_class: int_in(
-                ck,
-                &f("ipv6.traffic_class"),
-                v6.traffic_class.as_ref(),
-                0,
-                255,
-                0,
-            )? as u8,
-            flow_label: int_in(
-                ck,
-                &f("ipv6.flow_label"),
-                v6.flow_label.as_ref(),
-                0,
-                0xF_FFFF,
-                0,
-            )? as u32,
-            hop_limit: int_in(ck, &f("ipv6.hop_limit"), v6.hop_limit.as_ref(), 1, 255, 64)? as u8,
-        },
-        (None, None) => d.ip.clone(),
-    };
-
-    let l4 = match (&s.udp, &s.tcp) {
-        (Some(_), Some(_)) => {
-            return Err(ck.err(
-                f("tcp"),
-                "a stream is either UDP or TCP: keep one of udp: and tcp:",
-            ))
-        }
-        (Some(u), None) => L4Spec::Udp {
-            src_port: ports(ck, &f("udp.src"), u.src.as_ref(), 49152)?,
-            dst_port: ports(ck, &f("udp.dst"), u.dst.as_ref(), 5001)?,
-        },
-        (None, Some(t)) => L4Spec::Tcp {
-            src_port: ports(ck, &f("tcp.src"), t.src.as_ref(), 49152)?,
-            dst_port: ports(ck, &f("tcp.dst"), t.dst.as_ref(), 5001)?,
-            seq_start: int_in(ck, &f("tcp.seq"), t.seq.as_ref(), 0, u32::MAX as u64, 1)? as u32,
-            ack: int_in(ck, &f("tcp.ack"), t.ack.as_ref(), 0, u32::MAX as u64, 1)? as u32,
-            window: int_in(ck, &f("tcp.window"), t.window.as_ref(), 0, 65535, 65535)? as u16,
-            flags: tcp_flags(ck, &f("tcp.flags"), t.flags.as_ref())?,
-        },
-        (None, None) => d.l4.clone(),
-    };
-
     let spec = StreamSpec {
         id,
         name: name.to_string(),
-        eth,
-        vlan,
-        ip,
-        l4,
-        size: size(ck, &f("frame_size"), s.frame_size.as_ref())?,
-        vary: vary(ck, &f("vary"), s.vary.as_ref())?,
+        eth: eth(ck, at, &s.eth, &d.eth)?,
+        vlan: vlan(ck, at, s.vlan.as_ref())?,
+        ip: ip(ck, at, s, &d.ip)?,
+        l4: l4(ck, at, s, &d.l4)?,
+        size: size(ck, &format!("{at}.frame_size"), s.frame_size.as_ref())?,
+        vary: vary(ck, &format!("{at}.vary"), s.vary.as_ref())?,
     };
     spec.validate()
         .map_err(|e| ck.err(format!("{at}.{}", yaml_field(&spec, &e.field)), e.message))?;
     Ok(spec)
+}
+
+/// `eth:`; an absent address keeps the default's.
+fn eth(
+    ck: &Checker<'_>,
+    at: &str,
+    e: &raw::Eth,
+    default: &EthSpec,
+) -> Result<EthSpec, ConfigError> {
+    let one = |key: &str, text: &Option<String>, default: MacAddr| match text {
+        Some(m) => mac(ck, &format!("{at}.eth.{key}"), m),
+        None => Ok(default),
+    };
+    Ok(EthSpec {
+        src: one("src", &e.src, default.src)?,
+        dst: one("dst", &e.dst, default.dst)?,
+    })
+}
+
+/// `vlan:`, `None` when the stream is untagged.
+fn vlan(
+    ck: &Checker<'_>,
+    at: &str,
+    v: Option<&raw::Vlan>,
+) -> Result<Option<VlanSpec>, ConfigError> {
+    let Some(v) = v else { return Ok(None) };
+    Ok(Some(VlanSpec {
+        id: int_in(ck, &format!("{at}.vlan.id"), Some(&v.id), 0, 4094, 0)? as u16,
+        pcp: int_in(ck, &format!("{at}.vlan.pcp"), v.pcp.as_ref(), 0, 7, 0)? as u8,
+        dei: v.dei,
+    }))
+}
+
+/// `ipv4:` or `ipv6:` (at most one of them), else `default`.
+fn ip(
+    ck: &Checker<'_>,
+    at: &str,
+    s: &raw::Stream,
+    default: &IpSpec,
+) -> Result<IpSpec, ConfigError> {
+    match (&s.ipv4, &s.ipv6) {
+        (Some(_), Some(_)) => Err(both(ck, at, ("IPv4", "ipv4"), ("IPv6", "ipv6"))),
+        (Some(v4), None) => ipv4(ck, at, v4),
+        (None, Some(v6)) => ipv6(ck, at, v6),
+        (None, None) => Ok(default.clone()),
+    }
+}
+
+/// `ipv4:`
+fn ipv4(ck: &Checker<'_>, at: &str, v4: &raw::Ipv4) -> Result<IpSpec, ConfigError> {
+    let f = |key: &str| format!("{at}.ipv4.{key}");
+    Ok(IpSpec::V4 {
+        src: addrs::<Ipv4Addr>(ck, &f("src"), v4.src.as_ref(), Ipv4Addr::new(198, 18, 0, 1))?,
+        dst: addrs::<Ipv4Addr>(ck, &f("dst"), v4.dst.as_ref(), Ipv4Addr::new(198, 19, 0, 1))?,
+        dscp: int_in(ck, &f("dscp"), v4.dscp.as_ref(), 0, 63, 0)? as u8,
+        ecn: int_in(ck, &f("ecn"), v4.ecn.as_ref(), 0, 3, 0)? as u8,
+        ttl: int_in(ck, &f("ttl"), v4.ttl.as_ref(), 1, 255, 64)? as u8,
+        dont_fragment: v4.df.unwrap_or(true),
+    })
+}
+
+/// `ipv6:`
+fn ipv6(ck: &Checker<'_>, at: &str, v6: &raw::Ipv6) -> Result<IpSpec, ConfigError> {
+    let f = |key: &str| format!("{at}.ipv6.{key}");
+    let tc = v6.traffic_class.as_ref();
+    Ok(IpSpec::V6 {
+        src: addrs::<Ipv6Addr>(ck, &f("src"), v6.src.as_ref(), V6_SRC)?,
+        dst: addrs::<Ipv6Addr>(ck, &f("dst"), v6.dst.as_ref(), V6_DST)?,
+        traffic_class: int_in(ck, &f("traffic_class"), tc, 0, 255, 0)? as u8,
+        flow_label: int_in(ck, &f("flow_label"), v6.flow_label.as_ref(), 0, 0xF_FFFF, 0)? as u32,
+        hop_limit: int_in(ck, &f("hop_limit"), v6.hop_limit.as_ref(), 1, 255, 64)? as u8,
+    })
+}
+
+/// `udp:` or `tcp:` (at most one of them), else `default`.
+fn l4(
+    ck: &Checker<'_>,
+    at: &str,
+    s: &raw::Stream,
+    default: &L4Spec,
+) -> Result<L4Spec, ConfigError> {
+    match (&s.udp, &s.tcp) {
+        (Some(_), Some(_)) => Err(both(ck, at, ("UDP", "udp"), ("TCP", "tcp"))),
+        (Some(u), None) => Ok(L4Spec::Udp {
+            src_port: ports(ck, &format!("{at}.udp.src"), u.src.as_ref(), 49152)?,
+            dst_port: ports(ck, &format!("{at}.udp.dst"), u.dst.as_ref(), 5001)?,
+        }),
+        (None, Some(t)) => tcp(ck, at, t),
+        (None, None) => Ok(default.clone()),
+    }
+}
+
+/// `tcp:`
+fn tcp(ck: &Checker<'_>, at: &str, t: &raw::Tcp) -> Result<L4Spec, ConfigError> {
+    let f = |key: &str| format!("{at}.tcp.{key}");
+    let u32_max = u32::MAX as u64;
+    Ok(L4Spec::Tcp {
+        src_port: ports(ck, &f("src"), t.src.as_ref(), 49152)?,
+        dst_port: ports(ck, &f("dst"), t.dst.as_ref(), 5001)?,
+        seq_start: int_in(ck, &f("seq"), t.seq.as_ref(), 0, u32_max, 1)? as u32,
+        ack: int_in(ck, &f("ack"), t.ack.as_ref(), 0, u32_max, 1)? as u32,
+        window: int_in(ck, &f("window"), t.window.as_ref(), 0, 65535, 65535)? as u16,
+        flags: tcp_flags(ck, &f("flags"), t.flags.as_ref())?,
+    })
+}
+
+/// The error for a stream that gives two exclusive sections, each as
+/// (name in prose, key); it points at the second.
+fn both(ck: &Checker<'_>, at: &str, a: (&str, &str), b: (&str, &str)) -> ConfigError {
+    ck.err(
+        format!("{at}.{}", b.1),
+        format!(
+            "a stream is either {} or {}: keep one of {}: and {}:",
+            a.0, b.0, a.1, b.1
+        ),
+    )
 }
 
 /// Default IPv6 source (documentation prefix).

@@ -2,6 +2,7 @@
 //! key it is about.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::path::{Path, PathBuf};
 
 use super::duration::parse_duration;
@@ -14,6 +15,7 @@ use super::plan::{
 };
 use super::raw::{self, describe, scalar_text, Scalar, Value};
 use super::stream;
+use crate::wire::spec::StreamSpec;
 
 /// vdev arguments whose values are file paths, resolved against the
 /// profile's folder.
@@ -79,51 +81,7 @@ impl Checker<'_> {
     pub fn plan(&self, p: raw::Profile) -> Result<Plan, ConfigError> {
         let eal = self.eal(&p.eal)?;
         let mut ports = self.ports(&p.ports, &eal)?;
-        let mut streams = Vec::with_capacity(p.streams.len());
-        let mut ids: HashMap<u32, usize> = HashMap::new();
-        let mut by_name: HashMap<String, usize> = HashMap::new();
-        for (i, s) in p.streams.iter().enumerate() {
-            let at = format!("streams[{i}]");
-            let name = s.name.trim();
-            if name.is_empty() {
-                return Err(self.err(format!("{at}.name"), "a stream needs a name"));
-            }
-            if let Some(j) = by_name.insert(name.to_string(), i) {
-                return Err(self.err(
-                    format!("{at}.name"),
-                    format!("stream name `{name}` is already used by streams[{j}]"),
-                ));
-            }
-            let id = match s.id {
-                Some(id) => id,
-                None => u32::try_from(i + 1).unwrap_or(u32::MAX),
-            };
-            if let Some(j) = ids.insert(id, i) {
-                let field = if s.id.is_some() {
-                    format!("{at}.id")
-                } else {
-                    at.clone()
-                };
-                return Err(self.err(
-                    field,
-                    format!(
-                        "stream id {id} is already used by streams[{j}] \
-                         (ids default to the position in the list, from 1)"
-                    ),
-                ));
-            }
-            streams.push(stream::build(self, &at, id, name, s)?);
-        }
-        let weights: Vec<u32> = p.streams.iter().map(|s| s.weight).collect();
-        for (i, w) in weights.iter().enumerate() {
-            if *w == 0 {
-                return Err(self.err(
-                    format!("streams[{i}].weight"),
-                    "a weight must be at least 1 (it is the stream's share of its TX task's rate)",
-                ));
-            }
-        }
-
+        let (streams, by_name) = self.streams(&p.streams)?;
         if p.tx.is_empty() && p.rx.is_empty() {
             return Err(self.err(
                 "tx",
@@ -131,210 +89,15 @@ impl Checker<'_> {
             ));
         }
         let mut lcore_users: HashMap<u32, String> = HashMap::new();
-        let mut tx = Vec::with_capacity(p.tx.len());
-        let mut tx_queue_users: HashMap<(usize, u16), usize> = HashMap::new();
-        let mut stream_sender: HashMap<usize, usize> = HashMap::new();
-        for (t, task) in p.tx.iter().enumerate() {
-            let at = format!("tx[{t}]");
-            self.lcore(&eal, &mut lcore_users, &at, task.lcore)?;
-            let port = self.port_ref(&ports, &at, &task.port)?;
-            let pp = &ports[port];
-            if task.queue >= pp.tx_queues {
-                return Err(self.err(
-                    format!("{at}.queue"),
-                    format!(
-                        "queue {} does not exist: port `{}` has tx_queues: {} (queues 0..={})",
-                        task.queue,
-                        pp.name,
-                        pp.tx_queues,
-                        pp.tx_queues - 1
-                    ),
-                ));
-            }
-            if let Some(other) = tx_queue_users.insert((port, task.queue), t) {
-                return Err(self.err(
-                    format!("{at}.queue"),
-                    format!(
-                        "port `{}` queue {} is already used by tx[{other}]; \
-                         each TX queue has one sender",
-                        pp.name, task.queue
-                    ),
-                ));
-            }
-            let indices = match &task.streams {
-                None => {
-                    if streams.is_empty() {
-                        return Err(
-                            self.err(&at, "there are no streams to send: add a streams: list")
-                        );
-                    }
-                    (0..streams.len()).collect()
-                }
-                Some(list) => {
-                    if list.is_empty() {
-                        return Err(self.err(
-                            format!("{at}.streams"),
-                            "an empty list sends nothing: name at least one stream, \
-                             or leave the key out to send all streams",
-                        ));
-                    }
-                    self.stream_refs(&by_name, &format!("{at}.streams"), list)?
-                }
-            };
-            for (k, &s) in indices.iter().enumerate() {
-                if let Some(other) = stream_sender.insert(s, t) {
-                    let field = match &task.streams {
-                        Some(_) => format!("{at}.streams[{k}]"),
-                        None => at.clone(),
-                    };
-                    return Err(self.err(
-                        field,
-                        format!(
-                            "stream `{}` is already sent by tx[{other}]; a stream belongs to \
-                             one TX task (list the streams of each task)",
-                            streams[s].name
-                        ),
-                    ));
-                }
-            }
-            let rate: RateSpec = self.parse(&format!("{at}.rate"), task.rate.as_str())?;
-            let layer = self.layer(&at, &rate, task.rate.as_str(), task.layer.as_ref())?;
-            let mode: TxMode = match &task.mode {
-                Some(m) => self.parse(&format!("{at}.mode"), m.as_str())?,
-                None => self.parse(&format!("{at}.mode"), "spin")?,
-            };
-            let pattern: Pattern = self.pattern(&format!("{at}.pattern"), task.pattern.as_ref())?;
-            mode.validate(pp.tx_ring).map_err(|e| {
-                self.err(
-                    format!("{at}.mode"),
-                    format!("{e} (port `{}`'s tx_ring)", pp.name),
-                )
-            })?;
-            let trace = task.trace.as_deref().map(|t| self.resolve(t));
-            if trace.is_some() && task.trace_frames == 0 {
-                return Err(self.err(
-                    format!("{at}.trace_frames"),
-                    "trace_frames must be at least 1 when a trace file is given",
-                ));
-            }
-            let max = indices
-                .iter()
-                .map(|&s| stream::max_frame(&streams[s]))
-                .max()
-                .unwrap_or(0);
-            ports[port].max_frame = ports[port].max_frame.max(max);
-            tx.push(TxTaskPlan {
-                lcore: task.lcore,
-                port,
-                queue: task.queue,
-                weights: indices.iter().map(|&s| weights[s]).collect(),
-                streams: indices,
-                rate,
-                layer,
-                mode,
-                pattern,
-                trace,
-                trace_frames: task.trace_frames,
-            });
-        }
-
-        let mut rx = Vec::with_capacity(p.rx.len());
-        let mut rx_queue_users: HashMap<(usize, u16), usize> = HashMap::new();
-        for (r, task) in p.rx.iter().enumerate() {
-            let at = format!("rx[{r}]");
-            self.lcore(&eal, &mut lcore_users, &at, task.lcore)?;
-            let port = self.port_ref(&ports, &at, &task.port)?;
-            let pp = &ports[port];
-            let queues: Vec<u16> = match &task.queues {
-                Some(q) => q.clone(),
-                None => (0..pp.rx_queues).collect(),
-            };
-            if queues.is_empty() {
-                return Err(self.err(
-                    format!("{at}.queues"),
-                    "an empty list polls nothing: name at least one queue, \
-                     or leave the key out to poll all of the port's queues",
-                ));
-            }
-            for (k, &q) in queues.iter().enumerate() {
-                let field = if task.queues.is_some() {
-                    format!("{at}.queues[{k}]")
-                } else {
-                    at.clone()
-                };
-                if q >= pp.rx_queues {
-                    return Err(self.err(
-                        field,
-                        format!(
-                            "queue {q} does not exist: port `{}` has rx_queues: {} (queues 0..={})",
-                            pp.name,
-                            pp.rx_queues,
-                            pp.rx_queues - 1
-                        ),
-                    ));
-                }
-                if let Some(other) = rx_queue_users.insert((port, q), r) {
-                    let whom = if other == r {
-                        "this task (listed twice)".to_string()
-                    } else {
-                        format!("rx[{other}]")
-                    };
-                    return Err(self.err(
-                        field,
-                        format!(
-                            "port `{}` queue {q} is already polled by {whom}; \
-                             each RX queue has one reader",
-                            pp.name
-                        ),
-                    ));
-                }
-            }
-            let verify = match task.verify.as_ref().map(Scalar::as_str) {
-                None | Some("full") => Verify::Full,
-                Some("stamp") => Verify::Stamp,
-                Some("none") => Verify::None,
-                Some(other) => {
-                    return Err(self.err(
-                        format!("{at}.verify"),
-                        format!("unknown verify level `{other}`: use full, stamp or none"),
-                    ))
-                }
-            };
-            let clock = match task.clock.as_ref().map(Scalar::as_str) {
-                None | Some("auto") => Clock::Auto,
-                Some("shared") => Clock::Shared,
-                Some("separate") => Clock::Separate,
-                Some(other) => {
-                    return Err(self.err(
-                        format!("{at}.clock"),
-                        format!("unknown clock `{other}`: use auto, shared or separate"),
-                    ))
-                }
-            };
-            let expect =
-                self.rx_streams(&by_name, &format!("{at}.streams"), task.streams.as_ref())?;
-            // A task that learns its streams may see any of them.
-            let expected: Vec<usize> = match &expect {
-                RxStreams::Listed(list) => list.clone(),
-                RxStreams::Auto => (0..streams.len()).collect(),
-            };
-            let max = expected
-                .iter()
-                .map(|&s| stream::max_frame(&streams[s]))
-                .max()
-                .unwrap_or(0);
-            ports[port].max_frame = ports[port].max_frame.max(max);
-            rx.push(RxTaskPlan {
-                lcore: task.lcore,
-                port,
-                queues,
-                verify,
-                slowdown_cycles: task.slowdown_cycles,
-                streams: expect,
-                clock,
-            });
-        }
-
+        let tx = self.tx_tasks(&p, &eal, &mut lcore_users, &mut ports, &streams, &by_name)?;
+        let rx = self.rx_tasks(
+            &p.rx,
+            &eal,
+            &mut lcore_users,
+            &mut ports,
+            &streams,
+            &by_name,
+        )?;
         let run = self.run(&p.run)?;
         Ok(Plan {
             origin: self.origin.to_string(),
@@ -348,23 +111,384 @@ impl Checker<'_> {
         })
     }
 
-    /// `eal:`
-    fn eal(&self, e: &raw::Eal) -> Result<EalPlan, ConfigError> {
-        if e.cores.is_empty() {
-            return Err(self.err(
-                "eal.cores",
-                "list the lcores to use: the main lcore first, then one per task",
-            ));
+    /// `streams:`, with the index of each stream by name.
+    fn streams(
+        &self,
+        list: &[raw::Stream],
+    ) -> Result<(Vec<StreamSpec>, HashMap<String, usize>), ConfigError> {
+        let mut streams = Vec::with_capacity(list.len());
+        let mut ids: HashMap<u32, usize> = HashMap::new();
+        let mut by_name: HashMap<String, usize> = HashMap::new();
+        for (i, s) in list.iter().enumerate() {
+            let at = format!("streams[{i}]");
+            let name = s.name.trim();
+            self.check_name(&at, "stream", name, by_name.insert(name.to_string(), i))?;
+            let id = self.stream_id(&at, i, s.id, &mut ids)?;
+            streams.push(stream::build(self, &at, id, name, s)?);
         }
-        let mut seen: HashMap<u32, usize> = HashMap::new();
-        for (i, &c) in e.cores.iter().enumerate() {
-            if let Some(j) = seen.insert(c, i) {
+        for (i, s) in list.iter().enumerate() {
+            if s.weight == 0 {
                 return Err(self.err(
-                    format!("eal.cores[{i}]"),
-                    format!("lcore {c} is listed twice (also eal.cores[{j}])"),
+                    format!("streams[{i}].weight"),
+                    "a weight must be at least 1 (it is the stream's share of its TX task's rate)",
                 ));
             }
         }
+        Ok((streams, by_name))
+    }
+
+    /// The name of the `kind` at `at` (a stream or a port): given, and not
+    /// the name of the earlier item `earlier` of the same list.
+    fn check_name(
+        &self,
+        at: &str,
+        kind: &str,
+        name: &str,
+        earlier: Option<usize>,
+    ) -> Result<(), ConfigError> {
+        if name.is_empty() {
+            return Err(self.err(format!("{at}.name"), format!("a {kind} needs a name")));
+        }
+        if let Some(j) = earlier {
+            return Err(self.err(
+                format!("{at}.name"),
+                format!("{kind} name `{name}` is already used by {kind}s[{j}]"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The id of `streams[i]`: the one given, else its position from 1;
+    /// claimed in `ids`.
+    fn stream_id(
+        &self,
+        at: &str,
+        i: usize,
+        given: Option<u32>,
+        ids: &mut HashMap<u32, usize>,
+    ) -> Result<u32, ConfigError> {
+        let id = match given {
+            Some(id) => id,
+            None => u32::try_from(i + 1).unwrap_or(u32::MAX),
+        };
+        if let Some(j) = ids.insert(id, i) {
+            let field = if given.is_some() {
+                format!("{at}.id")
+            } else {
+                at.to_string()
+            };
+            return Err(self.err(
+                field,
+                format!(
+                    "stream id {id} is already used by streams[{j}] \
+                     (ids default to the position in the list, from 1)"
+                ),
+            ));
+        }
+        Ok(id)
+    }
+
+    /// `tx:`; the stream weights come from `p.streams`, and each port's
+    /// largest frame grows to cover what its tasks send.
+    fn tx_tasks(
+        &self,
+        p: &raw::Profile,
+        eal: &EalPlan,
+        lcore_users: &mut HashMap<u32, String>,
+        ports: &mut [PortPlan],
+        streams: &[StreamSpec],
+        by_name: &HashMap<String, usize>,
+    ) -> Result<Vec<TxTaskPlan>, ConfigError> {
+        let mut tx = Vec::with_capacity(p.tx.len());
+        let mut queue_users: HashMap<(usize, u16), usize> = HashMap::new();
+        let mut senders: HashMap<usize, usize> = HashMap::new();
+        for (t, task) in p.tx.iter().enumerate() {
+            let at = format!("tx[{t}]");
+            self.lcore(eal, lcore_users, &at, task.lcore)?;
+            let port = self.port_ref(ports, &at, &task.port)?;
+            let pp = &ports[port];
+            let field = format!("{at}.queue");
+            self.queue_exists(&field, pp, "tx_queues", pp.tx_queues, task.queue)?;
+            if let Some(other) = queue_users.insert((port, task.queue), t) {
+                return Err(self.err(
+                    field,
+                    format!(
+                        "port `{}` queue {} is already used by tx[{other}]; \
+                         each TX queue has one sender",
+                        pp.name, task.queue
+                    ),
+                ));
+            }
+            let indices = self.tx_streams(&at, task.streams.as_deref(), streams, by_name)?;
+            self.claim_streams(&at, task, t, &indices, streams, &mut senders)?;
+            let weights = indices.iter().map(|&s| p.streams[s].weight).collect();
+            let plan = self.tx_task(&at, task, pp, port, indices, weights)?;
+            widen_max_frame(&mut ports[port], streams, &plan.streams);
+            tx.push(plan);
+        }
+        Ok(tx)
+    }
+
+    /// That `queue` is one of the `count` queues a port's `key` gives it.
+    fn queue_exists(
+        &self,
+        field: &str,
+        pp: &PortPlan,
+        key: &str,
+        count: u16,
+        queue: u16,
+    ) -> Result<(), ConfigError> {
+        if queue >= count {
+            return Err(self.err(
+                field,
+                format!(
+                    "queue {queue} does not exist: port `{}` has {key}: {count} (queues 0..={})",
+                    pp.name,
+                    count - 1
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `tx[i].streams`: the streams named, or all of them when the key is
+    /// absent.
+    fn tx_streams(
+        &self,
+        at: &str,
+        list: Option<&[String]>,
+        streams: &[StreamSpec],
+        by_name: &HashMap<String, usize>,
+    ) -> Result<Vec<usize>, ConfigError> {
+        match list {
+            None => {
+                if streams.is_empty() {
+                    return Err(self.err(at, "there are no streams to send: add a streams: list"));
+                }
+                Ok((0..streams.len()).collect())
+            }
+            Some(list) => {
+                if list.is_empty() {
+                    return Err(self.err(
+                        format!("{at}.streams"),
+                        "an empty list sends nothing: name at least one stream, \
+                         or leave the key out to send all streams",
+                    ));
+                }
+                self.stream_refs(by_name, &format!("{at}.streams"), list)
+            }
+        }
+    }
+
+    /// Record `tx[t]` as the sender of the streams `indices`; a stream has
+    /// one sender.
+    fn claim_streams(
+        &self,
+        at: &str,
+        task: &raw::Tx,
+        t: usize,
+        indices: &[usize],
+        streams: &[StreamSpec],
+        senders: &mut HashMap<usize, usize>,
+    ) -> Result<(), ConfigError> {
+        for (k, &s) in indices.iter().enumerate() {
+            if let Some(other) = senders.insert(s, t) {
+                let field = match &task.streams {
+                    Some(_) => format!("{at}.streams[{k}]"),
+                    None => at.to_string(),
+                };
+                return Err(self.err(
+                    field,
+                    format!(
+                        "stream `{}` is already sent by tx[{other}]; a stream belongs to \
+                         one TX task (list the streams of each task)",
+                        streams[s].name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The rest of a TX task on port `pp` (index `port`) sending `streams`:
+    /// its rate, layer, mode, pattern and trace.
+    fn tx_task(
+        &self,
+        at: &str,
+        task: &raw::Tx,
+        pp: &PortPlan,
+        port: usize,
+        streams: Vec<usize>,
+        weights: Vec<u32>,
+    ) -> Result<TxTaskPlan, ConfigError> {
+        let rate: RateSpec = self.parse(&format!("{at}.rate"), task.rate.as_str())?;
+        let layer = self.layer(at, &rate, task.rate.as_str(), task.layer.as_ref())?;
+        let mode: TxMode = match &task.mode {
+            Some(m) => self.parse(&format!("{at}.mode"), m.as_str())?,
+            None => self.parse(&format!("{at}.mode"), "spin")?,
+        };
+        let pattern: Pattern = self.pattern(&format!("{at}.pattern"), task.pattern.as_ref())?;
+        mode.validate(pp.tx_ring).map_err(|e| {
+            self.err(
+                format!("{at}.mode"),
+                format!("{e} (port `{}`'s tx_ring)", pp.name),
+            )
+        })?;
+        let trace = task.trace.as_deref().map(|t| self.resolve(t));
+        if trace.is_some() && task.trace_frames == 0 {
+            return Err(self.err(
+                format!("{at}.trace_frames"),
+                "trace_frames must be at least 1 when a trace file is given",
+            ));
+        }
+        Ok(TxTaskPlan {
+            lcore: task.lcore,
+            port,
+            queue: task.queue,
+            weights,
+            streams,
+            rate,
+            layer,
+            mode,
+            pattern,
+            trace,
+            trace_frames: task.trace_frames,
+        })
+    }
+
+    /// `rx:`; each port's largest frame grows to cover what its tasks
+    /// expect.
+    fn rx_tasks(
+        &self,
+        tasks: &[raw::Rx],
+        eal: &EalPlan,
+        lcore_users: &mut HashMap<u32, String>,
+        ports: &mut [PortPlan],
+        streams: &[StreamSpec],
+        by_name: &HashMap<String, usize>,
+    ) -> Result<Vec<RxTaskPlan>, ConfigError> {
+        let mut rx = Vec::with_capacity(tasks.len());
+        let mut queue_users: HashMap<(usize, u16), usize> = HashMap::new();
+        for (r, task) in tasks.iter().enumerate() {
+            let at = format!("rx[{r}]");
+            self.lcore(eal, lcore_users, &at, task.lcore)?;
+            let port = self.port_ref(ports, &at, &task.port)?;
+            let queues = self.rx_queues(&at, task, r, port, &ports[port], &mut queue_users)?;
+            let verify = self.keyword(
+                &format!("{at}.verify"),
+                "verify level",
+                task.verify.as_ref(),
+                &[
+                    ("full", Verify::Full),
+                    ("stamp", Verify::Stamp),
+                    ("none", Verify::None),
+                ],
+            )?;
+            let clock = self.keyword(
+                &format!("{at}.clock"),
+                "clock",
+                task.clock.as_ref(),
+                &[
+                    ("auto", Clock::Auto),
+                    ("shared", Clock::Shared),
+                    ("separate", Clock::Separate),
+                ],
+            )?;
+            let expect =
+                self.rx_streams(by_name, &format!("{at}.streams"), task.streams.as_ref())?;
+            // A task that learns its streams may see any of them.
+            let expected: Vec<usize> = match &expect {
+                RxStreams::Listed(list) => list.clone(),
+                RxStreams::Auto => (0..streams.len()).collect(),
+            };
+            widen_max_frame(&mut ports[port], streams, &expected);
+            rx.push(RxTaskPlan {
+                lcore: task.lcore,
+                port,
+                queues,
+                verify,
+                slowdown_cycles: task.slowdown_cycles,
+                streams: expect,
+                clock,
+            });
+        }
+        Ok(rx)
+    }
+
+    /// `rx[r].queues` of port `pp` (index `port`): the ones listed, or all
+    /// of the port's; each claimed in `users`, as an RX queue has one reader.
+    fn rx_queues(
+        &self,
+        at: &str,
+        task: &raw::Rx,
+        r: usize,
+        port: usize,
+        pp: &PortPlan,
+        users: &mut HashMap<(usize, u16), usize>,
+    ) -> Result<Vec<u16>, ConfigError> {
+        let queues: Vec<u16> = match &task.queues {
+            Some(q) => q.clone(),
+            None => (0..pp.rx_queues).collect(),
+        };
+        if queues.is_empty() {
+            return Err(self.err(
+                format!("{at}.queues"),
+                "an empty list polls nothing: name at least one queue, \
+                 or leave the key out to poll all of the port's queues",
+            ));
+        }
+        for (k, &q) in queues.iter().enumerate() {
+            let field = if task.queues.is_some() {
+                format!("{at}.queues[{k}]")
+            } else {
+                at.to_string()
+            };
+            self.queue_exists(&field, pp, "rx_queues", pp.rx_queues, q)?;
+            if let Some(other) = users.insert((port, q), r) {
+                let whom = if other == r {
+                    "this task (listed twice)".to_string()
+                } else {
+                    format!("rx[{other}]")
+                };
+                return Err(self.err(
+                    field,
+                    format!(
+                        "port `{}` queue {q} is already polled by {whom}; \
+                         each RX queue has one reader",
+                        pp.name
+                    ),
+                ));
+            }
+        }
+        Ok(queues)
+    }
+
+    /// A key that takes one of the words in `choices`, the first when the
+    /// key is absent; `what` names it in the message.
+    fn keyword<T: Copy>(
+        &self,
+        field: &str,
+        what: &str,
+        v: Option<&Scalar>,
+        choices: &[(&str, T)],
+    ) -> Result<T, ConfigError> {
+        let Some(text) = v.map(Scalar::as_str) else {
+            return Ok(choices[0].1);
+        };
+        if let Some(&(_, value)) = choices.iter().find(|(word, _)| *word == text) {
+            return Ok(value);
+        }
+        let words: Vec<&str> = choices.iter().map(|(word, _)| *word).collect();
+        let (last, rest) = words.split_last().unwrap_or((&"", &[]));
+        Err(self.err(
+            field,
+            format!("unknown {what} `{text}`: use {} or {last}", rest.join(", ")),
+        ))
+    }
+
+    /// `eal:`
+    fn eal(&self, e: &raw::Eal) -> Result<EalPlan, ConfigError> {
+        self.cores(&e.cores)?;
         if !e.hugepages && e.memory_mb < 64 {
             return Err(self.err(
                 "eal.memory_mb",
@@ -375,88 +499,165 @@ impl Checker<'_> {
                 ),
             ));
         }
-        let mut vdevs = Vec::with_capacity(e.vdevs.len());
-        let mut names: HashMap<String, usize> = HashMap::new();
-        for (i, v) in e.vdevs.iter().enumerate() {
-            let at = format!("eal.vdevs[{i}]");
-            let v = v.trim();
-            let (name, args) = match v.split_once(',') {
-                Some((n, a)) => (n.trim(), Some(a)),
-                None => (v, None),
-            };
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                return Err(self.err(
-                    at,
-                    format!(
-                        "`{name}` is not a vdev name: give a driver name and a number, \
-                         then arguments after commas (e.g. net_pcap0,tx_pcap=out.pcap)"
-                    ),
-                ));
-            }
-            if let Some(j) = names.insert(name.to_string(), i) {
-                return Err(self.err(
-                    at,
-                    format!("vdev `{name}` is listed twice (also eal.vdevs[{j}])"),
-                ));
-            }
-            let mut full = name.to_string();
-            for arg in args.into_iter().flat_map(|a| a.split(',')) {
-                let arg = arg.trim();
-                let arg = match arg.split_once('=') {
-                    Some((k, val)) if PATH_ARGS.contains(&k.trim()) => {
-                        if val.trim().is_empty() {
-                            return Err(self.err(at, format!("`{}=` needs a file path", k.trim())));
-                        }
-                        format!("{}={}", k.trim(), self.resolve(val.trim()).display())
-                    }
-                    _ => arg.to_string(),
-                };
-                full.push(',');
-                full.push_str(&arg);
-            }
-            vdevs.push(full);
+        Ok(EalPlan {
+            lcores: e.cores.clone(),
+            main_lcore: e.cores[0],
+            hugepages: e.hugepages,
+            memory_mb: e.memory_mb,
+            vdevs: self.vdevs(&e.vdevs)?,
+            pci: self.pci(&e.pci)?,
+            file_prefix: self.file_prefix(&e.file_prefix)?,
+            log_level: self.log_level(&e.log_level)?,
+            extra_args: e.extra_args.clone(),
+        })
+    }
+
+    /// `eal.cores`: at least one, none twice.
+    fn cores(&self, cores: &[u32]) -> Result<(), ConfigError> {
+        if cores.is_empty() {
+            return Err(self.err(
+                "eal.cores",
+                "list the lcores to use: the main lcore first, then one per task",
+            ));
         }
-        let mut pci = Vec::with_capacity(e.pci.len());
-        let mut seen_pci: HashMap<String, usize> = HashMap::new();
-        for (i, a) in e.pci.iter().enumerate() {
-            let at = format!("eal.pci[{i}]");
+        let mut seen: HashMap<u32, usize> = HashMap::new();
+        for (i, &c) in cores.iter().enumerate() {
+            self.listed_once(&mut seen, "eal.cores", i, c, format!("lcore {c}"))?;
+        }
+        Ok(())
+    }
+
+    /// Record item `i` of `list` under `key`, `what` naming it in the error
+    /// when an earlier item has the same key.
+    fn listed_once<K: Eq + Hash>(
+        &self,
+        seen: &mut HashMap<K, usize>,
+        list: &str,
+        i: usize,
+        key: K,
+        what: String,
+    ) -> Result<(), ConfigError> {
+        match seen.insert(key, i) {
+            Some(j) => Err(self.err(
+                format!("{list}[{i}]"),
+                format!("{what} is listed twice (also {list}[{j}])"),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// `eal.vdevs`, with file arguments resolved.
+    fn vdevs(&self, list: &[String]) -> Result<Vec<String>, ConfigError> {
+        let mut vdevs = Vec::with_capacity(list.len());
+        let mut names: HashMap<String, usize> = HashMap::new();
+        for (i, v) in list.iter().enumerate() {
+            let at = format!("eal.vdevs[{i}]");
+            let (name, args) = self.vdev_name(&at, v.trim())?;
+            self.listed_once(
+                &mut names,
+                "eal.vdevs",
+                i,
+                name.to_string(),
+                format!("vdev `{name}`"),
+            )?;
+            vdevs.push(self.vdev_args(&at, name, args)?);
+        }
+        Ok(vdevs)
+    }
+
+    /// A vdev's driver name and the arguments after it.
+    fn vdev_name<'v>(
+        &self,
+        at: &str,
+        v: &'v str,
+    ) -> Result<(&'v str, Option<&'v str>), ConfigError> {
+        let (name, args) = match v.split_once(',') {
+            Some((n, a)) => (n.trim(), Some(a)),
+            None => (v, None),
+        };
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(self.err(
+                at,
+                format!(
+                    "`{name}` is not a vdev name: give a driver name and a number, \
+                     then arguments after commas (e.g. net_pcap0,tx_pcap=out.pcap)"
+                ),
+            ));
+        }
+        Ok((name, args))
+    }
+
+    /// `name` with its arguments, file paths resolved against the profile's
+    /// folder.
+    fn vdev_args(&self, at: &str, name: &str, args: Option<&str>) -> Result<String, ConfigError> {
+        let mut full = name.to_string();
+        for arg in args.into_iter().flat_map(|a| a.split(',')) {
+            let arg = arg.trim();
+            let arg = match arg.split_once('=') {
+                Some((k, val)) if PATH_ARGS.contains(&k.trim()) => {
+                    if val.trim().is_empty() {
+                        return Err(self.err(at, format!("`{}=` needs a file path", k.trim())));
+                    }
+                    format!("{}={}", k.trim(), self.resolve(val.trim()).display())
+                }
+                _ => arg.to_string(),
+            };
+            full.push(',');
+            full.push_str(&arg);
+        }
+        Ok(full)
+    }
+
+    /// `eal.pci`: canonical addresses, each with its arguments.
+    fn pci(&self, list: &[String]) -> Result<Vec<String>, ConfigError> {
+        let mut pci = Vec::with_capacity(list.len());
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (i, a) in list.iter().enumerate() {
             let (addr, args) = match a.trim().split_once(',') {
                 Some((x, rest)) => (x, Some(rest)),
                 None => (a.trim(), None),
             };
             let canon = canonical_pci(addr).ok_or_else(|| {
                 self.err(
-                    &at,
+                    format!("eal.pci[{i}]"),
                     format!("`{addr}` is not a PCI address (write e.g. 0000:03:00.0 or 03:00.0)"),
                 )
             })?;
-            if let Some(j) = seen_pci.insert(canon.clone(), i) {
-                return Err(self.err(
-                    at,
-                    format!("PCI device {canon} is listed twice (also eal.pci[{j}])"),
-                ));
-            }
+            self.listed_once(
+                &mut seen,
+                "eal.pci",
+                i,
+                canon.clone(),
+                format!("PCI device {canon}"),
+            )?;
             pci.push(match args {
                 Some(rest) => format!("{canon},{rest}"),
                 None => canon,
             });
         }
-        let file_prefix = match e.file_prefix.trim() {
-            "auto" => None,
+        Ok(pci)
+    }
+
+    /// `eal.file_prefix`: `auto` (`None`) or a safe name.
+    fn file_prefix(&self, text: &str) -> Result<Option<String>, ConfigError> {
+        match text.trim() {
+            "auto" => Ok(None),
             p if !p.is_empty()
                 && p.chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') =>
             {
-                Some(p.to_string())
+                Ok(Some(p.to_string()))
             }
-            p => {
-                return Err(self.err(
-                    "eal.file_prefix",
-                    format!("`{p}`: use `auto` or letters, digits, `_` and `-` only"),
-                ))
-            }
-        };
-        let level = e.log_level.trim().to_ascii_lowercase();
+            p => Err(self.err(
+                "eal.file_prefix",
+                format!("`{p}`: use `auto` or letters, digits, `_` and `-` only"),
+            )),
+        }
+    }
+
+    /// `eal.log_level`, lowercased: a name, 1..=8 or DPDK's pattern form.
+    fn log_level(&self, text: &str) -> Result<String, ConfigError> {
+        let level = text.trim().to_ascii_lowercase();
         let ok_level = LOG_LEVELS.contains(&level.as_str())
             || level.parse::<u8>().is_ok_and(|n| (1..=8).contains(&n))
             || level.contains(':')
@@ -465,23 +666,12 @@ impl Checker<'_> {
             return Err(self.err(
                 "eal.log_level",
                 format!(
-                    "unknown log level `{}`: use one of {} (or DPDK's pattern:level form)",
-                    e.log_level,
+                    "unknown log level `{text}`: use one of {} (or DPDK's pattern:level form)",
                     LOG_LEVELS.join(", ")
                 ),
             ));
         }
-        Ok(EalPlan {
-            lcores: e.cores.clone(),
-            main_lcore: e.cores[0],
-            hugepages: e.hugepages,
-            memory_mb: e.memory_mb,
-            vdevs,
-            pci,
-            file_prefix,
-            log_level: level,
-            extra_args: e.extra_args.clone(),
-        })
+        Ok(level)
     }
 
     /// `ports:`
@@ -492,100 +682,105 @@ impl Checker<'_> {
                 "the profile has no port: add a ports: list with at least one port",
             ));
         }
-        let vdev_names: Vec<&str> = eal
-            .vdevs
-            .iter()
-            .map(|v| v.split(',').next().unwrap_or(v))
-            .collect();
-        let pci_names: Vec<&str> = eal
-            .pci
-            .iter()
-            .map(|v| v.split(',').next().unwrap_or(v))
-            .collect();
+        let vdev_names = device_names(&eal.vdevs);
+        let pci_names = device_names(&eal.pci);
         let mut out: Vec<PortPlan> = Vec::with_capacity(ports.len());
         for (i, p) in ports.iter().enumerate() {
             let at = format!("ports[{i}]");
             let name = p.name.trim();
-            if name.is_empty() {
-                return Err(self.err(format!("{at}.name"), "a port needs a name"));
-            }
-            if let Some(j) = out.iter().position(|q| q.name == name) {
-                return Err(self.err(
-                    format!("{at}.name"),
-                    format!("port name `{name}` is already used by ports[{j}]"),
-                ));
-            }
+            self.check_name(&at, "port", name, out.iter().position(|q| q.name == name))?;
             let dev = p.device.trim();
-            let device = if let Some(canon) = canonical_pci(dev) {
-                if !pci_names.contains(&canon.as_str()) {
-                    return Err(self.err(
-                        format!("{at}.device"),
-                        format!("PCI device {canon} is not in eal.pci: add it there"),
-                    ));
-                }
-                Device::Pci(canon)
-            } else if vdev_names.contains(&dev) {
-                Device::Vdev(dev.to_string())
-            } else {
-                let known = if vdev_names.is_empty() {
-                    "none".to_string()
-                } else {
-                    vdev_names.join(", ")
-                };
-                return Err(self.err(
-                    format!("{at}.device"),
-                    format!(
-                        "device `{dev}` is neither a vdev from eal.vdevs ({known}) nor a PCI \
-                         address from eal.pci"
-                    ),
-                ));
-            };
+            let device = self.device(&at, dev, &vdev_names, &pci_names)?;
             if let Some(j) = out.iter().position(|q| q.device == device) {
                 return Err(self.err(
                     format!("{at}.device"),
                     format!("device `{dev}` is already used by ports[{j}]"),
                 ));
             }
-            for (key, n) in [("rx_queues", p.rx_queues), ("tx_queues", p.tx_queues)] {
-                if n == 0 || n > MAX_QUEUES {
-                    return Err(self.err(
-                        format!("{at}.{key}"),
-                        format!("{n} is out of range 1..={MAX_QUEUES}"),
-                    ));
-                }
-            }
-            for (key, n) in [("rx_ring", p.rx_ring), ("tx_ring", p.tx_ring)] {
-                if n == 0 || n > MAX_RING {
-                    return Err(self.err(
-                        format!("{at}.{key}"),
-                        format!("{n} descriptors is out of range 1..={MAX_RING}"),
-                    ));
-                }
-            }
-            let checksum: Checksum = self.parse(&format!("{at}.checksum"), p.checksum.as_str())?;
-            let link: Option<LinkKind> = match p.link.as_str().trim() {
-                "auto" => None,
-                text => Some(self.parse(&format!("{at}.link"), text)?),
-            };
-            let bus: Option<Bus> = match &p.bus {
-                None => None,
-                Some(b) => Some(self.parse(&format!("{at}.bus"), b.as_str())?),
-            };
-            out.push(PortPlan {
-                name: name.to_string(),
-                device,
-                rx_queues: p.rx_queues,
-                tx_queues: p.tx_queues,
-                rx_ring: p.rx_ring,
-                tx_ring: p.tx_ring,
-                checksum,
-                link,
-                bus,
-                promiscuous: p.promiscuous,
-                max_frame: 0,
-            });
+            out.push(self.port(&at, name, device, p)?);
         }
         Ok(out)
+    }
+
+    /// `ports[i].device`: a PCI address from `eal.pci` or a vdev from
+    /// `eal.vdevs`.
+    fn device(
+        &self,
+        at: &str,
+        dev: &str,
+        vdev_names: &[&str],
+        pci_names: &[&str],
+    ) -> Result<Device, ConfigError> {
+        if let Some(canon) = canonical_pci(dev) {
+            if !pci_names.contains(&canon.as_str()) {
+                return Err(self.err(
+                    format!("{at}.device"),
+                    format!("PCI device {canon} is not in eal.pci: add it there"),
+                ));
+            }
+            return Ok(Device::Pci(canon));
+        }
+        if vdev_names.contains(&dev) {
+            return Ok(Device::Vdev(dev.to_string()));
+        }
+        let known = if vdev_names.is_empty() {
+            "none".to_string()
+        } else {
+            vdev_names.join(", ")
+        };
+        Err(self.err(
+            format!("{at}.device"),
+            format!(
+                "device `{dev}` is neither a vdev from eal.vdevs ({known}) nor a PCI \
+                 address from eal.pci"
+            ),
+        ))
+    }
+
+    /// The settings of the port `name` on `device`: queues, rings,
+    /// checksum offload, link and bus.
+    fn port(
+        &self,
+        at: &str,
+        name: &str,
+        device: Device,
+        p: &raw::Port,
+    ) -> Result<PortPlan, ConfigError> {
+        for (key, n, max, unit) in [
+            ("rx_queues", p.rx_queues, MAX_QUEUES, ""),
+            ("tx_queues", p.tx_queues, MAX_QUEUES, ""),
+            ("rx_ring", p.rx_ring, MAX_RING, " descriptors"),
+            ("tx_ring", p.tx_ring, MAX_RING, " descriptors"),
+        ] {
+            if n == 0 || n > max {
+                return Err(self.err(
+                    format!("{at}.{key}"),
+                    format!("{n}{unit} is out of range 1..={max}"),
+                ));
+            }
+        }
+        let checksum: Checksum = self.parse(&format!("{at}.checksum"), p.checksum.as_str())?;
+        let link: Option<LinkKind> = match p.link.as_str().trim() {
+            "auto" => None,
+            text => Some(self.parse(&format!("{at}.link"), text)?),
+        };
+        let bus: Option<Bus> = match &p.bus {
+            None => None,
+            Some(b) => Some(self.parse(&format!("{at}.bus"), b.as_str())?),
+        };
+        Ok(PortPlan {
+            name: name.to_string(),
+            device,
+            rx_queues: p.rx_queues,
+            tx_queues: p.tx_queues,
+            rx_ring: p.rx_ring,
+            tx_ring: p.tx_ring,
+            checksum,
+            link,
+            bus,
+            promiscuous: p.promiscuous,
+            max_frame: 0,
+        })
     }
 
     /// Claim `lcore` for the task at `at`.
@@ -848,6 +1043,24 @@ impl Checker<'_> {
             interval: get("interval", &r.interval, true)?,
         })
     }
+}
+
+/// The device of each entry of `eal.vdevs` or `eal.pci`: the text before
+/// its arguments.
+fn device_names(list: &[String]) -> Vec<&str> {
+    list.iter()
+        .map(|v| v.split(',').next().unwrap_or(v))
+        .collect()
+}
+
+/// Grow `port`'s largest frame to cover the streams `indices`.
+fn widen_max_frame(port: &mut PortPlan, streams: &[StreamSpec], indices: &[usize]) {
+    let max = indices
+        .iter()
+        .map(|&s| stream::max_frame(&streams[s]))
+        .max()
+        .unwrap_or(0);
+    port.max_frame = port.max_frame.max(max);
 }
 
 /// `0000:03:00.0` for `0000:03:00.0` or `03:00.0` (hex digits, any case),

@@ -552,165 +552,13 @@ impl RunResult {
             "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -"
         );
         if let Some(tx) = &self.tx {
-            let _ = writeln!(
-                s,
-                "[TX]  0.00-{:.2} sec  {} frames  {}  L1 {:.4} Gbit/s  L2 {:.4} Gbit/s  payload {:.4} Gbit/s  {:.4} Mpps",
-                self.elapsed_s,
-                tx.frames,
-                bytes_str(tx.bytes),
-                tx.achieved.l1_bps / 1e9,
-                tx.achieved.l2_bps / 1e9,
-                tx.achieved.payload_bps / 1e9,
-                tx.achieved.fps / 1e6
-            );
-            let agree = if tx.pmd_frames == tx.frames {
-                "agrees"
-            } else {
-                "DIFFERS"
-            };
-            let _ = writeln!(
-                s,
-                "      PMD counted {} frames sent ({agree}), {} errors",
-                tx.pmd_frames, tx.pmd_errors
-            );
-            for t in &tx.tasks {
-                let _ = writeln!(
-                    s,
-                    "      lcore {} port {} queue {}: target {} {}/s, achieved {:.4} % ({:.4} Gbit/s L1, {:.0} frames/s), {:.0} cycles/frame, busy {:.1} %",
-                    t.lcore,
-                    t.port,
-                    t.queue,
-                    t.target_per_sec,
-                    t.target_layer,
-                    t.achieved_pct,
-                    t.achieved.l1_bps / 1e9,
-                    t.achieved.fps,
-                    t.cycles_per_frame,
-                    t.busy_pct
-                );
-                if t.line_bps > 0 {
-                    let _ = writeln!(
-                        s,
-                        "        {:.3} % of the {:.3} Gbit/s line rate (L1)",
-                        t.line_pct,
-                        t.line_bps as f64 / 1e9
-                    );
-                }
-                if t.schedule_kept {
-                    let _ = writeln!(s, "        {}", t.pace.one_line());
-                } else {
-                    let _ = writeln!(
-                        s,
-                        "        {} mode keeps no schedule: frames go as fast as the port takes them; gap mean {:.1} ns sd {:.1} ns",
-                        t.mode, t.pace.gap_ns.mean, t.pace.gap_ns.stddev
-                    );
-                }
-                if t.alloc_failed > 0 {
-                    let _ = writeln!(
-                        s,
-                        "        mbuf pool empty {} times (the PMD held every mbuf; retried)",
-                        t.alloc_failed
-                    );
-                }
-                if let Some(l1) = t.link_paced_l1_bps {
-                    let _ = writeln!(
-                        s,
-                        "        gap frames: {} ({}); on a line-rate link the data would leave at {:.4} Gbit/s L1",
-                        t.gap_frames,
-                        bytes_str(t.gap_bytes),
-                        l1 / 1e9
-                    );
-                }
-            }
-            for st in &tx.streams {
-                let _ = writeln!(
-                    s,
-                    "      stream {} ({}): {} frames, {}",
-                    st.id,
-                    st.name,
-                    st.frames,
-                    bytes_str(st.bytes)
-                );
-            }
+            tx_lines(&mut s, tx, self.elapsed_s);
         }
         if let Some(rx) = &self.rx {
-            let _ = writeln!(
-                s,
-                "[RX]  0.00-{:.2} sec  {} frames  {}  L2 {:.4} Gbit/s  {:.4} Mpps  good {}  lost {}  reordered {}{}  duplicated {}  corrupt {}  foreign {}",
-                self.elapsed_s,
-                rx.frames,
-                bytes_str(rx.bytes),
-                rx.achieved.l2_bps / 1e9,
-                rx.achieved.fps / 1e6,
-                rx.good,
-                rx.lost,
-                rx.reordered,
-                reorder_detail(rx.reordered_ratio, rx.reorder_extent_max),
-                rx.duplicated,
-                rx.corrupt,
-                rx.foreign
-            );
-            if rx.foreign > 0 {
-                let _ = writeln!(
-                    s,
-                    "      foreign {}: {}",
-                    rx.foreign,
-                    rx.foreign_breakdown.text()
-                );
-            }
-            let _ = writeln!(
-                s,
-                "      PMD: ipackets {} imissed {} ierrors {} rx_nombuf {}",
-                rx.pmd.ipackets, rx.pmd.imissed, rx.pmd.ierrors, rx.pmd.rx_nombuf
-            );
-            for st in &rx.streams {
-                let lat = match &st.latency {
-                    Some(p) if p.count > 0 => format!("latency {}", p.short()),
-                    _ => format!("inter-arrival {}", st.interarrival.short()),
-                };
-                let _ = writeln!(
-                    s,
-                    "      stream {}: {} frames, lost {}, reordered {}{}, duplicated {}, corrupt {}, {}",
-                    st.id,
-                    st.frames,
-                    st.seq.lost,
-                    st.seq.reordered,
-                    reorder_detail(st.seq.reordered_ratio(), st.seq.reorder_extent_max),
-                    st.seq.duplicated,
-                    st.corrupt_total,
-                    lat
-                );
-            }
-            for t in &rx.tasks {
-                let _ = writeln!(
-                    s,
-                    "      RX lcore {}: {:.1} cycles/frame, {:.3} cycles/byte, busy {:.1} %, could sustain {:.3} Mframes/s",
-                    t.lcore,
-                    t.cycles_per_frame,
-                    t.cycles_per_byte,
-                    t.utilisation_pct,
-                    t.max_fps / 1e6
-                );
-            }
-            let _ = writeln!(s, "      latency: {}", rx.latency_kind);
+            rx_lines(&mut s, rx, self.elapsed_s);
         }
         if let Some(v) = &self.verdict {
-            let _ = writeln!(s, "verdict: {} bound the run", v.binding.as_str());
-            let _ = writeln!(s, "      {}", v.explanation);
-            for c in &v.ceilings {
-                let head = c
-                    .headroom_pct
-                    .map(|h| format!("{h:+.1} % vs delivered"))
-                    .unwrap_or_default();
-                let _ = writeln!(
-                    s,
-                    "      ceiling {:<8} {:<44} {:>12.0} frames/s {:>9.3} Gbit/s L2  {head}",
-                    c.limit.as_str(),
-                    c.name,
-                    c.fps,
-                    c.bps_l2 / 1e9
-                );
-            }
+            verdict_lines(&mut s, v);
         }
         if self.mbufs_leaked > 0 {
             let _ = writeln!(
@@ -720,6 +568,178 @@ impl RunResult {
             );
         }
         s
+    }
+}
+
+/// The `[TX]` part of the summary.
+fn tx_lines(s: &mut String, tx: &TxResult, elapsed_s: f64) {
+    let _ = writeln!(
+        s,
+        "[TX]  0.00-{:.2} sec  {} frames  {}  L1 {:.4} Gbit/s  L2 {:.4} Gbit/s  payload {:.4} Gbit/s  {:.4} Mpps",
+        elapsed_s,
+        tx.frames,
+        bytes_str(tx.bytes),
+        tx.achieved.l1_bps / 1e9,
+        tx.achieved.l2_bps / 1e9,
+        tx.achieved.payload_bps / 1e9,
+        tx.achieved.fps / 1e6
+    );
+    let agree = if tx.pmd_frames == tx.frames {
+        "agrees"
+    } else {
+        "DIFFERS"
+    };
+    let _ = writeln!(
+        s,
+        "      PMD counted {} frames sent ({agree}), {} errors",
+        tx.pmd_frames, tx.pmd_errors
+    );
+    for t in &tx.tasks {
+        tx_task_lines(s, t);
+    }
+    for st in &tx.streams {
+        let _ = writeln!(
+            s,
+            "      stream {} ({}): {} frames, {}",
+            st.id,
+            st.name,
+            st.frames,
+            bytes_str(st.bytes)
+        );
+    }
+}
+
+/// One TX lcore's lines of the summary.
+fn tx_task_lines(s: &mut String, t: &TxTaskResult) {
+    let _ = writeln!(
+        s,
+        "      lcore {} port {} queue {}: target {} {}/s, achieved {:.4} % ({:.4} Gbit/s L1, {:.0} frames/s), {:.0} cycles/frame, busy {:.1} %",
+        t.lcore,
+        t.port,
+        t.queue,
+        t.target_per_sec,
+        t.target_layer,
+        t.achieved_pct,
+        t.achieved.l1_bps / 1e9,
+        t.achieved.fps,
+        t.cycles_per_frame,
+        t.busy_pct
+    );
+    if t.line_bps > 0 {
+        let _ = writeln!(
+            s,
+            "        {:.3} % of the {:.3} Gbit/s line rate (L1)",
+            t.line_pct,
+            t.line_bps as f64 / 1e9
+        );
+    }
+    if t.schedule_kept {
+        let _ = writeln!(s, "        {}", t.pace.one_line());
+    } else {
+        let _ = writeln!(
+            s,
+            "        {} mode keeps no schedule: frames go as fast as the port takes them; gap mean {:.1} ns sd {:.1} ns",
+            t.mode, t.pace.gap_ns.mean, t.pace.gap_ns.stddev
+        );
+    }
+    if t.alloc_failed > 0 {
+        let _ = writeln!(
+            s,
+            "        mbuf pool empty {} times (the PMD held every mbuf; retried)",
+            t.alloc_failed
+        );
+    }
+    if let Some(l1) = t.link_paced_l1_bps {
+        let _ = writeln!(
+            s,
+            "        gap frames: {} ({}); on a line-rate link the data would leave at {:.4} Gbit/s L1",
+            t.gap_frames,
+            bytes_str(t.gap_bytes),
+            l1 / 1e9
+        );
+    }
+}
+
+/// The `[RX]` part of the summary.
+fn rx_lines(s: &mut String, rx: &RxResult, elapsed_s: f64) {
+    let _ = writeln!(
+        s,
+        "[RX]  0.00-{:.2} sec  {} frames  {}  L2 {:.4} Gbit/s  {:.4} Mpps  good {}  lost {}  reordered {}{}  duplicated {}  corrupt {}  foreign {}",
+        elapsed_s,
+        rx.frames,
+        bytes_str(rx.bytes),
+        rx.achieved.l2_bps / 1e9,
+        rx.achieved.fps / 1e6,
+        rx.good,
+        rx.lost,
+        rx.reordered,
+        reorder_detail(rx.reordered_ratio, rx.reorder_extent_max),
+        rx.duplicated,
+        rx.corrupt,
+        rx.foreign
+    );
+    if rx.foreign > 0 {
+        let _ = writeln!(
+            s,
+            "      foreign {}: {}",
+            rx.foreign,
+            rx.foreign_breakdown.text()
+        );
+    }
+    let _ = writeln!(
+        s,
+        "      PMD: ipackets {} imissed {} ierrors {} rx_nombuf {}",
+        rx.pmd.ipackets, rx.pmd.imissed, rx.pmd.ierrors, rx.pmd.rx_nombuf
+    );
+    for st in &rx.streams {
+        let lat = match &st.latency {
+            Some(p) if p.count > 0 => format!("latency {}", p.short()),
+            _ => format!("inter-arrival {}", st.interarrival.short()),
+        };
+        let _ = writeln!(
+            s,
+            "      stream {}: {} frames, lost {}, reordered {}{}, duplicated {}, corrupt {}, {}",
+            st.id,
+            st.frames,
+            st.seq.lost,
+            st.seq.reordered,
+            reorder_detail(st.seq.reordered_ratio(), st.seq.reorder_extent_max),
+            st.seq.duplicated,
+            st.corrupt_total,
+            lat
+        );
+    }
+    for t in &rx.tasks {
+        let _ = writeln!(
+            s,
+            "      RX lcore {}: {:.1} cycles/frame, {:.3} cycles/byte, busy {:.1} %, could sustain {:.3} Mframes/s",
+            t.lcore,
+            t.cycles_per_frame,
+            t.cycles_per_byte,
+            t.utilisation_pct,
+            t.max_fps / 1e6
+        );
+    }
+    let _ = writeln!(s, "      latency: {}", rx.latency_kind);
+}
+
+/// The verdict's lines of the summary.
+fn verdict_lines(s: &mut String, v: &Verdict) {
+    let _ = writeln!(s, "verdict: {} bound the run", v.binding.as_str());
+    let _ = writeln!(s, "      {}", v.explanation);
+    for c in &v.ceilings {
+        let head = c
+            .headroom_pct
+            .map(|h| format!("{h:+.1} % vs delivered"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "      ceiling {:<8} {:<44} {:>12.0} frames/s {:>9.3} Gbit/s L2  {head}",
+            c.limit.as_str(),
+            c.name,
+            c.fps,
+            c.bps_l2 / 1e9
+        );
     }
 }
 

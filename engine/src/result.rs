@@ -770,74 +770,8 @@ pub(crate) fn tx_result(
     let mut tasks = Vec::new();
     let mut streams: Vec<TxStreamResult> = Vec::new();
     for (o, m) in outcomes.iter().zip(meta) {
-        let (lcore, port, queue, rate) = (m.lcore, m.port, m.queue, m.rate);
-        let p = &o.pace;
-        let achieved = p.achieved;
-        tasks.push(TxTaskResult {
-            lcore,
-            port,
-            queue,
-            target_layer: rate.layer().name().to_string(),
-            target_per_sec: rate.per_sec(),
-            frames: o.frames,
-            bytes: o.bytes,
-            achieved,
-            achieved_pct: p.achieved_ratio(rate.layer()).unwrap_or(0.0) * 100.0,
-            cycles_per_frame: if o.frames > 0 {
-                o.loop_cycles.saturating_sub(o.wait_cycles) as f64 / o.frames as f64
-            } else {
-                0.0
-            },
-            busy_pct: if o.loop_cycles > 0 {
-                o.loop_cycles.saturating_sub(o.wait_cycles) as f64 * 100.0 / o.loop_cycles as f64
-            } else {
-                0.0
-            },
-            mode: m.mode.to_string(),
-            line_bps: m.line_bps,
-            line_pct: if m.line_bps > 0 {
-                achieved.l1_bps * 100.0 / m.line_bps as f64
-            } else {
-                0.0
-            },
-            schedule_kept: m.mode.waits(),
-            gap_frames: o.gap_frames,
-            gap_bytes: o.gap_bytes,
-            alloc_failed: o.alloc_failed,
-            link_paced_l1_bps: matches!(m.mode, TxMode::Gap { .. }).then(|| {
-                // On a link that sends data and gap frames back to back,
-                // data takes this share of the line.
-                let data = (o.bytes + o.frames * L1_OVERHEAD) as f64;
-                let gap = (o.gap_bytes + o.gap_frames * L1_OVERHEAD) as f64;
-                if data + gap > 0.0 {
-                    m.line_bps as f64 * data / (data + gap)
-                } else {
-                    0.0
-                }
-            }),
-            pace: p.clone(),
-        });
-        for &(id, frames, bytes, payload) in &o.streams {
-            let name = names
-                .iter()
-                .find(|n| n.0 == id)
-                .map(|n| n.1.clone())
-                .unwrap_or_default();
-            match streams.iter_mut().find(|s| s.id == id) {
-                Some(s) => {
-                    s.frames += frames;
-                    s.bytes += bytes;
-                    s.payload_bytes += payload;
-                }
-                None => streams.push(TxStreamResult {
-                    id,
-                    name,
-                    frames,
-                    bytes,
-                    payload_bytes: payload,
-                }),
-            }
-        }
+        tasks.push(tx_task_result(o, m));
+        add_tx_streams(&mut streams, names, o);
     }
     let frames: u64 = outcomes.iter().map(|o| o.frames).sum();
     let bytes: u64 = outcomes.iter().map(|o| o.bytes).sum();
@@ -857,6 +791,83 @@ pub(crate) fn tx_result(
         }),
         tasks,
         streams,
+    }
+}
+
+/// One TX lcore's result from its outcome and what was planned for it.
+fn tx_task_result(o: &TxOutcome, m: &TxMeta) -> TxTaskResult {
+    let (lcore, port, queue, rate) = (m.lcore, m.port, m.queue, m.rate);
+    let p = &o.pace;
+    let achieved = p.achieved;
+    TxTaskResult {
+        lcore,
+        port,
+        queue,
+        target_layer: rate.layer().name().to_string(),
+        target_per_sec: rate.per_sec(),
+        frames: o.frames,
+        bytes: o.bytes,
+        achieved,
+        achieved_pct: p.achieved_ratio(rate.layer()).unwrap_or(0.0) * 100.0,
+        cycles_per_frame: if o.frames > 0 {
+            o.loop_cycles.saturating_sub(o.wait_cycles) as f64 / o.frames as f64
+        } else {
+            0.0
+        },
+        busy_pct: if o.loop_cycles > 0 {
+            o.loop_cycles.saturating_sub(o.wait_cycles) as f64 * 100.0 / o.loop_cycles as f64
+        } else {
+            0.0
+        },
+        mode: m.mode.to_string(),
+        line_bps: m.line_bps,
+        line_pct: if m.line_bps > 0 {
+            achieved.l1_bps * 100.0 / m.line_bps as f64
+        } else {
+            0.0
+        },
+        schedule_kept: m.mode.waits(),
+        gap_frames: o.gap_frames,
+        gap_bytes: o.gap_bytes,
+        alloc_failed: o.alloc_failed,
+        link_paced_l1_bps: matches!(m.mode, TxMode::Gap { .. }).then(|| {
+            // On a link that sends data and gap frames back to back,
+            // data takes this share of the line.
+            let data = (o.bytes + o.frames * L1_OVERHEAD) as f64;
+            let gap = (o.gap_bytes + o.gap_frames * L1_OVERHEAD) as f64;
+            if data + gap > 0.0 {
+                m.line_bps as f64 * data / (data + gap)
+            } else {
+                0.0
+            }
+        }),
+        pace: p.clone(),
+    }
+}
+
+/// Adds a TX lcore's per-stream counts to `streams` (a stream sent from
+/// several lcores is one entry).
+fn add_tx_streams(streams: &mut Vec<TxStreamResult>, names: &[(u32, String)], o: &TxOutcome) {
+    for &(id, frames, bytes, payload) in &o.streams {
+        let name = names
+            .iter()
+            .find(|n| n.0 == id)
+            .map(|n| n.1.clone())
+            .unwrap_or_default();
+        match streams.iter_mut().find(|s| s.id == id) {
+            Some(s) => {
+                s.frames += frames;
+                s.bytes += bytes;
+                s.payload_bytes += payload;
+            }
+            None => streams.push(TxStreamResult {
+                id,
+                name,
+                frames,
+                bytes,
+                payload_bytes: payload,
+            }),
+        }
     }
 }
 
@@ -913,40 +924,8 @@ pub(crate) fn rx_result(
         f.too_short += o.too_short;
         f.unknown_version += o.unknown_version;
         r.overflow += o.overflow;
-        let u = o.corrupt_unattributed;
-        r.corrupt_unattributed.ip_checksum += u.ip_checksum;
-        r.corrupt_unattributed.l4_checksum += u.l4_checksum;
-        r.corrupt_unattributed.stamp += u.stamp;
-        r.corrupt_unattributed.payload += u.payload;
-        r.corrupt_unattributed.length += u.length;
-        // Cost per frame over the span the delivered rate is measured on,
-        // so that a saturated lcore's ceiling equals what it delivered.
-        let cpf = if o.frames > 1 && o.span_busy_cycles > 0 {
-            o.span_busy_cycles as f64 / (o.frames - 1) as f64
-        } else if o.frames > 0 {
-            o.busy_cycles as f64 / o.frames as f64
-        } else {
-            0.0
-        };
-        tasks.push(RxTaskResult {
-            lcore,
-            port,
-            frames: o.frames,
-            bytes: o.bytes,
-            cycles_per_frame: cpf,
-            cycles_per_byte: if o.bytes > 0 {
-                cpf * o.frames as f64 / o.bytes as f64
-            } else {
-                0.0
-            },
-            utilisation_pct: if o.loop_cycles > 0 {
-                o.busy_cycles as f64 * 100.0 / o.loop_cycles as f64
-            } else {
-                0.0
-            },
-            idle_polls: o.idle_polls,
-            max_fps: if cpf > 0.0 { tsc_hz as f64 / cpf } else { 0.0 },
-        });
+        add_corrupt(&mut r.corrupt_unattributed, &o.corrupt_unattributed);
+        tasks.push(rx_task_result(o, lcore, port, tsc_hz));
         payload += o.payload_bytes;
     }
     // A stream spread over several lcores (RSS over queues polled by
@@ -981,6 +960,53 @@ pub(crate) fn rx_result(
         .map(|s| s.seq.reorder_extent_max)
         .max()
         .unwrap_or(0);
+    r.achieved = rx_achieved(outcomes, r.frames, r.bytes, payload, secs, tsc_hz);
+    r.streams = streams;
+    r.tasks = tasks;
+    r
+}
+
+/// One RX lcore's result from its outcome.
+fn rx_task_result(o: &RxOutcome, lcore: u32, port: u16, tsc_hz: u64) -> RxTaskResult {
+    // Cost per frame over the span the delivered rate is measured on,
+    // so that a saturated lcore's ceiling equals what it delivered.
+    let cpf = if o.frames > 1 && o.span_busy_cycles > 0 {
+        o.span_busy_cycles as f64 / (o.frames - 1) as f64
+    } else if o.frames > 0 {
+        o.busy_cycles as f64 / o.frames as f64
+    } else {
+        0.0
+    };
+    RxTaskResult {
+        lcore,
+        port,
+        frames: o.frames,
+        bytes: o.bytes,
+        cycles_per_frame: cpf,
+        cycles_per_byte: if o.bytes > 0 {
+            cpf * o.frames as f64 / o.bytes as f64
+        } else {
+            0.0
+        },
+        utilisation_pct: if o.loop_cycles > 0 {
+            o.busy_cycles as f64 * 100.0 / o.loop_cycles as f64
+        } else {
+            0.0
+        },
+        idle_polls: o.idle_polls,
+        max_fps: if cpf > 0.0 { tsc_hz as f64 / cpf } else { 0.0 },
+    }
+}
+
+/// The RX rates over the arrival span of every lcore.
+fn rx_achieved(
+    outcomes: &[RxOutcome],
+    frames: u64,
+    bytes: u64,
+    payload: u64,
+    secs: f64,
+    tsc_hz: u64,
+) -> LayerRates {
     // From the first to the last arrival on the TSC (as TX rates run from
     // the first to the last departure), counting every frame but those of
     // the first poll; the measured time when too few frames arrived.
@@ -990,17 +1016,14 @@ pub(crate) fn rx_result(
         .filter(|&t| t > 0)
         .min();
     let last = outcomes.iter().map(|o| o.last_rx_tsc).max();
-    r.achieved = match (first, last) {
-        (Some(a), Some(b)) if b > a && r.frames > 1 => {
+    match (first, last) {
+        (Some(a), Some(b)) if b > a && frames > 1 => {
             let span = (b - a) as f64 / tsc_hz as f64;
-            let k = (r.frames - 1) as f64 / r.frames as f64;
-            LayerRates::of(r.frames, r.bytes, payload, span / k)
+            let k = (frames - 1) as f64 / frames as f64;
+            LayerRates::of(frames, bytes, payload, span / k)
         }
-        _ => LayerRates::of(r.frames, r.bytes, payload, secs),
-    };
-    r.streams = streams;
-    r.tasks = tasks;
-    r
+        _ => LayerRates::of(frames, bytes, payload, secs),
+    }
 }
 
 #[cfg(test)]

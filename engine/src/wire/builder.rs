@@ -81,173 +81,19 @@ pub struct FrameBuilder {
     flow: (u16, u16, u16),
 }
 
-impl FrameBuilder {
-    /// Validates `spec` and prepares the header template and fill pattern.
-    pub fn new(spec: &StreamSpec, csum: CsumMode) -> Result<FrameBuilder, SpecError> {
-        spec.validate()?;
-        let sizes: Vec<usize> = spec.frame_sizes().iter().map(|s| s - FCS_LEN).collect();
-        let max_len = sizes.iter().copied().max().unwrap_or(0);
-        let l2_len = spec.l2_len();
-        let l3_len = spec.l3_len();
-        let l4_hdr_len = spec.l4_header_len();
-        let hdr_len = l2_len + l3_len + l4_hdr_len;
-        let mut t = vec![0u8; hdr_len];
-        let l3_type = match spec.ip {
-            IpSpec::V4 { .. } => EtherType::IPV4,
-            IpSpec::V6 { .. } => EtherType::IPV6,
-        };
-        EthernetRepr {
-            dst: spec.eth.dst,
-            src: spec.eth.src,
-            ethertype: if spec.vlan.is_some() {
-                EtherType::VLAN
-            } else {
-                l3_type
-            },
+impl Addrs {
+    /// Number of source and destination addresses.
+    fn cardinality(&self) -> (u128, u128) {
+        match self {
+            Addrs::V4 { src, dst } => (src.cardinality(), dst.cardinality()),
+            Addrs::V6 { src, dst } => (src.cardinality(), dst.cardinality()),
         }
-        .emit(&mut EthernetFrame::new_unchecked(&mut t[..]));
-        if let Some(v) = spec.vlan {
-            VlanRepr {
-                pcp: v.pcp,
-                dei: v.dei,
-                vid: v.id,
-                ethertype: l3_type,
-            }
-            .emit(&mut VlanTag::new_unchecked(&mut t[14..]));
-        }
-        let (proto, src_port, dst_port) = match &spec.l4 {
-            L4Spec::Udp { src_port, dst_port } => (IPPROTO_UDP, src_port, dst_port),
-            L4Spec::Tcp {
-                src_port, dst_port, ..
-            } => (IPPROTO_TCP, src_port, dst_port),
-        };
-        let missing = |f: &str| SpecError::new(f, "set has no value");
-        let (addrs, src_card, dst_card) = match &spec.ip {
-            IpSpec::V4 {
-                src,
-                dst,
-                dscp,
-                ecn,
-                ttl,
-                dont_fragment,
-            } => {
-                Ipv4Repr {
-                    src: src.first().ok_or_else(|| missing("ip.src"))?,
-                    dst: dst.first().ok_or_else(|| missing("ip.dst"))?,
-                    protocol: proto,
-                    payload_len: 0,
-                    dscp: *dscp,
-                    ecn: *ecn,
-                    ttl: *ttl,
-                    ident: 0,
-                    dont_fragment: *dont_fragment,
-                }
-                .emit(&mut Ipv4Packet::new_unchecked(&mut t[l2_len..]), false);
-                // emit wrote total_len = 20; the template keeps it 0.
-                put16(&mut t, l2_len + 2, 0);
-                let (sc, dc) = (src.cardinality(), dst.cardinality());
-                (
-                    Addrs::V4 {
-                        src: src.clone(),
-                        dst: dst.clone(),
-                    },
-                    sc,
-                    dc,
-                )
-            }
-            IpSpec::V6 {
-                src,
-                dst,
-                traffic_class,
-                flow_label,
-                hop_limit,
-            } => {
-                Ipv6Repr {
-                    src: src.first().ok_or_else(|| missing("ip.src"))?,
-                    dst: dst.first().ok_or_else(|| missing("ip.dst"))?,
-                    next_header: proto,
-                    payload_len: 0,
-                    traffic_class: *traffic_class,
-                    flow_label: *flow_label,
-                    hop_limit: *hop_limit,
-                }
-                .emit(&mut Ipv6Packet::new_unchecked(&mut t[l2_len..]));
-                let (sc, dc) = (src.cardinality(), dst.cardinality());
-                (
-                    Addrs::V6 {
-                        src: src.clone(),
-                        dst: dst.clone(),
-                    },
-                    sc,
-                    dc,
-                )
-            }
-        };
-        let l4 = l2_len + l3_len;
-        let sp = src_port.first().ok_or_else(|| missing("l4.src_port"))?;
-        let dp = dst_port.first().ok_or_else(|| missing("l4.dst_port"))?;
-        let mut tcp_seq = 0;
-        match &spec.l4 {
-            L4Spec::Udp { .. } => UdpRepr {
-                src_port: sp,
-                dst_port: dp,
-                payload_len: 0,
-            }
-            .emit(&mut UdpPacket::new_unchecked(&mut t[l4..])),
-            L4Spec::Tcp {
-                seq_start,
-                ack,
-                window,
-                flags,
-                ..
-            } => {
-                tcp_seq = *seq_start;
-                TcpRepr {
-                    src_port: sp,
-                    dst_port: dp,
-                    seq: 0,
-                    ack: *ack,
-                    flags: *flags,
-                    window: *window,
-                }
-                .emit(&mut TcpPacket::new_unchecked(&mut t[l4..]));
-            }
-        }
-        if matches!(spec.l4, L4Spec::Udp { .. }) {
-            put16(&mut t, l4 + 4, 0);
-        }
-        let card = [
-            dst_port.cardinality(),
-            src_port.cardinality(),
-            dst_card,
-            src_card,
-        ];
-        let ipv4_const_sum = if matches!(addrs, Addrs::V4 { .. }) {
-            let mut h = [0u8; 20];
-            h.copy_from_slice(&t[l2_len..l2_len + 20]);
-            if card[D_SRC] > 1 {
-                h[12..16].fill(0);
-            }
-            if card[D_DST] > 1 {
-                h[16..20].fill(0);
-            }
-            checksum::sum(&h)
-        } else {
-            0
-        };
-        let rng = match spec.vary {
-            Vary::Step => None,
-            Vary::Random { seed } => Some(SplitMix64::new(seed)),
-        };
-        let max_fill = max_len.saturating_sub(hdr_len);
-        let fill_seed = u64::from(spec.id).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x6C61_6E64;
-        let single_flow = card.iter().all(|&c| c <= 1);
-        let proto = if l4_hdr_len == 20 {
-            IPPROTO_TCP
-        } else {
-            IPPROTO_UDP
-        };
-        let pseudo_base = match &addrs {
+    }
+
+    /// Pseudo-header sum of the first source and destination, without the
+    /// L4 length.
+    fn pseudo_base(&self, proto: u8) -> u16 {
+        match self {
             Addrs::V4 { src, dst } => checksum::pseudo_v4(
                 src.first().unwrap_or(Ipv4Addr::UNSPECIFIED),
                 dst.first().unwrap_or(Ipv4Addr::UNSPECIFIED),
@@ -260,14 +106,194 @@ impl FrameBuilder {
                 proto,
                 0,
             ),
+        }
+    }
+}
+
+/// A set of `field` turned out empty.
+fn missing(field: &str) -> SpecError {
+    SpecError::new(field, "set has no value")
+}
+
+/// Ethernet step: the header and, if the stream is tagged, its VLAN tag.
+fn emit_ethernet(spec: &StreamSpec, t: &mut [u8]) {
+    let l3_type = match spec.ip {
+        IpSpec::V4 { .. } => EtherType::IPV4,
+        IpSpec::V6 { .. } => EtherType::IPV6,
+    };
+    EthernetRepr {
+        dst: spec.eth.dst,
+        src: spec.eth.src,
+        ethertype: if spec.vlan.is_some() {
+            EtherType::VLAN
+        } else {
+            l3_type
+        },
+    }
+    .emit(&mut EthernetFrame::new_unchecked(&mut t[..]));
+    if let Some(v) = spec.vlan {
+        VlanRepr {
+            pcp: v.pcp,
+            dei: v.dei,
+            vid: v.id,
+            ethertype: l3_type,
+        }
+        .emit(&mut VlanTag::new_unchecked(&mut t[14..]));
+    }
+}
+
+/// IP step: the IPv4 or IPv6 header of the first addresses into `l3`,
+/// with length 0 (and ident and checksum 0 for IPv4); returns the
+/// address sets.
+fn emit_ip(ip: &IpSpec, proto: u8, l3: &mut [u8]) -> Result<Addrs, SpecError> {
+    match ip {
+        IpSpec::V4 {
+            src,
+            dst,
+            dscp,
+            ecn,
+            ttl,
+            dont_fragment,
+        } => {
+            Ipv4Repr {
+                src: src.first().ok_or_else(|| missing("ip.src"))?,
+                dst: dst.first().ok_or_else(|| missing("ip.dst"))?,
+                protocol: proto,
+                payload_len: 0,
+                dscp: *dscp,
+                ecn: *ecn,
+                ttl: *ttl,
+                ident: 0,
+                dont_fragment: *dont_fragment,
+            }
+            .emit(&mut Ipv4Packet::new_unchecked(&mut *l3), false);
+            // emit wrote total_len = 20; the template keeps it 0.
+            put16(l3, 2, 0);
+            Ok(Addrs::V4 {
+                src: src.clone(),
+                dst: dst.clone(),
+            })
+        }
+        IpSpec::V6 {
+            src,
+            dst,
+            traffic_class,
+            flow_label,
+            hop_limit,
+        } => {
+            Ipv6Repr {
+                src: src.first().ok_or_else(|| missing("ip.src"))?,
+                dst: dst.first().ok_or_else(|| missing("ip.dst"))?,
+                next_header: proto,
+                payload_len: 0,
+                traffic_class: *traffic_class,
+                flow_label: *flow_label,
+                hop_limit: *hop_limit,
+            }
+            .emit(&mut Ipv6Packet::new_unchecked(&mut *l3));
+            Ok(Addrs::V6 {
+                src: src.clone(),
+                dst: dst.clone(),
+            })
+        }
+    }
+}
+
+/// L4 step: the UDP or TCP header of the first ports into `l4`, with
+/// length and checksum 0 (TCP: sequence 0); returns the first TCP sequence
+/// number (0 for UDP).
+fn emit_l4(spec: &L4Spec, src_port: u16, dst_port: u16, l4: &mut [u8]) -> u32 {
+    match spec {
+        L4Spec::Udp { .. } => {
+            UdpRepr {
+                src_port,
+                dst_port,
+                payload_len: 0,
+            }
+            .emit(&mut UdpPacket::new_unchecked(&mut *l4));
+            put16(l4, 4, 0);
+            0
+        }
+        L4Spec::Tcp {
+            seq_start,
+            ack,
+            window,
+            flags,
+            ..
+        } => {
+            TcpRepr {
+                src_port,
+                dst_port,
+                seq: 0,
+                ack: *ack,
+                flags: *flags,
+                window: *window,
+            }
+            .emit(&mut TcpPacket::new_unchecked(&mut *l4));
+            *seq_start
+        }
+    }
+}
+
+/// Sum of the IPv4 template header `l3` with every varying address zeroed
+/// (0 for IPv6).
+fn ipv4_const_sum(addrs: &Addrs, l3: &[u8], card: &[u128; 4]) -> u16 {
+    if !matches!(addrs, Addrs::V4 { .. }) {
+        return 0;
+    }
+    let mut h = [0u8; 20];
+    h.copy_from_slice(&l3[..20]);
+    if card[D_SRC] > 1 {
+        h[12..16].fill(0);
+    }
+    if card[D_DST] > 1 {
+        h[16..20].fill(0);
+    }
+    checksum::sum(&h)
+}
+
+impl FrameBuilder {
+    /// Validates `spec` and prepares the header template and fill pattern.
+    pub fn new(spec: &StreamSpec, csum: CsumMode) -> Result<FrameBuilder, SpecError> {
+        spec.validate()?;
+        let sizes: Vec<usize> = spec.frame_sizes().iter().map(|s| s - FCS_LEN).collect();
+        let max_len = sizes.iter().copied().max().unwrap_or(0);
+        let l2_len = spec.l2_len();
+        let l3_len = spec.l3_len();
+        let l4_hdr_len = spec.l4_header_len();
+        let hdr_len = l2_len + l3_len + l4_hdr_len;
+        let mut t = vec![0u8; hdr_len];
+        emit_ethernet(spec, &mut t);
+        let proto = match spec.l4 {
+            L4Spec::Udp { .. } => IPPROTO_UDP,
+            L4Spec::Tcp { .. } => IPPROTO_TCP,
         };
+        let addrs = emit_ip(&spec.ip, proto, &mut t[l2_len..])?;
+        let (src_port, dst_port) = spec.l4.ports();
+        let sp = src_port.first().ok_or_else(|| missing("l4.src_port"))?;
+        let dp = dst_port.first().ok_or_else(|| missing("l4.dst_port"))?;
+        let tcp_seq = emit_l4(&spec.l4, sp, dp, &mut t[l2_len + l3_len..]);
+        let (src_card, dst_card) = addrs.cardinality();
+        let card = [
+            dst_port.cardinality(),
+            src_port.cardinality(),
+            dst_card,
+            src_card,
+        ];
+        let ipv4_const_sum = ipv4_const_sum(&addrs, &t[l2_len..], &card);
+        let rng = match spec.vary {
+            Vary::Step => None,
+            Vary::Random { seed } => Some(SplitMix64::new(seed)),
+        };
+        let max_fill = max_len.saturating_sub(hdr_len);
+        let fill_seed = u64::from(spec.id).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x6C61_6E64;
         let flow = (
             src_port.first().unwrap_or(0),
             dst_port.first().unwrap_or(0),
-            pseudo_base,
+            addrs.pseudo_base(proto),
         );
         Ok(FrameBuilder {
-            single_flow,
+            single_flow: card.iter().all(|&c| c <= 1),
             flow,
             csum,
             stream_id: spec.id,

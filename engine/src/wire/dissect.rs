@@ -116,145 +116,36 @@ fn truncated_or_foreign(e: WireError) -> Dissected {
 
 /// Classifies `frame` (Ethernet II, no FCS) with the given options.
 pub fn dissect_with(frame: &[u8], opt: &DissectOptions) -> Dissected {
-    if frame.len() < 14 {
-        return Dissected::TooShort;
+    match classify(frame, opt) {
+        Ok(ours) => Dissected::Ours(ours),
+        Err(other) => other,
     }
-    let mut et = be16(frame, 12);
-    let mut off = 14;
-    let mut vlan = None;
-    // Up to two tags (802.1ad outer + 802.1Q inner).
-    for _ in 0..2 {
-        if et != EtherType::VLAN && et != EtherType::QINQ {
-            break;
-        }
-        if frame.len() < off + 4 {
-            return Dissected::TooShort;
-        }
-        vlan = Some(be16(frame, off) & 0x0FFF);
-        et = be16(frame, off + 2);
-        off += 4;
+}
+
+/// The layers in order: Ethernet and VLAN, IP, L4, stamp, payload. Every
+/// step returns the classification that ends the walk as its error.
+#[inline(always)]
+fn classify(frame: &[u8], opt: &DissectOptions) -> Result<Ours, Dissected> {
+    let l2 = ethernet(frame)?;
+    let l3 = ip(l2.ethertype, l2.payload, opt)?;
+    let l4 = transport(l3.proto, l3.segment)?;
+    let payload = &l3.segment[l4.head_len..];
+    let stamp = stamp(payload)?;
+    if l4.length_bad {
+        return Err(corrupt(CorruptReason::Length, stamp));
     }
-    let l3 = &frame[off..];
-    let mut ip_bad = false;
-    let (proto, segment, pseudo_for, is_ipv6): (u8, &[u8], Pseudo, bool) = match et {
-        EtherType::IPV4 => {
-            let p = match Ipv4Packet::new_checked(l3) {
-                Ok(p) => p,
-                Err(e) => return truncated_or_foreign(e),
-            };
-            if p.more_fragments() || p.frag_offset() != 0 {
-                return Dissected::Foreign;
-            }
-            if opt.verify_ip && !p.verify_checksum() {
-                ip_bad = true;
-            }
-            let hl = p.header_len();
-            let tl = usize::from(p.total_len());
-            let seg = l3.get(hl..tl).unwrap_or(&[]);
-            (p.protocol(), seg, Pseudo::V4(p.src(), p.dst()), false)
-        }
-        EtherType::IPV6 => {
-            let p = match Ipv6Packet::new_checked(l3) {
-                Ok(p) => p,
-                Err(e) => return truncated_or_foreign(e),
-            };
-            let end = 40 + usize::from(p.payload_len());
-            let seg = l3.get(40..end).unwrap_or(&[]);
-            (p.next_header(), seg, Pseudo::V6(p.src(), p.dst()), true)
-        }
-        _ => return Dissected::Foreign,
-    };
-    let mut length_bad = false;
-    // The L4 checksum is checked after the stamp is parsed, so that the
-    // payload fill, by far the largest part, is summed only once for both
-    // the L4 checksum and the stamp's fill checksum.
-    let (head_len, udp_zero, is_tcp) = match proto {
-        IPPROTO_UDP => {
-            if segment.len() < 8 {
-                return Dissected::TooShort;
-            }
-            let ulen = usize::from(be16(segment, 4));
-            if ulen != segment.len() {
-                length_bad = true;
-            }
-            let u = UdpPacket::new_unchecked(segment);
-            (8, u.checksum() == 0, false)
-        }
-        IPPROTO_TCP => {
-            let t = match TcpPacket::new_checked(segment) {
-                Ok(t) => t,
-                Err(e) => return truncated_or_foreign(e),
-            };
-            (t.header_len().min(segment.len()), false, true)
-        }
-        _ => return Dissected::Foreign,
-    };
-    let payload = &segment[head_len..];
-    let l4_proto = if is_tcp { IPPROTO_TCP } else { IPPROTO_UDP };
-    // UDP over IPv4 may carry no checksum (0); over IPv6 it must.
-    let l4_ok = |fill_start: usize, fill_sum: Option<u16>| -> bool {
-        if !opt.verify_l4 {
-            return true;
-        }
-        if udp_zero {
-            return !is_ipv6;
-        }
-        let ps = pseudo_for.sum(l4_proto, segment.len());
-        let total = match fill_sum {
-            // Every part before the fill has an even length (L4 header,
-            // stamp), so the fill's sum adds as it is.
-            Some(fs) if (head_len + fill_start).is_multiple_of(2) => {
-                checksum::add(checksum::sum(&segment[..head_len + fill_start]), fs)
-            }
-            _ => checksum::sum(segment),
-        };
-        checksum::verifies(checksum::add(ps, total))
-    };
-    let stamp = match Stamp::parse(payload) {
-        Ok(s) => Some(s),
-        Err(StampError::BadMagic(_)) => return Dissected::Foreign,
-        Err(StampError::UnknownVersion(format)) => return Dissected::UnknownVersion { format },
-        Err(StampError::TooShort { .. }) => {
-            if payload.len() < 2 {
-                return Dissected::Foreign;
-            }
-            return Dissected::TooShort;
-        }
-        Err(StampError::CheckFailed) => None,
-    };
-    let corrupt = |reason, s: Option<Stamp>| Dissected::Corrupt {
-        stream_id: s.map(|s| s.stream_id),
-        seq: s.map(|s| s.seq),
-        reason,
-    };
-    if length_bad {
-        return corrupt(CorruptReason::Length, stamp);
-    }
-    if ip_bad {
-        return corrupt(CorruptReason::IpChecksum, stamp);
+    if l3.checksum_bad {
+        return Err(corrupt(CorruptReason::IpChecksum, stamp));
     }
     let Some(s) = stamp else {
-        return corrupt(CorruptReason::StampCheck, None);
+        return Err(corrupt(CorruptReason::StampCheck, None));
     };
     let slen = s.layout.len();
-    let fill = &payload[slen..];
-    let mut fill_sum = None;
-    if s.layout == StampLayout::Full {
-        if usize::from(s.fill_len) != fill.len() {
-            return corrupt(CorruptReason::Length, stamp);
-        }
-        if opt.verify_fill || opt.verify_l4 {
-            let fs = checksum::sum(fill);
-            if opt.verify_fill && checksum::finish(fs) != s.fill_csum {
-                return corrupt(CorruptReason::FillChecksum, stamp);
-            }
-            fill_sum = Some(fs);
-        }
+    let fill_sum = fill(&s, &payload[slen..], opt).map_err(|r| corrupt(r, stamp))?;
+    if !l4_checksum_ok(opt, &l3, &l4, slen, fill_sum) {
+        return Err(corrupt(CorruptReason::L4Checksum, stamp));
     }
-    if !l4_ok(slen, fill_sum) {
-        return corrupt(CorruptReason::L4Checksum, stamp);
-    }
-    Dissected::Ours(Ours {
+    Ok(Ours {
         stream_id: s.stream_id,
         stream_id_bits: s.layout.id_bits(),
         seq: s.seq,
@@ -263,10 +154,231 @@ pub fn dissect_with(frame: &[u8], opt: &DissectOptions) -> Dissected {
         tsc_bits: s.layout.tsc_bits(),
         layout: s.layout,
         payload_len: payload.len(),
-        is_ipv6,
-        is_tcp,
-        vlan,
+        is_ipv6: l3.is_ipv6,
+        is_tcp: l4.is_tcp,
+        vlan: l2.vlan,
     })
+}
+
+/// The Ethernet layer, past its VLAN tags.
+struct L2<'a> {
+    /// EtherType after the last tag.
+    ethertype: u16,
+    /// VLAN id of the innermost tag, if tagged.
+    vlan: Option<u16>,
+    /// The bytes after the Ethernet header and tags.
+    payload: &'a [u8],
+}
+
+/// Ethernet and VLAN step: reads the EtherType past up to two tags
+/// (802.1ad outer + 802.1Q inner).
+#[inline(always)]
+fn ethernet(frame: &[u8]) -> Result<L2<'_>, Dissected> {
+    if frame.len() < 14 {
+        return Err(Dissected::TooShort);
+    }
+    let mut et = be16(frame, 12);
+    let mut off = 14;
+    let mut vlan = None;
+    for _ in 0..2 {
+        if et != EtherType::VLAN && et != EtherType::QINQ {
+            break;
+        }
+        if frame.len() < off + 4 {
+            return Err(Dissected::TooShort);
+        }
+        vlan = Some(be16(frame, off) & 0x0FFF);
+        et = be16(frame, off + 2);
+        off += 4;
+    }
+    Ok(L2 {
+        ethertype: et,
+        vlan,
+        payload: &frame[off..],
+    })
+}
+
+/// The IP layer of a frame.
+struct L3<'a> {
+    /// Protocol (IPv4) or next header (IPv6).
+    proto: u8,
+    /// The L4 segment as far as the IP length says (empty if it points
+    /// past the frame's end).
+    segment: &'a [u8],
+    /// Addresses for the L4 pseudo-header.
+    pseudo: Pseudo,
+    /// IPv6 (else IPv4).
+    is_ipv6: bool,
+    /// The IPv4 header checksum was verified and failed.
+    checksum_bad: bool,
+}
+
+/// IP step: IPv4 or IPv6 by EtherType, anything else is foreign.
+#[inline(always)]
+fn ip<'a>(ethertype: u16, l3: &'a [u8], opt: &DissectOptions) -> Result<L3<'a>, Dissected> {
+    match ethertype {
+        EtherType::IPV4 => ipv4(l3, opt),
+        EtherType::IPV6 => ipv6(l3),
+        _ => Err(Dissected::Foreign),
+    }
+}
+
+/// IPv4: fragments are foreign; the header checksum is verified if asked.
+#[inline(always)]
+fn ipv4<'a>(l3: &'a [u8], opt: &DissectOptions) -> Result<L3<'a>, Dissected> {
+    let p = Ipv4Packet::new_checked(l3).map_err(truncated_or_foreign)?;
+    if p.more_fragments() || p.frag_offset() != 0 {
+        return Err(Dissected::Foreign);
+    }
+    let checksum_bad = opt.verify_ip && !p.verify_checksum();
+    let hl = p.header_len();
+    let tl = usize::from(p.total_len());
+    Ok(L3 {
+        proto: p.protocol(),
+        segment: l3.get(hl..tl).unwrap_or(&[]),
+        pseudo: Pseudo::V4(p.src(), p.dst()),
+        is_ipv6: false,
+        checksum_bad,
+    })
+}
+
+/// IPv6 (no extension headers: the next header is the L4 protocol).
+#[inline(always)]
+fn ipv6(l3: &[u8]) -> Result<L3<'_>, Dissected> {
+    let p = Ipv6Packet::new_checked(l3).map_err(truncated_or_foreign)?;
+    let end = 40 + usize::from(p.payload_len());
+    Ok(L3 {
+        proto: p.next_header(),
+        segment: l3.get(40..end).unwrap_or(&[]),
+        pseudo: Pseudo::V6(p.src(), p.dst()),
+        is_ipv6: true,
+        checksum_bad: false,
+    })
+}
+
+/// The L4 header of a segment.
+struct L4 {
+    /// UDP/TCP header length (the stamp starts here).
+    head_len: usize,
+    /// A UDP checksum of 0 (none carried).
+    udp_zero: bool,
+    /// TCP (else UDP).
+    is_tcp: bool,
+    /// The UDP length disagrees with the IP length.
+    length_bad: bool,
+}
+
+/// L4 step: UDP or TCP, anything else is foreign. The L4 checksum is
+/// checked after the stamp is parsed ([`l4_checksum_ok`]), so that the
+/// payload fill, by far the largest part, is summed only once for both the
+/// L4 checksum and the stamp's fill checksum.
+#[inline(always)]
+fn transport(proto: u8, segment: &[u8]) -> Result<L4, Dissected> {
+    match proto {
+        IPPROTO_UDP => {
+            if segment.len() < 8 {
+                return Err(Dissected::TooShort);
+            }
+            let ulen = usize::from(be16(segment, 4));
+            let u = UdpPacket::new_unchecked(segment);
+            Ok(L4 {
+                head_len: 8,
+                udp_zero: u.checksum() == 0,
+                is_tcp: false,
+                length_bad: ulen != segment.len(),
+            })
+        }
+        IPPROTO_TCP => {
+            let t = TcpPacket::new_checked(segment).map_err(truncated_or_foreign)?;
+            Ok(L4 {
+                head_len: t.header_len().min(segment.len()),
+                udp_zero: false,
+                is_tcp: true,
+                length_bad: false,
+            })
+        }
+        _ => Err(Dissected::Foreign),
+    }
+}
+
+/// Stamp step: `None` when the magic and format matched but the stamp's
+/// own check failed.
+#[inline(always)]
+fn stamp(payload: &[u8]) -> Result<Option<Stamp>, Dissected> {
+    match Stamp::parse(payload) {
+        Ok(s) => Ok(Some(s)),
+        Err(StampError::BadMagic(_)) => Err(Dissected::Foreign),
+        Err(StampError::UnknownVersion(format)) => Err(Dissected::UnknownVersion { format }),
+        Err(StampError::TooShort { .. }) => {
+            if payload.len() < 2 {
+                return Err(Dissected::Foreign);
+            }
+            Err(Dissected::TooShort)
+        }
+        Err(StampError::CheckFailed) => Ok(None),
+    }
+}
+
+/// A frame of ours that failed `reason`, with the ids if the stamp verified.
+#[inline(always)]
+fn corrupt(reason: CorruptReason, stamp: Option<Stamp>) -> Dissected {
+    Dissected::Corrupt {
+        stream_id: stamp.map(|s| s.stream_id),
+        seq: stamp.map(|s| s.seq),
+        reason,
+    }
+}
+
+/// Payload step (full stamp only): checks the fill length and, if asked,
+/// the fill checksum. Returns the fill's sum when the L4 checksum can
+/// reuse it.
+#[inline(always)]
+fn fill(s: &Stamp, bytes: &[u8], opt: &DissectOptions) -> Result<Option<u16>, CorruptReason> {
+    if s.layout != StampLayout::Full {
+        return Ok(None);
+    }
+    if usize::from(s.fill_len) != bytes.len() {
+        return Err(CorruptReason::Length);
+    }
+    if !(opt.verify_fill || opt.verify_l4) {
+        return Ok(None);
+    }
+    let fs = checksum::sum(bytes);
+    if opt.verify_fill && checksum::finish(fs) != s.fill_csum {
+        return Err(CorruptReason::FillChecksum);
+    }
+    Ok(Some(fs))
+}
+
+/// The L4 checksum, if asked, with the fill's sum when given (the fill
+/// starts `fill_start` bytes into the payload). UDP over IPv4 may carry no
+/// checksum (0); over IPv6 it must.
+#[inline(always)]
+fn l4_checksum_ok(
+    opt: &DissectOptions,
+    l3: &L3<'_>,
+    l4: &L4,
+    fill_start: usize,
+    fill_sum: Option<u16>,
+) -> bool {
+    if !opt.verify_l4 {
+        return true;
+    }
+    if l4.udp_zero {
+        return !l3.is_ipv6;
+    }
+    let segment = l3.segment;
+    let ps = l3.pseudo.sum(l3.proto, segment.len());
+    let head_len = l4.head_len;
+    let total = match fill_sum {
+        // Every part before the fill has an even length (L4 header,
+        // stamp), so the fill's sum adds as it is.
+        Some(fs) if (head_len + fill_start).is_multiple_of(2) => {
+            checksum::add(checksum::sum(&segment[..head_len + fill_start]), fs)
+        }
+        _ => checksum::sum(segment),
+    };
+    checksum::verifies(checksum::add(ps, total))
 }
 
 /// Addresses for the pseudo-header sum.

@@ -265,6 +265,18 @@ pub enum L4Spec {
     },
 }
 
+impl L4Spec {
+    /// Source and destination port sets.
+    pub fn ports(&self) -> (&PortSet, &PortSet) {
+        match self {
+            L4Spec::Udp { src_port, dst_port }
+            | L4Spec::Tcp {
+                src_port, dst_port, ..
+            } => (src_port, dst_port),
+        }
+    }
+}
+
 /// Frame sizes of a stream, in bytes including the FCS.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SizeSpec {
@@ -392,26 +404,48 @@ impl StreamSpec {
 
     /// Checks every field; the error names the first offending one.
     pub fn validate(&self) -> Result<(), SpecError> {
+        self.validate_ethernet()?;
+        self.validate_vlan()?;
+        self.validate_ip()?;
+        self.validate_l4()?;
+        let sizes = self.frame_sizes();
+        self.validate_sizes(&sizes)?;
+        self.validate_stamp_id(&sizes)
+    }
+
+    /// Ethernet: the source MAC is unicast.
+    fn validate_ethernet(&self) -> Result<(), SpecError> {
         if self.eth.src.is_multicast() {
             return Err(SpecError::new(
                 "eth.src",
                 format!("source MAC {} is multicast or broadcast", self.eth.src),
             ));
         }
-        if let Some(v) = &self.vlan {
-            if v.id > 4094 {
-                return Err(SpecError::new(
-                    "vlan.id",
-                    format!("VLAN id {} is not in 0..=4094", v.id),
-                ));
-            }
-            if v.pcp > 7 {
-                return Err(SpecError::new(
-                    "vlan.pcp",
-                    format!("PCP {} is not in 0..=7", v.pcp),
-                ));
-            }
+        Ok(())
+    }
+
+    /// VLAN tag, if any: id and PCP in range.
+    fn validate_vlan(&self) -> Result<(), SpecError> {
+        let Some(v) = &self.vlan else {
+            return Ok(());
+        };
+        if v.id > 4094 {
+            return Err(SpecError::new(
+                "vlan.id",
+                format!("VLAN id {} is not in 0..=4094", v.id),
+            ));
         }
+        if v.pcp > 7 {
+            return Err(SpecError::new(
+                "vlan.pcp",
+                format!("PCP {} is not in 0..=7", v.pcp),
+            ));
+        }
+        Ok(())
+    }
+
+    /// IP: address sets, then the IPv4 or IPv6 header fields.
+    fn validate_ip(&self) -> Result<(), SpecError> {
         match &self.ip {
             IpSpec::V4 {
                 src,
@@ -423,24 +457,7 @@ impl StreamSpec {
             } => {
                 src.validate("ip.src")?;
                 dst.validate("ip.dst")?;
-                if *dscp > 63 {
-                    return Err(SpecError::new(
-                        "ip.dscp",
-                        format!("DSCP {dscp} is not in 0..=63"),
-                    ));
-                }
-                if *ecn > 3 {
-                    return Err(SpecError::new(
-                        "ip.ecn",
-                        format!("ECN {ecn} is not in 0..=3"),
-                    ));
-                }
-                if *ttl == 0 {
-                    return Err(SpecError::new(
-                        "ip.ttl",
-                        "TTL 0 would be dropped by the first router",
-                    ));
-                }
+                validate_ipv4_fields(*dscp, *ecn, *ttl)
             }
             IpSpec::V6 {
                 src,
@@ -451,37 +468,25 @@ impl StreamSpec {
             } => {
                 src.validate("ip.src")?;
                 dst.validate("ip.dst")?;
-                if *flow_label > 0xF_FFFF {
-                    return Err(SpecError::new(
-                        "ip.flow_label",
-                        format!("flow label {flow_label:#x} is not in 0..=0xfffff"),
-                    ));
-                }
-                if *hop_limit == 0 {
-                    return Err(SpecError::new(
-                        "ip.hop_limit",
-                        "hop limit 0 would be dropped by the first router",
-                    ));
-                }
+                validate_ipv6_fields(*flow_label, *hop_limit)
             }
         }
-        match &self.l4 {
-            L4Spec::Udp { src_port, dst_port } => {
-                src_port.validate("l4.src_port")?;
-                dst_port.validate("l4.dst_port")?;
-            }
-            L4Spec::Tcp {
-                src_port,
-                dst_port,
-                flags,
-                ..
-            } => {
-                src_port.validate("l4.src_port")?;
-                dst_port.validate("l4.dst_port")?;
-                validate_tcp_flags(*flags)?;
-            }
+    }
+
+    /// L4: port sets, and the flags for TCP.
+    fn validate_l4(&self) -> Result<(), SpecError> {
+        let (src_port, dst_port) = self.l4.ports();
+        src_port.validate("l4.src_port")?;
+        dst_port.validate("l4.dst_port")?;
+        if let L4Spec::Tcp { flags, .. } = &self.l4 {
+            validate_tcp_flags(*flags)?;
         }
-        let sizes = self.frame_sizes();
+        Ok(())
+    }
+
+    /// Frame sizes: at least one, each between the minimum for these
+    /// headers and [`MAX_FRAME_SIZE`].
+    fn validate_sizes(&self, sizes: &[usize]) -> Result<(), SpecError> {
         if sizes.is_empty() {
             return Err(SpecError::new("size", "size cycle is empty"));
         }
@@ -508,6 +513,11 @@ impl StreamSpec {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// Stamp: a stream id above 16 bits needs the full stamp in every frame.
+    fn validate_stamp_id(&self, sizes: &[usize]) -> Result<(), SpecError> {
         let full_min = self.min_full_stamp_frame_size();
         if self.id > 0xFFFF && sizes.iter().any(|&s| s < full_min) {
             return Err(SpecError::new(
@@ -521,6 +531,46 @@ impl StreamSpec {
         }
         Ok(())
     }
+}
+
+/// IPv4 header fields: DSCP and ECN in range, TTL above 0.
+fn validate_ipv4_fields(dscp: u8, ecn: u8, ttl: u8) -> Result<(), SpecError> {
+    if dscp > 63 {
+        return Err(SpecError::new(
+            "ip.dscp",
+            format!("DSCP {dscp} is not in 0..=63"),
+        ));
+    }
+    if ecn > 3 {
+        return Err(SpecError::new(
+            "ip.ecn",
+            format!("ECN {ecn} is not in 0..=3"),
+        ));
+    }
+    if ttl == 0 {
+        return Err(SpecError::new(
+            "ip.ttl",
+            "TTL 0 would be dropped by the first router",
+        ));
+    }
+    Ok(())
+}
+
+/// IPv6 header fields: the flow label fits 20 bits, hop limit above 0.
+fn validate_ipv6_fields(flow_label: u32, hop_limit: u8) -> Result<(), SpecError> {
+    if flow_label > 0xF_FFFF {
+        return Err(SpecError::new(
+            "ip.flow_label",
+            format!("flow label {flow_label:#x} is not in 0..=0xfffff"),
+        ));
+    }
+    if hop_limit == 0 {
+        return Err(SpecError::new(
+            "ip.hop_limit",
+            "hop limit 0 would be dropped by the first router",
+        ));
+    }
+    Ok(())
 }
 
 /// Rejects flag combinations no sane TCP sends on a data segment.

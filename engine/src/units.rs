@@ -33,8 +33,9 @@
 //!
 //! One formatter per quantity: [`format_duration`] (and [`format_nanos`]
 //! for measured times), [`format_bytes`], [`format_bit_rate`]; [`group`]
-//! writes plain counts with thousands separators. Prefixes are SI (powers
-//! of 1000) unless [`Prefixes::Iec`] is asked for.
+//! writes plain counts with thousands separators ([`group_fraction`] keeps
+//! decimals). Prefixes are SI (powers of 1000) unless [`Prefixes::Iec`] is
+//! asked for.
 #![forbid(unsafe_code)]
 
 use std::fmt;
@@ -589,6 +590,25 @@ pub fn group(v: f64) -> String {
         out.insert(0, '-');
     }
     out
+}
+
+/// Formats a number with thousands separators like [`group`], keeping up
+/// to `decimals` decimals (rounded, trailing zeros dropped) when it is not
+/// integral: `1234.5` → `1,234.5`, `239820` → `239,820`, `0.12345` with 3
+/// → `0.123`; `-` for NaN and infinities.
+pub fn group_fraction(v: f64, decimals: usize) -> String {
+    let scale = 10f64.powi(decimals as i32);
+    let r = (v.abs() * scale).round() / scale;
+    if !v.is_finite() || (r - r.round()).abs() < 1e-9 {
+        return group(v.signum() * r);
+    }
+    let frac = format!("{:.decimals$}", r.fract());
+    let sign = if v < 0.0 { "-" } else { "" };
+    format!(
+        "{sign}{}{}",
+        group(r.trunc()),
+        frac.trim_start_matches('0').trim_end_matches('0')
+    )
 }
 
 /// The figure of a `Gbit/s` column: bit/s in Gbit/s with three decimals,

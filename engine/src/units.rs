@@ -31,10 +31,11 @@
 //!
 //! # Printing
 //!
-//! One formatter per quantity: [`format_nanos`] for measured times,
-//! [`format_bytes`], [`format_bit_rate`]; [`group`]
-//! writes plain counts with thousands separators. Prefixes are SI (powers
-//! of 1000) unless [`Prefixes::Iec`] is asked for.
+//! One formatter per quantity: [`format_duration`] (and [`format_nanos`]
+//! for measured times), [`format_bytes`], [`format_bit_rate`]; [`group`]
+//! writes plain counts with thousands separators ([`group_fraction`] keeps
+//! decimals). Prefixes are SI (powers of 1000) unless [`Prefixes::Iec`] is
+//! asked for.
 #![forbid(unsafe_code)]
 
 use std::fmt;
@@ -542,6 +543,21 @@ pub fn format_bytes(bytes: f64, prefixes: Prefixes) -> String {
     }
 }
 
+/// Formats a duration exactly, in the largest of s, ms, us and ns it
+/// reaches: `15 ms`, `2 s`, `1.5 s`, `250 us`, `0 s`. Reads back with
+/// [`parse_duration`].
+pub fn format_duration(d: Duration) -> String {
+    let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+    if ns == 0 {
+        return "0 s".into();
+    }
+    let (div, unit) = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us")]
+        .into_iter()
+        .find(|&(div, _)| ns >= div)
+        .unwrap_or((1, "ns"));
+    format!("{} {unit}", exact_ratio(ns, div))
+}
+
 /// Formats a measured time in nanoseconds to about three significant
 /// digits: `850 ns`, `12.3 us`, `4.56 ms`, `1.50 s`.
 pub fn format_nanos(ns: f64) -> String {
@@ -574,6 +590,25 @@ pub fn group(v: f64) -> String {
         out.insert(0, '-');
     }
     out
+}
+
+/// Formats a number with thousands separators like [`group`], keeping up
+/// to `decimals` decimals (rounded, trailing zeros dropped) when it is not
+/// integral: `1234.5` → `1,234.5`, `239820` → `239,820`, `0.12345` with 3
+/// → `0.123`; `-` for NaN and infinities.
+pub fn group_fraction(v: f64, decimals: usize) -> String {
+    let scale = 10f64.powi(decimals as i32);
+    let r = (v.abs() * scale).round() / scale;
+    if !v.is_finite() || (r - r.round()).abs() < 1e-9 {
+        return group(v.signum() * r);
+    }
+    let frac = format!("{:.decimals$}", r.fract());
+    let sign = if v < 0.0 { "-" } else { "" };
+    format!(
+        "{sign}{}{}",
+        group(r.trunc()),
+        frac.trim_start_matches('0').trim_end_matches('0')
+    )
 }
 
 /// The figure of a `Gbit/s` column: bit/s in Gbit/s with three decimals,

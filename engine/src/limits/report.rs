@@ -1,6 +1,8 @@
 //! The one-page limits report: link, bus, CPU and TCP long-path figures for
 //! one frame size, as aligned text or JSON.
 
+use std::time::Duration;
+
 use serde::Serialize;
 
 use super::bus::{Bus, BusCeiling, Direction};
@@ -9,6 +11,8 @@ use super::link::{FrameSpec, LinkCeiling, LinkKind};
 use super::tcp;
 use super::units::{bytes_human, gbps, group, rate_human};
 use super::{check_frame_size, LimitsError};
+use crate::units::{format_duration, group_fraction};
+use crate::wire::spec::L1_OVERHEAD;
 
 /// One bus on the page: its receive and transmit ceilings.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -132,86 +136,9 @@ impl LimitsPage {
             .map(|l| l.ceiling(fs, &inp.frame))
             .collect::<Result<Vec<_>, _>>()?;
         let payload = inp.frame.payload_bytes(fs);
-        let first_link_fps = inp.links.first().map(|l| l.frames_per_sec(fs));
-        let buses = inp
-            .buses
-            .iter()
-            .map(|b| {
-                let rx = b.frame_ceiling(fs, Direction::Rx)?;
-                let tx = b.frame_ceiling(fs, Direction::Tx)?;
-                Ok(BusRow {
-                    rx_payload_bps: rx.fps * 8.0 * f64::from(payload),
-                    rx_pct_of_link: first_link_fps.map(|l| rx.fps / l * 100.0),
-                    rx,
-                    tx,
-                })
-            })
-            .collect::<Result<Vec<_>, LimitsError>>()?;
-        let cpu = match inp.cpu_hz {
-            None => None,
-            Some(hz) => {
-                let ceiling = match inp.cycles_per_frame {
-                    Some(c) => Some(CpuCeiling::new(hz, c)?),
-                    None => {
-                        CpuCeiling::new(hz, 1.0)?;
-                        None
-                    }
-                };
-                Some(CpuSection {
-                    clock_hz: hz,
-                    fps: ceiling.map(|c| c.fps()),
-                    bps_l2: ceiling.map(|c| c.bps_l2(fs)),
-                    payload_bps: ceiling.map(|c| c.fps() * 8.0 * f64::from(payload)),
-                    ceiling,
-                    budgets: inp
-                        .links
-                        .iter()
-                        .map(|l| (l.name(), cycle_budget(hz, l.frames_per_sec(fs))))
-                        .collect(),
-                })
-            }
-        };
-        if inp.cpu_hz.is_none() {
-            if let Some(c) = inp.cycles_per_frame {
-                // Validate even if it cannot be used without a clock.
-                CpuCeiling::new(1.0, c)?;
-            }
-        }
-        let bdp = tcp::bdp_bytes(inp.rate_bps, inp.rtt_s)?;
-        let max_w = tcp::MAX_SCALED_WINDOW;
-        let lsr_d = tcp::lsr_distance_m(inp.distance_m)?;
-        let bdprod = tcp::bandwidth_distance_tbmps(inp.rate_bps, inp.distance_m)?;
-        let window_limited_bps = match inp.window_bytes {
-            Some(w) => Some(tcp::window_limited_bps(w, inp.rtt_s)?),
-            None => None,
-        };
-        let (rate_to_beat_bps, beats_record) = match inp.record_tbmps {
-            Some(r) => (
-                Some(tcp::rate_to_beat_bps(r, inp.distance_m)?),
-                Some(tcp::beats_record(bdprod, r)?),
-            ),
-            None => (None, None),
-        };
-        let tcp = TcpSection {
-            rtt_s: inp.rtt_s,
-            rate_bps: inp.rate_bps,
-            bdp_bytes: bdp,
-            window_scale_shift: tcp::window_scale_needed(bdp),
-            max_scaled_window: max_w,
-            max_scaled_window_bps: tcp::window_limited_bps(max_w as f64, inp.rtt_s)?,
-            unscaled_window_bps: tcp::window_limited_bps(
-                tcp::MAX_UNSCALED_WINDOW as f64,
-                inp.rtt_s,
-            )?,
-            window_bytes: inp.window_bytes,
-            window_limited_bps,
-            distance_m: inp.distance_m,
-            lsr_distance_m: lsr_d,
-            bandwidth_distance_tbmps: bdprod,
-            record_tbmps: inp.record_tbmps,
-            rate_to_beat_bps,
-            beats_record,
-        };
+        let buses = bus_rows(inp, fs, payload)?;
+        let cpu = cpu_section(inp, fs, payload)?;
+        let tcp = tcp_section(inp)?;
         Ok(LimitsPage {
             frame_size: fs,
             frame: inp.frame,
@@ -230,198 +157,308 @@ impl LimitsPage {
 
     /// The page as aligned text.
     pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        let fs = self.frame_size;
-        out.push_str(&format!(
-            "Limits for {fs}-byte frames (FCS included), {}: {} payload bytes per frame\n\n",
+        let mut out = format!(
+            "Limits for {}-byte frames (FCS included), {}: {} payload bytes per frame\n\n",
+            self.frame_size,
             self.frame.label(),
             group(f64::from(self.payload_bytes))
-        ));
-
+        );
         if !self.links.is_empty() {
-            out.push_str(
-                "Link: frames/s = MAC rate / (8 * (frame + 20 bytes of preamble, SFD and gap))\n",
-            );
-            let mut t = vec![row(&[
-                "link",
-                "MAC Gbit/s",
-                "frames/s",
-                "L1 Gbit/s",
-                "L2 Gbit/s",
-                "payload Gbit/s",
-            ])];
-            for l in &self.links {
-                t.push(vec![
-                    l.name.clone(),
-                    gbps(l.mac_bps),
-                    group(l.fps),
-                    gbps(l.l1_bps),
-                    gbps(l.l2_bps),
-                    gbps(l.payload_bps),
-                ]);
-            }
-            out.push_str(&table(&t));
-            out.push('\n');
+            out.push_str(&links_text(&self.links));
         }
-
         if !self.buses.is_empty() {
-            let vs = self
-                .links
-                .first()
-                .map(|l| format!("RX vs {}", short_link(&l.link)))
-                .unwrap_or_else(|| "RX vs link".into());
-            out.push_str(
-                "I/O bus: NIC receiving = DMA writes, transmitting = DMA reads; \
-                 descriptors and doorbells included\n",
-            );
-            let mut t = vec![row(&[
-                "bus",
-                "raw Gbit/s",
-                "usable",
-                "RX frames/s",
-                "RX L2 Gbit/s",
-                "RX payload",
-                "TX frames/s",
-                "TX L2 Gbit/s",
-                &vs,
-            ])];
-            for b in &self.buses {
-                t.push(vec![
-                    b.rx.name.clone(),
-                    gbps(b.rx.raw_bps),
-                    gbps(b.rx.usable_bps),
-                    group(b.rx.fps),
-                    gbps(b.rx.bps_l2),
-                    gbps(b.rx_payload_bps),
-                    group(b.tx.fps),
-                    format!(
-                        "{}{}",
-                        gbps(b.tx.bps_l2),
-                        if b.tx.binding.starts_with("read latency") {
-                            " (lat)"
-                        } else {
-                            ""
-                        }
-                    ),
-                    match b.rx_pct_of_link {
-                        Some(p) if p < 100.0 => format!("{p:.0} % bound"),
-                        Some(p) => format!("{p:.0} %"),
-                        None => "-".into(),
-                    },
-                ]);
-            }
-            out.push_str(&table(&t));
-            if self
-                .buses
-                .iter()
-                .any(|b| b.tx.binding.starts_with("read latency"))
-            {
-                out.push_str(
-                    "  (lat) = PCI-X transmit limited by read latency: too few bytes per split \
-                     read (raise MMRBC)\n",
-                );
-            }
-            out.push('\n');
+            out.push_str(&buses_text(&self.buses, self.links.first()));
         }
-
         if let Some(c) = &self.cpu {
-            out.push_str(&format!(
-                "CPU: frames/s = clock / cycles per frame, clock {:.3} GHz\n",
-                c.clock_hz / 1e9
-            ));
-            if let (Some(cc), Some(fps), Some(l2), Some(p)) =
-                (&c.ceiling, c.fps, c.bps_l2, c.payload_bps)
-            {
-                out.push_str(&format!(
-                    "  {} cycles/frame: {} frames/s, {} Gbit/s L2, {} Gbit/s payload\n",
-                    group(cc.cycles_per_frame),
-                    group(fps),
-                    gbps(l2),
-                    gbps(p)
-                ));
-            }
-            let mut t = vec![row(&["cycle budget at line rate", "cycles/frame"])];
-            for (name, cyc) in &c.budgets {
-                t.push(vec![format!("  {name}"), group(*cyc)]);
-            }
-            if t.len() > 1 {
-                out.push_str(&table(&t));
-            }
-            out.push('\n');
+            out.push_str(&cpu_text(c));
         }
+        out.push_str(&tcp_text(&self.tcp));
+        out
+    }
+}
 
-        let tc = &self.tcp;
-        out.push_str(&format!(
-            "TCP over a long path: RTT {}, rate {}\n",
-            dur_human(tc.rtt_s),
-            rate_human(tc.rate_bps)
-        ));
-        let mut t = vec![row(&["figure", "value"])];
+/// Each bus's receive and transmit ceilings, and the receive ceiling
+/// against the first link's frame rate.
+fn bus_rows(inp: &PageInputs, fs: u32, payload: u32) -> Result<Vec<BusRow>, LimitsError> {
+    let first_link_fps = inp.links.first().map(|l| l.frames_per_sec(fs));
+    inp.buses
+        .iter()
+        .map(|b| {
+            let rx = b.frame_ceiling(fs, Direction::Rx)?;
+            let tx = b.frame_ceiling(fs, Direction::Tx)?;
+            Ok(BusRow {
+                rx_payload_bps: rx.fps * 8.0 * f64::from(payload),
+                rx_pct_of_link: first_link_fps.map(|l| rx.fps / l * 100.0),
+                rx,
+                tx,
+            })
+        })
+        .collect()
+}
+
+/// The CPU section when a clock was given. Cycles per frame are checked
+/// even without a clock, which they cannot be used without.
+fn cpu_section(inp: &PageInputs, fs: u32, payload: u32) -> Result<Option<CpuSection>, LimitsError> {
+    let Some(hz) = inp.cpu_hz else {
+        if let Some(c) = inp.cycles_per_frame {
+            CpuCeiling::new(1.0, c)?;
+        }
+        return Ok(None);
+    };
+    let ceiling = match inp.cycles_per_frame {
+        Some(c) => Some(CpuCeiling::new(hz, c)?),
+        None => {
+            CpuCeiling::new(hz, 1.0)?;
+            None
+        }
+    };
+    Ok(Some(CpuSection {
+        clock_hz: hz,
+        fps: ceiling.map(|c| c.fps()),
+        bps_l2: ceiling.map(|c| c.bps_l2(fs)),
+        payload_bps: ceiling.map(|c| c.fps() * 8.0 * f64::from(payload)),
+        ceiling,
+        budgets: inp
+            .links
+            .iter()
+            .map(|l| (l.name(), cycle_budget(hz, l.frames_per_sec(fs))))
+            .collect(),
+    }))
+}
+
+/// The TCP long-path figures: windows at this RTT, the bandwidth-distance
+/// product and the record to beat.
+fn tcp_section(inp: &PageInputs) -> Result<TcpSection, LimitsError> {
+    let bdp = tcp::bdp_bytes(inp.rate_bps, inp.rtt_s)?;
+    let max_w = tcp::MAX_SCALED_WINDOW;
+    let lsr_d = tcp::lsr_distance_m(inp.distance_m)?;
+    let bdprod = tcp::bandwidth_distance_tbmps(inp.rate_bps, inp.distance_m)?;
+    let window_limited_bps = match inp.window_bytes {
+        Some(w) => Some(tcp::window_limited_bps(w, inp.rtt_s)?),
+        None => None,
+    };
+    let (rate_to_beat_bps, beats_record) = match inp.record_tbmps {
+        Some(r) => (
+            Some(tcp::rate_to_beat_bps(r, inp.distance_m)?),
+            Some(tcp::beats_record(bdprod, r)?),
+        ),
+        None => (None, None),
+    };
+    Ok(TcpSection {
+        rtt_s: inp.rtt_s,
+        rate_bps: inp.rate_bps,
+        bdp_bytes: bdp,
+        window_scale_shift: tcp::window_scale_needed(bdp),
+        max_scaled_window: max_w,
+        max_scaled_window_bps: tcp::window_limited_bps(max_w as f64, inp.rtt_s)?,
+        unscaled_window_bps: tcp::window_limited_bps(tcp::MAX_UNSCALED_WINDOW as f64, inp.rtt_s)?,
+        window_bytes: inp.window_bytes,
+        window_limited_bps,
+        distance_m: inp.distance_m,
+        lsr_distance_m: lsr_d,
+        bandwidth_distance_tbmps: bdprod,
+        record_tbmps: inp.record_tbmps,
+        rate_to_beat_bps,
+        beats_record,
+    })
+}
+
+/// The link section: one row per link.
+fn links_text(links: &[LinkCeiling]) -> String {
+    let mut out = format!(
+        "Link: frames/s = MAC rate / (8 * (frame + {L1_OVERHEAD} bytes of preamble, SFD and gap))\n"
+    );
+    let mut t = vec![row(&[
+        "link",
+        "MAC Gbit/s",
+        "frames/s",
+        "L1 Gbit/s",
+        "L2 Gbit/s",
+        "payload Gbit/s",
+    ])];
+    for l in links {
         t.push(vec![
+            l.name.clone(),
+            gbps(l.mac_bps),
+            group(l.fps),
+            gbps(l.l1_bps),
+            gbps(l.l2_bps),
+            gbps(l.payload_bps),
+        ]);
+    }
+    out.push_str(&table(&t));
+    out.push('\n');
+    out
+}
+
+/// Whether a transmit ceiling is PCI-X read latency, marked `(lat)`.
+fn latency_bound(b: &BusRow) -> bool {
+    b.tx.binding.starts_with("read latency")
+}
+
+/// The I/O bus section: one row per bus, the last column against `first`,
+/// the first link.
+fn buses_text(buses: &[BusRow], first: Option<&LinkCeiling>) -> String {
+    let vs = first
+        .map(|l| format!("RX vs {}", short_link(&l.link)))
+        .unwrap_or_else(|| "RX vs link".into());
+    let mut out = String::from(
+        "I/O bus: NIC receiving = DMA writes, transmitting = DMA reads; \
+         descriptors and doorbells included\n",
+    );
+    let mut t = vec![row(&[
+        "bus",
+        "raw Gbit/s",
+        "usable",
+        "RX frames/s",
+        "RX L2 Gbit/s",
+        "RX payload",
+        "TX frames/s",
+        "TX L2 Gbit/s",
+        &vs,
+    ])];
+    t.extend(buses.iter().map(bus_cells));
+    out.push_str(&table(&t));
+    if buses.iter().any(latency_bound) {
+        out.push_str(
+            "  (lat) = PCI-X transmit limited by read latency: too few bytes per split \
+             read (raise MMRBC)\n",
+        );
+    }
+    out.push('\n');
+    out
+}
+
+/// One row of the I/O bus table.
+fn bus_cells(b: &BusRow) -> Vec<String> {
+    let lat = if latency_bound(b) { " (lat)" } else { "" };
+    vec![
+        b.rx.name.clone(),
+        gbps(b.rx.raw_bps),
+        gbps(b.rx.usable_bps),
+        group(b.rx.fps),
+        gbps(b.rx.bps_l2),
+        gbps(b.rx_payload_bps),
+        group(b.tx.fps),
+        format!("{}{lat}", gbps(b.tx.bps_l2)),
+        match b.rx_pct_of_link {
+            Some(p) if p < 100.0 => format!("{p:.0} % bound"),
+            Some(p) => format!("{p:.0} %"),
+            None => "-".into(),
+        },
+    ]
+}
+
+/// The CPU section: the ceiling at the given cycles per frame, and the
+/// cycle budget each link's line rate leaves.
+fn cpu_text(c: &CpuSection) -> String {
+    let mut out = format!(
+        "CPU: frames/s = clock / cycles per frame, clock {:.3} GHz\n",
+        c.clock_hz / 1e9
+    );
+    if let (Some(cc), Some(fps), Some(l2), Some(p)) = (&c.ceiling, c.fps, c.bps_l2, c.payload_bps) {
+        out.push_str(&format!(
+            "  {} cycles/frame: {} frames/s, {} Gbit/s L2, {} Gbit/s payload\n",
+            group(cc.cycles_per_frame),
+            group(fps),
+            gbps(l2),
+            gbps(p)
+        ));
+    }
+    let mut t = vec![row(&["cycle budget at line rate", "cycles/frame"])];
+    for (name, cyc) in &c.budgets {
+        t.push(vec![format!("  {name}"), group(*cyc)]);
+    }
+    if t.len() > 1 {
+        out.push_str(&table(&t));
+    }
+    out.push('\n');
+    out
+}
+
+/// The TCP long-path section, its table left-aligned.
+fn tcp_text(tc: &TcpSection) -> String {
+    let mut out = format!(
+        "TCP over a long path: RTT {}, rate {}\n",
+        format_duration(Duration::from_nanos((tc.rtt_s * 1e9).round() as u64)),
+        rate_human(tc.rate_bps)
+    );
+    let mut t = vec![row(&["figure", "value"])];
+    t.extend(window_rows(tc));
+    t.extend(distance_rows(tc));
+    out.push_str(&table_with(&t, true));
+    out
+}
+
+/// The TCP table's rows on windows: the bandwidth-delay product, the scale
+/// it needs, and the rate each window allows at this RTT.
+fn window_rows(tc: &TcpSection) -> Vec<Vec<String>> {
+    let max_w = group(tc.max_scaled_window as f64);
+    let mut t = vec![
+        vec![
             "bandwidth-delay product (rate * RTT)".into(),
             bytes_human(tc.bdp_bytes),
-        ]);
-        t.push(vec![
+        ],
+        vec![
             "window scale shift it needs".into(),
             match tc.window_scale_shift {
                 Some(s) => format!("{s} (RFC 7323)"),
-                None => format!(
-                    "none suffices: above the largest window {}",
-                    group(tc.max_scaled_window as f64)
-                ),
+                None => format!("none suffices: above the largest window {max_w}"),
             },
-        ]);
-        if let (Some(w), Some(bps)) = (tc.window_bytes, tc.window_limited_bps) {
-            t.push(vec![
-                format!("window {} bytes / RTT", group(w)),
-                rate_human(bps),
-            ]);
-        }
+        ],
+    ];
+    if let (Some(w), Some(bps)) = (tc.window_bytes, tc.window_limited_bps) {
         t.push(vec![
-            "window 65,535 bytes (unscaled) / RTT".into(),
-            rate_human(tc.unscaled_window_bps),
+            format!("window {} bytes / RTT", group(w)),
+            rate_human(bps),
         ]);
-        t.push(vec![
-            format!(
-                "window {} bytes (65,535 * 2^14) / RTT",
-                group(tc.max_scaled_window as f64)
-            ),
-            rate_human(tc.max_scaled_window_bps),
-        ]);
-        let capped = if tc.distance_m > tc.lsr_distance_m {
-            format!(
-                " (distance {} km capped at 30,000 km)",
-                group(tc.distance_m / 1e3)
-            )
+    }
+    t.push(vec![
+        "window 65,535 bytes (unscaled) / RTT".into(),
+        rate_human(tc.unscaled_window_bps),
+    ]);
+    t.push(vec![
+        format!("window {max_w} bytes (65,535 * 2^14) / RTT"),
+        rate_human(tc.max_scaled_window_bps),
+    ]);
+    t
+}
+
+/// The TCP table's rows on distance: the bandwidth-distance product and,
+/// when a record was given, the rate that beats it.
+fn distance_rows(tc: &TcpSection) -> Vec<Vec<String>> {
+    let capped = if tc.distance_m > tc.lsr_distance_m {
+        format!(
+            " (distance {} km capped at 30,000 km)",
+            group(tc.distance_m / 1e3)
+        )
+    } else {
+        String::new()
+    };
+    let mut t = vec![vec![
+        format!(
+            "bandwidth-distance over {} km",
+            group(tc.lsr_distance_m / 1e3)
+        ),
+        format!(
+            "{} Tb*m/s{capped}",
+            group_fraction(tc.bandwidth_distance_tbmps, 3)
+        ),
+    ]];
+    if let (Some(r), Some(need), Some(beats)) =
+        (tc.record_tbmps, tc.rate_to_beat_bps, tc.beats_record)
+    {
+        let does = if beats {
+            "this rate does"
         } else {
-            String::new()
+            "this rate does not"
         };
         t.push(vec![
-            format!(
-                "bandwidth-distance over {} km",
-                group(tc.lsr_distance_m / 1e3)
-            ),
-            format!("{} Tb*m/s{capped}", group_frac(tc.bandwidth_distance_tbmps)),
+            format!("to beat {} Tb*m/s by 10 %", group_fraction(r, 3)),
+            format!("{} or more ({does})", rate_human(need)),
         ]);
-        if let (Some(r), Some(need), Some(beats)) =
-            (tc.record_tbmps, tc.rate_to_beat_bps, tc.beats_record)
-        {
-            t.push(vec![
-                format!("to beat {} Tb*m/s by 10 %", group_frac(r)),
-                format!(
-                    "{} or more ({})",
-                    rate_human(need),
-                    if beats {
-                        "this rate does"
-                    } else {
-                        "this rate does not"
-                    }
-                ),
-            ]);
-        }
-        out.push_str(&table_with(&t, true));
-        out
     }
+    t
 }
 
 fn short_link(l: &LinkKind) -> String {
@@ -429,36 +466,6 @@ fn short_link(l: &LinkKind) -> String {
         LinkKind::Lan10G => "10G LAN".into(),
         LinkKind::Wan10G => "10G WAN".into(),
         other => other.name(),
-    }
-}
-
-fn dur_human(s: f64) -> String {
-    if s >= 1.0 {
-        format!("{} s", trim(s))
-    } else if s >= 1e-3 {
-        format!("{} ms", trim(s * 1e3))
-    } else {
-        format!("{} us", trim(s * 1e6))
-    }
-}
-
-fn trim(v: f64) -> String {
-    let s = format!("{v:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-/// Thousands separators with up to three decimals kept when not integral.
-fn group_frac(v: f64) -> String {
-    let r = (v * 1000.0).round() / 1000.0;
-    if (r - r.round()).abs() < 1e-9 {
-        group(r)
-    } else {
-        let frac = format!("{:.3}", r.fract().abs());
-        format!(
-            "{}{}",
-            group(r.trunc()),
-            frac.trim_start_matches('0').trim_end_matches('0')
-        )
     }
 }
 
@@ -507,8 +514,8 @@ mod tests {
 
     #[test]
     fn fractions_keep_their_digits() {
-        assert_eq!(group_frac(239_820.0), "239,820");
-        assert_eq!(group_frac(1234.5), "1,234.5");
+        assert_eq!(group_fraction(239_820.0, 3), "239,820");
+        assert_eq!(group_fraction(1234.5, 3), "1,234.5");
     }
 
     #[test]

@@ -92,6 +92,35 @@ pub fn replay(
     bottleneck_bps: u64,
     buffer_bytes: u64,
 ) -> Result<ReplayResult, ReplayError> {
+    check_inputs(trace, bottleneck_bps, buffer_bytes)?;
+    let mut r = ReplayResult::empty(trace.departures.len() as u64, bottleneck_bps, buffer_bytes);
+    let mut link = Bottleneck::new(bottleneck_bps, trace.tsc_hz, buffer_bytes);
+    let (mut max_delay, mut delay_sum) = (0u128, 0u128);
+    for (i, &(tsc, len)) in trace.departures.iter().enumerate() {
+        let Some(delay) = link.offer(tsc, len) else {
+            r.dropped += 1;
+            r.dropped_bytes += u64::from(len);
+            r.first_drop.get_or_insert(i as u64);
+            continue;
+        };
+        r.peak_queue_bytes = r.peak_queue_bytes.max(link.queued_bytes);
+        r.peak_queue_frames = r.peak_queue_frames.max(link.queue.len() as u64);
+        max_delay = max_delay.max(delay);
+        delay_sum += delay;
+        r.delivered += 1;
+    }
+    r.max_delay_ns = (max_delay * 1_000_000_000 / (link.hz * link.bps)) as u64;
+    if r.delivered > 0 {
+        let units_per_sec = link.hz as f64 * link.bps as f64;
+        r.mean_delay_ns = delay_sum as f64 * 1e9 / units_per_sec / r.delivered as f64;
+    }
+    r.offered_l1_bps = offered_l1_bps(trace);
+    Ok(r)
+}
+
+/// Refuses a zero rate, a zero clock and a buffer smaller than the
+/// trace's largest frame.
+fn check_inputs(trace: &Trace, bottleneck_bps: u64, buffer_bytes: u64) -> Result<(), ReplayError> {
     if bottleneck_bps == 0 {
         return Err(ReplayError::ZeroRate);
     }
@@ -110,74 +139,103 @@ pub fn replay(
             frame: largest,
         });
     }
-    let bps = bottleneck_bps as u128;
-    let hz = trace.tsc_hz as u128;
-    // Time unit: 1 / (hz × bps) s. A tick is `bps` units; one bit on the
-    // bottleneck is `hz` units.
-    let mut queue: VecDeque<(u128, u32)> = VecDeque::new();
-    let mut queued_bytes = 0u64;
-    let mut link_free = 0u128;
-    let mut r = ReplayResult {
-        frames: trace.departures.len() as u64,
-        delivered: 0,
-        dropped: 0,
-        dropped_bytes: 0,
-        first_drop: None,
-        peak_queue_bytes: 0,
-        peak_queue_frames: 0,
-        max_delay_ns: 0,
-        mean_delay_ns: 0.0,
-        offered_l1_bps: 0.0,
-        bottleneck_bps,
-        buffer_bytes,
+    Ok(())
+}
+
+/// Bits on the wire for a frame of `len` bytes (FCS included): the frame
+/// plus its preamble, SFD and inter-frame gap.
+fn wire_bits(len: u32) -> u128 {
+    8 * (len as u128 + WIRE_OVERHEAD_BYTES as u128)
+}
+
+/// The trace's wire bits over its span (first to last departure, last
+/// frame excluded), bit/s; 0 for a trace without a span.
+fn offered_l1_bps(trace: &Trace) -> f64 {
+    let (Some(first), Some(last)) = (trace.departures.first(), trace.departures.last()) else {
+        return 0.0;
     };
-    let mut max_delay = 0u128;
-    let mut delay_sum = 0u128;
-    for (i, &(tsc, len)) in trace.departures.iter().enumerate() {
-        let now = tsc as u128 * bps;
-        while let Some(&(finish, l)) = queue.front() {
+    if last.0 <= first.0 {
+        return 0.0;
+    }
+    let bits: u128 = trace.departures[..trace.departures.len() - 1]
+        .iter()
+        .map(|&(_, l)| wire_bits(l))
+        .sum();
+    let secs = (last.0 - first.0) as f64 / trace.tsc_hz as f64;
+    bits as f64 / secs
+}
+
+/// The bottleneck's state: the frames queued, each with the time its last
+/// bit leaves, and when the link is next free.
+///
+/// Time unit: 1 / (hz × bps) s. A tick is `bps` units; one bit on the
+/// bottleneck is `hz` units.
+struct Bottleneck {
+    bps: u128,
+    hz: u128,
+    buffer_bytes: u64,
+    /// `(finish, len)` of each frame waiting or being sent.
+    queue: VecDeque<(u128, u32)>,
+    /// Bytes of the frames in `queue`.
+    queued_bytes: u64,
+    link_free: u128,
+}
+
+impl Bottleneck {
+    fn new(bps: u64, hz: u64, buffer_bytes: u64) -> Self {
+        Bottleneck {
+            bps: u128::from(bps),
+            hz: u128::from(hz),
+            buffer_bytes,
+            queue: VecDeque::new(),
+            queued_bytes: 0,
+            link_free: 0,
+        }
+    }
+
+    /// A frame of `len` bytes arriving at `tsc`: the queue first lets go of
+    /// the frames sent by then; the frame is queued if it fits and its delay
+    /// (arrival to last bit out, in time units) returned, else `None` (tail
+    /// drop).
+    fn offer(&mut self, tsc: u64, len: u32) -> Option<u128> {
+        let now = u128::from(tsc) * self.bps;
+        while let Some(&(finish, l)) = self.queue.front() {
             if finish > now {
                 break;
             }
-            queue.pop_front();
-            queued_bytes -= u64::from(l);
+            self.queue.pop_front();
+            self.queued_bytes -= u64::from(l);
         }
-        if queued_bytes + u64::from(len) > buffer_bytes {
-            r.dropped += 1;
-            r.dropped_bytes += u64::from(len);
-            r.first_drop.get_or_insert(i as u64);
-            continue;
+        if self.queued_bytes + u64::from(len) > self.buffer_bytes {
+            return None;
         }
-        let start = link_free.max(now);
-        let finish = start + 8 * (len as u128 + WIRE_OVERHEAD_BYTES as u128) * hz;
-        link_free = finish;
-        queue.push_back((finish, len));
-        queued_bytes += u64::from(len);
-        r.peak_queue_bytes = r.peak_queue_bytes.max(queued_bytes);
-        r.peak_queue_frames = r.peak_queue_frames.max(queue.len() as u64);
-        let delay = finish - now;
-        max_delay = max_delay.max(delay);
-        delay_sum += delay;
-        r.delivered += 1;
+        let finish = self.link_free.max(now) + wire_bits(len) * self.hz;
+        self.link_free = finish;
+        self.queue.push_back((finish, len));
+        self.queued_bytes += u64::from(len);
+        Some(finish - now)
     }
-    r.max_delay_ns = (max_delay * 1_000_000_000 / (hz * bps)) as u64;
-    if r.delivered > 0 {
-        r.mean_delay_ns = delay_sum as f64 * 1e9 / (hz as f64 * bps as f64) / r.delivered as f64;
-    }
-    if let (Some(first), Some(last)) = (trace.departures.first(), trace.departures.last()) {
-        if last.0 > first.0 {
-            let wire_bits: u128 = trace.departures[..trace.departures.len() - 1]
-                .iter()
-                .map(|&(_, l)| 8 * (l as u128 + WIRE_OVERHEAD_BYTES as u128))
-                .sum();
-            let secs = (last.0 - first.0) as f64 / trace.tsc_hz as f64;
-            r.offered_l1_bps = wire_bits as f64 / secs;
-        }
-    }
-    Ok(r)
 }
 
 impl ReplayResult {
+    /// A result with nothing replayed yet.
+    fn empty(frames: u64, bottleneck_bps: u64, buffer_bytes: u64) -> Self {
+        ReplayResult {
+            frames,
+            delivered: 0,
+            dropped: 0,
+            dropped_bytes: 0,
+            first_drop: None,
+            peak_queue_bytes: 0,
+            peak_queue_frames: 0,
+            max_delay_ns: 0,
+            mean_delay_ns: 0.0,
+            offered_l1_bps: 0.0,
+            bottleneck_bps,
+            buffer_bytes,
+        }
+    }
+
     /// The human report, a few lines.
     pub fn text(&self) -> String {
         let mut s = String::new();

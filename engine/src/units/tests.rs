@@ -330,19 +330,34 @@ fn byte_formatting() {
 
 #[test]
 fn duration_formatting() {
-    // Spaced forms in the largest unit read back as the compact ones.
-    for (compact, spaced) in [
-        ("0s", "0 s"),
-        ("7ns", "7 ns"),
-        ("250us", "250 us"),
-        ("15.5ms", "15.5 ms"),
-        ("1.5s", "1.5 s"),
-        ("2m", "120 s"),
-        ("1h", "3600 s"),
-        ("1.000000001s", "1.000000001 s"),
+    let f = |ns: u64| format_duration(Duration::from_nanos(ns));
+    assert_eq!(f(0), "0 s");
+    assert_eq!(f(7), "7 ns");
+    assert_eq!(f(250_000), "250 us");
+    assert_eq!(f(15_000_000), "15 ms");
+    assert_eq!(f(15_500_000), "15.5 ms");
+    assert_eq!(f(500_000_000), "500 ms");
+    assert_eq!(f(1_500_000_000), "1.5 s");
+    assert_eq!(f(2_000_000_000), "2 s");
+    assert_eq!(f(120_000_000_000), "120 s");
+    assert_eq!(f(1_000_000_001), "1.000000001 s");
+    assert_eq!(f(999), "999 ns");
+    assert_eq!(f(1_000), "1 us");
+    assert_eq!(f(1_000_000), "1 ms");
+    assert_eq!(f(1_000_000_000), "1 s");
+    assert_eq!(f(u64::MAX), "18446744073.709551615 s");
+    for s in [
+        "0s",
+        "7ns",
+        "250us",
+        "15.5ms",
+        "1.5s",
+        "2m",
+        "1h",
+        "1.000000001s",
     ] {
-        let d = parse_duration(compact).unwrap();
-        assert_eq!(parse_duration(spaced), Ok(d), "{compact}");
+        let d = parse_duration(s).unwrap();
+        assert_eq!(parse_duration(&format_duration(d)), Ok(d), "{s}");
     }
     assert_eq!(format_nanos(850.0), "850 ns");
     assert_eq!(format_nanos(12_345.0), "12.3 us");

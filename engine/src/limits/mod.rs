@@ -9,6 +9,7 @@
 //! FCS (as RFC 2544 does); rates name their layer (L1 adds 20 bytes of
 //! preamble, SFD and inter-frame gap per frame, L2 is the frame, payload is
 //! what the application gets).
+#![forbid(unsafe_code)]
 
 pub mod bus;
 pub mod cli;

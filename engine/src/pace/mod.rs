@@ -30,6 +30,7 @@
 //! [`RateSpec`]: rate::RateSpec
 //! [`Trace`]: trace::Trace
 //! [`replay()`]: replay::replay
+#![forbid(unsafe_code)]
 
 pub mod measure;
 pub mod mode;

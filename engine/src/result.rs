@@ -364,7 +364,7 @@ impl ForeignCounts {
 }
 
 /// The receiver's side of a run.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RxResult {
     /// Frames received (every kind).
     pub frames: u64,
@@ -892,28 +892,13 @@ pub(crate) fn rx_result(
 ) -> RxResult {
     let mut tasks = Vec::new();
     let mut r = RxResult {
-        frames: 0,
-        bytes: 0,
-        good: 0,
-        lost: 0,
-        reordered: 0,
-        reordered_ratio: 0.0,
-        reorder_extent_max: 0,
-        duplicated: 0,
-        corrupt: 0,
-        foreign: 0,
-        foreign_breakdown: ForeignCounts::default(),
-        corrupt_unattributed: CorruptCounts::default(),
-        overflow: 0,
         latency_kind: if shared_tsc {
             "one-way, from the stamp's TX TSC (sender and receiver share a TSC)".into()
         } else {
             "inter-arrival only (sender and receiver clocks are separate)".into()
         },
-        achieved: LayerRates::default(),
-        streams: Vec::new(),
-        tasks: Vec::new(),
         pmd,
+        ..RxResult::default()
     };
     let mut payload = 0u64;
     for (o, &(lcore, port)) in outcomes.iter().zip(meta) {

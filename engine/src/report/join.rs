@@ -441,23 +441,9 @@ mod tests {
     fn rx(frames: u64, achieved: LayerRates, streams: Vec<StreamResult>) -> RxResult {
         RxResult {
             frames,
-            bytes: 0,
-            good: 0,
-            lost: 0,
-            reordered: 0,
-            reordered_ratio: 0.0,
-            reorder_extent_max: 0,
-            duplicated: 0,
-            corrupt: 0,
-            foreign: 0,
-            foreign_breakdown: Default::default(),
-            corrupt_unattributed: CorruptCounts::default(),
-            overflow: 0,
-            latency_kind: String::new(),
             achieved,
             streams,
-            tasks: Vec::new(),
-            pmd: Default::default(),
+            ..RxResult::default()
         }
     }
 

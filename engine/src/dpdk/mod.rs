@@ -32,7 +32,16 @@
 //! let eal = Eal::init(&["prog".into(), "-l".into(), "0,1".into()]).unwrap();
 //! let mut port = Port::open(&eal, 0).unwrap();
 //! let pool = Mempool::create(&eal, "pool", 4095, 2048, -1).unwrap();
-//! # let cfg: PortConfig = todo!();
+//! let cfg = PortConfig {
+//!     rx_queues: 1,
+//!     tx_queues: 1,
+//!     rx_ring: 1024,
+//!     tx_ring: 1024,
+//!     max_frame: 2048,
+//!     tx_checksum_offload: false,
+//!     rx_checksum_offload: false,
+//!     promiscuous: true,
+//! };
 //! port.configure(&cfg, pool).unwrap();
 //! let mut queues = port.start().unwrap();
 //! let mut txq = queues.tx.remove(0);

@@ -150,8 +150,9 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
 }
 
 /// `landspeed run`: execute the plan, print lines and the summary, write
-/// JSON. Ctrl-C ends the run early and still reports.
-pub fn run(args: &RunArgs) -> Result<()> {
+/// JSON. Ctrl-C ends the run early and still reports. The exit status is
+/// the run's [`crate::outcome::Outcome::exit_status`].
+pub fn run(args: &RunArgs) -> Result<u8> {
     let plan = load_plan(args)?;
     signal::on_interrupt(&INTERRUPT);
     let mut out = Stdout;
@@ -162,7 +163,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(path) = &args.json {
         write_json(path, &result)?;
     }
-    Ok(())
+    Ok(result.outcome.exit_status())
 }
 
 /// The EAL arguments `landspeed ports` starts with.

@@ -11,6 +11,7 @@ pub(crate) mod counter;
 pub mod dpdk;
 pub mod error;
 pub mod limits;
+pub mod outcome;
 pub(crate) mod pace;
 pub(crate) mod report;
 pub mod result;

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use landspeed::outcome::exit;
 use landspeed::{cli, limits};
 
 /// A DPDK traffic engine: jumbo IPv4/IPv6 frames on pinned cores, departures
@@ -41,20 +42,21 @@ enum Cmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let ok = |r: landspeed::Result<()>| r.map(|()| exit::OK);
     let result = match cli.cmd {
         Cmd::Run(args) => cli::run(&args),
-        Cmd::Ports(args) => cli::ports(&args),
-        Cmd::Limits(args) => limits::cli::run_limits(&args)
+        Cmd::Ports(args) => ok(cli::ports(&args)),
+        Cmd::Limits(args) => ok(limits::cli::run_limits(&args)
             .map(|page| print!("{page}"))
-            .map_err(landspeed::Error::from),
-        Cmd::Replay(args) => cli::replay(&args),
-        Cmd::Report { tx, rx, json } => cli::report(&tx, &rx, json.as_deref()),
+            .map_err(landspeed::Error::from)),
+        Cmd::Replay(args) => ok(cli::replay(&args)),
+        Cmd::Report { tx, rx, json } => ok(cli::report(&tx, &rx, json.as_deref())),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(status) => ExitCode::from(status),
         Err(e) => {
             eprintln!("landspeed: error: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(exit::ERROR)
         }
     }
 }

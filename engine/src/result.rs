@@ -10,6 +10,7 @@ use crate::dpdk::PortStats;
 use crate::limits::bus::Bus;
 use crate::limits::link::LinkKind;
 use crate::limits::verdict::{Observation, Verdict};
+use crate::outcome::Outcome;
 use crate::pace::measure::{LayerRates, PaceSummary};
 use crate::pace::mode::TxMode;
 use crate::pace::rate::Rate;
@@ -446,6 +447,10 @@ pub struct RunResult {
     /// Mbufs not back in their pools after the ports were closed (0 unless
     /// something leaked).
     pub mbufs_leaked: u64,
+    /// How the run ended and what casts doubt on its figures (absent in
+    /// results written before it was kept: read as a clean, complete run).
+    #[serde(default)]
+    pub outcome: Outcome,
 }
 
 impl RunResult {
@@ -472,6 +477,7 @@ impl RunResult {
             verdict: None,
             observation: None,
             mbufs_leaked: 0,
+            outcome: Outcome::default(),
         }
     }
 
@@ -567,6 +573,7 @@ impl RunResult {
                 self.mbufs_leaked
             );
         }
+        s.push_str(&self.outcome.warning_lines());
         s
     }
 }
@@ -1149,6 +1156,7 @@ mod tests {
             verdict: None,
             observation: None,
             mbufs_leaked: 0,
+            outcome: Outcome::default(),
         };
         let text = run.summary();
         assert!(text.contains("  foreign 6\n"), "{text}");

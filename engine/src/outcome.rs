@@ -39,6 +39,43 @@ pub enum Problem {
         /// What went wrong, in words.
         detail: String,
     },
+    /// A paced TX task sent less than its target over the time it ran
+    /// (its first departure time to its stop), by more than the tolerance
+    /// of docs/pacing.md ("When a target counts as met").
+    TargetMissed {
+        /// The task's lcore.
+        lcore: u32,
+        /// Its DPDK port id.
+        port: u16,
+        /// The target's layer (`L1`, `L2`, `payload`, `frames`).
+        layer: String,
+        /// The target, in that layer's unit per second.
+        target_per_sec: u64,
+        /// What it achieved, in the same unit per second.
+        achieved_per_sec: f64,
+        /// Achieved ÷ target, in percent.
+        achieved_pct: f64,
+        /// Frames the port refused (each retried until taken or stopped).
+        refused: u64,
+        /// Times a batch of mbufs could not be allocated (pool empty).
+        alloc_failed: u64,
+    },
+    /// A port's link was seen down during the run (polled by the report
+    /// loop every few tens of milliseconds).
+    LinkDown {
+        /// The profile's name of the port.
+        port: String,
+        /// What the run did on it: `TX`, `RX` or `TX+RX`.
+        side: String,
+        /// Seconds into the run when it was first seen down.
+        down_at_s: f64,
+        /// Seconds it was down in all.
+        down_s: f64,
+        /// Times it went down.
+        outages: u32,
+        /// It was still down when the run ended.
+        down_at_end: bool,
+    },
 }
 
 impl Problem {
@@ -46,6 +83,37 @@ impl Problem {
     pub fn text(&self) -> String {
         match self {
             Problem::Other { detail } => detail.clone(),
+            Problem::TargetMissed {
+                lcore,
+                port,
+                layer,
+                target_per_sec,
+                achieved_per_sec,
+                achieved_pct,
+                refused,
+                alloc_failed,
+            } => format!(
+                "TX lcore {lcore} (port {port}) missed its target: {target_per_sec} {layer}/s \
+                 asked, {achieved_per_sec:.0} achieved ({achieved_pct:.4} %, {:.4} % short); \
+                 the port refused {refused} frames, the mbuf pool was empty {alloc_failed} times",
+                100.0 - achieved_pct
+            ),
+            Problem::LinkDown {
+                port,
+                side,
+                down_at_s,
+                down_s,
+                outages,
+                down_at_end,
+            } => format!(
+                "the link of port {port} ({side}) went down {down_at_s:.2} s into the run: \
+                 down {down_s:.2} s in all, {outages} time(s){}",
+                if *down_at_end {
+                    ", still down at the end"
+                } else {
+                    ""
+                }
+            ),
         }
     }
 }

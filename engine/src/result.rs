@@ -13,7 +13,8 @@ use crate::limits::verdict::{Observation, Verdict};
 use crate::outcome::Outcome;
 use crate::pace::measure::{LayerRates, PaceSummary};
 use crate::pace::mode::TxMode;
-use crate::pace::rate::Rate;
+use crate::pace::pattern::Pattern;
+use crate::pace::rate::{Layer, Rate};
 use crate::report::{bytes_str, Interval, Percentiles, L1_OVERHEAD};
 use crate::rx::seq::SeqCounts;
 use crate::rx::{CorruptCounts, RxOutcome, StreamAcc};
@@ -238,10 +239,26 @@ pub struct TxTaskResult {
     pub frames: u64,
     /// Bytes sent, FCS included.
     pub bytes: u64,
-    /// LayerRates from first to last departure on the TSC (from `pace`).
+    /// Seconds the task was sending for: from its first departure time
+    /// (the loop's start in `max` and `gap` modes) to its stop, on the TSC.
+    #[serde(default)]
+    pub span_s: f64,
+    /// The frames the port took over `span_s`, at every layer: an outage
+    /// (a link down, a port refusing frames) lowers it, as it lowered what
+    /// the link carried. (`pace.achieved` is the rate between the first
+    /// and the last departure, which an outage does not change.)
     pub achieved: LayerRates,
     /// Achieved ÷ target at the target's layer, in percent.
     pub achieved_pct: f64,
+    /// Whether the task met its target within the tolerance of
+    /// docs/pacing.md ("When a target counts as met"); `None` in `max` and
+    /// `gap` modes, which keep no schedule.
+    #[serde(default)]
+    pub target_met: Option<bool>,
+    /// Frames the port refused (`pace.refused`): each was offered again
+    /// until taken or the run stopped.
+    #[serde(default)]
+    pub refused: u64,
     /// TSC cycles of the loop per frame sent, time spent waiting for
     /// departure times left out: the cost of building and sending a frame.
     pub cycles_per_frame: f64,
@@ -263,12 +280,14 @@ pub struct TxTaskResult {
     /// Gap mode: the data's L1 rate on a link of the port's speed that
     /// sends data and gap frames back to back.
     pub link_paced_l1_bps: Option<f64>,
-    /// The port's line rate (L1 bit/s) the task ran against.
+    /// The port's line rate (L1 bit/s) the task ran against (on a virtual
+    /// device without a line rate, the rate the driver reports, used only
+    /// to plan gap frames and line-rate bursts).
     pub line_bps: u64,
-    /// Achieved L1 rate as a share of that line rate, in percent (above
-    /// 100 in `max` mode on a device with no real line rate, such as the
-    /// null PMD: how far past line rate one lcore goes).
-    pub line_pct: f64,
+    /// Achieved L1 rate as a share of that line rate, in percent; `null`
+    /// on a virtual device, which has no line rate (null, ring, pcap,
+    /// memif, whatever `link:` the profile gives it).
+    pub line_pct: Option<f64>,
     /// Schedule keeping.
     pub pace: PaceSummary,
 }
@@ -285,9 +304,18 @@ pub struct TxResult {
     /// Frames the PMD counted (`opackets` over the TX ports): `frames +
     /// gap_frames` when nothing else sends on those ports.
     pub pmd_frames: u64,
+    /// `pmd_frames` equals `frames + gap_frames`.
+    #[serde(default)]
+    pub pmd_agrees: bool,
+    /// Every paced task met its target (docs/pacing.md); `None` when no
+    /// task keeps a schedule (`max`, `gap`). The same as
+    /// `outcome.target_met`.
+    #[serde(default)]
+    pub target_met: Option<bool>,
     /// Transmit errors the PMD counted.
     pub pmd_errors: u64,
-    /// LayerRates over the measured time (all tasks).
+    /// LayerRates over the measured time: each task's frames over its
+    /// `span_s`, summed (tasks run side by side).
     pub achieved: LayerRates,
     /// Per task.
     pub tasks: Vec<TxTaskResult>,
@@ -591,15 +619,12 @@ fn tx_lines(s: &mut String, tx: &TxResult, elapsed_s: f64) {
         tx.achieved.payload_bps / 1e9,
         tx.achieved.fps / 1e6
     );
-    let agree = if tx.pmd_frames == tx.frames {
-        "agrees"
-    } else {
-        "DIFFERS"
-    };
     let _ = writeln!(
         s,
-        "      PMD counted {} frames sent ({agree}), {} errors",
-        tx.pmd_frames, tx.pmd_errors
+        "      PMD counted {} frames sent ({}), {} errors",
+        tx.pmd_frames,
+        pmd_agreement(tx),
+        tx.pmd_errors
     );
     for t in &tx.tasks {
         tx_task_lines(s, t);
@@ -613,6 +638,27 @@ fn tx_lines(s: &mut String, tx: &TxResult, elapsed_s: f64) {
             st.frames,
             bytes_str(st.bytes)
         );
+    }
+}
+
+/// How the PMD's count compares with the frames landspeed handed it: data
+/// frames, and gap frames in gap mode.
+fn pmd_agreement(tx: &TxResult) -> String {
+    let ours = tx.frames + tx.gap_frames;
+    let what = if tx.gap_frames > 0 {
+        format!("{} data + {} gap frames", tx.frames, tx.gap_frames)
+    } else {
+        format!("{} frames", tx.frames)
+    };
+    if tx.pmd_frames == ours {
+        if tx.gap_frames > 0 {
+            format!("agrees: {what}")
+        } else {
+            "agrees".to_string()
+        }
+    } else {
+        let d = tx.pmd_frames as i128 - ours as i128;
+        format!("DIFFERS from {what} by {d:+}")
     }
 }
 
@@ -632,12 +678,23 @@ fn tx_task_lines(s: &mut String, t: &TxTaskResult) {
         t.cycles_per_frame,
         t.busy_pct
     );
-    if t.line_bps > 0 {
+    match t.line_pct {
+        Some(pct) => {
+            let _ = writeln!(
+                s,
+                "        {pct:.3} % of the {:.3} Gbit/s line rate (L1)",
+                t.line_bps as f64 / 1e9
+            );
+        }
+        None => {
+            let _ = writeln!(s, "        no line rate: virtual device");
+        }
+    }
+    if t.target_met == Some(false) {
         let _ = writeln!(
             s,
-            "        {:.3} % of the {:.3} Gbit/s line rate (L1)",
-            t.line_pct,
-            t.line_bps as f64 / 1e9
+            "        target missed over {:.3} s: the port refused {} frames, mbuf pool empty {} times",
+            t.span_s, t.refused, t.alloc_failed
         );
     }
     if t.schedule_kept {
@@ -765,6 +822,12 @@ pub struct TxMeta {
     pub mode: TxMode,
     /// The port's link rate, bit/s.
     pub line_bps: u64,
+    /// The port has a line rate (false on the virtual devices null, ring,
+    /// pcap and memif).
+    pub has_line: bool,
+    /// How departures are spread (the tolerance of a random or bursty
+    /// pattern is wider).
+    pub pattern: Pattern,
 }
 
 /// Build the TX side from the workers' outcomes.
@@ -773,23 +836,28 @@ pub(crate) fn tx_result(
     names: &[(u32, String)],
     outcomes: &[TxOutcome],
     pmd: (u64, u64),
+    tsc_hz: u64,
 ) -> TxResult {
     let mut tasks = Vec::new();
     let mut streams: Vec<TxStreamResult> = Vec::new();
     for (o, m) in outcomes.iter().zip(meta) {
-        tasks.push(tx_task_result(o, m));
+        tasks.push(tx_task_result(o, m, tsc_hz));
         add_tx_streams(&mut streams, names, o);
     }
+    let gap_frames: u64 = outcomes.iter().map(|o| o.gap_frames).sum();
+    let judged: Vec<bool> = tasks.iter().filter_map(|t| t.target_met).collect();
     let frames: u64 = outcomes.iter().map(|o| o.frames).sum();
     let bytes: u64 = outcomes.iter().map(|o| o.bytes).sum();
     TxResult {
         frames,
         bytes,
-        gap_frames: outcomes.iter().map(|o| o.gap_frames).sum(),
+        gap_frames,
         pmd_frames: pmd.0,
+        pmd_agrees: pmd.0 == frames + gap_frames,
+        target_met: (!judged.is_empty()).then(|| judged.iter().all(|&m| m)),
         pmd_errors: pmd.1,
-        // Each task's rates run from its first to its last departure on the
-        // TSC; tasks run side by side, so their rates add up.
+        // Each task's rates are its frames over the time it sent; tasks
+        // run side by side, so their rates add up.
         achieved: tasks.iter().fold(LayerRates::default(), |a, t| LayerRates {
             fps: a.fps + t.achieved.fps,
             l1_bps: a.l1_bps + t.achieved.l1_bps,
@@ -801,11 +869,15 @@ pub(crate) fn tx_result(
     }
 }
 
-/// One TX lcore's result from its outcome and what was planned for it.
-fn tx_task_result(o: &TxOutcome, m: &TxMeta) -> TxTaskResult {
+/// One TX lcore's result from its outcome and what was planned for it,
+/// at `tsc_hz`.
+fn tx_task_result(o: &TxOutcome, m: &TxMeta, tsc_hz: u64) -> TxTaskResult {
     let (lcore, port, queue, rate) = (m.lcore, m.port, m.queue, m.rate);
     let p = &o.pace;
-    let achieved = p.achieved;
+    let span_s = o.span_cycles as f64 / tsc_hz.max(1) as f64;
+    let payload: u64 = o.streams.iter().map(|s| s.3).sum();
+    let achieved = LayerRates::of(o.frames, o.bytes, payload, span_s);
+    let at_layer = at_layer(&achieved, rate.layer());
     TxTaskResult {
         lcore,
         port,
@@ -814,8 +886,35 @@ fn tx_task_result(o: &TxOutcome, m: &TxMeta) -> TxTaskResult {
         target_per_sec: rate.per_sec(),
         frames: o.frames,
         bytes: o.bytes,
+        span_s,
         achieved,
-        achieved_pct: p.achieved_ratio(rate.layer()).unwrap_or(0.0) * 100.0,
+        achieved_pct: if rate.per_sec() > 0 {
+            at_layer * 100.0 / rate.per_sec() as f64
+        } else {
+            0.0
+        },
+        target_met: m.mode.waits().then(|| {
+            let group = match m.mode {
+                TxMode::Burst(n) => u64::from(n),
+                _ => 1,
+            };
+            // Lateness excuses a shortfall only when the port refused
+            // nothing and the pool never ran dry: then the lcore alone
+            // made frames late, not an outage.
+            let port_held = p.refused > 0 || o.alloc_failed > 0;
+            let late_s = if port_held {
+                0.0
+            } else {
+                p.error_ns.max as f64 / 1e9
+            };
+            let slack = Slack {
+                group,
+                pattern: m.pattern,
+                late_s,
+            };
+            target_met(&rate, at_layer, span_s, o.frames, slack)
+        }),
+        refused: p.refused,
         cycles_per_frame: if o.frames > 0 {
             o.loop_cycles.saturating_sub(o.wait_cycles) as f64 / o.frames as f64
         } else {
@@ -828,11 +927,7 @@ fn tx_task_result(o: &TxOutcome, m: &TxMeta) -> TxTaskResult {
         },
         mode: m.mode.to_string(),
         line_bps: m.line_bps,
-        line_pct: if m.line_bps > 0 {
-            achieved.l1_bps * 100.0 / m.line_bps as f64
-        } else {
-            0.0
-        },
+        line_pct: (m.has_line && m.line_bps > 0).then(|| achieved.l1_bps * 100.0 / m.line_bps as f64),
         schedule_kept: m.mode.waits(),
         gap_frames: o.gap_frames,
         gap_bytes: o.gap_bytes,
@@ -850,6 +945,59 @@ fn tx_task_result(o: &TxOutcome, m: &TxMeta) -> TxTaskResult {
         }),
         pace: p.clone(),
     }
+}
+
+/// `r` at `layer`, in that layer's unit per second.
+fn at_layer(r: &LayerRates, layer: Layer) -> f64 {
+    match layer {
+        Layer::L1 => r.l1_bps,
+        Layer::L2 => r.l2_bps,
+        Layer::Payload => r.payload_bps,
+        Layer::Frames => r.fps,
+    }
+}
+
+/// The share of the target a task may fall short of and still meet it:
+/// 0.1 % (docs/pacing.md, "When a target counts as met").
+pub const TARGET_TOLERANCE: f64 = 0.001;
+
+/// What a paced task may lag its target by at the stop without missing
+/// it (docs/pacing.md, "When a target counts as met").
+#[derive(Clone, Copy, Debug)]
+pub struct Slack {
+    /// Frames per `tx_burst` (1 in spin mode): a burst not yet due.
+    pub group: u64,
+    /// How departures are spread: on/off bursts and Poisson arrivals lag
+    /// their mean more than a constant rate does.
+    pub pattern: Pattern,
+    /// The largest schedule error of any frame sent, seconds, when the
+    /// port refused nothing and the pool never ran dry (else 0): frames
+    /// due that late at the stop were late as others were, not refused.
+    pub late_s: f64,
+}
+
+/// Whether `frames` sent at `achieved` (the target's unit per second) over
+/// `span_s` met `rate`: short by at most the larger of
+/// [`TARGET_TOLERANCE`] of the target and the frames `slack` accounts
+/// for (the burst not yet due and the frame in hand at the stop, what the
+/// pattern may lag its mean — two bursts for on/off, four standard
+/// deviations of a Poisson count — and the frames due within the largest
+/// schedule error).
+pub fn target_met(rate: &Rate, achieved: f64, span_s: f64, frames: u64, slack: Slack) -> bool {
+    let expected = rate.per_sec() as f64 * span_s;
+    let got = achieved * span_s;
+    // One frame in the target's unit (the mean of those sent).
+    let unit = if frames > 0 { got / frames as f64 } else { 0.0 };
+    let expected_frames = if unit > 0.0 { expected / unit } else { 0.0 };
+    let slack_frames = (slack.group + 1) as f64
+        + match slack.pattern {
+            Pattern::Cbr => 0.0,
+            Pattern::OnOff { burst_frames, .. } => 2.0 * f64::from(burst_frames),
+            Pattern::Poisson { .. } => 4.0 * expected_frames.sqrt(),
+        };
+    let late = rate.per_sec() as f64 * slack.late_s;
+    let allowed = (TARGET_TOLERANCE * expected).max(slack_frames * unit + late);
+    got + allowed >= expected
 }
 
 /// Adds a TX lcore's per-stream counts to `streams` (a stream sent from

@@ -90,6 +90,11 @@ pub struct TxOutcome {
     pub wait_cycles: u64,
     /// Batches that could not be allocated (the mempool was empty).
     pub alloc_failed: u64,
+    /// TSC cycles the task was sending for: from its first departure time
+    /// (the loop's start in modes that never wait) to its stop. Achieved
+    /// rates are frames taken over this span, however long the port
+    /// refused them.
+    pub span_cycles: u64,
 }
 
 /// What one batch slot holds, from fill to account.
@@ -242,6 +247,8 @@ struct Tx<'q> {
     gaps: Option<Gaps>,
     recorder: DepartureRecorder,
     rate: Rate,
+    /// TSC of the first departure time in modes that wait.
+    first_due: u64,
     totals: Totals,
     live: Arc<Padded<TxLive>>,
     stop: Arc<StopFlag>,
@@ -257,8 +264,9 @@ pub fn run(t: TxTask<'_>) -> TxOutcome {
     } else {
         tx.run_loop::<false>();
     }
-    let loop_cycles = tsc::now() - loop_start;
-    tx.outcome(loop_cycles)
+    let end = tsc::now();
+    let from = if paced { tx.first_due } else { loop_start };
+    tx.outcome(end - loop_start, end.saturating_sub(from))
 }
 
 /// Allocate `n` mbufs into the empty `batch`, all or none.
@@ -319,6 +327,7 @@ impl<'q> Tx<'q> {
             }),
             recorder: DepartureRecorder::new(t.tsc_hz, t.trace_frames as usize),
             rate: t.rate,
+            first_due: start,
             totals: Totals::default(),
             live: t.live,
             stop: t.stop,
@@ -478,8 +487,9 @@ impl<'q> Tx<'q> {
         self.live.bytes.add(bytes);
     }
 
-    /// What the task did; frees the mbufs not sent.
-    fn outcome(self, loop_cycles: u64) -> TxOutcome {
+    /// What the task did over a loop of `loop_cycles` that sent for
+    /// `span_cycles`; frees the mbufs not sent.
+    fn outcome(self, loop_cycles: u64, span_cycles: u64) -> TxOutcome {
         drop(self.batch);
         let mut pace = self.recorder.summary();
         pace.set_target(&self.rate);
@@ -500,6 +510,7 @@ impl<'q> Tx<'q> {
             loop_cycles,
             wait_cycles: self.totals.wait_cycles,
             alloc_failed: self.totals.alloc_failed,
+            span_cycles,
         }
     }
 }

@@ -397,6 +397,8 @@ mod tests {
             bytes: 0,
             gap_frames: 0,
             pmd_frames: 0,
+            pmd_agrees: true,
+            target_met: None,
             pmd_errors: 0,
             achieved,
             tasks: Vec::new(),

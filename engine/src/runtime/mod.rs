@@ -36,6 +36,7 @@
 mod clock;
 mod devices;
 mod tasks;
+mod watch;
 
 use std::io::Write;
 use std::sync::Arc;
@@ -47,6 +48,7 @@ use crate::dpdk::{
     self, DpdkError, Eal, Mempool, Port, PortConfig, PortStats, Queues, Scope, Worker,
 };
 use crate::limits::link::LinkKind;
+use crate::outcome::Problem;
 use crate::pace::tsc::TscSample;
 use crate::report::{self, Interval, Span};
 use crate::result::{self, PortResult, RunResult};
@@ -58,6 +60,7 @@ use crate::{Error, Result};
 
 pub(crate) use devices::RunDirCleanup;
 use tasks::{Handles, Tasks};
+use watch::PortWatch;
 
 /// How long the TSC is measured against the monotonic clock before a run
 /// (1 µs of read uncertainty over 100 ms is 10 ppm, well inside the
@@ -299,10 +302,25 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     let tasks = tasks::plan_tasks(plan, rt.tsc_hz, &ports, &ups, Handles::new(queues))?;
     let meta = Meta::of(plan, &ports, &tasks);
     let grace = drain_grace(plan, &ports);
+    let mut watch = PortWatch::new(plan, &ports);
     let (outcomes, timing) = dpdk::scope(&rt.eal, |s| {
-        run_workers(s, &rt.eal, plan, sink, stop_early, tasks, grace)
+        run_workers(s, &rt.eal, plan, sink, stop_early, tasks, grace, &mut watch)
     })?;
-    finish(plan, &rt, ports, &ups, &meta, outcomes, timing)
+    let seen = Seen {
+        stats: (ports.iter().enumerate())
+            .map(|(i, p)| watch.stats(i, p.port.stats()))
+            .collect(),
+        problems: watch.problems(timing.elapsed_s),
+    };
+    drop(watch);
+    finish(plan, &rt, ports, &ups, &meta, outcomes, timing, seen)
+}
+
+/// What the report loop saw of the ports: each one's counters at the end
+/// (the highest read, where a driver reset them) and the link outages.
+struct Seen {
+    stats: Vec<PortStats>,
+    problems: Vec<Problem>,
 }
 
 /// What the result needs to know of the tasks once they have run.
@@ -316,16 +334,16 @@ struct Meta {
 
 impl Meta {
     fn of(plan: &Plan, ports: &[PortRt], tasks: &Tasks) -> Meta {
-        let tx = tasks
-            .tx
-            .iter()
-            .map(|t| result::TxMeta {
+        let tx = (tasks.tx.iter().zip(&plan.tx))
+            .map(|(t, pt)| result::TxMeta {
                 lcore: t.lcore,
                 port: t.queue.port_id(),
                 queue: t.queue.id(),
                 rate: t.rate,
                 mode: t.mode,
                 line_bps: t.line_bps,
+                has_line: !VIRTUAL_DRIVERS.contains(&ports[pt.port].port.info().driver.as_str()),
+                pattern: t.pattern,
             })
             .collect();
         let rx = (tasks.rx.iter().zip(&plan.rx))
@@ -338,6 +356,11 @@ impl Meta {
         }
     }
 }
+
+/// Drivers of virtual devices that have no line rate: the speed they
+/// report (10 Gbit/s for null), or the profile's `link:`, resolves rates
+/// such as `95%` and plans gap frames, but limits nothing they carry.
+const VIRTUAL_DRIVERS: [&str; 4] = ["net_null", "net_ring", "net_pcap", "net_memif"];
 
 /// How long receivers keep running after the senders stopped.
 fn drain_grace(plan: &Plan, ports: &[PortRt]) -> Duration {
@@ -372,6 +395,9 @@ struct Outcomes {
 /// The report loop's intervals and the run's measured span.
 struct Timing {
     intervals: Vec<Interval>,
+    /// The counters and the time (s) the last interval starts from; it is
+    /// closed once the workers have ended, at the counters the totals are.
+    open: (Snapshot, f64),
     /// The TSC frequency measured over the run itself.
     tsc_hz_run: u64,
     /// Seconds from launch to stop.
@@ -391,6 +417,7 @@ impl Drop for StopAll {
 }
 
 /// Launch, report, collect: the body of the run's scope.
+#[allow(clippy::too_many_arguments)]
 fn run_workers<'scope, 'q: 'scope>(
     s: &'scope Scope<'scope, '_>,
     eal: &Eal,
@@ -399,6 +426,7 @@ fn run_workers<'scope, 'q: 'scope>(
     stop_early: &StopFlag,
     tasks: Tasks<'q>,
     grace: Duration,
+    watch: &mut PortWatch,
 ) -> Result<(Outcomes, Timing)> {
     let _stop_all = StopAll(Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
     let (stop_tx, stop_rx) = (Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
@@ -409,8 +437,11 @@ fn run_workers<'scope, 'q: 'scope>(
     let started = Instant::now();
     let t0 = clock::sample();
     let workers = launch(s, eal, plan, tasks)?;
-    let timing = report_loop(plan, sink, stop_early, &live, &stop_tx, started, t0);
-    Ok((collect(workers, &stop_rx, grace), timing))
+    let clock = (started, t0);
+    let mut timing = report_loop(plan, sink, stop_early, &live, &stop_tx, clock, watch);
+    let (outcomes, rx_end_s) = collect(workers, &stop_rx, grace, started);
+    close_last_interval(plan, sink, &live, &mut timing, rx_end_s);
+    Ok((outcomes, timing))
 }
 
 /// Launch every task on its lcore, receivers first.
@@ -443,27 +474,30 @@ fn launch<'scope, 'q: 'scope>(
     Ok(workers)
 }
 
-/// Print an interval line every `plan.run.interval` until the duration is
-/// over or `stop_early` is set; then stop the senders and print what the
-/// last, partial interval saw.
+/// Print an interval line every `plan.run.interval`, empty ones included,
+/// watching the ports' links meanwhile, until the duration is over or
+/// `stop_early` is set; then stop the senders. The last interval is left
+/// open for [`close_last_interval`].
 fn report_loop(
     plan: &Plan,
     sink: &mut dyn Sink,
     stop_early: &StopFlag,
     live: &Live,
     stop_tx: &StopFlag,
-    started: Instant,
-    t0: TscSample,
+    (started, t0): (Instant, TscSample),
+    watch: &mut PortWatch,
 ) -> Timing {
     let (has_tx, has_rx) = (!plan.tx.is_empty(), !plan.rx.is_empty());
     sink.line(&report::interval_header(has_tx, has_rx));
     let total = plan.run.duration;
     let mut intervals = Vec::new();
-    let mut prev = snapshot(live);
+    // Every counter starts at zero, before the workers were launched.
+    let mut prev = Snapshot::default();
     let mut prev_t = 0.0f64;
     let mut next_tick = plan.run.interval.min(total);
     loop {
         let now = started.elapsed();
+        watch.poll(now.as_secs_f64());
         if stop_early.stopped() || now >= total {
             break;
         }
@@ -483,35 +517,61 @@ fn report_loop(
     stop_tx.stop();
     let end = clock::sample();
     let elapsed_s = started.elapsed().as_secs_f64();
-    let fin = snapshot(live);
-    if fin.tx_frames != prev.tx_frames || fin.rx_frames != prev.rx_frames {
-        let iv = fin.interval_since(&prev, prev_t, elapsed_s);
-        if iv.tx.secs() > 0.001 {
-            sink.line(&report::interval_line(&iv, has_tx, has_rx));
-            intervals.push(iv);
-        }
-    }
+    watch.poll(elapsed_s);
     Timing {
         intervals,
+        open: (prev, prev_t),
         tsc_hz_run: clock::hz_between(t0, end),
         elapsed_s,
     }
 }
 
+/// Close the last interval once the workers have ended, at the counters
+/// their totals are (so the intervals add up to the totals exactly): TX
+/// up to the stop, RX up to `rx_end_s`, when the receivers stopped. It is
+/// printed unless it is empty and shorter than a millisecond.
+fn close_last_interval(
+    plan: &Plan,
+    sink: &mut dyn Sink,
+    live: &Live,
+    timing: &mut Timing,
+    rx_end_s: f64,
+) {
+    let (has_tx, has_rx) = (!plan.tx.is_empty(), !plan.rx.is_empty());
+    let (prev, prev_t) = timing.open;
+    let mut iv = snapshot(live).interval_since(&prev, prev_t, timing.elapsed_s);
+    if has_rx {
+        iv.rx.end_s = rx_end_s.max(iv.rx.start_s);
+    }
+    let empty = iv.tx.frames == 0 && iv.rx.frames == 0;
+    if !empty || iv.tx.secs().max(iv.rx.secs()) > 0.001 {
+        sink.line(&report::interval_line(&iv, has_tx, has_rx));
+        timing.intervals.push(iv);
+    }
+}
+
 /// Join the senders (already told to stop), give frames in flight `grace`
-/// to arrive, then stop and join the receivers.
-fn collect(workers: Workers, stop_rx: &StopFlag, grace: Duration) -> Outcomes {
+/// to arrive, then stop and join the receivers. Returns the outcomes and
+/// when (seconds since `started`) the receivers were stopped.
+fn collect(
+    workers: Workers,
+    stop_rx: &StopFlag,
+    grace: Duration,
+    started: Instant,
+) -> (Outcomes, f64) {
     let tx = workers.tx.into_iter().map(Worker::join).collect();
     if !grace.is_zero() {
         std::thread::sleep(grace);
     }
     stop_rx.stop();
+    let rx_end_s = started.elapsed().as_secs_f64();
     let rx = workers.rx.into_iter().map(Worker::join).collect();
-    Outcomes { tx, rx }
+    (Outcomes { tx, rx }, rx_end_s)
 }
 
-/// Save the traces, read the PMD's counters, build the result, close the
-/// ports and count the mbufs that did not come back.
+/// Save the traces, take the PMD's counters, build the result and its
+/// outcome, close the ports and count the mbufs that did not come back.
+#[allow(clippy::too_many_arguments)]
 fn finish(
     plan: &Plan,
     rt: &Runtime,
@@ -520,9 +580,10 @@ fn finish(
     meta: &Meta,
     outcomes: Outcomes,
     timing: Timing,
+    seen: Seen,
 ) -> Result<RunResult> {
     save_traces(plan, &outcomes.tx)?;
-    let port_results = port_results(plan, &ports, ups);
+    let port_results = port_results(plan, &ports, ups, &seen.stats);
     let mut result = RunResult::new(
         plan,
         rt.tsc_hz,
@@ -532,6 +593,7 @@ fn finish(
         timing.intervals,
     );
     add_task_results(plan, &mut result, meta, &outcomes, ups);
+    add_problems(&mut result, seen.problems);
     // Every mbuf must be back in its pool once its port is closed (its
     // rings freed): what is not was leaked somewhere.
     result.mbufs_leaked = ports
@@ -540,6 +602,33 @@ fn finish(
         .map(|pool| u64::from(pool.in_use()))
         .sum();
     Ok(result)
+}
+
+/// The outcome's TX target and problems: each task that missed its
+/// target, each link that went down (a receiving link's outage also
+/// qualifies the verdict).
+fn add_problems(result: &mut RunResult, links: Vec<Problem>) {
+    if let Some(tx) = &result.tx {
+        result.outcome.target_met = tx.target_met;
+        for t in tx.tasks.iter().filter(|t| t.target_met == Some(false)) {
+            result.outcome.add(Problem::TargetMissed {
+                lcore: t.lcore,
+                port: t.port,
+                layer: t.target_layer.clone(),
+                target_per_sec: t.target_per_sec,
+                achieved_per_sec: t.target_per_sec as f64 * t.achieved_pct / 100.0,
+                achieved_pct: t.achieved_pct,
+                refused: t.refused,
+                alloc_failed: t.alloc_failed,
+            });
+        }
+    }
+    if let Some(v) = result.verdict.as_mut() {
+        watch::link_loss_verdict(v, &links);
+    }
+    for p in links {
+        result.outcome.add(p);
+    }
 }
 
 /// Departure traces, where the profile asked for them.
@@ -558,8 +647,9 @@ fn save_traces(plan: &Plan, tx: &[TxOutcome]) -> Result<()> {
     Ok(())
 }
 
-/// Each port's counters over the run and its non-zero extended stats.
-fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up]) -> Vec<PortResult> {
+/// Each port's counters over the run (from `stats`, their values at the
+/// end) and its non-zero extended stats.
+fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up], stats: &[PortStats]) -> Vec<PortResult> {
     (ports.iter().zip(ups).enumerate())
         .map(|(i, (pr, up))| {
             let info = pr.port.info();
@@ -568,7 +658,7 @@ fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up]) -> Vec<PortResult> {
                 device: info.name.clone(),
                 driver: info.driver.clone(),
                 link_bps: up.link_bps,
-                stats: pr.port.stats().since(&up.before),
+                stats: stats[i].since(&up.before),
                 xstats: (pr.port.xstats().into_iter())
                     .filter(|(_, v)| *v != 0)
                     .collect(),
@@ -604,7 +694,13 @@ fn add_task_results(
     let rx_pmd = sum_ports(&mut plan.rx.iter().map(|t| t.port));
     if !plan.tx.is_empty() {
         let pmd = (tx_pmd.opackets, tx_pmd.oerrors);
-        result.tx = Some(result::tx_result(&meta.tx, &names, &outcomes.tx, pmd));
+        result.tx = Some(result::tx_result(
+            &meta.tx,
+            &names,
+            &outcomes.tx,
+            pmd,
+            result.tsc_hz,
+        ));
     }
     if plan.rx.is_empty() {
         return;

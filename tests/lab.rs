@@ -21,7 +21,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use common::child::Proc;
-use common::{read_json, u};
+use common::{f, read_json, u};
 
 const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -481,4 +481,194 @@ fn same_file_prefix_twice_is_refused() {
     }
     first.assert_success();
     second.assert_error(&[&format!("file_prefix `{fp}` is probably in use")]);
+}
+
+/// `ip -n NS link set DEV up|down`.
+fn set_link(ns: &str, dev: &str, state: &str) {
+    let st = Command::new("ip")
+        .args(["-n", ns, "link", "set", dev, state])
+        .status()
+        .expect("run ip link set");
+    assert!(st.success(), "ip -n {ns} link set {dev} {state}: {st}");
+}
+
+/// A problem of `kind` in a result's `outcome.problems`.
+fn problem<'a>(v: &'a Value, kind: &str) -> &'a Value {
+    v["outcome"]["problems"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["kind"] == kind))
+        .unwrap_or_else(|| panic!("no `{kind}` problem in {}", v["outcome"]))
+}
+
+/// The sender's veth set down 2 s into a 4 s run: the summary shows about
+/// half the target achieved, every interval (the empty ones too, adding
+/// up to the total), `target_met: false` with the refused frames and the
+/// link's outage, and the run exits 3 (SHORTFALL).
+#[test]
+fn sender_link_down_mid_run_is_a_shortfall() {
+    let _g = serial();
+    if skip("sender link down mid-run") {
+        return;
+    }
+    let p = prefix(6);
+    {
+        let lab = Lab::up(&p, 9200, 9130);
+        let dir = tempfile::tempdir().unwrap();
+        let tx = profile(dir.path(), "lab-ipv4-tx.yaml", &lab, &[]);
+        let txj = dir.path().join("tx.json");
+        let (ns_a, dev_a) = (lab.ns('a'), lab.iface('a'));
+        let mut t = Proc::start(
+            dir.path(),
+            "sender",
+            Some(&ns_a),
+            &[
+                "run",
+                tx.to_str().unwrap(),
+                "--duration",
+                "4s",
+                "--json",
+                txj.to_str().unwrap(),
+            ],
+        );
+        t.wait_ready(Duration::from_secs(20));
+        std::thread::sleep(Duration::from_secs(2));
+        set_link(&ns_a, &dev_a, "down");
+        let t = t.wait(Duration::from_secs(30));
+        assert_eq!(t.status.code(), Some(3), "{}\n{}", t.stdout, t.stderr);
+        assert_no_run_dir(t.pid);
+        let out = &t.stdout;
+        let sums: Vec<&str> = out.lines().filter(|l| l.starts_with("[SUM]")).collect();
+        assert_eq!(
+            sums.len(),
+            4,
+            "one line per second, the empty ones too:\n{out}"
+        );
+        let frames_of = |l: &str| -> u64 { l.split_whitespace().nth(3).unwrap().parse().unwrap() };
+        assert_eq!(
+            frames_of(sums[3]),
+            0,
+            "the last second sent nothing:\n{out}"
+        );
+        let total: u64 = sums.iter().map(|l| frames_of(l)).sum();
+        assert!(
+            out.contains(&format!("[TX]  0.00-")) && out.contains(&format!(" {total} frames ")),
+            "intervals add up to the total {total}:\n{out}"
+        );
+        assert!(
+            out.contains("warning: TX lcore 1 (port 0) missed its target"),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!("warning: the link of port a0 (TX) went down")),
+            "{out}"
+        );
+        // About half of 1 Gbit/s L2 over 4 s: the link carried frames for
+        // the 2 s before it went down (the run starts a little before the
+        // header is seen, so a little more than half).
+        let pct: f64 = out
+            .lines()
+            .find_map(|l| l.split("achieved ").nth(1))
+            .and_then(|r| r.split(' ').next())
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("no achieved figure:\n{out}"));
+        assert!((45.0..=65.0).contains(&pct), "achieved {pct} %:\n{out}");
+        let v = read_json(&txj);
+        assert_eq!(v["outcome"]["target_met"], Value::Bool(false));
+        assert_eq!(v["tx"]["target_met"], Value::Bool(false));
+        assert_eq!(v["tx"]["tasks"][0]["target_met"], Value::Bool(false));
+        let ivs = v["intervals"].as_array().unwrap();
+        let sum: u64 = ivs.iter().map(|i| u(i, "/tx/frames")).sum();
+        assert_eq!(sum, u(&v, "/tx/frames"), "intervals add up to the total");
+        let missed = problem(&v, "target_missed");
+        assert!(
+            u(missed, "/refused") > 0,
+            "the port refused frames: {missed}"
+        );
+        assert_eq!(missed["achieved_pct"], v["tx"]["tasks"][0]["achieved_pct"]);
+        let down = problem(&v, "link_down");
+        assert_eq!(down["port"], "a0");
+        assert_eq!(down["side"], "TX");
+        assert_eq!(down["down_at_end"], Value::Bool(true));
+        let (at, len) = (f(down, "/down_at_s"), f(down, "/down_s"));
+        assert!(at > 1.5 && at < 3.5, "down at {at} s");
+        assert!(
+            (at + len - f(&v, "/elapsed_s")).abs() < 0.1,
+            "down {len} s from {at} s"
+        );
+    }
+    assert_lab_gone(&p);
+}
+
+/// The receiver's veth set down 1 s into the sender's 3 s run: the
+/// receiver reports the link's loss as a problem, its verdict does not
+/// say that nothing bound the run, and it exits 3 (SHORTFALL).
+#[test]
+fn receiver_link_down_is_reported() {
+    let _g = serial();
+    if skip("receiver link down mid-run") {
+        return;
+    }
+    let p = prefix(7);
+    {
+        let lab = Lab::up(&p, 9200, 9130);
+        let dir = tempfile::tempdir().unwrap();
+        let tx = profile(dir.path(), "lab-ipv4-tx.yaml", &lab, &[]);
+        let rx = profile(dir.path(), "lab-ipv4-rx.yaml", &lab, &[]);
+        let rxj = dir.path().join("rx.json");
+        let (ns_a, ns_b, dev_b) = (lab.ns('a'), lab.ns('b'), lab.iface('b'));
+        // The receiver ends on its own (a signal would make the run
+        // `interrupted`, which outranks a shortfall).
+        let mut r = Proc::start(
+            dir.path(),
+            "receiver",
+            Some(&ns_b),
+            &[
+                "run",
+                rx.to_str().unwrap(),
+                "--duration",
+                "8s",
+                "--json",
+                rxj.to_str().unwrap(),
+            ],
+        );
+        r.wait_ready(Duration::from_secs(20));
+        let mut t = Proc::start(
+            dir.path(),
+            "sender",
+            Some(&ns_a),
+            &["run", tx.to_str().unwrap(), "--duration", "3s"],
+        );
+        t.wait_ready(Duration::from_secs(20));
+        std::thread::sleep(Duration::from_secs(1));
+        set_link(&ns_b, &dev_b, "down");
+        let t = t.wait(Duration::from_secs(30));
+        let r = r.wait(Duration::from_secs(30));
+        assert_no_run_dir(t.pid);
+        assert_no_run_dir(r.pid);
+        assert_eq!(r.status.code(), Some(3), "{}\n{}", r.stdout, r.stderr);
+        assert!(
+            r.stdout
+                .contains("warning: the link of port b0 (RX) went down"),
+            "{}",
+            r.stdout
+        );
+        let v = read_json(&rxj);
+        let down = problem(&v, "link_down");
+        assert_eq!(down["side"], "RX");
+        assert_eq!(down["down_at_end"], Value::Bool(true));
+        let binding = v["verdict"]["binding"].as_str().unwrap_or("");
+        assert_ne!(binding, "none", "{}", v["verdict"]);
+        let explanation = v["verdict"]["explanation"].as_str().unwrap_or("");
+        assert!(
+            explanation.contains("link went down")
+                && !explanation.starts_with("Offered rate delivered"),
+            "{explanation}"
+        );
+        assert!(
+            !r.stdout.contains("verdict: none bound the run"),
+            "{}",
+            r.stdout
+        );
+    }
+    assert_lab_gone(&p);
 }

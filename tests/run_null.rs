@@ -137,3 +137,132 @@ fn mode_burst_16() {
 fn mode_max() {
     mode_runs("max");
 }
+
+/// The interval lines and the JSON's intervals add up to the totals
+/// exactly: the first interval counts from zero (frames sent before the
+/// reporter's first look included), the last closes at the counters the
+/// totals are read from.
+#[test]
+fn intervals_add_up_to_the_totals_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, v) = run_profile(
+        dir.path(),
+        "sum",
+        &null_with_mode("max"),
+        &["--duration", "2s"],
+    );
+    let frames = u(&v, "/tx/frames");
+    let ivs = v["intervals"].as_array().expect("intervals");
+    let sum: u64 = ivs.iter().map(|i| u(i, "/tx/frames")).sum();
+    assert_eq!(sum, frames, "JSON intervals against the total");
+    let printed: u64 = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("[SUM]"))
+        .map(|l| l.split_whitespace().nth(3).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(printed, frames, "printed intervals:\n{}", out.stdout);
+    // The last interval ends when the senders stopped.
+    let last = ivs.last().unwrap();
+    assert_eq!(f(last, "/tx/end_s"), f(&v, "/elapsed_s"));
+}
+
+/// `max` and `gap` on the null PMD, which has no line rate: no share of
+/// a line is printed, the JSON's `line_pct` is null; gap mode's PMD count
+/// agrees with data + gap frames and says so.
+#[test]
+fn virtual_device_has_no_line_percentage_and_gap_frames_agree() {
+    for mode in ["max", "gap"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, v) = run_profile(
+            dir.path(),
+            "virt",
+            &null_with_mode(mode),
+            &["--duration", "1s"],
+        );
+        let text = &out.stdout;
+        assert!(
+            text.contains("        no line rate: virtual device\n"),
+            "{mode}:\n{text}"
+        );
+        assert!(!text.contains("line rate (L1)"), "{mode}:\n{text}");
+        assert!(v["tx"]["tasks"][0]["line_pct"].is_null(), "{mode}");
+        assert_eq!(
+            v["tx"]["target_met"],
+            serde_json::Value::Null,
+            "{mode} keeps no schedule"
+        );
+        assert_eq!(
+            v["tx"]["pmd_agrees"],
+            serde_json::Value::Bool(true),
+            "{mode}"
+        );
+        let (data, gap) = (u(&v, "/tx/frames"), u(&v, "/tx/gap_frames"));
+        assert_eq!(u(&v, "/tx/pmd_frames"), data + gap, "{mode}");
+        assert!(!text.contains("DIFFERS"), "{mode}:\n{text}");
+        if mode == "gap" {
+            assert!(gap > 0, "gap mode sent no gap frames");
+            assert!(
+                text.contains(&format!(
+                    "PMD counted {} frames sent (agrees: {data} data + {gap} gap frames)",
+                    data + gap
+                )),
+                "{text}"
+            );
+        }
+    }
+}
+
+/// A port that stops taking frames: `net_ring0` with nobody reading its
+/// ring refuses everything once the ring is full. The paced sender misses
+/// its target, says so and by how much, and the run exits 3 (SHORTFALL).
+#[test]
+fn a_port_that_stops_taking_frames_misses_the_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = "eal: { cores: [0, 1], vdevs: [net_ring0] }\n\
+                ports: [ { name: p0, device: net_ring0, link: 10g } ]\n\
+                streams: [ { name: s, frame_size: 1518 } ]\n\
+                tx: [ { lcore: 1, port: p0, rate: 1G, mode: spin } ]\n\
+                run: { duration: 2s }\n";
+    let p = common::write_file(dir.path(), "full.yaml", yaml);
+    let json = dir.path().join("full.json");
+    let out = landspeed(
+        dir.path(),
+        ["run", p.to_str().unwrap(), "--json", json.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}\n{}", out.stdout, out.stderr);
+    let v = read_json(&json);
+    assert_eq!(v["outcome"]["target_met"], serde_json::Value::Bool(false));
+    let task = &v["tx"]["tasks"][0];
+    assert_eq!(task["target_met"], serde_json::Value::Bool(false));
+    let pct = f(task, "/achieved_pct");
+    assert!(pct < 5.0, "a full ring took {pct} % of the target");
+    let problems = v["outcome"]["problems"].as_array().unwrap();
+    let missed = problems
+        .iter()
+        .find(|p| p["kind"] == "target_missed")
+        .unwrap_or_else(|| panic!("{problems:?}"));
+    assert!(u(missed, "/refused") > 0, "{missed}");
+    assert_eq!(u(missed, "/target_per_sec"), 1_000_000_000);
+    assert_eq!(f(missed, "/achieved_pct"), pct);
+    assert!(
+        out.stdout
+            .contains("warning: TX lcore 1 (port 0) missed its target: 1000000000 L1/s asked"),
+        "{}",
+        out.stdout
+    );
+    // The frames it did send are in the intervals, the empty seconds too.
+    let sum: u64 = v["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| u(i, "/tx/frames"))
+        .sum();
+    assert_eq!(sum, u(&v, "/tx/frames"));
+    assert_eq!(
+        v["intervals"].as_array().unwrap().len(),
+        2,
+        "{}",
+        out.stdout
+    );
+}

@@ -230,6 +230,43 @@ mod tests {
     }
 
     #[test]
+    fn a_missed_target_and_a_link_down_say_by_how_much_and_why() {
+        let missed = Problem::TargetMissed {
+            lcore: 1,
+            port: 0,
+            layer: "L2".into(),
+            target_per_sec: 1_000_000_000,
+            achieved_per_sec: 520_000_000.0,
+            achieved_pct: 52.0,
+            refused: 18_625_182,
+            alloc_failed: 0,
+        };
+        assert_eq!(
+            missed.text(),
+            "TX lcore 1 (port 0) missed its target: 1000000000 L2/s asked, 520000000 achieved \
+             (52.0000 %, 48.0000 % short); the port refused 18625182 frames, the mbuf pool was \
+             empty 0 times"
+        );
+        let down = Problem::LinkDown {
+            port: "a0".into(),
+            side: "TX".into(),
+            down_at_s: 2.01,
+            down_s: 1.99,
+            outages: 1,
+            down_at_end: true,
+        };
+        assert_eq!(
+            down.text(),
+            "the link of port a0 (TX) went down 2.01 s into the run: down 1.99 s in all, \
+             1 time(s), still down at the end"
+        );
+        assert_eq!(
+            serde_json::to_value(&down).unwrap()["kind"],
+            serde_json::json!("link_down")
+        );
+    }
+
+    #[test]
     fn the_json_names_each_problem_by_kind() {
         let p = Problem::Other { detail: "d".into() };
         assert_eq!(

@@ -927,7 +927,8 @@ fn tx_task_result(o: &TxOutcome, m: &TxMeta, tsc_hz: u64) -> TxTaskResult {
         },
         mode: m.mode.to_string(),
         line_bps: m.line_bps,
-        line_pct: (m.has_line && m.line_bps > 0).then(|| achieved.l1_bps * 100.0 / m.line_bps as f64),
+        line_pct: (m.has_line && m.line_bps > 0)
+            .then(|| achieved.l1_bps * 100.0 / m.line_bps as f64),
         schedule_kept: m.mode.waits(),
         gap_frames: o.gap_frames,
         gap_bytes: o.gap_bytes,
@@ -1255,6 +1256,36 @@ mod tests {
         assert_eq!(merge_seq(&[a, b]).lost, 3);
         assert_eq!(merge_seq(&[a]), a);
         assert_eq!(merge_seq(&[]), SeqCounts::default());
+    }
+
+    #[test]
+    fn a_target_is_met_within_the_tolerance_and_missed_beyond() {
+        // 1 Gbit/s L1 of 1518-byte frames (12,304 bits each) for 4 s.
+        let rate: Rate = Rate::l1_bps(1_000_000_000).unwrap();
+        let cbr = |late_s| Slack {
+            group: 1,
+            pattern: Pattern::Cbr,
+            late_s,
+        };
+        let frame = 8.0 * 1538.0;
+        let run = |frames: u64, slack| {
+            let achieved = frames as f64 * frame / 4.0;
+            target_met(&rate, achieved, 4.0, frames, slack)
+        };
+        let full = (4e9 / frame) as u64; // 325,097 frames
+        assert!(run(full, cbr(0.0)));
+        // 0.1 % short is met, 0.11 % is not.
+        assert!(run(324_800, cbr(0.0)));
+        assert!(!run(full - full * 11 / 10_000, cbr(0.0)));
+        // A link down for the second half.
+        assert!(!run(full / 2, cbr(0.0)));
+        // Frames late by at most 20 ms at the stop (1,626 frames) were
+        // late, not missing; an outage is more than that.
+        assert!(run(full - 1_500, cbr(0.02)));
+        assert!(!run(full / 2, cbr(0.02)));
+        // Nothing sent over a span: missed; over no span: nothing asked.
+        assert!(!target_met(&rate, 0.0, 4.0, 0, cbr(0.0)));
+        assert!(target_met(&rate, 0.0, 0.0, 0, cbr(0.0)));
     }
 
     #[test]

@@ -551,7 +551,7 @@ fn sender_link_down_mid_run_is_a_shortfall() {
         );
         let total: u64 = sums.iter().map(|l| frames_of(l)).sum();
         assert!(
-            out.contains(&format!("[TX]  0.00-")) && out.contains(&format!(" {total} frames ")),
+            out.contains("[TX]  0.00-") && out.contains(&format!(" {total} frames ")),
             "intervals add up to the total {total}:\n{out}"
         );
         assert!(
@@ -559,7 +559,7 @@ fn sender_link_down_mid_run_is_a_shortfall() {
             "{out}"
         );
         assert!(
-            out.contains(&format!("warning: the link of port a0 (TX) went down")),
+            out.contains("warning: the link of port a0 (TX) went down"),
             "{out}"
         );
         // About half of 1 Gbit/s L2 over 4 s: the link carried frames for

@@ -68,7 +68,7 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
     /// Looks at every link and counter at `t` seconds into the run.
     pub(super) fn poll(&mut self, t: f64) {
         for w in &mut self.ports {
-            let up = w.port.link().up && w.operstate.as_ref().is_none_or(|p| kernel_up(p));
+            let up = w.port.link().up && w.operstate.as_ref().is_none_or(kernel_up);
             match (up, w.down_since) {
                 (false, None) => {
                     w.down_since = Some(t);

@@ -191,7 +191,12 @@ fn rate_override_above_line_rate_blames_the_option() {
     // the error names the option, not the profile's line.
     let yaml = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/rfc2544.yaml");
     let out = cmd(&["run", yaml, "--rate", "11G", "--duration", "1s"]);
-    out.assert_error(&["command line: --rate: ", "11 Gbit/s", "line rate", "(for tx[0].rate of "]);
+    out.assert_error(&[
+        "command line: --rate: ",
+        "11 Gbit/s",
+        "line rate",
+        "(for tx[0].rate of ",
+    ]);
     assert!(!out.stderr.contains("rfc2544.yaml:"), "{}", out.stderr);
 }
 

@@ -100,7 +100,10 @@ fn null_rx_profile_receives_the_1518_byte_frames_it_says() {
     let json = dir.path().join("out.json");
     let profile = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/null-rx.yaml");
     let args = ["run", profile, "-t", "300ms", "-q", "--json"];
-    let out = landspeed(dir.path(), args.iter().copied().chain([json.to_str().unwrap()]));
+    let out = landspeed(
+        dir.path(),
+        args.iter().copied().chain([json.to_str().unwrap()]),
+    );
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     let v = read_json(&json);
     let frames = u(&v, "/rx/frames");

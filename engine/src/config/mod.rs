@@ -138,7 +138,9 @@ impl Plan {
                 ));
             }
             self.run.duration = d;
-            self.lines.overrides.insert("run.duration".into(), "--duration");
+            self.lines
+                .overrides
+                .insert("run.duration".into(), "--duration");
         }
         if let Some(rate) = rate {
             if self.tx.is_empty() {
@@ -154,7 +156,9 @@ impl Plan {
                 let same_port = self.tx.iter().filter(|o| o.port == self.tx[t].port).count();
                 let split = ext::split_rate(&rate, all, same_port)
                     .map_err(|m| ConfigError::new(CLI_ORIGIN, None, Some("--rate".into()), m))?;
-                self.lines.overrides.insert(format!("tx[{t}].rate"), "--rate");
+                self.lines
+                    .overrides
+                    .insert(format!("tx[{t}].rate"), "--rate");
                 let task = &mut self.tx[t];
                 task.rate = split;
                 // A rate that names its layer sets it; a bit rate that names

@@ -186,6 +186,37 @@ fn rate_above_line_rate() {
 }
 
 #[test]
+fn rate_override_above_line_rate_blames_the_option() {
+    // The profile's own rate (`line`) is fine; `--rate 11G` is not, and
+    // the error names the option, not the profile's line.
+    let yaml = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/rfc2544.yaml");
+    let out = cmd(&["run", yaml, "--rate", "11G", "--duration", "1s"]);
+    out.assert_error(&[
+        "command line: --rate: ",
+        "11 Gbit/s",
+        "line rate",
+        "(for tx[0].rate of ",
+    ]);
+    assert!(!out.stderr.contains("rfc2544.yaml:"), "{}", out.stderr);
+}
+
+#[test]
+fn help_says_the_bottleneck_layer_and_where_capture_paths_start() {
+    let out = cmd(&["replay", "--help"]);
+    assert!(out.status.success(), "{}", out.stderr);
+    assert!(out.stdout.contains("(L1 bit/s"), "{}", out.stdout);
+    assert!(!out.stdout.contains("L2"), "{}", out.stdout);
+    let out = cmd(&["run", "--help"]);
+    assert!(out.status.success(), "{}", out.stderr);
+    let text = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("A relative path is taken from the current directory (paths inside a profile are taken from the profile's folder)"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn core_that_does_not_exist() {
     let yaml = with("cores: [0, 1]", "cores: [0, 7]").replace("lcore: 1", "lcore: 7");
     profile_error(

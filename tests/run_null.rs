@@ -93,6 +93,25 @@ fn builtin_profile_runs_without_a_file() {
 }
 
 #[test]
+fn null_rx_profile_receives_the_1518_byte_frames_it_says() {
+    // configs/null-rx.yaml says 1518-byte frames: with the FCS landspeed
+    // counts, that is the null PMD's size=1514.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let profile = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/null-rx.yaml");
+    let args = ["run", profile, "-t", "300ms", "-q", "--json"];
+    let out = landspeed(
+        dir.path(),
+        args.iter().copied().chain([json.to_str().unwrap()]),
+    );
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    let v = read_json(&json);
+    let frames = u(&v, "/rx/frames");
+    assert!(frames > 0);
+    assert_eq!(u(&v, "/rx/bytes"), frames * 1518);
+}
+
+#[test]
 fn rate_override_sets_the_target() {
     let dir = tempfile::tempdir().unwrap();
     let yaml = std::fs::read_to_string(NULL_YAML).unwrap();

@@ -30,7 +30,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: Option<PathBuf>,
     /// Send through DPDK's net_pcap instead of each TX port's device, so the
-    /// exact frames sent land in this .pcap file.
+    /// exact frames sent land in this .pcap file. A relative path is taken
+    /// from the current directory (paths inside a profile are taken from
+    /// the profile's folder).
     #[arg(long)]
     pub capture: Option<PathBuf>,
     /// Print only the summary, not the interval lines.
@@ -58,7 +60,8 @@ pub struct PortsArgs {
 pub struct ReplayArgs {
     /// A departure trace written by a TX task (`trace:` in the profile).
     pub trace: PathBuf,
-    /// The bottleneck link's rate, e.g. `500M`, `1G` (L2 bit/s).
+    /// The bottleneck link's rate, e.g. `500M`, `1G` (L1 bit/s: frames plus
+    /// their 20 bytes of preamble and gap, as the link serialises them).
     #[arg(long)]
     pub bottleneck: String,
     /// The bottleneck's buffer, e.g. `4MB`, `512KiB`, `100000`.

@@ -76,6 +76,22 @@ pub enum Problem {
         /// It was still down when the run ended.
         down_at_end: bool,
     },
+    /// A worker lcore's thread waited for its CPU (another thread had it)
+    /// for more than a few percent of its run: its cycle counts include
+    /// time it did not run, so its cost per frame, its busy share and any
+    /// CPU verdict built on them are not trustworthy.
+    Descheduled {
+        /// `TX` or `RX`.
+        role: String,
+        /// The lcore.
+        lcore: u32,
+        /// Share of its run spent waiting for a CPU, in percent.
+        descheduled_pct: f64,
+        /// Nanoseconds it waited.
+        wait_ns: u64,
+        /// Nanoseconds its run lasted.
+        wall_ns: u64,
+    },
 }
 
 impl Problem {
@@ -113,6 +129,19 @@ impl Problem {
                 } else {
                     ""
                 }
+            ),
+            Problem::Descheduled {
+                role,
+                lcore,
+                descheduled_pct,
+                wait_ns,
+                wall_ns,
+            } => format!(
+                "{role} lcore {lcore} was descheduled for {descheduled_pct:.1} % of its run \
+                 ({:.3} s of {:.3} s waiting for its CPU, which another thread had): \
+                 its cycles per frame, its busy share and any CPU verdict are not trustworthy",
+                *wait_ns as f64 / 1e9,
+                *wall_ns as f64 / 1e9
             ),
         }
     }
@@ -264,6 +293,30 @@ mod tests {
             serde_json::to_value(&down).unwrap()["kind"],
             serde_json::json!("link_down")
         );
+    }
+
+    #[test]
+    fn a_descheduled_lcore_says_its_cpu_figures_are_not_trustworthy() {
+        let p = Problem::Descheduled {
+            role: "RX".into(),
+            lcore: 1,
+            descheduled_pct: 48.25,
+            wait_ns: 965_000_000,
+            wall_ns: 2_000_000_000,
+        };
+        assert_eq!(
+            p.text(),
+            "RX lcore 1 was descheduled for 48.2 % of its run (0.965 s of 2.000 s waiting \
+             for its CPU, which another thread had): its cycles per frame, its busy share and \
+             any CPU verdict are not trustworthy"
+        );
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"kind":"descheduled","role":"RX","lcore":1,"descheduled_pct":48.25,"wait_ns":965000000,"wall_ns":2000000000}"#
+        );
+        let mut o = Outcome::default();
+        o.add(p);
+        assert_eq!(o.exit_status(), exit::SHORTFALL);
     }
 
     #[test]

@@ -9,8 +9,8 @@ use crate::config::Plan;
 use crate::dpdk::PortStats;
 use crate::limits::bus::Bus;
 use crate::limits::link::LinkKind;
-use crate::limits::verdict::{Observation, Verdict};
-use crate::outcome::Outcome;
+use crate::limits::verdict::{Observation, Verdict, DESCHEDULED_MAX};
+use crate::outcome::{Outcome, Problem};
 use crate::pace::measure::{LayerRates, PaceSummary};
 use crate::pace::mode::TxMode;
 use crate::pace::pattern::Pattern;
@@ -19,6 +19,8 @@ use crate::report::{bytes_str, Interval, Percentiles, L1_OVERHEAD};
 use crate::rx::seq::SeqCounts;
 use crate::rx::{CorruptCounts, RxOutcome, StreamAcc};
 use crate::tx::TxOutcome;
+
+pub use crate::runtime::sched::CpuTime;
 
 /// A port's view of the run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -290,6 +292,12 @@ pub struct TxTaskResult {
     pub line_pct: Option<f64>,
     /// Schedule keeping.
     pub pace: PaceSummary,
+    /// How long the lcore's thread ran and waited for its CPU over the
+    /// task (`None`: not measured). Above
+    /// [`crate::limits::verdict::DESCHEDULED_MAX`] of the run spent
+    /// waiting, its cycles per frame and busy share are not trustworthy.
+    #[serde(default)]
+    pub cpu_time: Option<CpuTime>,
 }
 
 /// The sender's side of a run.
@@ -359,6 +367,57 @@ pub struct RxTaskResult {
     pub idle_polls: u64,
     /// Frames/s this lcore could sustain at most (TSC Hz ÷ cycles/frame).
     pub max_fps: f64,
+    /// How long the lcore's thread ran and waited for its CPU over the
+    /// task (`None`: not measured). Above
+    /// [`crate::limits::verdict::DESCHEDULED_MAX`] of the run spent
+    /// waiting, its cycle figures are not trustworthy.
+    #[serde(default)]
+    pub cpu_time: Option<CpuTime>,
+}
+
+/// A task's thread time: measured, and more than
+/// [`DESCHEDULED_MAX`] of it spent waiting for a CPU.
+fn untrusted(cpu: &Option<CpuTime>) -> Option<&CpuTime> {
+    cpu.as_ref()
+        .filter(|c| c.descheduled_pct > DESCHEDULED_MAX * 100.0)
+}
+
+/// The words after a task's cycle figures: its descheduled share, and
+/// whether they can be trusted.
+fn descheduled_text(cpu: &Option<CpuTime>) -> String {
+    match cpu {
+        Some(c) if untrusted(cpu).is_some() => format!(
+            ", descheduled {:.1} % (its CPU was shared: these cycle figures are not trustworthy)",
+            c.descheduled_pct
+        ),
+        Some(c) => format!(", descheduled {:.1} %", c.descheduled_pct),
+        None => String::new(),
+    }
+}
+
+/// Sets each task's thread time, in task order.
+pub(crate) fn set_cpu_times<T: HasCpuTime>(tasks: &mut [T], times: &[Option<CpuTime>]) {
+    for (t, c) in tasks.iter_mut().zip(times) {
+        *t.cpu_time_mut() = *c;
+    }
+}
+
+/// A task result that carries its thread time.
+pub(crate) trait HasCpuTime {
+    /// Its thread time, to set.
+    fn cpu_time_mut(&mut self) -> &mut Option<CpuTime>;
+}
+
+impl HasCpuTime for TxTaskResult {
+    fn cpu_time_mut(&mut self) -> &mut Option<CpuTime> {
+        &mut self.cpu_time
+    }
+}
+
+impl HasCpuTime for RxTaskResult {
+    fn cpu_time_mut(&mut self) -> &mut Option<CpuTime> {
+        &mut self.cpu_time
+    }
 }
 
 /// Frames of no stream the receiver checks, by why. `overflow` (streams
@@ -541,6 +600,11 @@ impl RunResult {
             }
             _ => (None, None),
         };
+        let rx_descheduled = rx
+            .into_iter()
+            .flat_map(|r| &r.tasks)
+            .filter_map(|t| t.cpu_time.map(|c| c.descheduled_pct / 100.0))
+            .reduce(f64::max);
         let lost = rx.map_or(0, |r| r.lost);
         let imissed = rx.map_or(0, |r| r.pmd.imissed);
         let mut obs = Observation {
@@ -555,6 +619,7 @@ impl RunResult {
             rx_cycles_per_frame: cpf,
             tsc_hz: self.tsc_hz as f64,
             rx_utilisation: util,
+            rx_descheduled,
             imissed,
             rx_nombuf: rx.map_or(0, |r| r.pmd.rx_nombuf),
             lost_in_network: lost.saturating_sub(imissed),
@@ -576,6 +641,30 @@ impl RunResult {
         let obs = self.observation(link, bus, plan);
         self.verdict = Some(obs.verdict());
         self.observation = Some(obs);
+    }
+
+    /// Adds a [`Problem::Descheduled`] for each TX and RX task whose
+    /// thread waited for its CPU more than [`DESCHEDULED_MAX`] of its run.
+    pub fn note_descheduled(&mut self) {
+        let tx = self.tx.iter().flat_map(|t| &t.tasks);
+        let tx = tx.map(|t| ("TX", t.lcore, &t.cpu_time));
+        let rx = self.rx.iter().flat_map(|r| &r.tasks);
+        let rx = rx.map(|t| ("RX", t.lcore, &t.cpu_time));
+        let found: Vec<Problem> = tx
+            .chain(rx)
+            .filter_map(|(role, lcore, cpu)| {
+                untrusted(cpu).map(|c| Problem::Descheduled {
+                    role: role.to_string(),
+                    lcore,
+                    descheduled_pct: c.descheduled_pct,
+                    wait_ns: c.wait_ns,
+                    wall_ns: c.wall_ns,
+                })
+            })
+            .collect();
+        for p in found {
+            self.outcome.add(p);
+        }
     }
 
     /// The human summary printed after the interval lines.
@@ -666,7 +755,7 @@ fn pmd_agreement(tx: &TxResult) -> String {
 fn tx_task_lines(s: &mut String, t: &TxTaskResult) {
     let _ = writeln!(
         s,
-        "      lcore {} port {} queue {}: target {} {}/s, achieved {:.4} % ({:.4} Gbit/s L1, {:.0} frames/s), {:.0} cycles/frame, busy {:.1} %",
+        "      lcore {} port {} queue {}: target {} {}/s, achieved {:.4} % ({:.4} Gbit/s L1, {:.0} frames/s), {:.0} cycles/frame, busy {:.1} %{}",
         t.lcore,
         t.port,
         t.queue,
@@ -676,7 +765,8 @@ fn tx_task_lines(s: &mut String, t: &TxTaskResult) {
         t.achieved.l1_bps / 1e9,
         t.achieved.fps,
         t.cycles_per_frame,
-        t.busy_pct
+        t.busy_pct,
+        descheduled_text(&t.cpu_time)
     );
     match t.line_pct {
         Some(pct) => {
@@ -776,12 +866,13 @@ fn rx_lines(s: &mut String, rx: &RxResult, elapsed_s: f64) {
     for t in &rx.tasks {
         let _ = writeln!(
             s,
-            "      RX lcore {}: {:.1} cycles/frame, {:.3} cycles/byte, busy {:.1} %, could sustain {:.3} Mframes/s",
+            "      RX lcore {}: {:.1} cycles/frame, {:.3} cycles/byte, busy {:.1} %, could sustain {:.3} Mframes/s{}",
             t.lcore,
             t.cycles_per_frame,
             t.cycles_per_byte,
             t.utilisation_pct,
-            t.max_fps / 1e6
+            t.max_fps / 1e6,
+            descheduled_text(&t.cpu_time)
         );
     }
     let _ = writeln!(s, "      latency: {}", rx.latency_kind);
@@ -945,6 +1036,7 @@ fn tx_task_result(o: &TxOutcome, m: &TxMeta, tsc_hz: u64) -> TxTaskResult {
             }
         }),
         pace: p.clone(),
+        cpu_time: None,
     }
 }
 
@@ -1136,6 +1228,7 @@ fn rx_task_result(o: &RxOutcome, lcore: u32, port: u16, tsc_hz: u64) -> RxTaskRe
         },
         idle_polls: o.idle_polls,
         max_fps: if cpf > 0.0 { tsc_hz as f64 / cpf } else { 0.0 },
+        cpu_time: None,
     }
 }
 

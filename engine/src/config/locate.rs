@@ -15,6 +15,9 @@ use super::yaml::{join, Kind, Node};
 #[derive(Debug, Default, Clone)]
 pub struct Locator {
     lines: HashMap<String, usize>,
+    /// Fields whose value the command line replaced, with the option that
+    /// did (`tx[0].rate` → `--rate`): errors about them blame the option.
+    pub(crate) overrides: HashMap<String, &'static str>,
 }
 
 impl Locator {

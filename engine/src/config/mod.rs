@@ -107,7 +107,13 @@ impl Plan {
     /// An error about `field` (a path such as `tx[0].rate`) found after
     /// loading, e.g. against the device at run time: it names the file and
     /// the field's line, like every other profile error.
+    /// A field the command line replaced (`--rate`, `--duration`) blames
+    /// that option instead, naming the field and profile it replaced.
     pub fn error(&self, field: &str, message: impl Into<String>) -> ConfigError {
+        if let Some(&option) = self.lines.overrides.get(field) {
+            let message = format!("{} (for {field} of {})", message.into(), self.origin);
+            return ConfigError::new(CLI_ORIGIN, None, Some(option.into()), message);
+        }
         let line = self.lines.line(field);
         ConfigError::new(&self.origin, line, Some(field.to_string()), message)
     }
@@ -132,6 +138,9 @@ impl Plan {
                 ));
             }
             self.run.duration = d;
+            self.lines
+                .overrides
+                .insert("run.duration".into(), "--duration");
         }
         if let Some(rate) = rate {
             if self.tx.is_empty() {
@@ -147,6 +156,9 @@ impl Plan {
                 let same_port = self.tx.iter().filter(|o| o.port == self.tx[t].port).count();
                 let split = ext::split_rate(&rate, all, same_port)
                     .map_err(|m| ConfigError::new(CLI_ORIGIN, None, Some("--rate".into()), m))?;
+                self.lines
+                    .overrides
+                    .insert(format!("tx[{t}].rate"), "--rate");
                 let task = &mut self.tx[t];
                 task.rate = split;
                 // A rate that names its layer sets it; a bit rate that names

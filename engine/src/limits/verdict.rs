@@ -21,6 +21,12 @@ pub const CPU_BUSY_HIDDEN_DROPS: f64 = 0.90;
 pub const BUS_MODEL_BAND: f64 = 0.15;
 /// RX lcore utilisation at or above which the CPU counts as saturated.
 pub const CPU_SATURATED: f64 = 0.95;
+/// Share of its run a worker lcore may spend waiting for its CPU (another
+/// thread had it) before its cycle counts stop being trusted. A polling
+/// lcore on a core of its own waits well under 1 %; above this, its
+/// cycles per frame and utilisation include time it did not run, and the
+/// CPU ceiling takes no part in the verdict.
+pub const DESCHEDULED_MAX: f64 = 0.05;
 
 /// What a run measured, as the report hands it to [`decide`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -47,6 +53,11 @@ pub struct Observation {
     pub tsc_hz: f64,
     /// Fraction of the RX lcore's time spent on frames (0..=1), if measured.
     pub rx_utilisation: Option<f64>,
+    /// Fraction of its run the most descheduled RX lcore waited for its
+    /// CPU (0..=1), if measured; above [`DESCHEDULED_MAX`] its cycles and
+    /// utilisation are not trusted.
+    #[serde(default)]
+    pub rx_descheduled: Option<f64>,
     /// Frames the NIC dropped for lack of room (RX FIFO / ring), during the run.
     pub imissed: u64,
     /// Receive mbuf allocation failures during the run.
@@ -218,6 +229,14 @@ pub enum Reason {
     /// The port dropped frames and no ceiling is known (rule 4, weak
     /// evidence).
     PortDrops,
+    /// The port dropped frames (or, where drops are hidden, frames went
+    /// missing) while the RX lcore was descheduled for more than
+    /// [`DESCHEDULED_MAX`] of its run (rule 2b): its CPU was shared, so
+    /// its own cost cannot be told.
+    Descheduled {
+        /// The descheduled share, 0..=1.
+        share: f64,
+    },
 }
 
 /// The decision of a run: which limit bound it, why, and the figures
@@ -242,6 +261,11 @@ pub struct Decision {
     pub offered: Option<Rate>,
     /// The port's counters.
     pub counters: Counters,
+    /// The RX lcore's descheduled share (0..=1) when it was above
+    /// [`DESCHEDULED_MAX`]: its CPU ceiling, if computed, is in `ceilings`
+    /// but in neither `considered` nor `exceeded`, and its utilisation was
+    /// not used.
+    pub descheduled: Option<f64>,
 }
 
 impl Decision {
@@ -273,6 +297,7 @@ struct Figures {
     tsc_hz: f64,
     cycles_per_frame: f64,
     utilisation: Option<f64>,
+    descheduled: Option<f64>,
 }
 
 impl Figures {
@@ -298,6 +323,9 @@ impl Figures {
             tsc_hz: finite_or_zero(obs.tsc_hz),
             cycles_per_frame: obs.rx_cycles_per_frame.map(finite_or_zero).unwrap_or(0.0),
             utilisation: obs.rx_utilisation.filter(|u| u.is_finite()),
+            descheduled: obs
+                .rx_descheduled
+                .filter(|d| d.is_finite() && *d > DESCHEDULED_MAX),
         }
     }
 
@@ -344,11 +372,17 @@ fn ceilings(obs: &Observation, fig: &Figures) -> Vec<Ceiling> {
     let cpf = fig.cycles_per_frame;
     if cpf > 0.0 && fig.tsc_hz > 0.0 {
         let fps = fig.tsc_hz / cpf;
-        let name = format!(
+        let mut name = format!(
             "RX lcore: {} cycles/frame at {:.3} GHz",
             group(cpf),
             fig.tsc_hz / 1e9
         );
+        if let Some(d) = fig.descheduled {
+            name.push_str(&format!(
+                " (descheduled {:.1} %: not trustworthy)",
+                d * 100.0
+            ));
+        }
         out.push(fig.ceiling(Limit::Cpu, name, fps, fig.l2(fps)));
     }
     out.sort_by(|a, b| a.fps.total_cmp(&b.fps));
@@ -374,6 +408,15 @@ fn ceilings(obs: &Observation, fig: &Figures) -> Vec<Ceiling> {
 ///    ≥ 95 % busy; **Bus** if imissed > 0 and delivered is within 15 % of the
 ///    modelled bus ceiling (RX direction). Link and CPU (exact or measured)
 ///    outrank the modelled bus; among them the lowest ceiling wins.
+///    No candidate, the RX lcore descheduled more than 5 % of its run, and
+///    the port dropped frames (or, where drops are hidden, frames went
+///    missing): **Cpu**, a shared CPU ([`Reason::Descheduled`]).
+///
+/// An RX lcore descheduled more than 5 % ([`DESCHEDULED_MAX`]) has its
+/// CPU ceiling listed, marked not trustworthy, but taking no part, and its
+/// utilisation unused: cycles counted while it did not run neither blame
+/// nor clear the CPU.
+///
 /// 3. No candidate and lost_in_network ≥ imissed + rx_nombuf (including
 ///    when the port dropped nothing): **Network**.
 /// 4. Otherwise the port dropped frames without a ceiling being reached:
@@ -385,10 +428,18 @@ pub fn decide(obs: &Observation) -> Decision {
     // A ceiling the run delivered well above cannot have bound it: the
     // device is not what the ceiling models (a virtual port has no line
     // rate). It stays in the list but takes no part in the decision.
+    // Cycles counted while the lcore was descheduled neither blame nor
+    // clear the CPU: its ceiling takes no part, nor does its utilisation.
+    let trusted = |c: &&Ceiling| !(c.limit == Limit::Cpu && fig.descheduled.is_some());
     let (exceeded, considered): (Vec<Ceiling>, Vec<Ceiling>) = ceilings
         .iter()
+        .filter(trusted)
         .cloned()
         .partition(|c| fig.delivered.fps > c.fps * (1.0 + AT_CEILING));
+    let fig = Figures {
+        utilisation: fig.utilisation.filter(|_| fig.descheduled.is_none()),
+        ..fig
+    };
     let counters = Counters {
         imissed: obs.imissed,
         rx_nombuf: obs.rx_nombuf,
@@ -416,6 +467,7 @@ pub fn decide(obs: &Observation) -> Decision {
         delivered: fig.delivered,
         offered: (fig.offered.fps > 0.0).then_some(fig.offered),
         counters,
+        descheduled: fig.descheduled,
     }
 }
 
@@ -429,7 +481,7 @@ fn binding(reason: &Reason) -> Limit {
             c.limit
         }
         Reason::Network => Limit::Network,
-        Reason::PoolDry | Reason::PortDrops => Limit::Cpu,
+        Reason::PoolDry | Reason::PortDrops | Reason::Descheduled { .. } => Limit::Cpu,
     }
 }
 
@@ -523,6 +575,13 @@ fn decide_missing(
     {
         return Reason::Reached { ceiling, evidence };
     }
+    let hidden = obs.drops_hidden && counters.lost_in_network > 0;
+    if let Some(share) = fig
+        .descheduled
+        .filter(|_| counters.port_drops() > 0 || hidden)
+    {
+        return Reason::Descheduled { share };
+    }
     if counters.lost_in_network >= counters.port_drops() {
         Reason::Network
     } else if counters.rx_nombuf > 0 && counters.rx_nombuf >= counters.imissed {
@@ -589,6 +648,17 @@ pub fn explain(d: &Decision) -> String {
     if !others.is_empty() {
         out.push_str(&format!(" Other ceilings: {}.", others.join("; ")));
     }
+    if let Some(bus) = d.considered.iter().find(|c| c.limit == Limit::Bus) {
+        out.push_str(&above_bus_model(bus));
+    }
+    if let Some(x) = d.descheduled {
+        out.push_str(&format!(
+            " The RX lcore was descheduled for {:.1} % of its run (another thread had its \
+             CPU): its cycles per frame and utilisation are not trustworthy, so the CPU is \
+             neither blamed nor cleared by this verdict.",
+            x * 100.0
+        ));
+    }
     if !d.exceeded.is_empty() {
         let exceeded: Vec<String> = d.exceeded.iter().map(describe).collect();
         out.push_str(&format!(
@@ -598,6 +668,23 @@ pub fn explain(d: &Decision) -> String {
         ));
     }
     out
+}
+
+/// The sentence for a bus ceiling the delivered rate is above (by no more
+/// than [`AT_CEILING`], or it would be exceeded): the model is an upper
+/// bound, so this host's bus did better than the model allows and the
+/// model cannot explain the run. Empty when the rate is at or below it.
+fn above_bus_model(bus: &Ceiling) -> String {
+    match bus.headroom_pct {
+        Some(h) if h < 0.0 => format!(
+            " The delivered rate is {:.1} % above the modelled bus ceiling ({}): this \
+             host's bus moved more than the model allows (its bridge kept longer bursts or \
+             fewer wait states than assumed), so the bus model cannot explain this run.",
+            100.0 / (100.0 + h) * 100.0 - 100.0,
+            bus.name
+        ),
+        _ => String::new(),
+    }
 }
 
 /// What was offered, in words.
@@ -713,6 +800,11 @@ fn explain_missing(d: &Decision) -> String {
             "CPU-bound: {missing}; the receive mbuf pool ran dry ({} allocation failures): \
              the RX side did not return buffers in time. Counters: {counters}.",
             group(d.counters.rx_nombuf as f64),
+        ),
+        Reason::Descheduled { share } => format!(
+            "CPU-bound (shared CPU): {missing}; frames went missing at the receiving port \
+             while the RX lcore waited for its CPU {:.1} % of its run. Counters: {counters}.",
+            share * 100.0
         ),
         Reason::NearestAbove(c) => format!(
             "{}-bound (weak evidence): {missing}; the port dropped {drops} frames and the closest \
@@ -980,6 +1072,76 @@ mod tests {
     }
 
     #[test]
+    fn a_descheduled_rx_lcore_neither_blames_nor_clears_the_cpu() {
+        // The slowed-lcore run of `slowed_rx_lcore_is_cpu_bound_with_cycles_shown`,
+        // but its lcore waited for its CPU 40 % of the run: its 40,000
+        // cycles/frame include time it did not run.
+        let mut o = obs(136_612.0, 49_950.0);
+        o.rx_cycles_per_frame = Some(40_000.0);
+        o.rx_utilisation = Some(0.999);
+        o.imissed = 5_000_000;
+        o.rx_descheduled = Some(0.40);
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::Cpu);
+        assert_eq!(d.reason, Reason::Descheduled { share: 0.40 });
+        assert_eq!(d.descheduled, Some(0.40));
+        assert_eq!(d.counters.rx_utilisation, None);
+        let name =
+            "RX lcore: 40,000 cycles/frame at 2.000 GHz (descheduled 40.0 %: not trustworthy)";
+        let cpu = d.ceilings.iter().find(|c| c.limit == Limit::Cpu).unwrap();
+        check(
+            cpu,
+            Limit::Cpu,
+            name,
+            50_000.0,
+            Some((50_000.0 / 49_950.0 - 1.0) * 100.0),
+        );
+        assert!(d.considered.iter().all(|c| c.limit != Limit::Cpu));
+        assert!(d.exceeded.is_empty());
+        assert_eq!(
+            explain(&d),
+            "CPU-bound (shared CPU): delivered 3.648 Gbit/s (49,950 frames/s) of 9.978 Gbit/s \
+             (136,612 frames/s) offered; frames went missing at the receiving port while the RX \
+             lcore waited for its CPU 40.0 % of its run. Counters: imissed 5,000,000, rx_nombuf \
+             0, lost in network 0. Other ceilings: link 10GBASE-R (LAN PHY): 9.978 Gbit/s \
+             (136,612 frames/s), +173.5 % vs delivered. The RX lcore was descheduled for 40.0 % \
+             of its run (another thread had its CPU): its cycles per frame and utilisation are \
+             not trustworthy, so the CPU is neither blamed nor cleared by this verdict."
+        );
+        // At 5 % (the limit itself) the cycles are trusted: CPU by cycles.
+        o.rx_descheduled = Some(DESCHEDULED_MAX);
+        let d = decide(&o);
+        assert!(matches!(
+            d.reason,
+            Reason::Reached {
+                evidence: Evidence::CpuCycles { .. },
+                ..
+            }
+        ));
+        assert_eq!(d.descheduled, None);
+
+        // A receiver that delivered everything at its measured CPU ceiling
+        // is CPU-bound; descheduled, that ceiling clears nothing either.
+        let mut o = obs(50_000.0, 50_000.0);
+        o.link = None;
+        o.rx_cycles_per_frame = Some(40_000.0);
+        assert!(matches!(decide(&o).reason, Reason::AtCeiling(ref c) if c.limit == Limit::Cpu));
+        o.rx_descheduled = Some(0.12);
+        let d = decide(&o);
+        assert_eq!(d.reason, Reason::Delivered { nearest: None });
+        assert_eq!(d.ceilings.len(), 1);
+        // Hidden drops on a busy but descheduled lcore: a shared CPU.
+        let mut o = obs(136_612.0, 80_000.0);
+        o.rx_utilisation = Some(0.92);
+        o.lost_in_network = 56_612;
+        o.drops_hidden = true;
+        o.rx_descheduled = Some(0.3);
+        assert_eq!(decide(&o).reason, Reason::Descheduled { share: 0.3 });
+        o.drops_hidden = false;
+        assert_eq!(decide(&o).reason, Reason::Network);
+    }
+
+    #[test]
     fn ipv6_2005_on_pcix_133_is_bus_bound() {
         // 6.96 Gbit/s of IPv6 TCP goodput (9040-byte segments) is 7.03
         // Gbit/s at L2; the CPU had headroom, the NIC missed frames.
@@ -1029,6 +1191,89 @@ mod tests {
             PCIX_FPS,
             Some((PCIX_FPS / delivered_fps - 1.0) * 100.0),
         );
+    }
+
+    /// L2 frames/s of a TCP goodput `payload_bps` at `mss` bytes of
+    /// payload per 9130-byte frame.
+    fn seed_fps(payload_bps: f64, mss: f64) -> f64 {
+        payload_bps / (8.0 * mss)
+    }
+
+    #[test]
+    fn the_2005_seeds_against_the_pcix_133_model() {
+        // docs/limits.md, section 5. The model: 108,674 frames/s, 7.938
+        // Gbit/s L2 at 9130 bytes.
+        assert!(close(PCIX_FPS * 8.0 * 9130.0, 7.937_580_126_164_217e9));
+        let ipv6 = |payload_bps: f64| {
+            let fps = seed_fps(payload_bps, 9040.0);
+            let mut o = obs(130_000.0, fps);
+            o.bus = Some(Bus::PCIX_133);
+            o.rx_cycles_per_frame = Some(12_000.0);
+            o.tsc_hz = 2.4e9;
+            o.rx_utilisation = Some(0.55);
+            o.imissed = 250_000;
+            (fps, decide(&o))
+        };
+        // IPv6 at its best, 6.96 Gbit/s of payload (7.029 L2): 88.6 % of
+        // the model, inside the 15 % band: Bus.
+        let (fps, d) = ipv6(6.96e9);
+        assert_eq!(format!("{:.2}", fps / PCIX_FPS * 100.0), "88.56");
+        assert!(
+            matches!(&d.reason, Reason::Reached { ceiling, evidence: Evidence::BusMissed }
+            if ceiling.limit == Limit::Bus)
+        );
+        // IPv6 at its lowest, 6.18 Gbit/s (6.242 L2): 78.6 %, outside the
+        // band: the bus is only the nearest ceiling above (weak evidence).
+        let (fps, d) = ipv6(6.18e9);
+        assert_eq!(format!("{:.2}", fps / PCIX_FPS * 100.0), "78.63");
+        let Reason::NearestAbove(c) = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        check(
+            c,
+            Limit::Bus,
+            PCIX,
+            PCIX_FPS,
+            Some((PCIX_FPS / fps - 1.0) * 100.0),
+        );
+        assert!(explain(&d).starts_with("Bus-bound (weak evidence): "));
+        // IPv4, 7.994 Gbit/s of payload (9060 bytes per frame): 8.056
+        // Gbit/s L2, 1.5 % above what the model lets PCI-X/133 carry. With
+        // the RX core saturated the measured CPU binds, and the verdict
+        // says the bus model cannot explain the run.
+        let fps = seed_fps(7.994e9, 9060.0);
+        assert_eq!(format!("{:.3}", fps * 8.0 * 9130.0 / 1e9), "8.056");
+        let mut o = obs(120_000.0, fps);
+        o.bus = Some(Bus::PCIX_133);
+        o.tsc_hz = 2.4e9;
+        o.rx_cycles_per_frame = Some(2.4e9 * 0.995 / fps);
+        o.rx_utilisation = Some(0.995);
+        o.imissed = 40_000;
+        let d = decide(&o);
+        assert!(matches!(
+            d.reason,
+            Reason::Reached {
+                evidence: Evidence::CpuCycles { .. },
+                ..
+            }
+        ));
+        let text = explain(&d);
+        assert!(
+            text.ends_with(
+                " The delivered rate is 1.5 % above the modelled bus ceiling (PCI-X/133 MMRBC \
+                 512 (receive)): this host's bus moved more than the model allows (its bridge \
+                 kept longer bursts or fewer wait states than assumed), so the bus model cannot \
+                 explain this run."
+            ),
+            "{text}"
+        );
+        // Without a CPU measurement the bus is all there is: still Bus,
+        // with the same sentence.
+        o.rx_cycles_per_frame = None;
+        o.rx_utilisation = None;
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::Bus);
+        assert!(explain(&d).contains("1.5 % above the modelled bus ceiling"));
     }
 
     #[test]
@@ -1294,6 +1539,7 @@ mod tests {
                 lost_in_network: 5,
                 rx_utilisation: Some(0.987),
             },
+            descheduled: None,
         }
     }
 
@@ -1544,7 +1790,7 @@ mod tests {
              vs delivered. Counters: imissed 5,000,000, rx_nombuf 0, lost in network 0, RX \
              lcore utilisation 99.9 %. Other ceilings: link 10GBASE-R (LAN PHY): 9.978 Gbit/s \
              (136,612 frames/s), +173.5 % vs delivered; bus PCIe gen3 x8 MPS 256 (receive): \
-             52.675 Gbit/s (721,180 frames/s), +1343.8 % vs delivered."
+             56.630 Gbit/s (775,325 frames/s), +1452.2 % vs delivered."
         );
         assert_eq!(v.ceilings, decide(&o).ceilings);
         assert_eq!(o.verdict(), v);

@@ -35,6 +35,7 @@
 
 mod clock;
 mod devices;
+pub mod sched;
 mod tasks;
 mod watch;
 
@@ -59,6 +60,7 @@ use crate::wire::CsumMode;
 use crate::{Error, Result};
 
 pub(crate) use devices::RunDirCleanup;
+use sched::CpuTime;
 use tasks::{Handles, Tasks};
 use watch::PortWatch;
 
@@ -382,14 +384,18 @@ struct Live {
 
 /// The workers of a run, in the plan's order.
 struct Workers<'scope> {
-    tx: Vec<Worker<'scope, TxOutcome>>,
-    rx: Vec<Worker<'scope, RxOutcome>>,
+    tx: Vec<Worker<'scope, (TxOutcome, Option<CpuTime>)>>,
+    rx: Vec<Worker<'scope, (RxOutcome, Option<CpuTime>)>>,
 }
 
 /// What the workers returned.
 struct Outcomes {
     tx: Vec<TxOutcome>,
     rx: Vec<RxOutcome>,
+    /// Each TX worker's thread time (`None`: the kernel keeps none).
+    tx_cpu: Vec<Option<CpuTime>>,
+    /// Each RX worker's thread time.
+    rx_cpu: Vec<Option<CpuTime>>,
 }
 
 /// The report loop's intervals and the run's measured span.
@@ -460,7 +466,7 @@ fn launch<'scope, 'q: 'scope>(
         let lcore = eal
             .worker_lcore(t.lcore)
             .map_err(|e| perr(plan, &field, e))?;
-        let w = s.launch(lcore, move || rx::run(t));
+        let w = s.launch(lcore, move || timed(|| rx::run(t)));
         workers.rx.push(w.map_err(|e| perr(plan, &field, e))?);
     }
     for (i, t) in tasks.tx.into_iter().enumerate() {
@@ -468,10 +474,18 @@ fn launch<'scope, 'q: 'scope>(
         let lcore = eal
             .worker_lcore(t.lcore)
             .map_err(|e| perr(plan, &field, e))?;
-        let w = s.launch(lcore, move || tx::run(t));
+        let w = s.launch(lcore, move || timed(|| tx::run(t)));
         workers.tx.push(w.map_err(|e| perr(plan, &field, e))?);
     }
     Ok(workers)
+}
+
+/// Runs a worker's loop and reads its thread's scheduler counters once
+/// before and once after it (on the worker's own thread).
+fn timed<T>(work: impl FnOnce() -> T) -> (T, Option<CpuTime>) {
+    let start = sched::Start::now();
+    let out = work();
+    (out, start.finish())
 }
 
 /// Print an interval line every `plan.run.interval`, empty ones included,
@@ -559,14 +573,22 @@ fn collect(
     grace: Duration,
     started: Instant,
 ) -> (Outcomes, f64) {
-    let tx = workers.tx.into_iter().map(Worker::join).collect();
+    let (tx, tx_cpu) = workers.tx.into_iter().map(Worker::join).unzip();
     if !grace.is_zero() {
         std::thread::sleep(grace);
     }
     stop_rx.stop();
     let rx_end_s = started.elapsed().as_secs_f64();
-    let rx = workers.rx.into_iter().map(Worker::join).collect();
-    (Outcomes { tx, rx }, rx_end_s)
+    let (rx, rx_cpu) = workers.rx.into_iter().map(Worker::join).unzip();
+    (
+        Outcomes {
+            tx,
+            rx,
+            tx_cpu,
+            rx_cpu,
+        },
+        rx_end_s,
+    )
 }
 
 /// Save the traces, take the PMD's counters, build the result and its
@@ -594,6 +616,7 @@ fn finish(
     );
     add_task_results(plan, &mut result, meta, &outcomes, ups);
     add_problems(&mut result, seen.problems);
+    result.note_descheduled();
     // Every mbuf must be back in its pool once its port is closed (its
     // rings freed): what is not was leaked somewhere.
     result.mbufs_leaked = ports
@@ -694,26 +717,24 @@ fn add_task_results(
     let rx_pmd = sum_ports(&mut plan.rx.iter().map(|t| t.port));
     if !plan.tx.is_empty() {
         let pmd = (tx_pmd.opackets, tx_pmd.oerrors);
-        result.tx = Some(result::tx_result(
-            &meta.tx,
-            &names,
-            &outcomes.tx,
-            pmd,
-            result.tsc_hz,
-        ));
+        let mut tx = result::tx_result(&meta.tx, &names, &outcomes.tx, pmd, result.tsc_hz);
+        result::set_cpu_times(&mut tx.tasks, &outcomes.tx_cpu);
+        result.tx = Some(tx);
     }
     if plan.rx.is_empty() {
         return;
     }
     let secs = result.elapsed_s;
-    result.rx = Some(result::rx_result(
+    let mut rx = result::rx_result(
         &meta.rx,
         &outcomes.rx,
         rx_pmd,
         secs,
         result.tsc_hz,
         meta.shared_tsc,
-    ));
+    );
+    result::set_cpu_times(&mut rx.tasks, &outcomes.rx_cpu);
+    result.rx = Some(rx);
     let rx_port = &plan.ports[plan.rx[0].port];
     let link = rx_port
         .link

@@ -383,3 +383,36 @@ fn grouping() {
     assert_eq!(group(f64::NAN), "-");
     assert_eq!(group(f64::INFINITY), "-");
 }
+
+#[test]
+fn every_quantity_has_one_largest_value() {
+    assert_eq!(parse_duration("720h").unwrap(), MAX_DURATION);
+    assert_eq!(
+        problem(parse_duration("721h")),
+        Problem::AboveMax("30 days (720h)".into())
+    );
+    assert_eq!(
+        parse_duration("1e9s").unwrap_err().to_string(),
+        "`1e9s`: above the largest duration accepted, 30 days (720h)"
+    );
+    assert_eq!(parse_bytes("1TiB").unwrap(), MAX_BYTES);
+    assert_eq!(problem(parse_bytes("1.1TiB")), Problem::AboveMax("1 TiB".into()));
+    assert_eq!(parse_rate("1.6T").unwrap(), PerSec::Bits(MAX_BIT_RATE));
+    assert_eq!(
+        problem(parse_bit_rate("1.7T")),
+        Problem::AboveMax("1.6 Tbit/s".into())
+    );
+    assert_eq!(
+        parse_rate("2380952380pps").unwrap(),
+        PerSec::Frames(MAX_FRAME_RATE)
+    );
+    assert_eq!(
+        problem(parse_rate("3Gpps")),
+        Problem::AboveMax("2,380,952,380 frames/s".into())
+    );
+    assert_eq!(parse_distance_m("1000000km").unwrap(), 1e9);
+    assert_eq!(
+        problem(parse_distance_m("1000001km")),
+        Problem::AboveMax("1,000,000 km".into())
+    );
+}

@@ -202,7 +202,11 @@ fn ports_eal_args(args: &PortsArgs) -> Result<Vec<String>> {
         }
         (None, s) => {
             let mut v = vec!["landspeed".to_string()];
-            v.extend(s.iter().flat_map(|s| s.split_whitespace()).map(str::to_string));
+            v.extend(
+                s.iter()
+                    .flat_map(|s| s.split_whitespace())
+                    .map(str::to_string),
+            );
             if args.dpdk_log || !v.iter().any(|a| a.starts_with("--log-level")) {
                 v.push(format!("--log-level={level}"));
             }

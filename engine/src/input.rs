@@ -91,7 +91,10 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let e = read_text(dir.path(), 100).unwrap_err();
-        assert_eq!(e.to_string(), "not a regular file (a directory): give a file");
+        assert_eq!(
+            e.to_string(),
+            "not a regular file (a directory): give a file"
+        );
     }
 
     #[test]

@@ -242,7 +242,11 @@ fn hugepage_pools() -> Vec<(u64, u64, u64)> {
     dir.filter_map(|e| e.ok())
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            let kb = name.strip_prefix("hugepages-")?.strip_suffix("kB")?.parse().ok()?;
+            let kb = name
+                .strip_prefix("hugepages-")?
+                .strip_suffix("kB")?
+                .parse()
+                .ok()?;
             let d = e.path();
             Some((read(&d, "nr_hugepages"), read(&d, "free_hugepages"), kb))
         })
@@ -369,7 +373,11 @@ fn check_memif_sockets(plan: &Plan) -> Result<()> {
         let Some((server, path, abstract_)) = memif_socket(v) else {
             continue;
         };
-        let shown = if abstract_ { format!("@{path}") } else { path.clone() };
+        let shown = if abstract_ {
+            format!("@{path}")
+        } else {
+            path.clone()
+        };
         let exists = !abstract_ && std::path::Path::new(&path).exists();
         let listening = unix_listener(&shown)
             || (exists && std::os::unix::net::UnixStream::connect(&path).is_ok());
@@ -570,7 +578,10 @@ mod tests {
 
     #[test]
     fn the_profile_port_limit_is_dpdks() {
-        assert_eq!(crate::config::MAX_PORTS as u32, landspeed_sys::RTE_MAX_ETHPORTS);
+        assert_eq!(
+            crate::config::MAX_PORTS as u32,
+            landspeed_sys::RTE_MAX_ETHPORTS
+        );
     }
 
     #[test]

@@ -396,7 +396,10 @@ fn every_quantity_has_one_largest_value() {
         "`1e9s`: above the largest duration accepted, 30 days (720h)"
     );
     assert_eq!(parse_bytes("1TiB").unwrap(), MAX_BYTES);
-    assert_eq!(problem(parse_bytes("1.1TiB")), Problem::AboveMax("1 TiB".into()));
+    assert_eq!(
+        problem(parse_bytes("1.1TiB")),
+        Problem::AboveMax("1 TiB".into())
+    );
     assert_eq!(parse_rate("1.6T").unwrap(), PerSec::Bits(MAX_BIT_RATE));
     assert_eq!(
         problem(parse_bit_rate("1.7T")),

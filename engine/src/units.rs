@@ -342,7 +342,19 @@ fn duration_scale(unit: &str) -> Option<u64> {
     })
 }
 
+/// A duration at most [`MAX_DURATION`].
 fn duration(text: &str, bare: Option<u64>) -> Result<Duration, UnitError> {
+    let d = read_duration(text, bare)?;
+    if d > MAX_DURATION {
+        let max = Problem::AboveMax("30 days (720h)".into());
+        return Err(UnitError::new(text, Quantity::Duration, max));
+    }
+    Ok(d)
+}
+
+/// A duration, exact up to `u64::MAX` nanoseconds; `bare` scales a number
+/// without a unit (`None`: refused).
+fn read_duration(text: &str, bare: Option<u64>) -> Result<Duration, UnitError> {
     let err = |p| UnitError::new(text, Quantity::Duration, p);
     let (d, unit) = split_number(text).map_err(err)?;
     let scale = match (unit, bare) {
@@ -351,11 +363,7 @@ fn duration(text: &str, bare: Option<u64>) -> Result<Duration, UnitError> {
         ("", None) => return Err(err(Problem::NeedsUnit)),
         (u, _) => duration_scale(u).ok_or_else(|| err(Problem::UnknownUnit(u.into())))?,
     };
-    let d = Duration::from_nanos(d.scaled(scale).map_err(err)?);
-    if d > MAX_DURATION {
-        return Err(err(Problem::AboveMax("30 days (720h)".into())));
-    }
-    Ok(d)
+    Ok(Duration::from_nanos(d.scaled(scale).map_err(err)?))
 }
 
 /// Parses a duration: `10s`, `500ms`, `2m`, `1h`, `1.5s`, `250 us`,
@@ -377,6 +385,16 @@ pub fn parse_duration_with_unit(text: &str) -> Result<Duration, UnitError> {
 /// `Mi`, `Gi`, `Ti`) powers of 1024; a bare number is bytes. Rounded to
 /// the nearest byte. Zero is accepted.
 pub fn parse_bytes(text: &str) -> Result<u64, UnitError> {
+    let n = read_bytes(text)?;
+    if n > MAX_BYTES {
+        let max = Problem::AboveMax("1 TiB".into());
+        return Err(UnitError::new(text, Quantity::Bytes, max));
+    }
+    Ok(n)
+}
+
+/// A byte count, exact up to `u64::MAX`.
+fn read_bytes(text: &str) -> Result<u64, UnitError> {
     let err = |p| UnitError::new(text, Quantity::Bytes, p);
     let (d, unit) = split_number(text).map_err(err)?;
     let lower = unit.to_ascii_lowercase();
@@ -396,11 +414,7 @@ pub fn parse_bytes(text: &str) -> Result<u64, UnitError> {
         "ti" => 1 << 40,
         _ => return Err(err(Problem::UnknownUnit(unit.into()))),
     };
-    let n = d.scaled(scale).map_err(err)?;
-    if n > MAX_BYTES {
-        return Err(err(Problem::AboveMax("1 TiB".into())));
-    }
-    Ok(n)
+    d.scaled(scale).map_err(err)
 }
 
 /// A rate as a number of units per second.

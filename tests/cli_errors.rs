@@ -992,12 +992,26 @@ fn hugepages_on_a_host_without_them_says_how_to_reserve_them() {
         return;
     }
     let yaml = with_eal("  hugepages: true\n");
-    let out = run_here("huge", &yaml, &[]);
-    assert_error_line(
-        &out,
-        "huge.yaml:3: eal.hugepages: this host has no hugepages reserved (HugePages_Total is 0 \
-         in /proc/meminfo): reserve some as root, e.g. `echo 1024 > \
-         /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages`, or set `hugepages: false`",
+    let dir = tempfile::tempdir().unwrap();
+    write_file(dir.path(), "huge.yaml", &yaml);
+    let done = common::child::Proc::start_plain(dir.path(), "huge", &["run", "huge.yaml"])
+        .wait(std::time::Duration::from_secs(30));
+    done.assert_error(&[]);
+    assert_eq!(
+        done.stderr.lines().last(),
+        Some(
+            "landspeed: error: huge.yaml:3: eal.hugepages: this host has no hugepages reserved \
+             (HugePages_Total is 0 in /proc/meminfo): reserve some as root, e.g. `echo 1024 > \
+             /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages`, or set `hugepages: false`"
+        ),
+        "{}",
+        done.stderr
+    );
+    // Refused before DPDK started: no runtime directory was made.
+    let run_dir = format!("/var/run/dpdk/ls{}", done.pid);
+    assert!(
+        !std::path::Path::new(&run_dir).exists(),
+        "{run_dir} was left"
     );
 }
 

@@ -781,3 +781,460 @@ fn report_merges_a_stream_split_over_two_lcores() {
     assert_eq!(s1["lost"], 0, "{}", out.stdout);
     assert_eq!(j["exact"], true, "{}", out.stdout);
 }
+
+// Bounds on the profile's knobs and the command line's quantities, and the
+// host checks made before DPDK starts: each ends with one exact line.
+
+/// Asserts a clean failure whose last line is `landspeed: error: {line}`.
+fn assert_error_line(out: &Output, line: &str) {
+    out.assert_error(&[]);
+    let last = out.stderr.lines().rev().find(|l| !l.trim().is_empty());
+    assert_eq!(
+        last,
+        Some(format!("landspeed: error: {line}").as_str()),
+        "`{}`:\n{}",
+        out.cmdline,
+        out.stderr
+    );
+}
+
+/// Runs `landspeed run NAME.yaml` on `yaml` from the fresh folder it is
+/// in, so that messages name the file as `NAME.yaml`.
+fn run_here(name: &str, yaml: &str, extra: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    write_file(dir.path(), &format!("{name}.yaml"), yaml);
+    let file = format!("{name}.yaml");
+    let mut args = vec!["run", file.as_str()];
+    args.extend_from_slice(extra);
+    landspeed(dir.path(), args)
+}
+
+/// BASE with `lines` added after `eal:`'s `cores:` line.
+fn with_eal(lines: &str) -> String {
+    with("  cores: [0, 1]\n", &format!("  cores: [0, 1]\n{lines}"))
+}
+
+#[test]
+fn trace_frames_is_bounded() {
+    for n in ["18446744073709551615", "1000000000000"] {
+        let yaml = with(
+            "    mode: spin\n",
+            &format!("    mode: spin\n    trace: t.trace\n    trace_frames: {n}\n"),
+        );
+        let out = run_here("trace", &yaml, &[]);
+        assert_error_line(
+            &out,
+            &format!(
+                "trace.yaml:{}: tx[0].trace_frames: {n} departures are more than a trace \
+                 holds: at most 100,000,000 (each takes 16 bytes of memory during the run)",
+                line_of(&yaml, "trace_frames")
+            ),
+        );
+    }
+}
+
+/// An RX-only profile on a net_null port, with `slowdown_cycles: n`.
+fn slowdown_yaml(n: &str) -> String {
+    format!(
+        "eal:\n  cores: [0, 1]\n  vdevs: [net_null0]\nports:\n  - name: p0\n    device: net_null0\n\
+         rx:\n  - lcore: 1\n    port: p0\n    slowdown_cycles: {n}\nrun:\n  duration: 1s\n"
+    )
+}
+
+#[test]
+fn slowdown_cycles_is_bounded() {
+    for n in ["1000000000000", "18446744073709551615"] {
+        let yaml = slowdown_yaml(n);
+        let out = run_here("slow", &yaml, &[]);
+        assert_error_line(
+            &out,
+            &format!(
+                "slow.yaml:10: rx[0].slowdown_cycles: {n} cycles per frame is more than the \
+                 knob takes: at most 10,000,000 (about 4 ms per frame at 2.5 GHz)"
+            ),
+        );
+    }
+}
+
+#[test]
+fn report_interval_has_a_floor() {
+    let yaml = with("  duration: 1s\n", "  duration: 1s\n  interval: 1us\n");
+    let out = run_here("interval", &yaml, &[]);
+    assert_error_line(
+        &out,
+        &format!(
+            "interval.yaml:{}: run.interval: 1us is shorter than the shortest report \
+             interval, 10 ms",
+            line_of(&yaml, "interval:")
+        ),
+    );
+}
+
+/// MemAvailable of this host in MiB.
+fn mem_available_mib() -> u64 {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("MemAvailable:"))
+        .unwrap();
+    line.split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<u64>()
+        .unwrap()
+        / 1024
+}
+
+#[test]
+fn eal_memory_above_the_hosts_is_refused_at_once() {
+    let yaml = with_eal("  memory_mb: 4000000\n");
+    let start = std::time::Instant::now();
+    let out = run_here("mem", &yaml, &[]);
+    out.assert_error(&[]);
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    // The host's figure moves between the run and this read: compare the rest.
+    let last = out.stderr.lines().last().unwrap();
+    let (head, tail) = last.split_once("available, ").unwrap();
+    assert_eq!(
+        head,
+        "landspeed: error: mem.yaml:3: eal.memory_mb: 4000000 MiB is more than this host has "
+    );
+    let (figure, rest) = tail.split_once(' ').unwrap();
+    assert_eq!(rest, "MiB (MemAvailable in /proc/meminfo)");
+    let figure: u64 = figure.parse().unwrap();
+    assert!(figure.abs_diff(mem_available_mib()) < 1024, "{last}");
+}
+
+#[test]
+fn inputs_that_are_not_regular_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = landspeed(d, ["run", "/dev/zero"]);
+    assert_error_line(
+        &out,
+        "/dev/zero: cannot read the profile: not a regular file (a character device): give a file",
+    );
+    let out = landspeed(
+        d,
+        [
+            "replay",
+            "/dev/zero",
+            "--bottleneck",
+            "1G",
+            "--buffer",
+            "1MB",
+        ],
+    );
+    assert_error_line(
+        &out,
+        "trace /dev/zero: not a regular file (a character device): give a file",
+    );
+    let out = landspeed(d, ["report", "/dev/zero", "/dev/zero"]);
+    assert_error_line(
+        &out,
+        "/dev/zero: not a regular file (a character device): give a file",
+    );
+    // A FIFO with no writer: opening it would block for ever.
+    let made = std::process::Command::new("mkfifo")
+        .arg(d.join("fifo.yaml"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = landspeed(d, ["run", "fifo.yaml"]);
+    assert_error_line(
+        &out,
+        "fifo.yaml: cannot read the profile: not a regular file (a FIFO): give a file",
+    );
+}
+
+#[test]
+fn a_profile_above_its_cap_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = BASE.to_string();
+    let comment = format!("# {}\n", "x".repeat(1021));
+    while text.len() <= 16 << 20 {
+        text.push_str(&comment);
+    }
+    let len = text.len();
+    let p = write_file(dir.path(), "huge.yaml", &text);
+    let out = landspeed(dir.path(), [OsStr::new("run"), p.as_os_str()]);
+    let grouped = len
+        .to_string()
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect::<Vec<_>>()
+        .join(",");
+    assert_error_line(
+        &out,
+        &format!(
+            "{}: cannot read the profile: {grouped} bytes, more than the 16 MiB landspeed \
+             reads from such a file",
+            p.display()
+        ),
+    );
+}
+
+#[test]
+fn more_devices_than_dpdk_has_ports_are_refused_early() {
+    let list: String = (0..33).map(|i| format!("    - net_null{i}\n")).collect();
+    let yaml = with("  vdevs: [net_null0]\n", &format!("  vdevs:\n{list}"));
+    let out = run_here("vdevs", &yaml, &[]);
+    assert_error_line(
+        &out,
+        &format!(
+            "vdevs.yaml:{}: eal.vdevs[32]: 33 devices in eal.vdevs and eal.pci, more than the \
+             32 ports DPDK is built for (RTE_MAX_ETHPORTS)",
+            line_of(&yaml, "net_null32")
+        ),
+    );
+    let many: Vec<String> = (0..32768).map(|i| format!("net_null{i}")).collect();
+    let yaml = with(
+        "vdevs: [net_null0]",
+        &format!("vdevs: [{}]", many.join(", ")),
+    );
+    let start = std::time::Instant::now();
+    let out = run_here("many", &yaml, &[]);
+    assert!(start.elapsed() < std::time::Duration::from_secs(2));
+    assert_error_line(
+        &out,
+        "many.yaml:3: eal.vdevs[32]: 32768 devices in eal.vdevs and eal.pci, more than the 32 \
+         ports DPDK is built for (RTE_MAX_ETHPORTS)",
+    );
+}
+
+/// Whether this host has hugepages reserved of any size.
+fn host_has_hugepages() -> bool {
+    std::fs::read_dir("/sys/kernel/mm/hugepages")
+        .map(|dir| {
+            dir.filter_map(|e| e.ok()).any(|e| {
+                std::fs::read_to_string(e.path().join("nr_hugepages"))
+                    .is_ok_and(|n| n.trim() != "0")
+            })
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn hugepages_on_a_host_without_them_says_how_to_reserve_them() {
+    if host_has_hugepages() {
+        eprintln!("skipped: this host has hugepages reserved");
+        return;
+    }
+    let yaml = with_eal("  hugepages: true\n");
+    let dir = tempfile::tempdir().unwrap();
+    write_file(dir.path(), "huge.yaml", &yaml);
+    let done = common::child::Proc::start_plain(dir.path(), "huge", &["run", "huge.yaml"])
+        .wait(std::time::Duration::from_secs(30));
+    done.assert_error(&[]);
+    assert_eq!(
+        done.stderr.lines().last(),
+        Some(
+            "landspeed: error: huge.yaml:3: eal.hugepages: this host has no hugepages reserved \
+             (HugePages_Total is 0 in /proc/meminfo): reserve some as root, e.g. `echo 1024 > \
+             /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages`, or set `hugepages: false`"
+        ),
+        "{}",
+        done.stderr
+    );
+    // Refused before DPDK started: no runtime directory was made.
+    let run_dir = format!("/var/run/dpdk/ls{}", done.pid);
+    assert!(
+        !std::path::Path::new(&run_dir).exists(),
+        "{run_dir} was left"
+    );
+}
+
+/// An RX profile on a memif vdev with arguments `args`.
+fn memif_yaml(args: &str) -> String {
+    format!(
+        "eal:\n  cores: [0, 1]\n  vdevs: [\"net_memif0,{args}\"]\nports:\n  - name: p0\n    \
+         device: net_memif0\nrx:\n  - lcore: 1\n    port: p0\nrun:\n  duration: 1s\n"
+    )
+}
+
+#[test]
+fn memif_sockets_that_cannot_work_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    // What a killed server leaves: a socket file nobody listens on.
+    let stale = dir.path().join("stale.sock");
+    drop(std::os::unix::net::UnixListener::bind(&stale).unwrap());
+    let s = stale.display();
+    let yaml = memif_yaml(&format!("role=server,socket={s},socket-abstract=no"));
+    let out = run_here("server", &yaml, &[]);
+    assert_error_line(
+        &out,
+        &format!(
+            "server.yaml:3: eal.vdevs[0]: memif socket {s}: address in use: remove {s} or pick \
+             another socket (a server that was killed leaves its socket file)"
+        ),
+    );
+    let none = dir.path().join("none.sock");
+    let n = none.display();
+    let yaml = memif_yaml(&format!("role=client,socket={n},socket-abstract=no"));
+    let out = run_here("client", &yaml, &[]);
+    assert_error_line(
+        &out,
+        &format!(
+            "client.yaml:3: eal.vdevs[0]: memif socket {n}: no server is listening on it: \
+             start the memif server (role=server) first"
+        ),
+    );
+    let name = format!("/landspeed-test-{}.sock", std::process::id());
+    let yaml = memif_yaml(&format!("role=client,socket={name}"));
+    let out = run_here("abstract", &yaml, &[]);
+    assert_error_line(
+        &out,
+        &format!(
+            "abstract.yaml:3: eal.vdevs[0]: memif socket @{name}: no server is listening on \
+             it: start the memif server (role=server) first"
+        ),
+    );
+}
+
+#[test]
+fn eal_extra_args_are_checked_against_a_known_list() {
+    let cases = [
+        (
+            "[--help]",
+            "`--help` makes DPDK print and exit instead of running: remove it",
+        ),
+        (
+            "[--vdev=net_null1]",
+            "`--vdev` is set by landspeed from eal.vdevs: give it there",
+        ),
+        (
+            "[--iova-mode]",
+            "`--iova-mode` needs a value: give it as the next item",
+        ),
+        ("[--no-hpet=1]", "`--no-hpet` takes no value"),
+        (
+            "[--bogus-flag]",
+            "`--bogus-flag` is not an EAL option landspeed passes on; it takes -n, -r, -d, \
+             --iova-mode, --huge-dir, --socket-limit, --base-virtaddr, --vfio-intr, \
+             --vfio-vf-token, --proc-type, --mbuf-pool-ops-name, --force-max-simd-bitwidth, \
+             --huge-worker-stack, --trace, --trace-dir, --trace-bufsz, --trace-mode, \
+             --in-memory, --legacy-mem, --single-file-segments, --match-allocations, \
+             --create-uio-dev, --huge-unlink, --no-hpet, --telemetry, --no-telemetry",
+        ),
+    ];
+    for (args, message) in cases {
+        let yaml = with_eal(&format!("  extra_args: {args}\n"));
+        let out = run_here("extra", &yaml, &[]);
+        assert_error_line(&out, &format!("extra.yaml:3: eal.extra_args[0]: {message}"));
+    }
+    // Options it passes on still run.
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = with_eal("  extra_args: [--iova-mode, va, --no-telemetry]\n");
+    let (_, v) = common::run_profile(dir.path(), "extra", &yaml, &["-t", "200ms", "-q"]);
+    assert!(common::u(&v, "/tx/frames") > 0);
+}
+
+#[test]
+fn capture_path_with_a_comma_is_refused() {
+    let out = run_here("base", BASE, &["--capture", "a,b.pcap"]);
+    assert_error_line(
+        &out,
+        "--capture a,b.pcap: a comma in the path would split DPDK's device arguments: rename it",
+    );
+}
+
+#[test]
+fn quantities_have_the_same_bounds_everywhere() {
+    let cases: [(&[&str], &str); 9] = [
+        (
+            &["limits", "--rate", "1e99"],
+            "invalid rate `1e99`: too large for a bit rate",
+        ),
+        (
+            &["limits", "--rate", "1e18"],
+            "invalid rate `1e18`: above the largest bit rate accepted, 1.6 Tbit/s",
+        ),
+        (
+            &["run", "--rate", "1e18"],
+            "--rate 1e18: cannot parse rate `1e18`: above the largest rate accepted, 1.6 Tbit/s",
+        ),
+        (
+            &["limits", "--rtt", "1e9s"],
+            "invalid rtt `1e9s`: above the largest duration accepted, 30 days (720h)",
+        ),
+        (
+            &["run", "--duration", "1e9s"],
+            "--duration 1e9s: `1e9s`: above the largest duration accepted, 30 days (720h)",
+        ),
+        (
+            &["limits", "--window", "1e18"],
+            "invalid window `1e18`: above the largest byte count accepted, 1 TiB",
+        ),
+        (
+            &["limits", "--record", "1e300"],
+            "invalid record `1e300`: above the largest value accepted, 1.6e9 Tb*m/s",
+        ),
+        (
+            &["limits", "--cpu-ghz", "1000"],
+            "invalid cpu-ghz `1000`: above the largest value accepted, 100 GHz",
+        ),
+        (
+            &["limits", "--cycles-per-frame", "100"],
+            "invalid cycles-per-frame `100`: needs --cpu-ghz too: the CPU section divides the \
+             clock by the cycles",
+        ),
+    ];
+    for (args, line) in cases {
+        assert_error_line(&cmd(args), line);
+    }
+}
+
+#[test]
+fn dpdk_log_is_errors_only_unless_asked_for() {
+    let eal = "--no-huge -m 256 --no-pci --vdev=net_null0";
+    let out = cmd(&["ports", "--eal", eal]);
+    out.assert_success();
+    assert_eq!(out.stderr, "", "DPDK's info lines are hidden by default");
+    let out = cmd(&["ports", "--eal", eal, "--dpdk-log"]);
+    out.assert_success();
+    assert!(
+        out.stderr
+            .lines()
+            .any(|l| l == "EAL: Detected shared linkage of DPDK"),
+        "{}",
+        out.stderr
+    );
+    // An error DPDK logs itself: its error lines, then landspeed's one line last.
+    let out = cmd(&[
+        "ports",
+        "--eal",
+        "--no-huge -m 256 --no-pci --vdev=net_bogus0",
+    ]);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "EAL: failed to parse device \"net_bogus0\"",
+            "EAL: Unable to parse device 'net_bogus0'",
+            "landspeed: error: DPDK could not start: rte_eal_init: No such device",
+        ]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_file(dir.path(), "base.yaml", BASE);
+    let out = landspeed(
+        dir.path(),
+        [
+            OsStr::new("run"),
+            p.as_os_str(),
+            OsStr::new("-t"),
+            OsStr::new("100ms"),
+            OsStr::new("-q"),
+            OsStr::new("--dpdk-log"),
+        ],
+    );
+    out.assert_success();
+    assert!(
+        out.stderr
+            .lines()
+            .any(|l| l == "EAL: Detected shared linkage of DPDK"),
+        "{}",
+        out.stderr
+    );
+}

@@ -38,6 +38,10 @@ pub struct RunArgs {
     /// Print only the summary, not the interval lines.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Show DPDK's own log in full (its `info` level) instead of its
+    /// errors only (overrides eal.log_level).
+    #[arg(long)]
+    pub dpdk_log: bool,
 }
 
 /// `landspeed ports`.
@@ -53,6 +57,10 @@ pub struct PortsArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Show DPDK's own log in full (its `info` level) instead of its
+    /// errors only.
+    #[arg(long)]
+    pub dpdk_log: bool,
 }
 
 /// `landspeed replay`.
@@ -93,6 +101,9 @@ pub fn load_plan(args: &RunArgs) -> Result<Plan> {
         None => None,
     };
     let mut plan = plan.with_overrides(duration, rate)?;
+    if args.dpdk_log {
+        plan.eal.show_dpdk_log();
+    }
     if let Some(pcap) = &args.capture {
         apply_capture(&mut plan, pcap)?;
     }
@@ -108,6 +119,10 @@ pub fn apply_capture(plan: &mut Plan, pcap: &Path) -> Result<()> {
     tx_ports.dedup();
     if tx_ports.is_empty() {
         return Err(Error::option(option(), "the profile has no TX task"));
+    }
+    if pcap.to_string_lossy().contains(',') {
+        let message = "a comma in the path would split DPDK's device arguments: rename it";
+        return Err(Error::option(option(), message));
     }
     if let Some(dir) = pcap.parent().filter(|d| !d.as_os_str().is_empty()) {
         if !dir.is_dir() {
@@ -171,14 +186,35 @@ pub fn run(args: &RunArgs) -> Result<u8> {
 
 /// The EAL arguments `landspeed ports` starts with.
 fn ports_eal_args(args: &PortsArgs) -> Result<Vec<String>> {
-    Ok(match (&args.profile, &args.eal) {
-        (Some(p), _) => config::load(p)?.eal.eal_args(),
-        (None, Some(s)) => {
+    let plan = match (&args.profile, &args.eal) {
+        (Some(p), _) => Some(config::load(p)?),
+        (None, Some(_)) => None,
+        (None, None) => Some(config::load_default()?),
+    };
+    let level = if args.dpdk_log {
+        config::FULL_DPDK_LOG
+    } else {
+        config::DEFAULT_DPDK_LOG
+    };
+    Ok(match (plan, &args.eal) {
+        (Some(mut plan), _) => {
+            if args.dpdk_log {
+                plan.eal.show_dpdk_log();
+            }
+            plan.eal.eal_args()
+        }
+        (None, s) => {
             let mut v = vec!["landspeed".to_string()];
-            v.extend(s.split_whitespace().map(str::to_string));
+            v.extend(
+                s.iter()
+                    .flat_map(|s| s.split_whitespace())
+                    .map(str::to_string),
+            );
+            if args.dpdk_log || !v.iter().any(|a| a.starts_with("--log-level")) {
+                v.push(format!("--log-level={level}"));
+            }
             v
         }
-        (None, None) => config::load_default()?.eal.eal_args(),
     })
 }
 

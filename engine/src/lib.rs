@@ -10,6 +10,7 @@ pub(crate) mod config;
 pub(crate) mod counter;
 pub mod dpdk;
 pub mod error;
+pub(crate) mod input;
 pub mod limits;
 pub mod outcome;
 pub(crate) mod pace;

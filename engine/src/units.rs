@@ -15,6 +15,13 @@
 //! quotes the input. Zero is accepted here; a field that must be positive
 //! says so itself.
 //!
+//! Every quantity has one largest value, the same for every command and
+//! the profile (a figure beyond it is a typo, and would print as a
+//! 20-digit figure): [`MAX_DURATION`] (30 days), [`MAX_BYTES`] (1 TiB),
+//! [`MAX_BIT_RATE`] (1.6 Tbit/s, the fastest Ethernet), [`MAX_FRAME_RATE`]
+//! (1.6 Tbit/s of the smallest frames on the wire) and [`MAX_DISTANCE_M`]
+//! (1,000,000 km).
+//!
 //! | quantity | units (any case) | a bare number |
 //! | --- | --- | --- |
 //! | duration | `ns`, `us` (`µs`), `ms`, `s`, `m` (`min`), `h` | seconds; refused (except `0`) where the field is commonly quoted in milliseconds, `limits --rtt`: "add a unit: 15ms or 15s" |
@@ -40,6 +47,18 @@
 
 use std::fmt;
 use std::time::Duration;
+
+/// The longest duration any field takes: 30 days.
+pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
+/// The largest byte count any field takes: 1 TiB.
+pub const MAX_BYTES: u64 = 1 << 40;
+/// The largest bit rate any field takes: 1.6 Tbit/s, the fastest Ethernet.
+pub const MAX_BIT_RATE: u64 = 1_600_000_000_000;
+/// The largest frame rate any field takes: [`MAX_BIT_RATE`] of 64-byte
+/// frames with their 20 bytes of preamble and gap (2,380,952,380 frames/s).
+pub const MAX_FRAME_RATE: u64 = MAX_BIT_RATE / (8 * 84);
+/// The longest distance any field takes, in metres: 1,000,000 km.
+pub const MAX_DISTANCE_M: u64 = 1_000_000_000;
 
 /// Which quantity a text was meant to be; it words the error messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +138,9 @@ pub enum Problem {
     FramesNotBits,
     /// A bare number in a field that needs a unit.
     NeedsUnit,
+    /// Above the quantity's largest value (the text says which, with its
+    /// unit: `1.6 Tbit/s`).
+    AboveMax(String),
 }
 
 /// A quantity that could not be read: the text as given, what it was meant
@@ -165,6 +187,7 @@ impl UnitError {
                 let n = &self.input;
                 format!("add a unit: {n}ms or {n}s")
             }
+            Problem::AboveMax(max) => format!("above the largest {} accepted, {max}", q.name()),
         }
     }
 }
@@ -319,7 +342,19 @@ fn duration_scale(unit: &str) -> Option<u64> {
     })
 }
 
+/// A duration at most [`MAX_DURATION`].
 fn duration(text: &str, bare: Option<u64>) -> Result<Duration, UnitError> {
+    let d = read_duration(text, bare)?;
+    if d > MAX_DURATION {
+        let max = Problem::AboveMax("30 days (720h)".into());
+        return Err(UnitError::new(text, Quantity::Duration, max));
+    }
+    Ok(d)
+}
+
+/// A duration, exact up to `u64::MAX` nanoseconds; `bare` scales a number
+/// without a unit (`None`: refused).
+fn read_duration(text: &str, bare: Option<u64>) -> Result<Duration, UnitError> {
     let err = |p| UnitError::new(text, Quantity::Duration, p);
     let (d, unit) = split_number(text).map_err(err)?;
     let scale = match (unit, bare) {
@@ -350,6 +385,16 @@ pub fn parse_duration_with_unit(text: &str) -> Result<Duration, UnitError> {
 /// `Mi`, `Gi`, `Ti`) powers of 1024; a bare number is bytes. Rounded to
 /// the nearest byte. Zero is accepted.
 pub fn parse_bytes(text: &str) -> Result<u64, UnitError> {
+    let n = read_bytes(text)?;
+    if n > MAX_BYTES {
+        let max = Problem::AboveMax("1 TiB".into());
+        return Err(UnitError::new(text, Quantity::Bytes, max));
+    }
+    Ok(n)
+}
+
+/// A byte count, exact up to `u64::MAX`.
+fn read_bytes(text: &str) -> Result<u64, UnitError> {
     let err = |p| UnitError::new(text, Quantity::Bytes, p);
     let (d, unit) = split_number(text).map_err(err)?;
     let lower = unit.to_ascii_lowercase();
@@ -398,6 +443,15 @@ fn rate(text: &str, quantity: Quantity) -> Result<PerSec, UnitError> {
         _ => return Err(err(Problem::UnknownUnit(unit.into()))),
     };
     let n = d.scaled(scale).map_err(err)?;
+    if frames && n > MAX_FRAME_RATE {
+        return Err(err(Problem::AboveMax(format!(
+            "{} frames/s",
+            group(MAX_FRAME_RATE as f64)
+        ))));
+    }
+    if !frames && n > MAX_BIT_RATE {
+        return Err(err(Problem::AboveMax("1.6 Tbit/s".into())));
+    }
     Ok(if frames {
         PerSec::Frames(n)
     } else {
@@ -448,7 +502,11 @@ pub fn parse_distance_m(text: &str) -> Result<f64, UnitError> {
         "mi" | "miles" => 1_609_344,
         _ => return Err(err(Problem::UnknownUnit(unit.into()))),
     };
-    Ok(d.scaled(mm).map_err(err)? as f64 / 1e3)
+    let mm = d.scaled(mm).map_err(err)?;
+    if mm / 1000 > MAX_DISTANCE_M {
+        return Err(err(Problem::AboveMax("1,000,000 km".into())));
+    }
+    Ok(mm as f64 / 1e3)
 }
 
 /// Parses a plain number (`2.4`, `20,000`, `1e3`) for figures that are not

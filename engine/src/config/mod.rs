@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod duration;
+mod eal;
 mod error;
 mod ext;
 mod locate;
@@ -27,7 +28,9 @@ pub use duration::parse_duration;
 pub use error::ConfigError;
 #[cfg(test)]
 use plan::{Checksum, RunPlan};
-pub use plan::{Clock, Device, Plan, PortPlan, RxStreams, Verify};
+pub use plan::{Clock, Device, Plan, PortPlan, RxStreams, Verify, DEFAULT_DPDK_LOG, FULL_DPDK_LOG};
+#[cfg(test)]
+pub(crate) use validate::MAX_PORTS;
 
 use ext::{Layer, RateSpec};
 use locate::Locator;
@@ -44,7 +47,7 @@ pub const DEFAULT_ORIGIN: &str = "configs/null.yaml (built in)";
 /// folder.
 pub fn load(path: &Path) -> Result<Plan, ConfigError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::input::read_text(path, crate::input::MAX_PROFILE_BYTES).map_err(|e| {
         ConfigError::new(&origin, None, None, format!("cannot read the profile: {e}"))
     })?;
     let base = path

@@ -56,7 +56,22 @@ pub struct EalPlan {
     pub extra_args: Vec<String>,
 }
 
+/// The EAL `--log-level` the command line's `--dpdk-log` asks for:
+/// DPDK's own default, every line from `info` up. Without it a profile's
+/// `eal.log_level` (default `error`) applies.
+pub const FULL_DPDK_LOG: &str = "info";
+
+/// The EAL `--log-level` of `landspeed ports --eal` without `--dpdk-log`:
+/// errors only, as a profile's default.
+pub const DEFAULT_DPDK_LOG: &str = "error";
+
 impl EalPlan {
+    /// Show DPDK's log in full ([`FULL_DPDK_LOG`]) whatever the profile's
+    /// `eal.log_level` says.
+    pub fn show_dpdk_log(&mut self) {
+        self.log_level = FULL_DPDK_LOG.to_string();
+    }
+
     /// The argv for `rte_eal_init`, program name first: `-l`,
     /// `--main-lcore`, `--no-huge`/`-m`, `--no-pci` or `-a` per PCI
     /// device, `--vdev` per vdev, `--file-prefix` (automatic prefixes are

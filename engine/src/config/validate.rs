@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::duration::parse_duration;
 use super::error::ConfigError;
@@ -15,6 +16,7 @@ use super::plan::{
 };
 use super::raw::{self, describe, scalar_text, Scalar, Value};
 use super::stream;
+use crate::units::{format_duration, group};
 use crate::wire::spec::StreamSpec;
 
 /// vdev arguments whose values are file paths, resolved against the
@@ -26,6 +28,23 @@ const MAX_QUEUES: u16 = 1024;
 
 /// Largest ring accepted here; the runtime adjusts rings to the device.
 const MAX_RING: u16 = 32768;
+
+/// The most departures a TX task may trace (`tx[i].trace_frames`): each
+/// holds 16 bytes of memory during the run, 1.6 GB at this maximum.
+pub(crate) const MAX_TRACE_FRAMES: u64 = 100_000_000;
+
+/// The most extra cycles an RX task may spend per frame
+/// (`rx[i].slowdown_cycles`): about 4 ms at 2.5 GHz, 250 frames/s.
+pub(crate) const MAX_SLOWDOWN_CYCLES: u64 = 10_000_000;
+
+/// The shortest `run.interval`: shorter ones print (and keep in the JSON)
+/// more lines than anyone reads.
+const MIN_INTERVAL: Duration = Duration::from_millis(10);
+
+/// The most ports DPDK is built for (`RTE_MAX_ETHPORTS` in Debian's
+/// rte_config.h; a runtime test checks the two agree): more vdevs and PCI
+/// devices than this cannot all become ports.
+pub(crate) const MAX_PORTS: usize = 32;
 
 /// Log levels `--log-level` accepts by name.
 const LOG_LEVELS: [&str; 8] = [
@@ -341,6 +360,17 @@ impl Checker<'_> {
                 "trace_frames must be at least 1 when a trace file is given",
             ));
         }
+        if task.trace_frames > MAX_TRACE_FRAMES {
+            return Err(self.err(
+                format!("{at}.trace_frames"),
+                format!(
+                    "{} departures are more than a trace holds: at most {} \
+                     (each takes 16 bytes of memory during the run)",
+                    task.trace_frames,
+                    group(MAX_TRACE_FRAMES as f64)
+                ),
+            ));
+        }
         Ok(TxTaskPlan {
             lcore: task.lcore,
             port,
@@ -402,6 +432,17 @@ impl Checker<'_> {
                 RxStreams::Auto => (0..streams.len()).collect(),
             };
             widen_max_frame(&mut ports[port], streams, &expected);
+            if task.slowdown_cycles > MAX_SLOWDOWN_CYCLES {
+                return Err(self.err(
+                    format!("{at}.slowdown_cycles"),
+                    format!(
+                        "{} cycles per frame is more than the knob takes: at most {} \
+                         (about 4 ms per frame at 2.5 GHz)",
+                        task.slowdown_cycles,
+                        group(MAX_SLOWDOWN_CYCLES as f64)
+                    ),
+                ));
+            }
             rx.push(RxTaskPlan {
                 lcore: task.lcore,
                 port,
@@ -489,6 +530,7 @@ impl Checker<'_> {
     /// `eal:`
     fn eal(&self, e: &raw::Eal) -> Result<EalPlan, ConfigError> {
         self.cores(&e.cores)?;
+        self.device_count(e)?;
         if !e.hugepages && e.memory_mb < 64 {
             return Err(self.err(
                 "eal.memory_mb",
@@ -508,7 +550,7 @@ impl Checker<'_> {
             pci: self.pci(&e.pci)?,
             file_prefix: self.file_prefix(&e.file_prefix)?,
             log_level: self.log_level(&e.log_level)?,
-            extra_args: e.extra_args.clone(),
+            extra_args: self.extra_args(&e.extra_args)?,
         })
     }
 
@@ -1038,9 +1080,20 @@ impl Checker<'_> {
             }
             Ok(d)
         };
+        let interval = get("interval", &r.interval, true)?;
+        if interval < MIN_INTERVAL {
+            return Err(self.err(
+                "run.interval",
+                format!(
+                    "{} is shorter than the shortest report interval, {}",
+                    r.interval.as_str().trim(),
+                    format_duration(MIN_INTERVAL)
+                ),
+            ));
+        }
         Ok(RunPlan {
             duration: get("duration", &r.duration, true)?,
-            interval: get("interval", &r.interval, true)?,
+            interval,
         })
     }
 }

@@ -16,6 +16,13 @@ pub const DEFAULT_RTT: &str = "500ms";
 pub const DEFAULT_RATE: &str = "10G";
 /// Default distance: the Land Speed Record cap.
 pub const DEFAULT_DISTANCE: &str = "30000km";
+/// The fastest CPU clock `--cpu-ghz` takes, in GHz.
+pub const MAX_CPU_GHZ: f64 = 100.0;
+/// The most cycles per frame `--cycles-per-frame` takes.
+pub const MAX_CYCLES_PER_FRAME: f64 = 1e9;
+/// The largest record `--record` takes, in Tb*m/s: the largest rate
+/// (1.6 Tbit/s) over the longest distance (1,000,000 km).
+pub const MAX_RECORD_TBMPS: f64 = 1.6e9;
 
 /// Options of `landspeed limits`.
 #[derive(Debug, Clone, PartialEq, clap::Args)]
@@ -125,13 +132,25 @@ impl LimitsArgs {
         let cpu_hz = self
             .cpu_ghz
             .as_deref()
-            .map(|s| parse_positive("cpu-ghz", s, "GHz").map(|g| g * 1e9))
+            .map(|s| bounded("cpu-ghz", s, "GHz", MAX_CPU_GHZ, "100 GHz").map(|g| g * 1e9))
             .transpose()?;
-        let cycles_per_frame = self
-            .cycles_per_frame
-            .as_deref()
-            .map(|s| parse_positive("cycles-per-frame", s, ""))
-            .transpose()?;
+        let cycles_per_frame = match (self.cycles_per_frame.as_deref(), cpu_hz) {
+            (Some(s), None) => {
+                return Err(LimitsError::invalid(
+                    "cycles-per-frame",
+                    s.trim(),
+                    "needs --cpu-ghz too: the CPU section divides the clock by the cycles",
+                ))
+            }
+            (Some(s), Some(_)) => Some(bounded(
+                "cycles-per-frame",
+                s,
+                "",
+                MAX_CYCLES_PER_FRAME,
+                "1,000,000,000",
+            )?),
+            (None, _) => None,
+        };
         let rtt_s = parse_duration_s("rtt", self.rtt.as_deref().unwrap_or(DEFAULT_RTT))?;
         let window_bytes = self
             .window
@@ -146,7 +165,7 @@ impl LimitsArgs {
         let record_tbmps = self
             .record
             .as_deref()
-            .map(|s| parse_positive("record", s, "Tb*m/s"))
+            .map(|s| bounded("record", s, "Tb*m/s", MAX_RECORD_TBMPS, "1.6e9 Tb*m/s"))
             .transpose()?;
         Ok(PageInputs {
             frame_size: self.frame_size,
@@ -162,6 +181,23 @@ impl LimitsArgs {
             record_tbmps,
         })
     }
+}
+
+/// A positive number as [`parse_positive`] reads it, at most `max`
+/// (`max_text` in the message).
+fn bounded(
+    field: &'static str,
+    text: &str,
+    unit: &str,
+    max: f64,
+    max_text: &str,
+) -> Result<f64, LimitsError> {
+    let v = parse_positive(field, text, unit)?;
+    if v > max {
+        let reason = format!("above the largest value accepted, {max_text}");
+        return Err(LimitsError::invalid(field, text.trim(), reason));
+    }
+    Ok(v)
 }
 
 /// Runs `landspeed limits`: the one-page text report, or JSON with `--json`.

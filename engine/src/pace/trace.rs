@@ -163,10 +163,13 @@ impl Trace {
 
     /// Reads a trace from a file.
     pub fn load(path: &Path) -> Result<Trace, TraceError> {
-        let f = File::open(path).map_err(|source| TraceError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let f =
+            crate::input::open_regular(path, crate::input::MAX_TRACE_BYTES).map_err(|source| {
+                TraceError::Io {
+                    path: path.display().to_string(),
+                    source,
+                }
+            })?;
         Trace::read_from(BufReader::new(f), &path.display().to_string())
     }
 }

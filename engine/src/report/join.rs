@@ -81,7 +81,8 @@ fn keys_sorted<S: Serializer>(v: &Option<Verdict>, s: S) -> Result<S::Ok, S::Err
 /// refused with the file, the line and the field at fault
 /// (`tx.json:3:14: tx.frames: invalid type: string "x", expected u64`).
 pub fn read_result(path: &Path) -> Result<RunResult> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::input::read_text(path, crate::input::MAX_RESULT_BYTES)
+        .map_err(|e| Error::io(path, e))?;
     let mut de = serde_json::Deserializer::from_str(&text);
     let result = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let field = if e.path().iter().next().is_some() {

@@ -199,6 +199,208 @@ impl Drop for RunDirCleanup {
     }
 }
 
+/// What DPDK would fail on, or take long to fail on, checked against the
+/// host before the EAL starts (so no runtime directory is made): hugepages
+/// asked for and none reserved, more memory than the host has (the EAL's
+/// and the departure traces'), and memif sockets that cannot work.
+pub(super) fn check_host(plan: &Plan) -> Result<()> {
+    let meminfo = meminfo();
+    check_hugepages(plan, &meminfo)?;
+    check_memory(plan, &meminfo)?;
+    check_memif_sockets(plan)
+}
+
+/// `/proc/meminfo` as (key, kB) pairs (empty when it cannot be read).
+fn meminfo() -> Vec<(String, u64)> {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            let n = v.split_whitespace().next()?.parse().ok()?;
+            Some((k.trim().to_string(), n))
+        })
+        .collect()
+}
+
+/// The value of `key` in [`meminfo`]'s pairs.
+fn mem_value(meminfo: &[(String, u64)], key: &str) -> Option<u64> {
+    meminfo.iter().find(|(k, _)| k == key).map(|&(_, v)| v)
+}
+
+/// Hugepages reserved of every size, as (pages, free pages, page size in
+/// kB), from `/sys/kernel/mm/hugepages` (empty when it cannot be read).
+fn hugepage_pools() -> Vec<(u64, u64, u64)> {
+    let Ok(dir) = std::fs::read_dir("/sys/kernel/mm/hugepages") else {
+        return Vec::new();
+    };
+    let read = |d: &std::path::Path, f: &str| -> u64 {
+        std::fs::read_to_string(d.join(f))
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    dir.filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let kb = name
+                .strip_prefix("hugepages-")?
+                .strip_suffix("kB")?
+                .parse()
+                .ok()?;
+            let d = e.path();
+            Some((read(&d, "nr_hugepages"), read(&d, "free_hugepages"), kb))
+        })
+        .collect()
+}
+
+/// `eal.hugepages: true` needs hugepages reserved, and free ones for
+/// `eal.memory_mb`.
+fn check_hugepages(plan: &Plan, meminfo: &[(String, u64)]) -> Result<()> {
+    if !plan.eal.hugepages {
+        return Ok(());
+    }
+    let pools = hugepage_pools();
+    let total: u64 = pools.iter().map(|p| p.0).sum();
+    let known = !pools.is_empty() || mem_value(meminfo, "HugePages_Total").is_some();
+    if known && total == 0 && mem_value(meminfo, "HugePages_Total").unwrap_or(0) == 0 {
+        return Err(perr(
+            plan,
+            "eal.hugepages",
+            "this host has no hugepages reserved (HugePages_Total is 0 in /proc/meminfo): \
+             reserve some as root, e.g. `echo 1024 > \
+             /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages`, or set `hugepages: false`",
+        ));
+    }
+    let free_mb: u64 = pools.iter().map(|&(_, free, kb)| free * kb / 1024).sum();
+    let want = u64::from(plan.eal.memory_mb);
+    if !pools.is_empty() && want > free_mb {
+        return Err(perr(
+            plan,
+            "eal.memory_mb",
+            format!(
+                "{want} MiB is more than the {free_mb} MiB of free hugepages on this host: \
+                 reserve more, or lower memory_mb"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Without hugepages the EAL takes `eal.memory_mb` from ordinary memory,
+/// and every traced departure holds 16 bytes: together they must fit in
+/// what the host has available (`MemAvailable`).
+fn check_memory(plan: &Plan, meminfo: &[(String, u64)]) -> Result<()> {
+    let Some(avail_mb) = mem_value(meminfo, "MemAvailable").map(|kb| kb / 1024) else {
+        return Ok(());
+    };
+    let eal_mb = if plan.eal.hugepages {
+        0
+    } else {
+        u64::from(plan.eal.memory_mb)
+    };
+    if eal_mb > avail_mb {
+        return Err(perr(
+            plan,
+            "eal.memory_mb",
+            format!(
+                "{eal_mb} MiB is more than this host has available, {avail_mb} MiB \
+                 (MemAvailable in /proc/meminfo)"
+            ),
+        ));
+    }
+    let mut need_mb = eal_mb;
+    for (t, task) in plan.tx.iter().enumerate() {
+        if task.trace.is_none() {
+            continue;
+        }
+        need_mb += (task.trace_frames * TRACE_ENTRY_BYTES).div_ceil(1 << 20);
+        if need_mb > avail_mb {
+            return Err(perr(
+                plan,
+                &format!("tx[{t}].trace_frames"),
+                format!(
+                    "the EAL and the traces up to this task need {need_mb} MiB, more than \
+                     this host has available, {avail_mb} MiB (MemAvailable in /proc/meminfo): \
+                     trace fewer departures"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Bytes of memory a traced departure holds during the run.
+const TRACE_ENTRY_BYTES: u64 = 16;
+
+/// A memif vdev's socket as its arguments give it: (server role, path,
+/// abstract). DPDK 22.11's defaults: server, `/run/memif.sock`, abstract.
+fn memif_socket(vdev: &str) -> Option<(bool, String, bool)> {
+    let mut args = vdev.split(',');
+    if !args.next()?.starts_with("net_memif") {
+        return None;
+    }
+    let (mut server, mut path, mut abstract_) = (true, "/run/memif.sock".to_string(), true);
+    for kv in args {
+        match kv.split_once('=') {
+            Some(("role", r)) => server = !matches!(r, "client" | "slave"),
+            Some(("socket", p)) => path = p.to_string(),
+            Some(("socket-abstract", a)) => abstract_ = a != "no",
+            _ => {}
+        }
+    }
+    Some((server, path, abstract_))
+}
+
+/// Whether a Unix socket listens on `path` (`@name` for an abstract one)
+/// in this network namespace, as `/proc/net/unix` lists them.
+fn unix_listener(path: &str) -> bool {
+    /// `__SO_ACCEPTCON` in the Flags column: a listening socket.
+    const ACCEPTCON: u32 = 0x10000;
+    let text = std::fs::read_to_string("/proc/net/unix").unwrap_or_default();
+    text.lines().skip(1).any(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        f.len() >= 8
+            && f[7] == path
+            && u32::from_str_radix(f[3], 16).is_ok_and(|x| x & ACCEPTCON != 0)
+    })
+}
+
+/// A memif server needs its socket free, a client a server listening on
+/// it; DPDK says neither (the vdev just fails to appear, or its link stays
+/// down).
+fn check_memif_sockets(plan: &Plan) -> Result<()> {
+    for (i, v) in plan.eal.vdevs.iter().enumerate() {
+        let Some((server, path, abstract_)) = memif_socket(v) else {
+            continue;
+        };
+        let shown = if abstract_ {
+            format!("@{path}")
+        } else {
+            path.clone()
+        };
+        let exists = !abstract_ && std::path::Path::new(&path).exists();
+        let listening = unix_listener(&shown)
+            || (exists && std::os::unix::net::UnixStream::connect(&path).is_ok());
+        let message = match (server, listening, exists) {
+            (true, true, _) => format!(
+                "memif socket {shown}: address in use: another memif server listens on it; \
+                 pick another socket"
+            ),
+            (true, false, true) => format!(
+                "memif socket {shown}: address in use: remove {path} or pick another socket \
+                 (a server that was killed leaves its socket file)"
+            ),
+            (false, false, _) => format!(
+                "memif socket {shown}: no server is listening on it: start the memif server \
+                 (role=server) first"
+            ),
+            _ => continue,
+        };
+        return Err(perr(plan, &format!("eal.vdevs[{i}]"), message));
+    }
+    Ok(())
+}
+
 /// Mbufs for a port's pool: its rings, a batch per lcore in flight, each
 /// lcore's cache, and slack.
 pub(super) fn mbufs_needed(rxq: u16, rx_ring: u16, txq: u16, tx_ring: u16, lcores: usize) -> u32 {
@@ -372,6 +574,23 @@ mod tests {
         assert!(!dir.exists(), "the panic hook left {}", dir.display());
         drop(cleanup);
         assert!(own_dirs().iter().all(|d| !d.ends_with(&prefix)));
+    }
+
+    #[test]
+    fn the_profile_port_limit_is_dpdks() {
+        assert_eq!(
+            crate::config::MAX_PORTS as u32,
+            landspeed_sys::RTE_MAX_ETHPORTS
+        );
+    }
+
+    #[test]
+    fn memif_sockets_from_vdev_arguments() {
+        let s = memif_socket("net_memif0,role=client,socket=/tmp/a.sock,socket-abstract=no");
+        assert_eq!(s, Some((false, "/tmp/a.sock".to_string(), false)));
+        let s = memif_socket("net_memif1");
+        assert_eq!(s, Some((true, "/run/memif.sock".to_string(), true)));
+        assert_eq!(memif_socket("net_null0"), None);
     }
 
     #[test]

@@ -127,6 +127,7 @@ impl Runtime {
     /// mbuf layout and every task's lcore, and measure the TSC.
     pub fn open(plan: &Plan) -> Result<Runtime> {
         devices::check_lcores_exist(plan)?;
+        devices::check_host(plan)?;
         let run_dir = RunDirCleanup::for_plan(plan);
         let eal = Eal::init(&plan.eal.eal_args()).map_err(|e| eal_error(plan, &e))?;
         dpdk::check_layout()?;

@@ -424,6 +424,8 @@ struct Rx {
     idle_since_last: u64,
     lost_published: u64,
     live: Arc<Padded<RxLive>>,
+    /// The stop signal, which ends a slowdown wait early.
+    stop: Arc<StopFlag>,
 }
 
 impl Rx {
@@ -438,6 +440,7 @@ impl Rx {
             idle_since_last: 0,
             lost_published: 0,
             live: Arc::clone(&t.live),
+            stop: Arc::clone(&t.stop),
         }
     }
 
@@ -479,7 +482,7 @@ impl Rx {
     #[inline(always)]
     fn account(&mut self, batch: &RxBatch<'_>, now: u64) -> u64 {
         if self.slowdown > 0 {
-            spin_for(self.slowdown * batch.len() as u64);
+            spin_for(self.slowdown * batch.len() as u64, &self.stop);
         }
         let mut bytes = 0u64;
         match self.check {
@@ -598,10 +601,11 @@ fn wire_len(pkt_len: usize) -> u64 {
     (pkt_len + FCS_LEN) as u64
 }
 
-/// Spins for `cycles` TSC cycles (the slowdown knob).
-fn spin_for(cycles: u64) {
-    let until = tsc::now() + cycles;
-    while tsc::now() < until {
+/// Spins for `cycles` TSC cycles (the slowdown knob), or until the stop:
+/// a batch's wait never outlasts a Ctrl-C.
+fn spin_for(cycles: u64, stop: &StopFlag) {
+    let until = tsc::now().saturating_add(cycles);
+    while tsc::now() < until && !stop.stopped() {
         std::hint::spin_loop();
     }
 }

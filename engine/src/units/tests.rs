@@ -44,7 +44,9 @@ fn durations_with_units() {
     // 24 significant digits are read exactly.
     assert_eq!(ok("1.00000000000000000000001s"), secs(1));
     // The largest: u64::MAX nanoseconds.
-    assert_eq!(ok("18446744073709551615ns"), Duration::from_nanos(u64::MAX));
+    // Exact up to the last nanosecond of u64 (the fields then bound it).
+    let edge = read_duration("18446744073709551615ns", None).unwrap();
+    assert_eq!(edge, Duration::from_nanos(u64::MAX));
 }
 
 #[test]
@@ -159,14 +161,16 @@ fn byte_counts() {
     assert_eq!(ok("625MB"), 625_000_000);
     assert_eq!(ok("1.5 GB"), 1_500_000_000);
     assert_eq!(ok("1GiB"), 1_073_741_824);
-    assert_eq!(ok("2TB"), 2_000_000_000_000);
+    // Exact up to u64 (the fields then bound it to 1 TiB).
+    let big = |s: &str| read_bytes(s).unwrap();
+    assert_eq!(big("2TB"), 2_000_000_000_000);
     assert_eq!(ok("1TiB"), 1_099_511_627_776);
     assert_eq!(ok("1e3"), 1000);
     assert_eq!(ok(" 0 "), 0);
     assert_eq!(ok("0.4"), 0);
     assert_eq!(ok("0.5"), 1);
-    assert_eq!(ok("16TiB"), 16 << 40);
-    assert_eq!(ok("18446744073709551615"), u64::MAX);
+    assert_eq!(big("16TiB"), 16 << 40);
+    assert_eq!(big("18446744073709551615"), u64::MAX);
     assert_eq!(
         problem(parse_bytes("18446744073709551616")),
         Problem::TooLarge
@@ -382,4 +386,40 @@ fn grouping() {
     assert_eq!(group(-1234.0), "-1,234");
     assert_eq!(group(f64::NAN), "-");
     assert_eq!(group(f64::INFINITY), "-");
+}
+
+#[test]
+fn every_quantity_has_one_largest_value() {
+    assert_eq!(parse_duration("720h").unwrap(), MAX_DURATION);
+    assert_eq!(
+        problem(parse_duration("721h")),
+        Problem::AboveMax("30 days (720h)".into())
+    );
+    assert_eq!(
+        parse_duration("1e9s").unwrap_err().to_string(),
+        "`1e9s`: above the largest duration accepted, 30 days (720h)"
+    );
+    assert_eq!(parse_bytes("1TiB").unwrap(), MAX_BYTES);
+    assert_eq!(
+        problem(parse_bytes("1.1TiB")),
+        Problem::AboveMax("1 TiB".into())
+    );
+    assert_eq!(parse_rate("1.6T").unwrap(), PerSec::Bits(MAX_BIT_RATE));
+    assert_eq!(
+        problem(parse_bit_rate("1.7T")),
+        Problem::AboveMax("1.6 Tbit/s".into())
+    );
+    assert_eq!(
+        parse_rate("2380952380pps").unwrap(),
+        PerSec::Frames(MAX_FRAME_RATE)
+    );
+    assert_eq!(
+        problem(parse_rate("3Gpps")),
+        Problem::AboveMax("2,380,952,380 frames/s".into())
+    );
+    assert_eq!(parse_distance_m("1000000km").unwrap(), 1e9);
+    assert_eq!(
+        problem(parse_distance_m("1000001km")),
+        Problem::AboveMax("1,000,000 km".into())
+    );
 }

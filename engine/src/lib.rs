@@ -12,6 +12,7 @@ pub mod dpdk;
 pub mod error;
 pub mod limits;
 pub mod outcome;
+pub mod output;
 pub(crate) mod pace;
 pub(crate) mod report;
 pub mod result;

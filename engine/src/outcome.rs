@@ -39,6 +39,19 @@ pub enum Problem {
         /// What went wrong, in words.
         detail: String,
     },
+    /// A `--capture` file is shorter than the frames its port sent need:
+    /// writing it failed (a full disk, a file size limit) and the frames
+    /// beyond are not in it. The pcap driver counts them as sent anyway.
+    CaptureShort {
+        /// The capture file.
+        file: String,
+        /// Frames the pcap driver counted as sent (`opackets`).
+        frames_sent: u64,
+        /// The file size those frames need (headers included).
+        bytes_expected: u64,
+        /// The file's size after the run.
+        bytes_written: u64,
+    },
 }
 
 impl Problem {
@@ -46,6 +59,16 @@ impl Problem {
     pub fn text(&self) -> String {
         match self {
             Problem::Other { detail } => detail.clone(),
+            Problem::CaptureShort {
+                file,
+                frames_sent,
+                bytes_expected,
+                bytes_written,
+            } => format!(
+                "the capture {file} holds {bytes_written} of the {bytes_expected} bytes its \
+                 {frames_sent} frames need: writing it failed (disk full or file size limit), \
+                 the frames beyond are missing from it"
+            ),
         }
     }
 }

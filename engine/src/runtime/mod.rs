@@ -37,7 +37,6 @@ mod clock;
 mod devices;
 mod tasks;
 
-use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -56,7 +55,7 @@ use crate::wire::spec::MAX_FRAME_SIZE;
 use crate::wire::CsumMode;
 use crate::{Error, Result};
 
-pub(crate) use devices::RunDirCleanup;
+pub(crate) use devices::{remove_own_run_dirs, RunDirCleanup};
 use tasks::{Handles, Tasks};
 
 /// How long the TSC is measured against the monotonic clock before a run
@@ -86,14 +85,13 @@ pub trait Sink {
     fn line(&mut self, s: &str);
 }
 
-/// Prints to standard output.
+/// Prints to standard output (quiet once its reader has gone: see
+/// [`crate::output::print`]).
 pub struct Stdout;
 
 impl Sink for Stdout {
     fn line(&mut self, s: &str) {
-        let mut o = std::io::stdout().lock();
-        let _ = writeln!(o, "{s}");
-        let _ = o.flush();
+        crate::output::print(&format!("{s}\n"));
     }
 }
 
@@ -410,7 +408,7 @@ fn run_workers<'scope, 'q: 'scope>(
     let t0 = clock::sample();
     let workers = launch(s, eal, plan, tasks)?;
     let timing = report_loop(plan, sink, stop_early, &live, &stop_tx, started, t0);
-    Ok((collect(workers, &stop_rx, grace), timing))
+    Ok((collect(workers, &stop_rx, grace, stop_early), timing))
 }
 
 /// Launch every task on its lcore, receivers first.
@@ -499,11 +497,18 @@ fn report_loop(
 }
 
 /// Join the senders (already told to stop), give frames in flight `grace`
-/// to arrive, then stop and join the receivers.
-fn collect(workers: Workers, stop_rx: &StopFlag, grace: Duration) -> Outcomes {
+/// to arrive (cut short when `stop_early` is hurried: a second signal),
+/// then stop and join the receivers.
+fn collect(
+    workers: Workers,
+    stop_rx: &StopFlag,
+    grace: Duration,
+    stop_early: &StopFlag,
+) -> Outcomes {
     let tx = workers.tx.into_iter().map(Worker::join).collect();
-    if !grace.is_zero() {
-        std::thread::sleep(grace);
+    let end = Instant::now() + grace;
+    while !stop_early.hurried() && Instant::now() < end {
+        std::thread::sleep(REPORT_POLL.min(end.saturating_duration_since(Instant::now())));
     }
     stop_rx.stop();
     let rx = workers.rx.into_iter().map(Worker::join).collect();

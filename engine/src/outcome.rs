@@ -52,6 +52,14 @@ pub enum Problem {
         /// The file's size after the run.
         bytes_written: u64,
     },
+    /// The peer of a shared-memory (memif) TX port disconnected while the
+    /// run was sending: the senders stopped then, before the duration.
+    PeerLeft {
+        /// The port (its profile name).
+        port: String,
+        /// Seconds into the run when its link was seen down.
+        at_s: f64,
+    },
 }
 
 impl Problem {
@@ -68,6 +76,10 @@ impl Problem {
                 "the capture {file} holds {bytes_written} of the {bytes_expected} bytes its \
                  {frames_sent} frames need: writing it failed (disk full or file size limit), \
                  the frames beyond are missing from it"
+            ),
+            Problem::PeerLeft { port, at_s } => format!(
+                "the peer of port {port} disconnected {at_s:.3} s into the run: \
+                 sending stopped there, before the run's duration"
             ),
         }
     }

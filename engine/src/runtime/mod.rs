@@ -297,10 +297,25 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     let tasks = tasks::plan_tasks(plan, rt.tsc_hz, &ports, &ups, Handles::new(queues))?;
     let meta = Meta::of(plan, &ports, &tasks);
     let grace = drain_grace(plan, &ports);
+    let peers = memif_tx_ports(plan, &ports, &ups);
     let (outcomes, timing) = dpdk::scope(&rt.eal, |s| {
-        run_workers(s, &rt.eal, plan, sink, stop_early, tasks, grace)
+        run_workers(s, &rt.eal, plan, (sink, &peers), stop_early, tasks, grace)
     })?;
     finish(plan, &rt, ports, &ups, &meta, outcomes, timing)
+}
+
+/// The memif ports TX tasks send on whose link was up at the start: the
+/// report loop watches them for a peer that leaves (its name, its port).
+fn memif_tx_ports<'p>(plan: &Plan, ports: &'p [PortRt], ups: &[Up]) -> Vec<(String, &'p Port<'p>)> {
+    (plan.ports.iter().zip(ports).enumerate())
+        .filter(|(i, (_, pr))| {
+            pr.port.info().driver == "net_memif"
+                && plan.tx.iter().any(|t| t.port == *i)
+                && ups[*i].link_bps > 0
+                && pr.port.link().up
+        })
+        .map(|(_, (pp, pr))| (pp.name.clone(), &pr.port))
+        .collect()
 }
 
 /// What the result needs to know of the tasks once they have run.
@@ -374,6 +389,8 @@ struct Timing {
     tsc_hz_run: u64,
     /// Seconds from launch to stop.
     elapsed_s: f64,
+    /// A watched memif port whose peer left, and when (seconds).
+    peer_left: Option<(String, f64)>,
 }
 
 /// Sets both stop flags when dropped: however the body of the scope ends
@@ -393,7 +410,7 @@ fn run_workers<'scope, 'q: 'scope>(
     s: &'scope Scope<'scope, '_>,
     eal: &Eal,
     plan: &Plan,
-    sink: &mut dyn Sink,
+    (sink, peers): (&mut dyn Sink, &[(String, &Port)]),
     stop_early: &StopFlag,
     tasks: Tasks<'q>,
     grace: Duration,
@@ -407,7 +424,8 @@ fn run_workers<'scope, 'q: 'scope>(
     let started = Instant::now();
     let t0 = clock::sample();
     let workers = launch(s, eal, plan, tasks)?;
-    let timing = report_loop(plan, sink, stop_early, &live, &stop_tx, started, t0);
+    let watch = Watch { stop_early, peers };
+    let timing = report_loop(plan, sink, &watch, &live, &stop_tx, started, t0);
     Ok((collect(workers, &stop_rx, grace, stop_early), timing))
 }
 
@@ -441,13 +459,29 @@ fn launch<'scope, 'q: 'scope>(
     Ok(workers)
 }
 
+/// What ends a run before its duration: a signal, or a memif peer that
+/// left while the run sent to it.
+struct Watch<'a> {
+    stop_early: &'a StopFlag,
+    peers: &'a [(String, &'a Port<'a>)],
+}
+
+impl Watch<'_> {
+    /// The first watched port whose link is down (its peer left).
+    fn peer_gone(&self) -> Option<&str> {
+        (self.peers.iter())
+            .find(|(_, p)| !p.link().up)
+            .map(|(name, _)| name.as_str())
+    }
+}
+
 /// Print an interval line every `plan.run.interval` until the duration is
-/// over or `stop_early` is set; then stop the senders and print what the
-/// last, partial interval saw.
+/// over, `stop_early` is set or a watched memif peer left; then stop the
+/// senders and print what the last, partial interval saw.
 fn report_loop(
     plan: &Plan,
     sink: &mut dyn Sink,
-    stop_early: &StopFlag,
+    watch: &Watch,
     live: &Live,
     stop_tx: &StopFlag,
     started: Instant,
@@ -460,9 +494,14 @@ fn report_loop(
     let mut prev = snapshot(live);
     let mut prev_t = 0.0f64;
     let mut next_tick = plan.run.interval.min(total);
+    let mut peer_left = None;
     loop {
         let now = started.elapsed();
-        if stop_early.stopped() || now >= total {
+        if watch.stop_early.stopped() || now >= total {
+            break;
+        }
+        if let Some(port) = watch.peer_gone() {
+            peer_left = Some((port.to_string(), now.as_secs_f64()));
             break;
         }
         if now >= next_tick {
@@ -493,6 +532,7 @@ fn report_loop(
         intervals,
         tsc_hz_run: clock::hz_between(t0, end),
         elapsed_s,
+        peer_left,
     }
 }
 
@@ -537,6 +577,12 @@ fn finish(
         timing.intervals,
     );
     add_task_results(plan, &mut result, meta, &outcomes, ups);
+    if let Some((port, at_s)) = timing.peer_left {
+        result.outcome.target_met = Some(false);
+        result
+            .outcome
+            .add(crate::outcome::Problem::PeerLeft { port, at_s });
+    }
     // Every mbuf must be back in its pool once its port is closed (its
     // rings freed): what is not was leaked somewhere.
     result.mbufs_leaked = ports

@@ -6,11 +6,17 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde::Serialize;
 
+use std::fmt::Write as _;
+use std::time::Duration;
+
 use crate::config::{self, Plan};
 use crate::counter::StopFlag;
 use crate::dpdk::{signal, Eal, LinkStatus, Port, PortInfo};
+use crate::outcome::Problem;
+use crate::output::{self, Kind};
 use crate::pace::rate::RateSpec;
 use crate::report::join;
+use crate::result::RunResult;
 use crate::runtime::{self, Quiet, Sink, Stdout};
 use crate::{Error, Result};
 
@@ -130,16 +136,8 @@ pub fn apply_capture(plan: &mut Plan, pcap: &Path) -> Result<()> {
             return Err(Error::option(option(), message));
         }
     }
-    for (k, &p) in tx_ports.iter().enumerate() {
-        let file = if k == 0 {
-            pcap.to_path_buf()
-        } else {
-            let stem = pcap
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            pcap.with_file_name(format!("{stem}-{k}.pcap"))
-        };
+    let files = capture_files(pcap, tx_ports.len());
+    for (k, (&p, file)) in tx_ports.iter().zip(files).enumerate() {
         let old = plan.ports[p].device.name().to_string();
         let name = format!("net_pcap_cap{k}");
         plan.eal
@@ -153,7 +151,91 @@ pub fn apply_capture(plan: &mut Plan, pcap: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The run's stop flag: SIGINT and SIGTERM set it (see [`signal`]).
+/// The files `--capture pcap` writes for `n` TX ports: `pcap` itself,
+/// then `STEM-1.pcap`, `STEM-2.pcap`, … beside it.
+fn capture_files(pcap: &Path, n: usize) -> Vec<PathBuf> {
+    let stem = pcap
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (0..n)
+        .map(|k| match k {
+            0 => pcap.to_path_buf(),
+            k => pcap.with_file_name(format!("{stem}-{k}.pcap")),
+        })
+        .collect()
+}
+
+/// The capture file of each `--capture` port: (port index, file).
+fn capture_ports(plan: &Plan, pcap: &Path) -> Vec<(usize, PathBuf)> {
+    let mut tx_ports: Vec<usize> = plan.tx.iter().map(|t| t.port).collect();
+    tx_ports.sort_unstable();
+    tx_ports.dedup();
+    let files = capture_files(pcap, tx_ports.len());
+    tx_ports.into_iter().zip(files).collect()
+}
+
+/// Before the EAL starts: every file the run will write can be written,
+/// and none is the profile being run or another output of the run.
+fn check_run_outputs(args: &RunArgs, plan: &Plan) -> Result<()> {
+    let profile = args.profile.as_deref();
+    let mut inputs: Vec<(&str, &Path)> = profile
+        .map(|p| ("the profile being run", p))
+        .into_iter()
+        .collect();
+    let captures = match &args.capture {
+        Some(pcap) => capture_ports(plan, pcap),
+        None => Vec::new(),
+    };
+    for (_, file) in &captures {
+        output::check_output("--capture", file, Kind::RegularFile, &inputs)?;
+    }
+    if let Some(json) = &args.json {
+        inputs.extend(
+            captures
+                .iter()
+                .map(|(_, f)| ("a --capture file", f.as_path())),
+        );
+        output::check_output("--json", json, Kind::AnyFile, &inputs)?;
+    }
+    Ok(())
+}
+
+/// After the run (its ports closed, so the pcap driver has written all it
+/// will): a capture file shorter than the frames its port sent is a
+/// [`Problem::CaptureShort`]. The pcap driver ignores failed writes (a
+/// full disk, a file size limit), so only the file's size tells.
+fn check_captures(result: &mut RunResult, captures: &[(usize, PathBuf)]) {
+    for (p, file) in captures {
+        let Some(port) = result.ports.get(*p) else {
+            continue;
+        };
+        let (frames, bytes) = (port.stats.opackets, port.stats.obytes);
+        let expected = output::pcap_len(frames, bytes);
+        let written = std::fs::metadata(file).map_or(0, |m| m.len());
+        if written < expected {
+            result.outcome.add(Problem::CaptureShort {
+                file: file.display().to_string(),
+                frames_sent: frames,
+                bytes_expected: expected,
+                bytes_written: written,
+            });
+        }
+    }
+}
+
+/// A signal that stopped the run before its duration makes it incomplete;
+/// one that came after (while it wound down) does not.
+fn mark_interruption(result: &mut RunResult, duration: Duration, stop: &StopFlag) {
+    if let Some(sig) = stop.cause() {
+        if result.elapsed_s < duration.as_secs_f64() {
+            result.outcome.complete = false;
+            result.outcome.interrupted_by = Some(signal::name(sig));
+        }
+    }
+}
+
+/// The run's stop flag: SIGINT, SIGTERM and SIGHUP set it (see [`signal`]).
 static INTERRUPT: StopFlag = StopFlag::new_const();
 
 /// `value` as indented JSON. Cannot fail: landspeed's results hold no map
@@ -162,29 +244,37 @@ fn to_json(value: &impl Serialize) -> String {
     serde_json::to_string_pretty(value).expect("landspeed's results serialise as JSON")
 }
 
-/// Write `value` as JSON to the file `--json` named.
+/// Write `value` as JSON to the file `--json` named, whole or not at all.
 fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
-    std::fs::write(path, to_json(value)).map_err(|e| Error::io_option("--json", path, e))
+    output::write_atomic("--json", path, to_json(value).as_bytes())
 }
 
-/// `landspeed run`: execute the plan, print lines and the summary, write
-/// JSON. Ctrl-C ends the run early and still reports. The exit status is
-/// the run's [`crate::outcome::Outcome::exit_status`].
+/// `landspeed run`: check the outputs, execute the plan, print lines and
+/// the summary, write JSON. Ctrl-C (or SIGTERM, SIGHUP) ends the run early
+/// and still reports; a second one cuts the wind-down short; a third ends
+/// the process (see [`signal`]). The exit status is the run's
+/// [`crate::outcome::Outcome::exit_status`].
 pub fn run(args: &RunArgs) -> Result<u8> {
     let plan = load_plan(args)?;
-    signal::on_interrupt(&INTERRUPT);
+    check_run_outputs(args, &plan)?;
+    signal::on_interrupt(&INTERRUPT, runtime::remove_own_run_dirs);
     let mut out = Stdout;
     let mut quiet = Quiet;
     let sink: &mut dyn Sink = if args.quiet { &mut quiet } else { &mut out };
-    let result = runtime::execute(&plan, sink, &INTERRUPT)?;
-    print!("{}", result.summary());
+    let mut result = runtime::execute(&plan, sink, &INTERRUPT)?;
+    mark_interruption(&mut result, plan.run.duration, &INTERRUPT);
+    if let Some(pcap) = &args.capture {
+        check_captures(&mut result, &capture_ports(&plan, pcap));
+    }
+    output::print(&result.summary());
     if let Some(path) = &args.json {
         write_json(path, &result)?;
     }
     Ok(result.outcome.exit_status())
 }
 
-/// The EAL arguments `landspeed ports` starts with.
+/// The EAL arguments `landspeed ports` starts with: a pcap vdev's
+/// `tx_pcap=` output becomes `/dev/null` (see [`listing_arg`]).
 fn ports_eal_args(args: &PortsArgs) -> Result<Vec<String>> {
     let plan = match (&args.profile, &args.eal) {
         (Some(p), _) => Some(config::load(p)?),
@@ -196,7 +286,7 @@ fn ports_eal_args(args: &PortsArgs) -> Result<Vec<String>> {
     } else {
         config::DEFAULT_DPDK_LOG
     };
-    Ok(match (plan, &args.eal) {
+    let v = match (plan, &args.eal) {
         (Some(mut plan), _) => {
             if args.dpdk_log {
                 plan.eal.show_dpdk_log();
@@ -215,7 +305,25 @@ fn ports_eal_args(args: &PortsArgs) -> Result<Vec<String>> {
             }
             v
         }
-    })
+    };
+    Ok(v.iter().map(|a| listing_arg(a)).collect())
+}
+
+/// The pcap driver opens (creates, truncates) each `tx_pcap=FILE` when it
+/// probes the device: a listing must write nothing, so in an EAL argument
+/// every `tx_pcap=` names `/dev/null` instead. The port it makes is the
+/// same.
+fn listing_arg(arg: &str) -> String {
+    if !arg.contains("tx_pcap=") {
+        return arg.to_string();
+    }
+    arg.split(',')
+        .map(|kv| match kv.strip_prefix("tx_pcap=") {
+            Some(_) => "tx_pcap=/dev/null",
+            None => kv,
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// `landspeed ports`: start the EAL and list every port.
@@ -234,12 +342,14 @@ pub fn ports(args: &PortsArgs) -> Result<()> {
             .iter()
             .map(|(i, l)| serde_json::json!({ "info": i, "mac": i.mac_string(), "link": l, "offloads": i.offload_names() }))
             .collect();
-        println!("{}", to_json(&v));
+        output::print(&format!("{}\n", to_json(&v)));
     } else if infos.is_empty() {
-        println!("no ports: DPDK probed no device (give --vdev=... or bind a NIC to vfio-pci)");
+        output::print(
+            "no ports: DPDK probed no device (give --vdev=... or bind a NIC to vfio-pci)\n",
+        );
     } else {
         for (i, l) in &infos {
-            print_port(i, l);
+            output::print(&port_text(i, l));
         }
     }
     drop(infos);
@@ -248,10 +358,12 @@ pub fn ports(args: &PortsArgs) -> Result<()> {
 }
 
 /// One port as `landspeed ports` prints it.
-fn print_port(i: &PortInfo, l: &LinkStatus) {
-    println!("port {} {} (driver {})", i.id, i.name, i.driver);
-    println!("  mac {}  numa socket {}", i.mac_string(), i.socket);
-    println!(
+fn port_text(i: &PortInfo, l: &LinkStatus) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "port {} {} (driver {})", i.id, i.name, i.driver);
+    let _ = writeln!(s, "  mac {}  numa socket {}", i.mac_string(), i.socket);
+    let _ = writeln!(
+        s,
         "  link {} {} Mbit/s {} (as reported before the port is started)",
         if l.up { "up" } else { "down" },
         l.speed_mbps,
@@ -265,13 +377,19 @@ fn print_port(i: &PortInfo, l: &LinkStatus) {
         u32::MAX => "no limit reported".to_string(),
         n => format!("{n} bytes (FCS included)"),
     };
-    println!("  max frame {max_frame}, MTU {}..{}", i.min_mtu, i.max_mtu);
-    println!(
+    let _ = writeln!(
+        s,
+        "  max frame {max_frame}, MTU {}..{}",
+        i.min_mtu, i.max_mtu
+    );
+    let _ = writeln!(
+        s,
         "  queues rx {} tx {}, ring rx {}..{} tx {}..{}",
         i.max_rx_queues, i.max_tx_queues, i.rx_ring.0, i.rx_ring.1, i.tx_ring.0, i.tx_ring.1
     );
     let off = i.offload_names();
-    println!(
+    let _ = writeln!(
+        s,
         "  offloads {}",
         if off.is_empty() {
             "none".to_string()
@@ -279,20 +397,28 @@ fn print_port(i: &PortInfo, l: &LinkStatus) {
             off.join(" ")
         }
     );
+    s
 }
 
 /// `landspeed replay`: a trace through a simulated bottleneck.
 pub fn replay(args: &ReplayArgs) -> Result<()> {
     let text =
         crate::pace::replay::run_cli(&args.trace, &args.bottleneck, &args.buffer, args.json)?;
-    print!("{text}");
+    output::print(&text);
     Ok(())
 }
 
 /// `landspeed report TX.json RX.json`: join both sides of a run.
 pub fn report(tx: &Path, rx: &Path, json: Option<&Path>) -> Result<()> {
+    if let Some(path) = json {
+        let inputs = [
+            ("the sender's result TX", tx),
+            ("the receiver's result RX", rx),
+        ];
+        output::check_output("--json", path, Kind::AnyFile, &inputs)?;
+    }
     let joined = join::join_files(tx, rx)?;
-    print!("{}", joined.text());
+    output::print(&joined.text());
     if let Some(path) = json {
         write_json(path, &joined)?;
     }

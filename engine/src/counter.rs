@@ -5,7 +5,7 @@
 //! instruction — and the reporter's relaxed load sees a recent value.
 //! Each worker's block is cache-line padded so workers never share a line.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
 use crossbeam_utils::CachePadded;
 
@@ -57,25 +57,65 @@ pub struct RxLive {
 /// A block of live counters for one worker, padded to its own cache lines.
 pub type Padded<T> = CachePadded<T>;
 
-/// The run's stop signal: set by the main lcore, polled by workers.
+/// The run's stop signal: set by the main lcore (or a signal handler),
+/// polled by workers. It also remembers which signal asked for the stop
+/// and whether a second request asked to cut the wind-down short. Every
+/// method is a single atomic operation, so a signal handler may call them.
 #[derive(Debug, Default)]
-pub struct StopFlag(AtomicBool);
+pub struct StopFlag {
+    stop: AtomicBool,
+    /// The signal number of the first stop that came from a signal (0: none).
+    cause: AtomicI32,
+    /// A second stop request: skip what waits can be skipped.
+    hurry: AtomicBool,
+}
 
 impl StopFlag {
     /// A flag not yet set, usable in a `static`.
     pub const fn new_const() -> Self {
-        Self(AtomicBool::new(false))
+        Self {
+            stop: AtomicBool::new(false),
+            cause: AtomicI32::new(0),
+            hurry: AtomicBool::new(false),
+        }
     }
 
     /// Ask every worker to stop.
     pub fn stop(&self) {
-        self.0.store(true, Ordering::Release);
+        self.stop.store(true, Ordering::Release);
+    }
+
+    /// Ask every worker to stop because signal `signal` arrived; the first
+    /// signal is the one [`StopFlag::cause`] reports.
+    pub fn stop_by(&self, signal: i32) {
+        let _ = (self.cause).compare_exchange(0, signal, Ordering::AcqRel, Ordering::Acquire);
+        self.stop();
     }
 
     /// Whether a stop was asked for.
     #[inline(always)]
     pub fn stopped(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The signal that asked for the stop, if a signal did.
+    pub fn cause(&self) -> Option<i32> {
+        match self.cause.load(Ordering::Acquire) {
+            0 => None,
+            s => Some(s),
+        }
+    }
+
+    /// Ask to stop at once: waits that only give stragglers time (the
+    /// drain after the senders stopped) end now. Implies [`StopFlag::stop`].
+    pub fn hurry(&self) {
+        self.hurry.store(true, Ordering::Release);
+        self.stop();
+    }
+
+    /// Whether [`StopFlag::hurry`] was asked for.
+    pub fn hurried(&self) -> bool {
+        self.hurry.load(Ordering::Acquire)
     }
 }
 
@@ -99,5 +139,18 @@ mod tests {
         assert!(!s.stopped());
         s.stop();
         assert!(s.stopped());
+        assert_eq!(s.cause(), None);
+        assert!(!s.hurried());
+    }
+
+    #[test]
+    fn the_first_signal_is_the_cause() {
+        let s = StopFlag::new_const();
+        s.stop_by(1);
+        s.stop_by(2);
+        assert!(s.stopped());
+        assert_eq!(s.cause(), Some(1));
+        s.hurry();
+        assert!(s.hurried());
     }
 }

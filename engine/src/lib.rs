@@ -13,6 +13,7 @@ pub mod error;
 pub(crate) mod input;
 pub mod limits;
 pub mod outcome;
+pub mod output;
 pub(crate) mod pace;
 pub(crate) mod report;
 pub mod result;

@@ -1,5 +1,6 @@
 //! The `landspeed` command: parse the command line, call the library, print.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -47,7 +48,7 @@ fn main() -> ExitCode {
         Cmd::Run(args) => cli::run(&args),
         Cmd::Ports(args) => ok(cli::ports(&args)),
         Cmd::Limits(args) => ok(limits::cli::run_limits(&args)
-            .map(|page| print!("{page}"))
+            .map(|page| landspeed::output::print(&page))
             .map_err(landspeed::Error::from)),
         Cmd::Replay(args) => ok(cli::replay(&args)),
         Cmd::Report { tx, rx, json } => ok(cli::report(&tx, &rx, json.as_deref())),
@@ -55,7 +56,8 @@ fn main() -> ExitCode {
     match result {
         Ok(status) => ExitCode::from(status),
         Err(e) => {
-            eprintln!("landspeed: error: {e}");
+            // No panic if standard error is gone too.
+            let _ = writeln!(std::io::stderr(), "landspeed: error: {e}");
             ExitCode::from(exit::ERROR)
         }
     }

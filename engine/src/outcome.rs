@@ -92,6 +92,27 @@ pub enum Problem {
         /// Nanoseconds its run lasted.
         wall_ns: u64,
     },
+    /// A `--capture` file is shorter than the frames its port sent need:
+    /// writing it failed (a full disk, a file size limit) and the frames
+    /// beyond are not in it. The pcap driver counts them as sent anyway.
+    CaptureShort {
+        /// The capture file.
+        file: String,
+        /// Frames the pcap driver counted as sent (`opackets`).
+        frames_sent: u64,
+        /// The file size those frames need (headers included).
+        bytes_expected: u64,
+        /// The file's size after the run.
+        bytes_written: u64,
+    },
+    /// The peer of a shared-memory (memif) TX port disconnected while the
+    /// run was sending: the senders stopped then, before the duration.
+    PeerLeft {
+        /// The port (its profile name).
+        port: String,
+        /// Seconds into the run when its link was seen down.
+        at_s: f64,
+    },
 }
 
 impl Problem {
@@ -142,6 +163,20 @@ impl Problem {
                  its cycles per frame, its busy share and any CPU verdict are not trustworthy",
                 *wait_ns as f64 / 1e9,
                 *wall_ns as f64 / 1e9
+            ),
+            Problem::CaptureShort {
+                file,
+                frames_sent,
+                bytes_expected,
+                bytes_written,
+            } => format!(
+                "the capture {file} holds {bytes_written} of the {bytes_expected} bytes its \
+                 {frames_sent} frames need: writing it failed (disk full or file size limit), \
+                 the frames beyond are missing from it"
+            ),
+            Problem::PeerLeft { port, at_s } => format!(
+                "the peer of port {port} disconnected {at_s:.3} s into the run: \
+                 sending stopped there, before the run's duration"
             ),
         }
     }

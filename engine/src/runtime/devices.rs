@@ -130,8 +130,11 @@ impl RunDirCleanup {
         Self::for_args(&plan.eal.eal_args())
     }
 
-    /// For an EAL started with `args` (program name first).
+    /// For an EAL started with `args` (program name first). Removes, first,
+    /// the runtime directories that killed runs left (see
+    /// [`remove_stale_run_dirs`]).
     pub(crate) fn for_args(args: &[String]) -> Self {
+        remove_stale_run_dirs(&runtime_bases());
         let dirs = Self::dirs_for(args);
         if !dirs.is_empty() {
             install_panic_hook();
@@ -164,6 +167,52 @@ fn own_dirs() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Remove this process's own runtime directories now (what the drop of
+/// each live [`RunDirCleanup`] would do): for an exit that runs no drop, a
+/// forced exit after repeated signals. Gives up rather than wait when the
+/// list is locked.
+pub(crate) fn remove_own_run_dirs() {
+    let dirs = match OWN_DIRS.try_lock() {
+        Ok(dirs) => dirs,
+        Err(TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(TryLockError::WouldBlock) => return,
+    };
+    for d in dirs.iter() {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// The pid in the name of an automatic prefix's directory (`ls<pid>`).
+fn auto_prefix_pid(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix("ls")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Remove every `ls<pid>` directory under `bases` whose process is gone
+/// (no `/proc/<pid>`): what a run killed by SIGKILL or a crash left. A
+/// directory whose pid is alive is left alone, whoever it belongs to.
+pub(crate) fn remove_stale_run_dirs(bases: &[PathBuf]) {
+    let own = std::process::id();
+    for base in bases {
+        let Ok(entries) = std::fs::read_dir(base) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(pid) = name.to_str().and_then(auto_prefix_pid) else {
+                continue;
+            };
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            if pid != own && is_dir && !PathBuf::from(format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+}
+
 /// Once per process: a panic hook that prints the panic as the default
 /// hook does, then removes this process's own runtime directories before
 /// the process aborts.
@@ -173,15 +222,8 @@ fn install_panic_hook() {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             previous(info);
-            let dirs = match OWN_DIRS.try_lock() {
-                Ok(dirs) => dirs,
-                Err(TryLockError::Poisoned(p)) => p.into_inner(),
-                // The panic came from inside the list's own lock: leave it.
-                Err(TryLockError::WouldBlock) => return,
-            };
-            for d in dirs.iter() {
-                let _ = std::fs::remove_dir_all(d);
-            }
+            // A panic from inside the list's own lock leaves it.
+            remove_own_run_dirs();
         }));
     });
 }
@@ -591,6 +633,25 @@ mod tests {
         let s = memif_socket("net_memif1");
         assert_eq!(s, Some((true, "/run/memif.sock".to_string(), true)));
         assert_eq!(memif_socket("net_null0"), None);
+    }
+
+    #[test]
+    fn a_dead_process_s_directory_is_removed_a_live_one_kept() {
+        let base = tempfile::tempdir().unwrap();
+        // pid_max is at most 2^22: this pid cannot be running.
+        let dead = base.path().join("ls4999999");
+        let live = base.path().join(format!("ls{}", std::process::id()));
+        let parent = base.path().join("ls1");
+        let other = base.path().join("lsx4999999");
+        for d in [&dead, &live, &parent, &other] {
+            std::fs::create_dir_all(d.join("sub")).unwrap();
+        }
+        remove_stale_run_dirs(&[base.path().to_path_buf()]);
+        assert!(!dead.exists());
+        assert!(live.exists() && parent.exists() && other.exists());
+        assert_eq!(auto_prefix_pid("ls123"), Some(123));
+        assert_eq!(auto_prefix_pid("ls"), None);
+        assert_eq!(auto_prefix_pid("ls12a"), None);
     }
 
     #[test]

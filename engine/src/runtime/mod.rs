@@ -39,7 +39,6 @@ pub mod sched;
 mod tasks;
 mod watch;
 
-use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -59,7 +58,7 @@ use crate::wire::spec::MAX_FRAME_SIZE;
 use crate::wire::CsumMode;
 use crate::{Error, Result};
 
-pub(crate) use devices::RunDirCleanup;
+pub(crate) use devices::{remove_own_run_dirs, RunDirCleanup};
 use sched::CpuTime;
 use tasks::{Handles, Tasks};
 use watch::PortWatch;
@@ -91,14 +90,13 @@ pub trait Sink {
     fn line(&mut self, s: &str);
 }
 
-/// Prints to standard output.
+/// Prints to standard output (quiet once its reader has gone: see
+/// [`crate::output::print`]).
 pub struct Stdout;
 
 impl Sink for Stdout {
     fn line(&mut self, s: &str) {
-        let mut o = std::io::stdout().lock();
-        let _ = writeln!(o, "{s}");
-        let _ = o.flush();
+        crate::output::print(&format!("{s}\n"));
     }
 }
 
@@ -306,8 +304,13 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     let meta = Meta::of(plan, &ports, &tasks);
     let grace = drain_grace(plan, &ports);
     let mut watch = PortWatch::new(plan, &ports);
+    let peers = memif_tx_ports(plan, &ports, &ups);
+    let stops = EarlyStop {
+        stop_early,
+        peers: &peers,
+    };
     let (outcomes, timing) = dpdk::scope(&rt.eal, |s| {
-        run_workers(s, &rt.eal, plan, sink, stop_early, tasks, grace, &mut watch)
+        run_workers(s, &rt.eal, plan, sink, &stops, tasks, grace, &mut watch)
     })?;
     let seen = Seen {
         stats: (ports.iter().enumerate())
@@ -324,6 +327,20 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
 struct Seen {
     stats: Vec<PortStats>,
     problems: Vec<Problem>,
+}
+
+/// The memif ports TX tasks send on whose link was up at the start: the
+/// report loop watches them for a peer that leaves (its name, its port).
+fn memif_tx_ports<'p>(plan: &Plan, ports: &'p [PortRt], ups: &[Up]) -> Vec<(String, &'p Port<'p>)> {
+    (plan.ports.iter().zip(ports).enumerate())
+        .filter(|(i, (_, pr))| {
+            pr.port.info().driver == "net_memif"
+                && plan.tx.iter().any(|t| t.port == *i)
+                && ups[*i].link_bps > 0
+                && pr.port.link().up
+        })
+        .map(|(_, (pp, pr))| (pp.name.clone(), &pr.port))
+        .collect()
 }
 
 /// What the result needs to know of the tasks once they have run.
@@ -409,6 +426,8 @@ struct Timing {
     tsc_hz_run: u64,
     /// Seconds from launch to stop.
     elapsed_s: f64,
+    /// A watched memif port whose peer left, and when (seconds).
+    peer_left: Option<(String, f64)>,
 }
 
 /// Sets both stop flags when dropped: however the body of the scope ends
@@ -430,7 +449,7 @@ fn run_workers<'scope, 'q: 'scope>(
     eal: &Eal,
     plan: &Plan,
     sink: &mut dyn Sink,
-    stop_early: &StopFlag,
+    stops: &EarlyStop,
     tasks: Tasks<'q>,
     grace: Duration,
     watch: &mut PortWatch,
@@ -445,8 +464,8 @@ fn run_workers<'scope, 'q: 'scope>(
     let t0 = clock::sample();
     let workers = launch(s, eal, plan, tasks)?;
     let clock = (started, t0);
-    let mut timing = report_loop(plan, sink, stop_early, &live, &stop_tx, clock, watch);
-    let (outcomes, rx_end_s) = collect(workers, &stop_rx, grace, started);
+    let mut timing = report_loop(plan, sink, stops, &live, &stop_tx, clock, watch);
+    let (outcomes, rx_end_s) = collect(workers, &stop_rx, grace, stops.stop_early, started);
     close_last_interval(plan, sink, &live, &mut timing, rx_end_s);
     Ok((outcomes, timing))
 }
@@ -489,14 +508,30 @@ fn timed<T>(work: impl FnOnce() -> T) -> (T, Option<CpuTime>) {
     (out, start.finish())
 }
 
+/// What ends a run before its duration: a signal, or a memif peer that
+/// left while the run sent to it.
+struct EarlyStop<'a> {
+    stop_early: &'a StopFlag,
+    peers: &'a [(String, &'a Port<'a>)],
+}
+
+impl EarlyStop<'_> {
+    /// The first watched port whose link is down (its peer left).
+    fn peer_gone(&self) -> Option<&str> {
+        (self.peers.iter())
+            .find(|(_, p)| !p.link().up)
+            .map(|(name, _)| name.as_str())
+    }
+}
+
 /// Print an interval line every `plan.run.interval`, empty ones included,
-/// watching the ports' links meanwhile, until the duration is over or
-/// `stop_early` is set; then stop the senders. The last interval is left
-/// open for [`close_last_interval`].
+/// watching the ports' links meanwhile, until the duration is over,
+/// `stop_early` is set or a watched memif peer left; then stop the
+/// senders. The last interval is left open for [`close_last_interval`].
 fn report_loop(
     plan: &Plan,
     sink: &mut dyn Sink,
-    stop_early: &StopFlag,
+    stops: &EarlyStop,
     live: &Live,
     stop_tx: &StopFlag,
     (started, t0): (Instant, TscSample),
@@ -510,10 +545,15 @@ fn report_loop(
     let mut prev = Snapshot::default();
     let mut prev_t = 0.0f64;
     let mut next_tick = plan.run.interval.min(total);
+    let mut peer_left = None;
     loop {
         let now = started.elapsed();
         watch.poll(now.as_secs_f64());
-        if stop_early.stopped() || now >= total {
+        if stops.stop_early.stopped() || now >= total {
+            break;
+        }
+        if let Some(port) = stops.peer_gone() {
+            peer_left = Some((port.to_string(), now.as_secs_f64()));
             break;
         }
         if now >= next_tick {
@@ -538,6 +578,7 @@ fn report_loop(
         open: (prev, prev_t),
         tsc_hz_run: clock::hz_between(t0, end),
         elapsed_s,
+        peer_left,
     }
 }
 
@@ -566,17 +607,20 @@ fn close_last_interval(
 }
 
 /// Join the senders (already told to stop), give frames in flight `grace`
-/// to arrive, then stop and join the receivers. Returns the outcomes and
-/// when (seconds since `started`) the receivers were stopped.
+/// to arrive (cut short when `stop_early` is hurried: a second signal),
+/// then stop and join the receivers. Returns the outcomes and when
+/// (seconds since `started`) the receivers were stopped.
 fn collect(
     workers: Workers,
     stop_rx: &StopFlag,
     grace: Duration,
+    stop_early: &StopFlag,
     started: Instant,
 ) -> (Outcomes, f64) {
     let (tx, tx_cpu) = workers.tx.into_iter().map(Worker::join).unzip();
-    if !grace.is_zero() {
-        std::thread::sleep(grace);
+    let end = Instant::now() + grace;
+    while !stop_early.hurried() && Instant::now() < end {
+        std::thread::sleep(REPORT_POLL.min(end.saturating_duration_since(Instant::now())));
     }
     stop_rx.stop();
     let rx_end_s = started.elapsed().as_secs_f64();
@@ -618,6 +662,12 @@ fn finish(
     add_task_results(plan, &mut result, meta, &outcomes, ups);
     add_problems(&mut result, seen.problems);
     result.note_descheduled();
+    if let Some((port, at_s)) = timing.peer_left {
+        result.outcome.target_met = Some(false);
+        result
+            .outcome
+            .add(crate::outcome::Problem::PeerLeft { port, at_s });
+    }
     // Every mbuf must be back in its pool once its port is closed (its
     // rings freed): what is not was leaked somewhere.
     result.mbufs_leaked = ports

@@ -315,6 +315,7 @@ fn assert_interrupted(d: &Done, dir: &Path, sig: &str) {
 #[test]
 fn a_second_sigint_still_writes_the_summary_and_the_json() {
     let dir = tempfile::tempdir().unwrap();
+    let _alone = common::alone();
     let p = long_run(dir.path(), "twice");
     let pid = p.child.id();
     send("INT", pid);
@@ -327,6 +328,7 @@ fn a_second_sigint_still_writes_the_summary_and_the_json() {
 #[test]
 fn sighup_stops_like_sigint() {
     let dir = tempfile::tempdir().unwrap();
+    let _alone = common::alone();
     let p = long_run(dir.path(), "hup");
     send("HUP", p.child.id());
     let d = p.wait(Duration::from_secs(10));
@@ -336,6 +338,7 @@ fn sighup_stops_like_sigint() {
 #[test]
 fn a_third_signal_ends_the_process_and_removes_its_runtime_directory() {
     let dir = tempfile::tempdir().unwrap();
+    let _alone = common::alone();
     let p = long_run(dir.path(), "thrice");
     let pid = p.child.id();
     let run_dir = PathBuf::from("/var/run/dpdk").join(format!("ls{pid}"));
@@ -365,6 +368,7 @@ fn a_stale_runtime_directory_of_a_dead_run_is_removed() {
 #[test]
 fn a_closed_stdout_does_not_stop_the_run_or_its_json() {
     let dir = tempfile::tempdir().unwrap();
+    let _alone = common::alone();
     let mut child = Command::new(BIN)
         .args(["run", NULL_YAML, "-t", "2s", "--json", "r.json"])
         .current_dir(dir.path())

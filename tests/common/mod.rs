@@ -13,6 +13,7 @@ use std::io::Read;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use etherparse::{LinkSlice, NetSlice, SlicedPacket, TransportSlice};
@@ -97,12 +98,29 @@ impl Output {
     }
 }
 
-/// Runs `landspeed ARGS` in `dir` and waits for it (with a watchdog).
+/// One `landspeed` child at a time per test binary: the test harness runs
+/// tests on parallel threads, and two runs pinned to the same lcores would
+/// deschedule each other, which a run reports (a `descheduled` problem,
+/// exit 3). Cargo runs the test binaries one after the other.
+static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Hold this while a `landspeed` child runs that [`landspeed`] did not
+/// start, so that it runs alone too. A test that failed while holding it
+/// poisons the lock; the next run is still alone.
+pub fn alone() -> MutexGuard<'static, ()> {
+    ONE_RUN_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Runs `landspeed ARGS` in `dir` and waits for it (with a watchdog), no
+/// other child of this test binary running meanwhile.
 pub fn landspeed<I, S>(dir: &Path, args: I) -> Output
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
+    let _alone = alone();
     let args: Vec<_> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
     let cmdline = std::iter::once("landspeed".to_string())
         .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))

@@ -154,6 +154,9 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
 /// the run's [`crate::outcome::Outcome::exit_status`].
 pub fn run(args: &RunArgs) -> Result<u8> {
     let plan = load_plan(args)?;
+    for w in plan.stream_tracking_warnings(crate::rx::MAX_STREAMS) {
+        eprintln!("landspeed: warning: {w}");
+    }
     signal::on_interrupt(&INTERRUPT);
     let mut out = Stdout;
     let mut quiet = Quiet;

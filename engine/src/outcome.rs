@@ -39,6 +39,17 @@ pub enum Problem {
         /// What went wrong, in words.
         detail: String,
     },
+    /// Frames of more streams than an RX lcore tracks arrived: those
+    /// streams were not checked (their loss, order and integrity are
+    /// unknown; they are not counted lost).
+    StreamsNotTracked {
+        /// Frames of the streams not tracked.
+        frames: u64,
+        /// Streams not tracked (distinct ids).
+        streams: u64,
+        /// Streams one RX lcore tracks.
+        limit: u64,
+    },
 }
 
 impl Problem {
@@ -46,6 +57,13 @@ impl Problem {
     pub fn text(&self) -> String {
         match self {
             Problem::Other { detail } => detail.clone(),
+            Problem::StreamsNotTracked {
+                frames,
+                streams,
+                limit,
+            } => format!(
+                "overflow {frames} frames of {streams} streams not tracked: an RX lcore tracks at most {limit} streams, so their loss, order and integrity were not checked (spread the streams over more RX lcores or queues)"
+            ),
         }
     }
 }

@@ -618,6 +618,9 @@ fn add_task_results(
         result.tsc_hz,
         meta.shared_tsc,
     ));
+    for p in result.rx.as_ref().map(|r| r.problems()).unwrap_or_default() {
+        result.outcome.add(p);
+    }
     let rx_port = &plan.ports[plan.rx[0].port];
     let link = rx_port
         .link

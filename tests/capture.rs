@@ -477,8 +477,11 @@ fn weights_share_the_rate_in_bits_at_the_task_layer() {
         *bits.entry(st.stream_id).or_default() += 8 * (f.len() as u64 + 4 + 20);
     }
     let total: u64 = bits.values().sum();
-    assert!(total > 10_000_000, "{total} bits: too short a capture to judge");
-    let one_frame = 8 * (1518 + 20) as f64;
+    assert!(
+        total > 10_000_000,
+        "{total} bits: too short a capture to judge"
+    );
+    let one_frame = (8 * (1518 + 20)) as f64;
     for (id, share) in [(1u32, 0.25), (2, 0.25), (3, 0.5)] {
         let off = (bits[&id] as f64 - share * total as f64).abs();
         assert!(

@@ -618,8 +618,17 @@ fn streams_beyond_what_a_receiver_tracks_are_reported_not_lost() {
     write_pcap(&dir.path().join("many.pcap"), &frames);
     let yaml = rx_profile("many.pcap", "");
     common::write_file(dir.path(), "many.yaml", &yaml);
-    let out = common::landspeed(dir.path(), ["run", "many.yaml", "-q", "--json", "many.json"]);
-    assert_eq!(out.status.code(), Some(3), "a shortfall: {}\n{}", out.stdout, out.stderr);
+    let out = common::landspeed(
+        dir.path(),
+        ["run", "many.yaml", "-q", "--json", "many.json"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "a shortfall: {}\n{}",
+        out.stdout,
+        out.stderr
+    );
     let v = common::read_json(&dir.path().join("many.json"));
     assert_partition(&v);
     assert_eq!(u(&v, "/rx/overflow"), u64::from(2 * extra));
@@ -639,7 +648,8 @@ fn streams_beyond_what_a_receiver_tracks_are_reported_not_lost() {
         out.stdout
     );
     assert!(
-        out.stdout.contains("warning: overflow 10 frames of 5 streams not tracked"),
+        out.stdout
+            .contains("warning: overflow 10 frames of 5 streams not tracked"),
         "{}",
         out.stdout
     );

@@ -1321,7 +1321,14 @@ mod tests {
             streams: vec![acc],
             ..RxOutcome::default()
         };
-        let r = rx_result(&[(1, 0)], &[o], PortStats::default(), 1.0, 1_000_000_000, false);
+        let r = rx_result(
+            &[(1, 0)],
+            &[o],
+            PortStats::default(),
+            1.0,
+            1_000_000_000,
+            false,
+        );
         assert_eq!(r.span_s, 10e-6);
         let secs = 10_000.0 / 1e9 / (10.0 / 11.0);
         assert_eq!(r.achieved, LayerRates::of(11, 11_000, 10_000, secs));

@@ -586,12 +586,16 @@ rx:
         let w = plan.stream_tracking_warnings(1);
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(
-            w[0].starts_with("t.yaml:13: rx[0].streams: lists 2 streams, but an RX lcore tracks at most 1"),
+            w[0].starts_with(
+                "t.yaml:13: rx[0].streams: lists 2 streams, but an RX lcore tracks at most 1"
+            ),
             "{}",
             w[0]
         );
         assert!(
-            w[1].starts_with("t.yaml:10: tx: sends 2 streams, but a landspeed RX lcore tracks at most 1"),
+            w[1].starts_with(
+                "t.yaml:10: tx: sends 2 streams, but a landspeed RX lcore tracks at most 1"
+            ),
             "{}",
             w[1]
         );

@@ -269,7 +269,6 @@ impl WeightedRoundRobin {
     fn at_start(&self) -> bool {
         self.credit.iter().all(|&c| c == 0) && self.pos.iter().all(|&p| p == 0)
     }
-
 }
 
 /// Longest order [`Interleave`] keeps as a table, in frames.
@@ -535,7 +534,12 @@ mod tests {
     /// Bits each stream sent after every pick of `il`, against its exact
     /// share of the total; returns the bits sent and the largest distance
     /// from the share seen, per stream.
-    fn shares(il: &mut Interleave, weights: &[u64], units: &[Vec<u64>], frames: usize) -> (Vec<u128>, Vec<u128>) {
+    fn shares(
+        il: &mut Interleave,
+        weights: &[u64],
+        units: &[Vec<u64>],
+        frames: usize,
+    ) -> (Vec<u128>, Vec<u128>) {
         let w: u128 = weights.iter().map(|&w| w as u128).sum();
         let mut sent = vec![0u128; weights.len()];
         let mut pos = vec![0usize; weights.len()];
@@ -634,7 +638,11 @@ mod tests {
 
     #[test]
     fn orders_that_do_not_repeat_soon_are_computed_live() {
-        let streams = vec![(1u64, vec![8 * 1538u64]), (1, vec![8 * 84]), (2, vec![8 * 614])];
+        let streams = vec![
+            (1u64, vec![8 * 1538u64]),
+            (1, vec![8 * 84]),
+            (2, vec![8 * 614]),
+        ];
         assert_eq!(Interleave::new(&streams).unwrap().period(), None);
         assert!(Interleave::new(&vec![(1u64, vec![1u64]); 65_537]).is_err());
     }

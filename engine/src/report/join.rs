@@ -35,7 +35,8 @@ pub struct JoinedStream {
     pub loss_pct: f64,
     /// The receiver tracked more streams than it can and this one was not
     /// among them (`rx.overflow`): nothing is known of its frames, which
-    /// are not counted missing.
+    /// are not counted missing. Written only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub not_tracked: bool,
 }
 
@@ -687,7 +688,11 @@ mod tests {
     #[test]
     fn streams_the_receiver_could_not_track_are_not_missing() {
         let t = tx(300, rates(5e9, 68000.0), &[(1, 100), (2, 200)]);
-        let mut r = rx(100, rates(5e9, 68000.0), vec![stream(1, [100, 100, 0, 0, 0, 0])]);
+        let mut r = rx(
+            100,
+            rates(5e9, 68000.0),
+            vec![stream(1, [100, 100, 0, 0, 0, 0])],
+        );
         r.overflow = 200;
         r.overflow_streams = 1;
         let j = join(&t, &r, None, None, "a", "b");

@@ -12,8 +12,8 @@ use crate::pace::rate::{bits_per_frame, check_against_line, Layer, Rate};
 use crate::pace::schedule::Interleave;
 use crate::rx::RxTask;
 use crate::tx::TxTask;
-use crate::wire::spec::{SizeSpec, FCS_LEN};
 use crate::wire::fill::FillPattern;
+use crate::wire::spec::{SizeSpec, FCS_LEN};
 use crate::wire::{builder::FrameBuilder, CsumMode};
 use crate::Result;
 

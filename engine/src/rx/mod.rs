@@ -41,7 +41,8 @@ const LOST_PUBLISH_POLLS: u64 = 64;
 /// Streams one RX lcore can tell apart; frames of more are counted as
 /// `overflow` (never as lost). A stream costs about 45 KiB once seen
 /// (sequence window and gap ring 12 KiB, two histograms that start at
-/// 16 KiB each and grow with the largest value recorded).
+/// 16 KiB each and grow with the largest value recorded, to 240 KiB at
+/// most).
 pub const MAX_STREAMS: usize = 4096;
 /// Stream ids below this are looked up directly; larger ones by search.
 const DIRECT_IDS: usize = 1 << 16;
@@ -304,6 +305,8 @@ struct Table {
     accs: Vec<StreamAcc>,
     /// Only the listed streams are checked (a `streams:` list).
     listed: bool,
+    /// Listed ids beyond [`MAX_STREAMS`], sorted: overflow, not foreign.
+    listed_beyond: Vec<u32>,
     /// Ids of [`DIRECT_IDS`] or more seen beyond [`MAX_STREAMS`]
     /// (preallocated; once full, further ones are not told apart).
     overflow_ids: Vec<u32>,
@@ -320,14 +323,18 @@ impl Table {
             direct: vec![0; DIRECT_IDS],
             accs: Vec::with_capacity(expected.len().clamp(16, MAX_STREAMS)),
             listed: false,
+            listed_beyond: Vec::new(),
             overflow_ids: Vec::with_capacity(MAX_STREAMS),
             overflow_streams: 0,
             tsc_hz,
         };
-        for &id in expected {
+        let (tracked, beyond) = expected.split_at(expected.len().min(MAX_STREAMS));
+        for &id in tracked {
             let _ = t.slot(id);
         }
         t.listed = !expected.is_empty();
+        t.listed_beyond = beyond.to_vec();
+        t.listed_beyond.sort_unstable();
         t
     }
 
@@ -351,7 +358,7 @@ impl Table {
     fn slot(&mut self, id: u32) -> Result<&mut StreamAcc, Miss> {
         let i = match self.find(id) {
             Some(i) => i,
-            None if self.listed => return Err(Miss::Untracked),
+            None if self.listed => return Err(self.unlisted(id)),
             None => self.add(id)?,
         };
         Ok(&mut self.accs[i])
@@ -371,6 +378,19 @@ impl Table {
             self.direct[id as usize] = (i + 1) as u16;
         }
         Ok(i)
+    }
+
+    /// Why stream `id`, without an accumulator, is not checked when the
+    /// streams are listed: listed beyond the table (overflow) or not
+    /// listed (foreign).
+    #[cold]
+    fn unlisted(&mut self, id: u32) -> Miss {
+        if self.listed_beyond.binary_search(&id).is_ok() {
+            self.overflowed(id);
+            Miss::Overflow
+        } else {
+            Miss::Untracked
+        }
     }
 
     /// Counts stream `id` among the overflowed streams, once.
@@ -907,14 +927,35 @@ mod tests {
         r.classify(Dissected::Foreign, 60, 9_999);
         let out = r.finish(1);
         let s = &out.streams[0];
-        assert_eq!((s.first_tsc, s.last_tsc, s.payload_bytes), (1_000, 1_030, 4_000));
+        assert_eq!(
+            (s.first_tsc, s.last_tsc, s.payload_bytes),
+            (1_000, 1_030, 4_000)
+        );
     }
 
     #[test]
     fn a_new_stream_holds_small_histograms() {
         let a = StreamAcc::new(1, 3_000_000_000);
         let bytes = |h: &Histogram<u64>| h.distinct_values() * 8;
-        assert!(bytes(&a.interarrival) <= 16 << 10, "{}", bytes(&a.interarrival));
+        assert!(
+            bytes(&a.interarrival) <= 16 << 10,
+            "{}",
+            bytes(&a.interarrival)
+        );
         assert!(bytes(&a.latency) <= 16 << 10);
+    }
+
+    #[test]
+    fn listed_streams_beyond_the_table_are_overflow_not_foreign() {
+        let listed: Vec<u32> = (1..=MAX_STREAMS as u32 + 2).collect();
+        let mut r = rx_of(&listed);
+        for id in [1, MAX_STREAMS as u32 + 1, MAX_STREAMS as u32 + 1, 99_999] {
+            r.classify(ours(id, 0), 1046, 10);
+        }
+        let out = r.finish(1);
+        assert_eq!(
+            (out.overflow, out.overflow_streams, out.untracked),
+            (2, 1, 1)
+        );
     }
 }

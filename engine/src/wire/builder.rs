@@ -592,7 +592,9 @@ impl FrameBuilder {
         };
 
         let slen = layout.len();
-        let fill_sum = self.fill.write(&mut f[hdr + slen..], seq.wrapping_add(self.fill_salt));
+        let fill_sum = self
+            .fill
+            .write(&mut f[hdr + slen..], seq.wrapping_add(self.fill_salt));
         let stamp = Stamp {
             layout,
             stream_id: self.stream_id,

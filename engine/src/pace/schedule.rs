@@ -572,8 +572,8 @@ mod tests {
         let (sent, worst) = shares(&mut il, &weights, &units, 300_000);
         let total: u128 = sent.iter().sum();
         let one_frame = bits_per_frame(Layer::L1, 1518, 0) as u128;
-        for j in 0..3 {
-            assert!(worst[j] <= one_frame, "stream {j}: {} bits off", worst[j]);
+        for (j, &off) in worst.iter().enumerate() {
+            assert!(off <= one_frame, "stream {j}: {off} bits off");
         }
         let share = |j: usize| sent[j] as f64 / total as f64;
         assert_eq!(

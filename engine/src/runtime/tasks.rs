@@ -79,7 +79,10 @@ pub(super) fn plan_tasks<'q>(
 ) -> Result<Tasks<'q>> {
     let stop_tx = Arc::new(StopFlag::default());
     let stop_rx = Arc::new(StopFlag::default());
-    let fill = shared_fill(plan);
+    let shared = TxShared {
+        fill: shared_fill(plan),
+        stop: Arc::clone(&stop_tx),
+    };
     let mut tx = Vec::new();
     for (ti, t) in plan.tx.iter().enumerate() {
         let queue = handles.tx(t.port, t.queue).ok_or_else(|| {
@@ -100,8 +103,7 @@ pub(super) fn plan_tasks<'q>(
             &ports[t.port],
             up,
             queue,
-            &fill,
-            &stop_tx,
+            &shared,
         )?);
     }
     let mut rx = Vec::new();
@@ -143,8 +145,7 @@ fn tx_task<'q>(
     pr: &PortRt,
     up: &Up,
     queue: TxQueue<'q>,
-    fill: &Arc<FillPattern>,
-    stop: &Arc<StopFlag>,
+    shared: &TxShared,
 ) -> Result<TxTask<'q>> {
     let t = &plan.tx[ti];
     let link_bps = line_bps(up);
@@ -158,7 +159,7 @@ fn tx_task<'q>(
     let mut builders = Vec::new();
     for &s in &t.streams {
         builders.push(
-            FrameBuilder::with_fill(&plan.streams[s], csum, Arc::clone(fill))
+            FrameBuilder::with_fill(&plan.streams[s], csum, Arc::clone(&shared.fill))
                 .map_err(|e| perr(plan, &format!("streams[{s}].{}", e.field), e.message))?,
         );
     }
@@ -177,8 +178,14 @@ fn tx_task<'q>(
         offload: pr.tx_offload,
         trace_frames: if t.trace.is_some() { t.trace_frames } else { 0 },
         live: Arc::new(Padded::new(TxLive::default())),
-        stop: Arc::clone(stop),
+        stop: Arc::clone(&shared.stop),
     })
+}
+
+/// What every TX task of a run shares: the fill pattern and the stop.
+struct TxShared {
+    fill: Arc<FillPattern>,
+    stop: Arc<StopFlag>,
 }
 
 /// One fill pattern for every stream the plan sends, sized for the

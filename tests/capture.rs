@@ -451,3 +451,43 @@ fn pcap_reader_reads_both_byte_orders() {
         assert_eq!(read_pcap(&p), frames, "big endian: {big}");
     }
 }
+
+/// docs/profile.md: a weight is a share of the task's rate at its layer.
+/// Streams of 1518, 64 and 594 bytes at weights 1:1:2 and 20 Mbit/s L1
+/// get 1/4, 1/4 and 1/2 of the bits on the wire (preamble and gap
+/// included), each within one 1518-byte frame of its share.
+#[test]
+fn weights_share_the_rate_in_bits_at_the_task_layer() {
+    let mut defs = vec![
+        Def::simple("big", 1, false, false).size(1518),
+        Def::simple("small", 2, false, false).size(64),
+        Def::simple("mid", 3, false, false).size(594),
+    ];
+    defs[2].yaml.push("weight: 2".into());
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = profile("weights", &defs, "20M").replace("rate: 20M", "rate: 20M\n    layer: l1");
+    let (_, v) = run_profile(dir.path(), "weights", &yaml, &["-q"]);
+    let frames = read_pcap(&dir.path().join("weights.pcap"));
+    check_capture(&frames, &defs, &v);
+    // L1 bits of each stream: frame (FCS included) + preamble and gap.
+    let mut bits: HashMap<u32, u64> = HashMap::new();
+    for f in &frames {
+        let p = parse_frame(f).unwrap();
+        let st = Stamp::parse(p.payload).unwrap();
+        *bits.entry(st.stream_id).or_default() += 8 * (f.len() as u64 + 4 + 20);
+    }
+    let total: u64 = bits.values().sum();
+    assert!(
+        total > 10_000_000,
+        "{total} bits: too short a capture to judge"
+    );
+    let one_frame = (8 * (1518 + 20)) as f64;
+    for (id, share) in [(1u32, 0.25), (2, 0.25), (3, 0.5)] {
+        let off = (bits[&id] as f64 - share * total as f64).abs();
+        assert!(
+            off <= one_frame,
+            "stream {id}: {} of {total} bits, {off} off its share {share}",
+            bits[&id]
+        );
+    }
+}

@@ -523,3 +523,134 @@ fn unreadable_stamp_counts_corrupt_not_also_lost() {
     // The stream itself sees a gap it cannot tell from a loss.
     assert_eq!(u(by_id(&v, "/rx/streams", u64::from(ID_A)), "/lost"), 1);
 }
+
+/// An RX-only profile replaying `pcap` whose task checks only `list`.
+fn rx_profile_listing(pcap: &str, list: &str) -> String {
+    rx_profile(pcap, STREAMS).replace(
+        "verify: full }",
+        &format!("verify: full, streams: [{list}] }}"),
+    )
+}
+
+/// docs/profile.md: an RX `streams:` list makes other stream ids count as
+/// foreign (`foreign_breakdown.untracked_stream`), not checked.
+#[test]
+fn a_streams_list_makes_other_streams_foreign() {
+    let c = clean();
+    let dir = tempfile::tempdir().unwrap();
+    write_pcap(&dir.path().join("listed.pcap"), &c.frames);
+    let yaml = rx_profile_listing("listed.pcap", "a");
+    let (out, v) = run_profile(dir.path(), "listed", &yaml, &["-q"]);
+    assert_partition(&v);
+    let streams = v["rx"]["streams"].as_array().unwrap();
+    assert_eq!(streams.len(), 1, "only stream a is checked: {streams:?}");
+    assert_eq!(u(&streams[0], "/id"), u64::from(ID_A));
+    assert_eq!(u(&streams[0], "/frames"), c.a.len() as u64);
+    let b = c.b.len() as u64;
+    assert_eq!(u(&v, "/rx/foreign_breakdown/untracked_stream"), b);
+    assert_eq!(u(&v, "/rx/foreign"), b);
+    assert_eq!(u(&v, "/rx/good"), c.a.len() as u64);
+    assert_eq!(u(&v, "/rx/overflow"), 0);
+    assert!(
+        out.stdout
+            .contains(&format!("foreign {b}: not landspeed 0, too short 0, unknown stamp version 0, stream not checked {b}")),
+        "{}",
+        out.stdout
+    );
+}
+
+/// docs/profile.md: rates of streams run over their own first-to-last
+/// arrival, and the receiver's rate over the checked streams' span:
+/// foreign frames before the first and after the last never stretch it.
+#[test]
+fn foreign_frames_before_and_after_do_not_stretch_the_span() {
+    let c = clean();
+    let foreign = common::ipv4_udp_foreign(&[0x5a; 1000]);
+    let mut frames = vec![foreign.clone(); 3000];
+    frames.extend(c.a.iter().cloned());
+    frames.extend(std::iter::repeat_n(foreign, 3000));
+    let v = replay("span", &frames, STREAMS);
+    assert_eq!(u(&v, "/rx/foreign"), 6000);
+    let st = by_id(&v, "/rx/streams", u64::from(ID_A));
+    let n = c.a.len() as u64;
+    assert_eq!(u(st, "/frames"), n);
+    // One stream: the receiver's span and rates are exactly the stream's.
+    let span = common::f(&v, "/rx/span_s");
+    assert!(span > 0.0);
+    assert_eq!(span, common::f(st, "/span_s"));
+    assert_eq!(v["rx"]["achieved"], st["achieved"]);
+    // n − 1 frames over the span (the first opens it), stream bytes only.
+    let fps = common::f(&v, "/rx/achieved/fps");
+    let want = (n - 1) as f64 / span;
+    assert!((fps - want).abs() <= want * 1e-12, "{fps} vs {want}");
+    let l2 = common::f(&v, "/rx/achieved/l2_bps");
+    let want = (u(st, "/bytes") * 8) as f64 * (n - 1) as f64 / n as f64 / span;
+    assert!((l2 - want).abs() <= want * 1e-12, "{l2} vs {want}");
+}
+
+/// More streams than an RX lcore tracks: the summary, the JSON and the
+/// exit status say so, and no stream is reported lost.
+#[test]
+fn streams_beyond_what_a_receiver_tracks_are_reported_not_lost() {
+    use landspeed::wire::builder::{CsumMode, FrameBuilder};
+    use landspeed::wire::spec::{SizeSpec, StreamSpec};
+    // An RX lcore tracks 4096 streams (docs/profile.md).
+    let limit = 4096u32;
+    let extra = 5u32;
+    let fill = std::sync::Arc::new(landspeed::wire::fill::FillPattern::new(1, 100));
+    let mut frames = Vec::new();
+    for id in 1..=limit + extra {
+        let spec = StreamSpec {
+            id,
+            size: SizeSpec::Fixed(64),
+            ..StreamSpec::default()
+        };
+        let mut b = FrameBuilder::with_fill(&spec, CsumMode::Software, fill.clone()).unwrap();
+        for seq in 0..2 {
+            let mut buf = vec![0u8; b.max_len()];
+            b.next_len();
+            let len = b.write(&mut buf, seq, 0);
+            buf.truncate(len);
+            frames.push(buf);
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_pcap(&dir.path().join("many.pcap"), &frames);
+    let yaml = rx_profile("many.pcap", "");
+    common::write_file(dir.path(), "many.yaml", &yaml);
+    let out = common::landspeed(
+        dir.path(),
+        ["run", "many.yaml", "-q", "--json", "many.json"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "a shortfall: {}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    let v = common::read_json(&dir.path().join("many.json"));
+    assert_partition(&v);
+    assert_eq!(u(&v, "/rx/overflow"), u64::from(2 * extra));
+    assert_eq!(u(&v, "/rx/overflow_streams"), u64::from(extra));
+    assert_eq!(v["rx"]["streams"].as_array().unwrap().len(), limit as usize);
+    assert_eq!(u(&v, "/rx/lost"), 0);
+    assert_eq!(u(&v, "/rx/foreign"), 0);
+    let p = &v["outcome"]["problems"][0];
+    assert_eq!(s(p, "/kind"), "streams_not_tracked");
+    assert_eq!((u(p, "/frames"), u(p, "/streams")), (10, 5));
+    assert_eq!(u(p, "/limit"), u64::from(limit));
+    assert!(
+        out.stdout.contains(&format!(
+            "      overflow 10 frames of 5 streams not tracked (an RX lcore tracks at most {limit} streams; not counted lost)\n"
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("warning: overflow 10 frames of 5 streams not tracked"),
+        "{}",
+        out.stdout
+    );
+}

@@ -7,6 +7,7 @@ use clap::Args;
 use serde::Serialize;
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::time::Duration;
 
 use crate::config::{self, Plan};
@@ -257,6 +258,9 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
 pub fn run(args: &RunArgs) -> Result<u8> {
     let plan = load_plan(args)?;
     check_run_outputs(args, &plan)?;
+    for w in plan.stream_tracking_warnings(crate::rx::MAX_STREAMS) {
+        let _ = writeln!(std::io::stderr(), "landspeed: warning: {w}");
+    }
     signal::on_interrupt(&INTERRUPT, runtime::remove_own_run_dirs);
     let mut out = Stdout;
     let mut quiet = Quiet;

@@ -113,6 +113,17 @@ pub enum Problem {
         /// Seconds into the run when its link was seen down.
         at_s: f64,
     },
+    /// Frames of more streams than an RX lcore tracks arrived: those
+    /// streams were not checked (their loss, order and integrity are
+    /// unknown; they are not counted lost).
+    StreamsNotTracked {
+        /// Frames of the streams not tracked.
+        frames: u64,
+        /// Streams not tracked (distinct ids).
+        streams: u64,
+        /// Streams one RX lcore tracks.
+        limit: u64,
+    },
 }
 
 impl Problem {
@@ -177,6 +188,13 @@ impl Problem {
             Problem::PeerLeft { port, at_s } => format!(
                 "the peer of port {port} disconnected {at_s:.3} s into the run: \
                  sending stopped there, before the run's duration"
+            ),
+            Problem::StreamsNotTracked {
+                frames,
+                streams,
+                limit,
+            } => format!(
+                "overflow {frames} frames of {streams} streams not tracked: an RX lcore tracks at most {limit} streams, so their loss, order and integrity were not checked (spread the streams over more RX lcores or queues)"
             ),
         }
     }

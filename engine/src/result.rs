@@ -59,6 +59,12 @@ pub struct StreamResult {
     pub latency: Option<Percentiles>,
     /// Inter-arrival spacing.
     pub interarrival: Percentiles,
+    /// Seconds from its first to its last arrival.
+    #[serde(default)]
+    pub span_s: f64,
+    /// Its rates over that span (see [`span_rates`]).
+    #[serde(default)]
+    pub achieved: LayerRates,
 }
 
 impl StreamResult {
@@ -79,7 +85,65 @@ impl StreamResult {
             corrupt_total: p.corrupt.total(),
             latency: shared_tsc.then(|| Percentiles::from_ticks(&p.latency, tsc_hz)),
             interarrival: Percentiles::from_ticks(&p.interarrival, tsc_hz),
+            span_s: Arrivals::of(p).span_s(tsc_hz),
+            achieved: span_rates(p, tsc_hz).unwrap_or_default(),
         }
+    }
+}
+
+/// Rates over the span from the first to the last arrival of `p`'s
+/// frames (see [`Arrivals::rates`]).
+pub fn span_rates(p: &StreamPart, tsc_hz: u64) -> Option<LayerRates> {
+    Arrivals::of(p).rates(tsc_hz)
+}
+
+/// Frames, bytes and the arrival span of one stream or several.
+#[derive(Clone, Copy, Debug, Default)]
+struct Arrivals {
+    frames: u64,
+    bytes: u64,
+    payload: u64,
+    first_tsc: u64,
+    last_tsc: u64,
+}
+
+impl Arrivals {
+    fn of(p: &StreamPart) -> Self {
+        Arrivals {
+            frames: p.frames,
+            bytes: p.bytes,
+            payload: p.payload_bytes,
+            first_tsc: p.first_tsc,
+            last_tsc: p.last_tsc,
+        }
+    }
+
+    /// Adds `o`'s frames; the span becomes the union of both.
+    fn add(&mut self, o: &Arrivals) {
+        self.frames += o.frames;
+        self.bytes += o.bytes;
+        self.payload += o.payload;
+        if o.first_tsc != 0 && (self.first_tsc == 0 || o.first_tsc < self.first_tsc) {
+            self.first_tsc = o.first_tsc;
+        }
+        self.last_tsc = self.last_tsc.max(o.last_tsc);
+    }
+
+    /// Seconds from the first arrival to the last.
+    fn span_s(&self, tsc_hz: u64) -> f64 {
+        self.last_tsc.saturating_sub(self.first_tsc) as f64 / tsc_hz as f64
+    }
+
+    /// Rates over the span: `n − 1` frames over it (the first frame opens
+    /// it, as TX rates run from the first to the last departure); `None`
+    /// for fewer than two frames or a span of zero.
+    fn rates(&self, tsc_hz: u64) -> Option<LayerRates> {
+        if self.frames < 2 || tsc_hz == 0 || self.last_tsc <= self.first_tsc {
+            return None;
+        }
+        let k = (self.frames - 1) as f64 / self.frames as f64;
+        let secs = self.span_s(tsc_hz) / k;
+        Some(LayerRates::of(self.frames, self.bytes, self.payload, secs))
     }
 }
 
@@ -101,6 +165,12 @@ pub struct StreamPart {
     pub latency: Histogram<u64>,
     /// Inter-arrival gaps, TSC ticks (same-poll arrivals as 0).
     pub interarrival: Histogram<u64>,
+    /// UDP/TCP payload bytes of its intact frames.
+    pub payload_bytes: u64,
+    /// TSC of its first arrival (0: none).
+    pub first_tsc: u64,
+    /// TSC of its last arrival.
+    pub last_tsc: u64,
 }
 
 impl StreamPart {
@@ -114,6 +184,9 @@ impl StreamPart {
             corrupt: acc.corrupt,
             latency: acc.latency.clone(),
             interarrival: acc.interarrival_all(),
+            payload_bytes: acc.payload_bytes,
+            first_tsc: acc.first_tsc,
+            last_tsc: acc.last_tsc,
         }
     }
 
@@ -123,6 +196,9 @@ impl StreamPart {
     fn absorb(&mut self, o: &StreamPart) {
         self.frames += o.frames;
         self.bytes += o.bytes;
+        let mut a = Arrivals::of(self);
+        a.add(&Arrivals::of(o));
+        (self.payload_bytes, self.first_tsc, self.last_tsc) = (a.payload, a.first_tsc, a.last_tsc);
         add_corrupt(&mut self.corrupt, &o.corrupt);
         add_histogram(&mut self.latency, &o.latency);
         add_histogram(&mut self.interarrival, &o.interarrival);
@@ -487,12 +563,24 @@ pub struct RxResult {
     pub foreign_breakdown: ForeignCounts,
     /// Corrupt frames whose stream could not be told.
     pub corrupt_unattributed: CorruptCounts,
-    /// Frames of streams beyond what one lcore tracks.
+    /// Frames of streams beyond what one lcore tracks
+    /// ([`crate::rx::MAX_STREAMS`]): not checked, never counted lost.
     pub overflow: u64,
+    /// The streams those frames belong to (distinct ids, summed over the
+    /// lcores).
+    #[serde(default)]
+    pub overflow_streams: u64,
+    /// Seconds from the first to the last arrival of a checked stream's
+    /// frame (foreign frames never stretch it): what `achieved` is
+    /// measured over. Without checked streams (`verify: none`), the
+    /// arrival span of every frame.
+    #[serde(default)]
+    pub span_s: f64,
     /// How latency was measured: `one-way (shared TSC)` or
     /// `inter-arrival only (separate clocks)`.
     pub latency_kind: String,
-    /// LayerRates over the measured time.
+    /// Rates of the checked streams' frames over `span_s` (every frame's,
+    /// without checked streams).
     pub achieved: LayerRates,
     /// Per stream.
     pub streams: Vec<StreamResult>,
@@ -500,6 +588,22 @@ pub struct RxResult {
     pub tasks: Vec<RxTaskResult>,
     /// The PMD's counters summed over the RX ports.
     pub pmd: PortStats,
+}
+
+impl RxResult {
+    /// What casts doubt on the receiver's figures: streams it could not
+    /// track.
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut v = Vec::new();
+        if self.overflow > 0 {
+            v.push(Problem::StreamsNotTracked {
+                frames: self.overflow,
+                streams: self.overflow_streams,
+                limit: crate::rx::MAX_STREAMS as u64,
+            });
+        }
+        v
+    }
 }
 
 /// Everything about one run.
@@ -840,6 +944,15 @@ fn rx_lines(s: &mut String, rx: &RxResult, elapsed_s: f64) {
             rx.foreign_breakdown.text()
         );
     }
+    if rx.overflow > 0 {
+        let _ = writeln!(
+            s,
+            "      overflow {} frames of {} streams not tracked (an RX lcore tracks at most {} streams; not counted lost)",
+            rx.overflow,
+            rx.overflow_streams,
+            crate::rx::MAX_STREAMS
+        );
+    }
     let _ = writeln!(
         s,
         "      PMD: ipackets {} imissed {} ierrors {} rx_nombuf {}",
@@ -1156,7 +1269,9 @@ pub(crate) fn rx_result(
         f.not_landspeed += o.foreign;
         f.too_short += o.too_short;
         f.unknown_version += o.unknown_version;
+        f.untracked_stream += o.untracked;
         r.overflow += o.overflow;
+        r.overflow_streams += o.overflow_streams;
         add_corrupt(&mut r.corrupt_unattributed, &o.corrupt_unattributed);
         tasks.push(rx_task_result(o, lcore, port, tsc_hz));
         payload += o.payload_bytes;
@@ -1166,7 +1281,8 @@ pub(crate) fn rx_result(
     let parts = outcomes
         .iter()
         .flat_map(|o| o.streams.iter().map(StreamPart::of));
-    let streams: Vec<StreamResult> = merge_streams(parts)
+    let merged = merge_streams(parts);
+    let streams: Vec<StreamResult> = merged
         .iter()
         .map(|p| StreamResult::of_part(p, tsc_hz, shared_tsc))
         .collect();
@@ -1193,7 +1309,10 @@ pub(crate) fn rx_result(
         .map(|s| s.seq.reorder_extent_max)
         .max()
         .unwrap_or(0);
-    r.achieved = rx_achieved(outcomes, r.frames, r.bytes, payload, secs, tsc_hz);
+    (r.achieved, r.span_s) = match streams_rates(&merged, tsc_hz) {
+        Some(x) => x,
+        None => rx_achieved(outcomes, r.frames, r.bytes, payload, secs, tsc_hz),
+    };
     r.streams = streams;
     r.tasks = tasks;
     r
@@ -1232,7 +1351,20 @@ fn rx_task_result(o: &RxOutcome, lcore: u32, port: u16, tsc_hz: u64) -> RxTaskRe
     }
 }
 
-/// The RX rates over the arrival span of every lcore.
+/// The rates of the checked streams' frames over their span, from the
+/// first arrival of any of them to the last (foreign frames, arriving
+/// before, between or after, do not count), and the span in seconds;
+/// `None` without two such frames.
+fn streams_rates(parts: &[StreamPart], tsc_hz: u64) -> Option<(LayerRates, f64)> {
+    let mut all = Arrivals::default();
+    for p in parts {
+        all.add(&Arrivals::of(p));
+    }
+    Some((all.rates(tsc_hz)?, all.span_s(tsc_hz)))
+}
+
+/// The RX rates over the arrival span of every lcore, and that span in
+/// seconds (the measured time when too few frames arrived).
 fn rx_achieved(
     outcomes: &[RxOutcome],
     frames: u64,
@@ -1240,7 +1372,7 @@ fn rx_achieved(
     payload: u64,
     secs: f64,
     tsc_hz: u64,
-) -> LayerRates {
+) -> (LayerRates, f64) {
     // From the first to the last arrival on the TSC (as TX rates run from
     // the first to the last departure), counting every frame but those of
     // the first poll; the measured time when too few frames arrived.
@@ -1254,9 +1386,9 @@ fn rx_achieved(
         (Some(a), Some(b)) if b > a && frames > 1 => {
             let span = (b - a) as f64 / tsc_hz as f64;
             let k = (frames - 1) as f64 / frames as f64;
-            LayerRates::of(frames, bytes, payload, span / k)
+            (LayerRates::of(frames, bytes, payload, span / k), span)
         }
-        _ => LayerRates::of(frames, bytes, payload, secs),
+        _ => (LayerRates::of(frames, bytes, payload, secs), secs),
     }
 }
 
@@ -1287,6 +1419,9 @@ mod tests {
             },
             latency: hist(),
             interarrival,
+            payload_bytes: 0,
+            first_tsc: 0,
+            last_tsc: 0,
         }
     }
 
@@ -1439,5 +1574,41 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn foreign_frames_never_stretch_the_span() {
+        // Foreign frames came at TSC 100 and 50,000 (the lcore's first and
+        // last busy polls); the stream's 11 frames of 1000 bytes from
+        // 10,000 to 20,000, on a 1 GHz TSC: 10 frames over 10 µs.
+        let mut acc = StreamAcc::new(5, 1_000_000_000);
+        (acc.frames, acc.bytes, acc.payload_bytes) = (11, 11_000, 10_000);
+        (acc.first_tsc, acc.last_tsc) = (10_000, 20_000);
+        let o = RxOutcome {
+            frames: 13,
+            bytes: 11_120,
+            foreign: 2,
+            first_rx_tsc: 100,
+            last_rx_tsc: 50_000,
+            streams: vec![acc],
+            ..RxOutcome::default()
+        };
+        let r = rx_result(
+            &[(1, 0)],
+            &[o],
+            PortStats::default(),
+            1.0,
+            1_000_000_000,
+            false,
+        );
+        assert_eq!(r.span_s, 10e-6);
+        let secs = 10_000.0 / 1e9 / (10.0 / 11.0);
+        assert_eq!(r.achieved, LayerRates::of(11, 11_000, 10_000, secs));
+        // 10 frames (of 1000 bytes) in 10 µs: 1 Mframe/s, 8 Gbit/s L2.
+        assert_eq!(r.achieved.fps.round(), 1e6);
+        assert_eq!(r.achieved.l2_bps.round(), 8e9);
+        assert_eq!(r.streams[0].span_s, 10e-6);
+        assert_eq!(r.streams[0].achieved, r.achieved);
+        assert_eq!(r.foreign, 2);
     }
 }

@@ -17,7 +17,7 @@ use crate::pace::measure::{DepartureRecorder, PaceSummary};
 use crate::pace::mode::{GapFrames, GapPlanner, TxMode};
 use crate::pace::pattern::{Pacer, Pattern};
 use crate::pace::rate::Rate;
-use crate::pace::schedule::{Schedule, WeightedRoundRobin};
+use crate::pace::schedule::{Interleave, Schedule};
 use crate::pace::tsc::ns_to_ticks;
 use crate::wire::builder::FrameBuilder;
 use crate::wire::pause::{PauseFrame, PauseRepr};
@@ -40,8 +40,9 @@ pub struct TxTask<'q> {
     pub queue: TxQueue<'q>,
     /// One builder per stream.
     pub builders: Vec<FrameBuilder>,
-    /// Each stream's share of the rate.
-    pub weights: Vec<u32>,
+    /// Which stream sends each frame: the streams' weights share the
+    /// task's rate at its layer (bits, or frames).
+    pub interleave: Interleave,
     /// Each stream's id (as stamped).
     pub stream_ids: Vec<u32>,
     /// The task's rate.
@@ -156,11 +157,11 @@ impl Stream {
     }
 }
 
-/// Where data frames come from: the streams, the weighted round robin
-/// that picks the next one, and the pacer that gives its departure time.
+/// Where data frames come from: the streams, the interleave that picks
+/// the next one, and the pacer that gives its departure time.
 struct Source {
     streams: Vec<Stream>,
-    wrr: WeightedRoundRobin,
+    interleave: Interleave,
     pacer: Pacer,
 }
 
@@ -170,7 +171,7 @@ impl Source {
     /// stream's index and the slot.
     #[inline(always)]
     fn frame<const PACED: bool>(&mut self, batch: &mut TxBatch<'_>, i: usize) -> (usize, Slot) {
-        let s = self.wrr.next();
+        let s = self.interleave.next();
         let st = &mut self.streams[s];
         let len = st.builder.next_len();
         st.builder.write(batch.frame_mut(i, len), st.seq, 0);
@@ -294,7 +295,6 @@ impl<'q> Tx<'q> {
         let streams: Vec<Stream> = (t.builders.into_iter())
             .map(|b| Stream::new(b, t.offload))
             .collect();
-        let weights: Vec<(u64, u64)> = t.weights.iter().map(|&w| (u64::from(w), 1)).collect();
         let start = tsc::now() + ns_to_ticks(FIRST_DEPARTURE_NS, t.tsc_hz);
         // Payload-layer rates count each frame's payload: the frame less
         // its headers and FCS (the same for every stream of a task; checked
@@ -310,8 +310,7 @@ impl<'q> Tx<'q> {
             group,
             source: Source {
                 streams,
-                wrr: WeightedRoundRobin::new(&weights)
-                    .expect("the plan gives every task at least one stream"),
+                interleave: t.interleave,
                 pacer: Pacer::new(t.pattern, schedule, t.line_bps)
                     .expect("the plan validated the pattern"),
             },

@@ -525,3 +525,79 @@ fn vary(ck: &Checker<'_>, field: &str, v: Option<&Value>) -> Result<Vary, Config
         Some(other) => Err(bad(&format!("unexpected {}", describe(other)))),
     }
 }
+
+impl super::Plan {
+    /// Warnings, as `file:line: field: message`, for a profile that sends
+    /// or lists more streams than one RX lcore tracks (`limit`): the frames
+    /// of the streams beyond it will count as overflow, not checked.
+    pub fn stream_tracking_warnings(&self, limit: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        for (ri, r) in self.rx.iter().enumerate() {
+            if let super::RxStreams::Listed(v) = &r.streams {
+                if v.len() > limit {
+                    let msg = format!(
+                        "lists {} streams, but an RX lcore tracks at most {limit}: frames of the others will count as overflow",
+                        v.len()
+                    );
+                    out.push(self.error(&format!("rx[{ri}].streams"), msg).to_string());
+                }
+            }
+        }
+        let mut sent: Vec<usize> = self.tx.iter().flat_map(|t| t.streams.clone()).collect();
+        sent.sort_unstable();
+        sent.dedup();
+        if sent.len() > limit {
+            let msg = format!(
+                "sends {} streams, but a landspeed RX lcore tracks at most {limit}: spread them over several RX lcores (queues), or the frames of the streams beyond {limit} on one lcore count as overflow, not checked",
+                sent.len()
+            );
+            out.push(self.error("tx", msg).to_string());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tracking_tests {
+    use crate::config::load_str;
+
+    /// A profile with two streams, sent by one task and listed by a
+    /// receiver.
+    const TWO: &str = "\
+eal:
+  cores: [0, 1, 2]
+  vdevs: [net_null0]
+ports:
+  - name: p0
+    device: net_null0
+streams:
+  - { name: a, id: 1 }
+  - { name: b, id: 2 }
+tx:
+  - { lcore: 1, port: p0, rate: 1G }
+rx:
+  - { lcore: 2, port: p0, streams: [a, b] }
+";
+
+    #[test]
+    fn more_streams_than_an_rx_lcore_tracks_are_warned_of() {
+        let plan = load_str(TWO, "t.yaml").unwrap();
+        assert!(plan.stream_tracking_warnings(2).is_empty());
+        let w = plan.stream_tracking_warnings(1);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(
+            w[0].starts_with(
+                "t.yaml:13: rx[0].streams: lists 2 streams, but an RX lcore tracks at most 1"
+            ),
+            "{}",
+            w[0]
+        );
+        assert!(
+            w[1].starts_with(
+                "t.yaml:10: tx: sends 2 streams, but a landspeed RX lcore tracks at most 1"
+            ),
+            "{}",
+            w[1]
+        );
+    }
+}

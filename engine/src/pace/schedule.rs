@@ -181,17 +181,25 @@ impl Schedule {
 /// as evenly as possible: with weights 5:1:1 and equal frames the order is
 /// `A A B A C A A`, repeating.
 ///
-/// Each stream `i` has a weight `wᵢ` (its rate, in any common unit) and a
-/// frame worth `uᵢ` units. Its credit is `wᵢ × T − W × sentᵢ`, where `T` is
-/// the units sent by all streams and `W = Σ wᵢ`; credits always sum to zero.
-/// The next frame goes to the stream with the largest `creditᵢ + wᵢ × uᵢ`
-/// (lowest index on ties). With equal frames this is the smooth weighted
-/// round robin of packet schedulers; with unequal frames it keeps each
-/// stream within about one frame of its share in bits.
+/// Each stream `i` has a weight `wᵢ` (its rate, in any common unit) and
+/// frames worth `uᵢ` units each (or a cycle of such values, one per frame
+/// in the order its frames go). Its credit is `wᵢ × T − W × sentᵢ`, where
+/// `T` is the units sent by all streams and `W = Σ wᵢ`; credits always sum
+/// to zero. The next frame goes to the stream with the largest
+/// `creditᵢ + wᵢ × uᵢ` (`uᵢ` of its next frame; lowest index on ties). With
+/// equal frames this is the smooth weighted round robin of packet
+/// schedulers; with unequal frames it keeps each stream within about one
+/// frame of its share in bits.
+///
+/// A pass over the streams per frame: [`Interleave`] replays the order
+/// from a table instead when it repeats after few frames.
 #[derive(Debug, Clone)]
 pub struct WeightedRoundRobin {
     weights: Vec<u64>,
-    units: Vec<u64>,
+    /// Units of each frame of each stream, in the order they go.
+    units: Vec<Vec<u64>>,
+    /// Each stream's next frame in `units`.
+    pos: Vec<usize>,
     credit: Vec<i128>,
     total_weight: i128,
 }
@@ -200,19 +208,30 @@ impl WeightedRoundRobin {
     /// Streams given as `(weight, units_per_frame)`: weight is the stream's
     /// rate (any common unit), units per frame what one of its frames counts
     /// for on the shared schedule (see [`bits_per_frame`]).
+    #[cfg(test)]
     pub fn new(streams: &[(u64, u64)]) -> Result<Self, ScheduleError> {
+        let cycles: Vec<(u64, Vec<u64>)> = streams.iter().map(|&(w, u)| (w, vec![u])).collect();
+        Self::with_cycles(&cycles)
+    }
+
+    /// Streams given as `(weight, units of each frame)`: the units of a
+    /// stream's frames in the order they go, repeating (one entry for a
+    /// fixed frame size).
+    pub fn with_cycles(streams: &[(u64, Vec<u64>)]) -> Result<Self, ScheduleError> {
         if streams.is_empty() {
             return Err(ScheduleError::Weights("no streams".into()));
         }
-        if let Some(i) = streams.iter().position(|&(w, u)| w == 0 || u == 0) {
+        let bad = |(w, u): &(u64, Vec<u64>)| *w == 0 || u.is_empty() || u.contains(&0);
+        if let Some(i) = streams.iter().position(bad) {
             return Err(ScheduleError::Weights(format!(
                 "stream {i} has a zero weight or a zero-unit frame"
             )));
         }
-        let total: u128 = streams.iter().map(|&(w, _)| w as u128).sum();
+        let total: u128 = streams.iter().map(|(w, _)| *w as u128).sum();
         Ok(WeightedRoundRobin {
-            weights: streams.iter().map(|&(w, _)| w).collect(),
-            units: streams.iter().map(|&(_, u)| u).collect(),
+            weights: streams.iter().map(|(w, _)| *w).collect(),
+            units: streams.iter().map(|(_, u)| u.clone()).collect(),
+            pos: vec![0; streams.len()],
             credit: vec![0; streams.len()],
             total_weight: total as i128,
         })
@@ -226,19 +245,115 @@ impl WeightedRoundRobin {
         let mut best = 0;
         let mut best_key = i128::MIN;
         for i in 0..self.credit.len() {
-            let key = self.credit[i] + self.weights[i] as i128 * self.units[i] as i128;
+            let u = self.units[i][self.pos[i]];
+            let key = self.credit[i] + self.weights[i] as i128 * u as i128;
             if key > best_key {
                 best_key = key;
                 best = i;
             }
         }
-        let u = self.units[best] as i128;
+        let u = self.units[best][self.pos[best]] as i128;
         for i in 0..self.credit.len() {
             self.credit[i] += self.weights[i] as i128 * u;
         }
         self.credit[best] -= self.total_weight * u;
+        self.pos[best] += 1;
+        if self.pos[best] == self.units[best].len() {
+            self.pos[best] = 0;
+        }
         best
     }
+
+    /// Whether the share is back where it started: every credit zero and
+    /// every stream at the first frame of its cycle.
+    fn at_start(&self) -> bool {
+        self.credit.iter().all(|&c| c == 0) && self.pos.iter().all(|&p| p == 0)
+    }
+}
+
+/// Longest order [`Interleave`] keeps as a table, in frames.
+pub const PATTERN_MAX: usize = 1 << 16;
+/// Most work (frames × streams) spent looking for a repeating order.
+const PATTERN_WORK: u64 = 1 << 27;
+
+/// The per-frame stream pick of a TX task: the [`WeightedRoundRobin`]'s
+/// order, replayed from a table when it repeats within [`PATTERN_MAX`]
+/// frames (equal weights and sizes repeat after one frame per stream), so
+/// that a pick costs an index and a compare however many streams share the
+/// task; otherwise the round robin itself, a pass over the streams.
+#[derive(Debug, Clone)]
+pub enum Interleave {
+    /// One period of the order, replayed.
+    Table {
+        /// Stream indices, one per frame.
+        order: Box<[u16]>,
+        /// The next entry.
+        at: usize,
+    },
+    /// The order computed frame by frame.
+    Live(WeightedRoundRobin),
+}
+
+impl Interleave {
+    /// The interleave of streams given as `(weight, units of each frame)`
+    /// (see [`WeightedRoundRobin::with_cycles`]); at most 65,536 streams.
+    pub fn new(streams: &[(u64, Vec<u64>)]) -> Result<Self, ScheduleError> {
+        if streams.len() > usize::from(u16::MAX) + 1 {
+            return Err(ScheduleError::Weights(format!(
+                "{} streams in one task (at most 65536)",
+                streams.len()
+            )));
+        }
+        let wrr = WeightedRoundRobin::with_cycles(streams)?;
+        Ok(match period(&wrr) {
+            Some(order) => Interleave::Table {
+                order: order.into_boxed_slice(),
+                at: 0,
+            },
+            None => Interleave::Live(wrr),
+        })
+    }
+
+    /// The index of the stream that sends next.
+    #[inline(always)]
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> usize {
+        match self {
+            Interleave::Table { order, at } => {
+                let s = order[*at];
+                *at += 1;
+                if *at == order.len() {
+                    *at = 0;
+                }
+                usize::from(s)
+            }
+            Interleave::Live(w) => w.next(),
+        }
+    }
+
+    /// The table's length in frames, when the order is replayed from one.
+    #[cfg(test)]
+    pub fn period(&self) -> Option<usize> {
+        match self {
+            Interleave::Table { order, .. } => Some(order.len()),
+            Interleave::Live(_) => None,
+        }
+    }
+}
+
+/// One period of `wrr`'s order, when it comes back to its start within
+/// [`PATTERN_MAX`] frames and [`PATTERN_WORK`] steps.
+fn period(wrr: &WeightedRoundRobin) -> Option<Vec<u16>> {
+    let mut w = wrr.clone();
+    let limit = (PATTERN_WORK / w.weights.len() as u64).min(PATTERN_MAX as u64) as usize;
+    let mut order = Vec::new();
+    while order.len() < limit {
+        order.push(w.next() as u16);
+        if w.at_start() {
+            return Some(order);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -414,5 +529,121 @@ mod tests {
         }
         // The jumbo stream never sends two frames in a row.
         assert_eq!(max_run[0], 1);
+    }
+
+    /// Bits each stream sent after every pick of `il`, against its exact
+    /// share of the total; returns the bits sent and the largest distance
+    /// from the share seen, per stream.
+    fn shares(
+        il: &mut Interleave,
+        weights: &[u64],
+        units: &[Vec<u64>],
+        frames: usize,
+    ) -> (Vec<u128>, Vec<u128>) {
+        let w: u128 = weights.iter().map(|&w| w as u128).sum();
+        let mut sent = vec![0u128; weights.len()];
+        let mut pos = vec![0usize; weights.len()];
+        let mut worst = vec![0u128; weights.len()];
+        for _ in 0..frames {
+            let i = il.next();
+            sent[i] += units[i][pos[i]] as u128;
+            pos[i] = (pos[i] + 1) % units[i].len();
+            let total: u128 = sent.iter().sum();
+            for j in 0..weights.len() {
+                let ideal = total * weights[j] as u128 / w;
+                worst[j] = worst[j].max(sent[j].abs_diff(ideal));
+            }
+        }
+        (sent, worst)
+    }
+
+    #[test]
+    fn weights_share_the_bits_at_the_layer_not_the_frames() {
+        // 1518, 64 and 594-byte frames at weights 1:1:2, L1: bit shares
+        // 1/4, 1/4, 1/2, each within one 1518-byte frame at every moment.
+        let sizes = [1518usize, 64, 594];
+        let weights = [1u64, 1, 2];
+        let units: Vec<Vec<u64>> = sizes
+            .iter()
+            .map(|&s| vec![bits_per_frame(Layer::L1, s, 0)])
+            .collect();
+        let streams: Vec<(u64, Vec<u64>)> = weights.iter().copied().zip(units.clone()).collect();
+        let mut il = Interleave::new(&streams).unwrap();
+        let (sent, worst) = shares(&mut il, &weights, &units, 300_000);
+        let total: u128 = sent.iter().sum();
+        let one_frame = bits_per_frame(Layer::L1, 1518, 0) as u128;
+        for (j, &off) in worst.iter().enumerate() {
+            assert!(off <= one_frame, "stream {j}: {off} bits off");
+        }
+        let share = |j: usize| sent[j] as f64 / total as f64;
+        assert_eq!(
+            [share(0), share(1), share(2)].map(|x| (x * 1000.0).round() / 1000.0),
+            [0.25, 0.25, 0.5]
+        );
+        // Frames are not shared 1:1:2: the 64-byte stream sends about 18
+        // frames (1538 / 84 bytes on the wire) for each 1518-byte one.
+        let frames = |j: usize| sent[j] / units[j][0] as u128;
+        assert_eq!((frames(1) + frames(0) / 2) / frames(0), 18);
+    }
+
+    #[test]
+    fn a_frames_per_second_rate_shares_frames() {
+        let units = vec![vec![1u64], vec![1], vec![1]];
+        let streams: Vec<(u64, Vec<u64>)> = [1u64, 1, 2].into_iter().zip(units.clone()).collect();
+        let mut il = Interleave::new(&streams).unwrap();
+        assert_eq!(il.period(), Some(4));
+        let order: Vec<usize> = (0..8).map(|_| il.next()).collect();
+        assert_eq!(order, vec![2, 0, 1, 2, 2, 0, 1, 2]);
+    }
+
+    #[test]
+    fn equal_streams_replay_a_table_of_one_frame_each() {
+        let streams = vec![(1u64, vec![8 * 84u64]); 1000];
+        let mut il = Interleave::new(&streams).unwrap();
+        assert_eq!(il.period(), Some(1000));
+        for round in 0..3 {
+            for i in 0..1000 {
+                assert_eq!(il.next(), i, "round {round}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_is_the_round_robin_order() {
+        let streams = vec![(5u64, vec![1u64]), (1, vec![1]), (1, vec![1])];
+        let mut il = Interleave::new(&streams).unwrap();
+        assert_eq!(il.period(), Some(7));
+        let mut w = WeightedRoundRobin::with_cycles(&streams).unwrap();
+        for _ in 0..70 {
+            assert_eq!(il.next(), w.next());
+        }
+    }
+
+    #[test]
+    fn size_cycles_share_bits_too() {
+        // An IMIX-like cycle against a fixed 1518-byte stream, 1:1 at L2.
+        let units = vec![
+            [64usize, 64, 594, 64, 64, 594, 64, 1518]
+                .iter()
+                .map(|&s| bits_per_frame(Layer::L2, s, 0))
+                .collect::<Vec<u64>>(),
+            vec![bits_per_frame(Layer::L2, 1518, 0)],
+        ];
+        let streams: Vec<(u64, Vec<u64>)> = [1u64, 1].into_iter().zip(units.clone()).collect();
+        let mut il = Interleave::new(&streams).unwrap();
+        let (_, worst) = shares(&mut il, &[1, 1], &units, 100_000);
+        let one_frame = bits_per_frame(Layer::L2, 1518, 0) as u128;
+        assert!(worst.iter().all(|&d| d <= one_frame), "{worst:?}");
+    }
+
+    #[test]
+    fn orders_that_do_not_repeat_soon_are_computed_live() {
+        let streams = vec![
+            (1u64, vec![8 * 1538u64]),
+            (1, vec![8 * 84]),
+            (2, vec![8 * 614]),
+        ];
+        assert_eq!(Interleave::new(&streams).unwrap().period(), None);
+        assert!(Interleave::new(&vec![(1u64, vec![1u64]); 65_537]).is_err());
     }
 }

@@ -33,6 +33,11 @@ pub struct JoinedStream {
     pub corrupt: u64,
     /// `missing ÷ sent`, percent.
     pub loss_pct: f64,
+    /// The receiver tracked more streams than it can and this one was not
+    /// among them (`rx.overflow`): nothing is known of its frames, which
+    /// are not counted missing. Written only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub not_tracked: bool,
 }
 
 /// Both sides of a run.
@@ -224,7 +229,12 @@ fn received_of(id: u32, rx: &RxResult) -> Received {
 /// One sender's stream against what the receiver counted of it.
 fn join_stream(id: u32, sent: u64, rx: &RxResult) -> JoinedStream {
     let got = received_of(id, rx);
-    let missing = sent.saturating_sub(got.seq.unique);
+    let not_tracked = rx.overflow > 0 && !rx.streams.iter().any(|x| x.id == id);
+    let missing = if not_tracked {
+        0
+    } else {
+        sent.saturating_sub(got.seq.unique)
+    };
     JoinedStream {
         id,
         sent,
@@ -239,6 +249,7 @@ fn join_stream(id: u32, sent: u64, rx: &RxResult) -> JoinedStream {
         } else {
             0.0
         },
+        not_tracked,
     }
 }
 
@@ -278,7 +289,8 @@ pub fn join(
         .map(|s| join_stream(s.id, s.frames, r))
         .collect();
     let exact = streams.iter().all(|s| {
-        s.missing == 0
+        !s.not_tracked
+            && s.missing == 0
             && s.received == s.sent
             && s.reordered == 0
             && s.duplicated == 0
@@ -326,7 +338,7 @@ impl Joined {
             "{:>8} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>9}",
             "stream", "sent", "received", "missing", "reordered", "duplicated", "corrupt", "loss %"
         );
-        for st in &self.streams {
+        for st in self.streams.iter().filter(|st| !st.not_tracked) {
             let _ = writeln!(
                 s,
                 "{:>8} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>9.4}",
@@ -338,6 +350,14 @@ impl Joined {
                 st.duplicated,
                 st.corrupt,
                 st.loss_pct
+            );
+        }
+        let untracked = self.streams.iter().filter(|st| st.not_tracked);
+        let (n, frames) = untracked.fold((0, 0), |(n, f), st| (n + 1, f + st.sent));
+        if n > 0 {
+            let _ = writeln!(
+                s,
+                "{n} streams ({frames} frames sent) were not tracked by the receiver (more streams than it tracks): not checked, not counted missing"
             );
         }
         let _ = writeln!(
@@ -437,6 +457,8 @@ mod tests {
             corrupt_total: corrupt,
             latency: None,
             interarrival: Percentiles::default(),
+            span_s: 0.0,
+            achieved: Default::default(),
         }
     }
 
@@ -478,7 +500,8 @@ mod tests {
                 reordered: 0,
                 duplicated: 0,
                 corrupt: 0,
-                loss_pct: 0.0
+                loss_pct: 0.0,
+                not_tracked: false,
             }
         );
         assert_eq!(j.streams[1].missing, 5);
@@ -633,7 +656,8 @@ mod tests {
                 reordered: 0,
                 duplicated: 1,
                 corrupt: 1,
-                loss_pct: 0.0
+                loss_pct: 0.0,
+                not_tracked: false,
             }
         );
     }
@@ -662,5 +686,28 @@ mod tests {
             check_tx(&t),
             Err("tx.frames: 10 frames sent in all, fewer than the 15 its streams sent".into())
         );
+    }
+
+    #[test]
+    fn streams_the_receiver_could_not_track_are_not_missing() {
+        let t = tx(300, rates(5e9, 68000.0), &[(1, 100), (2, 200)]);
+        let mut r = rx(
+            100,
+            rates(5e9, 68000.0),
+            vec![stream(1, [100, 100, 0, 0, 0, 0])],
+        );
+        r.overflow = 200;
+        r.overflow_streams = 1;
+        let j = join(&t, &r, None, None, "a", "b");
+        assert!(j.streams[1].not_tracked);
+        assert_eq!((j.streams[1].missing, j.streams[1].loss_pct), (0, 0.0));
+        assert!(!j.streams[0].not_tracked);
+        assert!(!j.exact);
+        let text = j.text();
+        assert!(
+            text.contains("1 streams (200 frames sent) were not tracked by the receiver"),
+            "{text}"
+        );
+        assert!(!text.contains("100.0000"), "{text}");
     }
 }

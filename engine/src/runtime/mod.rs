@@ -785,6 +785,9 @@ fn add_task_results(
         meta.shared_tsc,
     );
     result::set_cpu_times(&mut rx.tasks, &outcomes.rx_cpu);
+    for p in rx.problems() {
+        result.outcome.add(p);
+    }
     result.rx = Some(rx);
     let rx_port = &plan.ports[plan.rx[0].port];
     let link = rx_port

@@ -8,9 +8,11 @@ use crate::config::{Clock, Plan, RxStreams};
 use crate::counter::{Padded, RxLive, StopFlag, TxLive};
 use crate::dpdk::{Queues, RxQueue, TxQueue};
 use crate::pace::mode::{GapKind, GapPlanner, TxMode};
-use crate::pace::rate::{check_against_line, Layer, Rate};
+use crate::pace::rate::{bits_per_frame, check_against_line, Layer, Rate};
+use crate::pace::schedule::Interleave;
 use crate::rx::RxTask;
 use crate::tx::TxTask;
+use crate::wire::fill::FillPattern;
 use crate::wire::spec::{SizeSpec, FCS_LEN};
 use crate::wire::{builder::FrameBuilder, CsumMode};
 use crate::Result;
@@ -77,6 +79,10 @@ pub(super) fn plan_tasks<'q>(
 ) -> Result<Tasks<'q>> {
     let stop_tx = Arc::new(StopFlag::default());
     let stop_rx = Arc::new(StopFlag::default());
+    let shared = TxShared {
+        fill: shared_fill(plan),
+        stop: Arc::clone(&stop_tx),
+    };
     let mut tx = Vec::new();
     for (ti, t) in plan.tx.iter().enumerate() {
         let queue = handles.tx(t.port, t.queue).ok_or_else(|| {
@@ -97,7 +103,7 @@ pub(super) fn plan_tasks<'q>(
             &ports[t.port],
             up,
             queue,
-            &stop_tx,
+            &shared,
         )?);
     }
     let mut rx = Vec::new();
@@ -139,7 +145,7 @@ fn tx_task<'q>(
     pr: &PortRt,
     up: &Up,
     queue: TxQueue<'q>,
-    stop: &Arc<StopFlag>,
+    shared: &TxShared,
 ) -> Result<TxTask<'q>> {
     let t = &plan.tx[ti];
     let link_bps = line_bps(up);
@@ -153,7 +159,7 @@ fn tx_task<'q>(
     let mut builders = Vec::new();
     for &s in &t.streams {
         builders.push(
-            FrameBuilder::new(&plan.streams[s], csum)
+            FrameBuilder::with_fill(&plan.streams[s], csum, Arc::clone(&shared.fill))
                 .map_err(|e| perr(plan, &format!("streams[{s}].{}", e.field), e.message))?,
         );
     }
@@ -161,7 +167,7 @@ fn tx_task<'q>(
         lcore: t.lcore,
         queue,
         builders,
-        weights: t.weights.clone(),
+        interleave: interleave(plan, ti, rate)?,
         stream_ids: t.streams.iter().map(|&s| plan.streams[s].id).collect(),
         rate,
         mode: t.mode,
@@ -172,8 +178,46 @@ fn tx_task<'q>(
         offload: pr.tx_offload,
         trace_frames: if t.trace.is_some() { t.trace_frames } else { 0 },
         live: Arc::new(Padded::new(TxLive::default())),
-        stop: Arc::clone(stop),
+        stop: Arc::clone(&shared.stop),
     })
+}
+
+/// What every TX task of a run shares: the fill pattern and the stop.
+struct TxShared {
+    fill: Arc<FillPattern>,
+    stop: Arc<StopFlag>,
+}
+
+/// One fill pattern for every stream the plan sends, sized for the
+/// largest fill (streams differ by the offset they copy from).
+fn shared_fill(plan: &Plan) -> Arc<FillPattern> {
+    let max_fill = plan.tx.iter().flat_map(|t| &t.streams);
+    let max_fill = max_fill
+        .map(|&s| FrameBuilder::max_fill(&plan.streams[s]))
+        .max()
+        .unwrap_or(0);
+    Arc::new(FillPattern::new(SHARED_FILL_SEED, max_fill))
+}
+
+/// Seed of the run's shared fill pattern.
+const SHARED_FILL_SEED: u64 = 0x6C61_6E64_7370_6565;
+
+/// Which stream of task `ti` sends each frame: the weights share `rate`
+/// at its layer, each frame counted for its bits there (one unit per
+/// frame for a frames/s rate).
+fn interleave(plan: &Plan, ti: usize, rate: Rate) -> Result<Interleave> {
+    let t = &plan.tx[ti];
+    let streams: Vec<(u64, Vec<u64>)> = (t.streams.iter().zip(&t.weights))
+        .map(|(&s, &w)| {
+            let spec = &plan.streams[s];
+            let units = spec.frame_sizes().into_iter().map(|size| {
+                let payload = size - FCS_LEN - spec.header_len();
+                bits_per_frame(rate.layer(), size, payload)
+            });
+            (u64::from(w), units.collect())
+        })
+        .collect();
+    Interleave::new(&streams).map_err(|e| perr(plan, &format!("tx[{ti}].streams"), e))
 }
 
 /// Task `ti`'s rate resolved against the link, checked for every frame

@@ -38,7 +38,11 @@ const DRAIN_QUIET_ROUNDS: usize = 2;
 /// Busy polls between two publications of the lost count (each a pass
 /// over the streams).
 const LOST_PUBLISH_POLLS: u64 = 64;
-/// Streams one RX lcore can tell apart; more are counted as foreign.
+/// Streams one RX lcore can tell apart; frames of more are counted as
+/// `overflow` (never as lost). A stream costs about 45 KiB once seen
+/// (sequence window and gap ring 12 KiB, two histograms that start at
+/// 16 KiB each and grow with the largest value recorded, to 240 KiB at
+/// most).
 pub const MAX_STREAMS: usize = 4096;
 /// Stream ids below this are looked up directly; larger ones by search.
 const DIRECT_IDS: usize = 1 << 16;
@@ -46,6 +50,11 @@ const DIRECT_IDS: usize = 1 << 16;
 const HIST_MAX_SECS: u64 = 60;
 /// Significant digits the histograms keep.
 const HIST_SIGFIG: u8 = 3;
+/// A histogram starts covering values up to this (ticks) and grows, a few
+/// times in a stream's life at most, as larger values come.
+const HIST_START_MAX: u64 = 2;
+/// `direct` entry of a stream id seen beyond [`MAX_STREAMS`].
+const OVERFLOWED: u16 = u16::MAX;
 
 /// What an RX task checks on every frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +140,15 @@ pub struct StreamAcc {
     pub latency: Histogram<u64>,
     /// Gap between consecutive arrivals, in TSC ticks.
     pub interarrival: Histogram<u64>,
+    /// UDP/TCP payload bytes of its intact frames.
+    pub payload_bytes: u64,
+    /// Arrival TSC of its first frame (good or corrupt).
+    pub first_tsc: u64,
+    /// Arrival TSC of its last frame (good or corrupt).
+    pub last_tsc: u64,
+    /// Highest value the histograms take (60 s in ticks); larger ones are
+    /// recorded as this.
+    hist_max: u64,
     last_arrival: u64,
     /// Arrivals in the same poll as the stream's previous frame (gap 0),
     /// counted here rather than recorded one by one.
@@ -138,10 +156,16 @@ pub struct StreamAcc {
 }
 
 impl StreamAcc {
-    fn new(id: u32, tsc_hz: u64) -> Self {
+    /// A stream seen for the first time, on a TSC of `tsc_hz`.
+    pub(crate) fn new(id: u32, tsc_hz: u64) -> Self {
+        // Small at first (16 KiB): a histogram grows to the largest value
+        // recorded, so that a stream's first frame costs little and a
+        // receiver of thousands of streams does not hold gigabytes.
         let hist = || {
-            Histogram::new_with_bounds(1, (tsc_hz * HIST_MAX_SECS).max(2), HIST_SIGFIG)
-                .expect("valid histogram bounds")
+            let mut h = Histogram::new_with_bounds(1, HIST_START_MAX, HIST_SIGFIG)
+                .expect("valid histogram bounds");
+            h.auto(true);
+            h
         };
         Self {
             id,
@@ -151,9 +175,22 @@ impl StreamAcc {
             seq: SeqTracker::default(),
             latency: hist(),
             interarrival: hist(),
+            payload_bytes: 0,
+            first_tsc: 0,
+            last_tsc: 0,
+            hist_max: (tsc_hz * HIST_MAX_SECS).max(2),
             last_arrival: 0,
             same_poll: 0,
         }
+    }
+
+    /// Marks an arrival at `now` in the stream's span.
+    #[inline(always)]
+    fn arrived(&mut self, now: u64) {
+        if self.first_tsc == 0 {
+            self.first_tsc = now;
+        }
+        self.last_tsc = now;
     }
 
     /// Accounts an intact frame of `wire` bytes that arrived at `now`.
@@ -163,24 +200,28 @@ impl StreamAcc {
         self.seq.record(seq);
         self.frames += 1;
         self.bytes += wire;
+        self.payload_bytes += f.payload_len as u64;
+        self.arrived(now);
         if shared_tsc {
             let lat = now.wrapping_sub(f.tx_tsc) & mask(f.tsc_bits);
-            self.latency.saturating_record(lat.max(1));
+            let _ = self.latency.record(lat.clamp(1, self.hist_max));
         }
         if self.last_arrival == now {
             self.same_poll += 1;
         } else if self.last_arrival != 0 {
-            self.interarrival.saturating_record(now - self.last_arrival);
+            let gap = now - self.last_arrival;
+            let _ = self.interarrival.record(gap.min(self.hist_max));
         }
         self.last_arrival = now;
     }
 
-    /// Accounts a corrupt frame of `wire` bytes whose stamp gave its
-    /// stream (and perhaps its sequence number).
+    /// Accounts a corrupt frame of `wire` bytes, arrived at `now`, whose
+    /// stamp gave its stream (and perhaps its sequence number).
     #[inline]
-    fn corrupt(&mut self, seq: Option<u64>, reason: CorruptReason, wire: u64) {
+    fn corrupt(&mut self, seq: Option<u64>, reason: CorruptReason, wire: u64, now: u64) {
         self.frames += 1;
         self.bytes += wire;
+        self.arrived(now);
         self.corrupt.add(reason);
         if let Some(s) = seq {
             // As carried: 48 bits in the compact stamp, 64 in the full one
@@ -219,6 +260,11 @@ pub struct RxOutcome {
     pub corrupt_unattributed: CorruptCounts,
     /// Frames of streams beyond [`MAX_STREAMS`].
     pub overflow: u64,
+    /// Streams beyond [`MAX_STREAMS`] (distinct ids; a lower bound past
+    /// [`MAX_STREAMS`] ids of 65536 or more).
+    pub overflow_streams: u64,
+    /// Frames of ours whose stream the task's `streams:` list leaves out.
+    pub untracked: u64,
     /// UDP/TCP payload bytes of good frames.
     pub payload_bytes: u64,
     /// Cycles not spent in polls that returned nothing: receiving,
@@ -242,54 +288,122 @@ pub struct RxOutcome {
     pub last_rx_tsc: u64,
 }
 
+/// Why a frame of ours has no stream accumulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Miss {
+    /// Its stream is not in the task's `streams:` list: foreign.
+    Untracked,
+    /// The table holds [`MAX_STREAMS`] streams already: overflow.
+    Overflow,
+}
+
+/// The streams of one RX lcore, by id.
 struct Table {
+    /// For ids below [`DIRECT_IDS`]: 0 (not seen), index + 1, or
+    /// [`OVERFLOWED`].
     direct: Vec<u16>,
     accs: Vec<StreamAcc>,
+    /// Only the listed streams are checked (a `streams:` list).
+    listed: bool,
+    /// Listed ids beyond [`MAX_STREAMS`], sorted: overflow, not foreign.
+    listed_beyond: Vec<u32>,
+    /// Ids of [`DIRECT_IDS`] or more seen beyond [`MAX_STREAMS`]
+    /// (preallocated; once full, further ones are not told apart).
+    overflow_ids: Vec<u32>,
+    /// Distinct streams seen beyond [`MAX_STREAMS`].
+    overflow_streams: u64,
     tsc_hz: u64,
 }
 
 impl Table {
+    /// A table of the `expected` streams; when `expected` is not empty,
+    /// only they are checked and other ids are foreign.
     fn new(expected: &[u32], tsc_hz: u64) -> Self {
         let mut t = Table {
             direct: vec![0; DIRECT_IDS],
-            accs: Vec::with_capacity(expected.len().max(16)),
+            accs: Vec::with_capacity(expected.len().clamp(16, MAX_STREAMS)),
+            listed: false,
+            listed_beyond: Vec::new(),
+            overflow_ids: Vec::with_capacity(MAX_STREAMS),
+            overflow_streams: 0,
             tsc_hz,
         };
-        for &id in expected {
-            t.slot(id);
+        let (tracked, beyond) = expected.split_at(expected.len().min(MAX_STREAMS));
+        for &id in tracked {
+            let _ = t.slot(id);
         }
+        t.listed = !expected.is_empty();
+        t.listed_beyond = beyond.to_vec();
+        t.listed_beyond.sort_unstable();
         t
     }
 
-    /// The accumulator of stream `id`, created on first sight (the only
-    /// allocation after start-up: once per stream).
-    #[inline]
-    fn slot(&mut self, id: u32) -> Option<&mut StreamAcc> {
-        let idx = if (id as usize) < DIRECT_IDS {
-            let d = self.direct[id as usize];
-            if d != 0 {
-                Some(usize::from(d) - 1)
-            } else {
-                None
+    /// The index of stream `id`'s accumulator, if it has one.
+    #[inline(always)]
+    fn find(&self, id: u32) -> Option<usize> {
+        if (id as usize) < DIRECT_IDS {
+            match self.direct[id as usize] {
+                0 | OVERFLOWED => None,
+                d => Some(usize::from(d) - 1),
             }
         } else {
             self.accs.iter().position(|a| a.id == id)
-        };
-        let i = match idx {
+        }
+    }
+
+    /// The accumulator of stream `id`, created on first sight unless the
+    /// streams are listed (the only allocation after start-up: once per
+    /// stream, about 45 KiB).
+    #[inline]
+    fn slot(&mut self, id: u32) -> Result<&mut StreamAcc, Miss> {
+        let i = match self.find(id) {
             Some(i) => i,
-            None => {
-                if self.accs.len() >= MAX_STREAMS {
-                    return None;
-                }
-                self.accs.push(StreamAcc::new(id, self.tsc_hz));
-                let i = self.accs.len() - 1;
-                if (id as usize) < DIRECT_IDS {
-                    self.direct[id as usize] = (i + 1) as u16;
-                }
-                i
-            }
+            None if self.listed => return Err(self.unlisted(id)),
+            None => self.add(id)?,
         };
-        Some(&mut self.accs[i])
+        Ok(&mut self.accs[i])
+    }
+
+    /// A new accumulator for stream `id`, or overflow when the table is
+    /// full (each stream beyond it counted once in `overflow_streams`).
+    #[cold]
+    fn add(&mut self, id: u32) -> Result<usize, Miss> {
+        if self.accs.len() >= MAX_STREAMS {
+            self.overflowed(id);
+            return Err(Miss::Overflow);
+        }
+        self.accs.push(StreamAcc::new(id, self.tsc_hz));
+        let i = self.accs.len() - 1;
+        if (id as usize) < DIRECT_IDS {
+            self.direct[id as usize] = (i + 1) as u16;
+        }
+        Ok(i)
+    }
+
+    /// Why stream `id`, without an accumulator, is not checked when the
+    /// streams are listed: listed beyond the table (overflow) or not
+    /// listed (foreign).
+    #[cold]
+    fn unlisted(&mut self, id: u32) -> Miss {
+        if self.listed_beyond.binary_search(&id).is_ok() {
+            self.overflowed(id);
+            Miss::Overflow
+        } else {
+            Miss::Untracked
+        }
+    }
+
+    /// Counts stream `id` among the overflowed streams, once.
+    fn overflowed(&mut self, id: u32) {
+        if (id as usize) < DIRECT_IDS {
+            if self.direct[id as usize] != OVERFLOWED {
+                self.direct[id as usize] = OVERFLOWED;
+                self.overflow_streams += 1;
+            }
+        } else if !self.overflow_ids.contains(&id) && self.overflow_ids.len() < MAX_STREAMS {
+            self.overflow_ids.push(id);
+            self.overflow_streams += 1;
+        }
     }
 
     /// Frames lost so far, summed over the streams.
@@ -561,18 +675,21 @@ impl Rx {
         let out = &mut self.out;
         match d {
             Dissected::Ours(f) => match self.table.slot(f.stream_id) {
-                Some(acc) => {
+                Ok(acc) => {
                     acc.ours(&f, wire, now, self.shared_tsc);
                     out.payload_bytes += f.payload_len as u64;
                 }
-                None => out.overflow += 1,
+                Err(Miss::Overflow) => out.overflow += 1,
+                Err(Miss::Untracked) => out.untracked += 1,
             },
             Dissected::Corrupt {
                 stream_id,
                 seq,
                 reason,
-            } => match stream_id.and_then(|id| self.table.slot(id)) {
-                Some(acc) => acc.corrupt(seq, reason, wire),
+            } => match stream_id.map(|id| self.table.slot(id)) {
+                Some(Ok(acc)) => acc.corrupt(seq, reason, wire, now),
+                Some(Err(Miss::Overflow)) => out.overflow += 1,
+                Some(Err(Miss::Untracked)) => out.untracked += 1,
                 None => out.corrupt_unattributed.add(reason),
             },
             Dissected::UnknownVersion { .. } => out.unknown_version += 1,
@@ -590,6 +707,7 @@ impl Rx {
         out.span_busy_cycles = (out.last_rx_tsc - out.first_rx_tsc)
             .saturating_sub(self.idle_after_first.saturating_sub(self.idle_since_last));
         self.live.lost.set(self.table.lost());
+        out.overflow_streams = self.table.overflow_streams;
         out.streams = self.table.accs;
         self.out
     }
@@ -747,5 +865,101 @@ mod tests {
         let out = feed(&f, |_| GOOD);
         assert_eq!(out.streams[0].corrupt.total(), 0);
         assert_eq!(out.streams[0].seq.counts().unique, 2);
+    }
+
+    /// An intact full-stamp frame of stream `id`, sequence `seq`, as the
+    /// dissector reports it.
+    fn ours(id: u32, seq: u64) -> Dissected {
+        Dissected::Ours(Ours {
+            stream_id: id,
+            stream_id_bits: 32,
+            seq,
+            seq_bits: 64,
+            tx_tsc: 0,
+            tsc_bits: 64,
+            layout: crate::wire::stamp::StampLayout::Full,
+            payload_len: 1000,
+            is_ipv6: false,
+            is_tcp: false,
+            vlan: None,
+        })
+    }
+
+    fn rx_of(expected: &[u32]) -> Rx {
+        let mut r = rx();
+        r.table = Table::new(expected, 1_000_000_000);
+        r
+    }
+
+    #[test]
+    fn a_streams_list_makes_other_streams_foreign() {
+        let mut r = rx_of(&[1]);
+        for seq in 0..10 {
+            r.classify(ours(1, seq), 1046, 100 + seq);
+            r.classify(ours(2, seq), 1046, 100 + seq);
+        }
+        let out = r.finish(1);
+        assert_eq!(out.streams.len(), 1);
+        assert_eq!((out.streams[0].id, out.streams[0].frames), (1, 10));
+        assert_eq!((out.untracked, out.overflow), (10, 0));
+    }
+
+    #[test]
+    fn streams_beyond_the_table_are_overflow_counted_by_stream() {
+        let mut r = rx();
+        let n = MAX_STREAMS as u32 + 7;
+        for round in 0..3u64 {
+            for id in 0..n {
+                // Five of the overflowed ids are large (no direct entry).
+                let id = if id >= n - 5 { 1_000_000 + id } else { id };
+                r.classify(ours(id, round), 1046, 10 + round);
+            }
+        }
+        let out = r.finish(1);
+        assert_eq!(out.streams.len(), MAX_STREAMS);
+        assert_eq!((out.overflow, out.overflow_streams), (3 * 7, 7));
+        assert_eq!(out.untracked, 0);
+    }
+
+    #[test]
+    fn a_stream_spans_its_own_first_to_last_arrival() {
+        let mut r = rx();
+        r.classify(Dissected::Foreign, 60, 5);
+        for seq in 0..4 {
+            r.classify(ours(9, seq), 1046, 1_000 + 10 * seq);
+        }
+        r.classify(Dissected::Foreign, 60, 9_999);
+        let out = r.finish(1);
+        let s = &out.streams[0];
+        assert_eq!(
+            (s.first_tsc, s.last_tsc, s.payload_bytes),
+            (1_000, 1_030, 4_000)
+        );
+    }
+
+    #[test]
+    fn a_new_stream_holds_small_histograms() {
+        let a = StreamAcc::new(1, 3_000_000_000);
+        let bytes = |h: &Histogram<u64>| h.distinct_values() * 8;
+        assert!(
+            bytes(&a.interarrival) <= 16 << 10,
+            "{}",
+            bytes(&a.interarrival)
+        );
+        assert!(bytes(&a.latency) <= 16 << 10);
+    }
+
+    #[test]
+    fn listed_streams_beyond_the_table_are_overflow_not_foreign() {
+        let listed: Vec<u32> = (1..=MAX_STREAMS as u32 + 2).collect();
+        let mut r = rx_of(&listed);
+        for id in [1, MAX_STREAMS as u32 + 1, MAX_STREAMS as u32 + 1, 99_999] {
+            r.classify(ours(id, 0), 1046, 10);
+        }
+        let out = r.finish(1);
+        assert_eq!(
+            (out.overflow, out.overflow_streams, out.untracked),
+            (2, 1, 1)
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! precomputed partial sums; never a second pass over the payload).
 
 use std::net::{Ipv4Addr, Ipv6Addr};
+use std::sync::Arc;
 
 use super::checksum;
 use super::ethernet::{EtherType, EthernetFrame, EthernetRepr, VlanRepr, VlanTag};
@@ -47,7 +48,8 @@ const D_DST: usize = 2;
 const D_SRC: usize = 3;
 
 /// Builds the frames of one stream. Create once per stream (allocates the
-/// template and the fill pattern); `next_len`/`write`/`set_tx_tsc` never
+/// template, and the fill pattern unless one is shared with
+/// [`FrameBuilder::with_fill`]); `next_len`/`write`/`set_tx_tsc` never
 /// allocate.
 #[derive(Debug, Clone)]
 pub struct FrameBuilder {
@@ -72,7 +74,11 @@ pub struct FrameBuilder {
     /// and any varying address zeroed.
     ipv4_const_sum: u16,
     tcp_seq: u32,
-    fill: FillPattern,
+    /// The fill pattern, shared by the streams of a run (about 110 KiB).
+    fill: Arc<FillPattern>,
+    /// Added to the sequence number to pick the fill offset, so that
+    /// streams sharing a pattern fill the same sequence number differently.
+    fill_salt: u64,
     /// Every field has a single value (no ranges or lists): the per-frame
     /// picks are skipped and the pseudo-header sum comes from `pseudo_base`.
     single_flow: bool,
@@ -253,9 +259,40 @@ fn ipv4_const_sum(addrs: &Addrs, l3: &[u8], card: &[u128; 4]) -> u16 {
 }
 
 impl FrameBuilder {
-    /// Validates `spec` and prepares the header template and fill pattern.
+    /// Validates `spec` and prepares the header template and a fill
+    /// pattern of its own.
     pub fn new(spec: &StreamSpec, csum: CsumMode) -> Result<FrameBuilder, SpecError> {
+        let fill = Arc::new(FillPattern::new(fill_seed(spec.id), Self::max_fill(spec)));
+        Self::with_fill(spec, csum, fill)
+    }
+
+    /// Largest L4 payload (stamp and fill) a frame of `spec` carries: what
+    /// a fill pattern must serve.
+    pub fn max_fill(spec: &StreamSpec) -> usize {
+        let max = spec.frame_sizes().into_iter().max().unwrap_or(0);
+        max.saturating_sub(FCS_LEN + spec.header_len())
+    }
+
+    /// Like [`FrameBuilder::new`], with a fill pattern shared with other
+    /// streams (one per run instead of one per stream: the pattern is not
+    /// part of the wire format). `fill` must serve at least
+    /// [`FrameBuilder::max_fill`] bytes.
+    pub fn with_fill(
+        spec: &StreamSpec,
+        csum: CsumMode,
+        fill: Arc<FillPattern>,
+    ) -> Result<FrameBuilder, SpecError> {
         spec.validate()?;
+        if fill.max_fill() < Self::max_fill(spec) {
+            return Err(SpecError::new(
+                "frame_size",
+                format!(
+                    "the shared fill pattern serves {} bytes, frames need {}",
+                    fill.max_fill(),
+                    Self::max_fill(spec)
+                ),
+            ));
+        }
         let sizes: Vec<usize> = spec.frame_sizes().iter().map(|s| s - FCS_LEN).collect();
         let max_len = sizes.iter().copied().max().unwrap_or(0);
         let l2_len = spec.l2_len();
@@ -285,8 +322,6 @@ impl FrameBuilder {
             Vary::Step => None,
             Vary::Random { seed } => Some(SplitMix64::new(seed)),
         };
-        let max_fill = max_len.saturating_sub(hdr_len);
-        let fill_seed = u64::from(spec.id).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x6C61_6E64;
         let flow = (
             src_port.first().unwrap_or(0),
             dst_port.first().unwrap_or(0),
@@ -314,7 +349,8 @@ impl FrameBuilder {
             ipv4_ident: 0,
             ipv4_const_sum,
             tcp_seq,
-            fill: FillPattern::new(fill_seed, max_fill),
+            fill,
+            fill_salt: fill_seed(spec.id),
         })
     }
 
@@ -333,6 +369,12 @@ impl FrameBuilder {
             self.size_pos = 0;
         }
         self.cur_len
+    }
+
+    /// The lengths of its frames without FCS, in the order they go,
+    /// repeating ([`next_len`](Self::next_len) walks them).
+    pub fn frame_lens(&self) -> &[usize] {
+        &self.sizes
     }
 
     /// Largest frame this builder writes (without FCS).
@@ -550,7 +592,9 @@ impl FrameBuilder {
         };
 
         let slen = layout.len();
-        let fill_sum = self.fill.write(&mut f[hdr + slen..], seq);
+        let fill_sum = self
+            .fill
+            .write(&mut f[hdr + slen..], seq.wrapping_add(self.fill_salt));
         let stamp = Stamp {
             layout,
             stream_id: self.stream_id,
@@ -590,4 +634,9 @@ impl FrameBuilder {
             Stamp::patch_tsc(p, tx_tsc);
         }
     }
+}
+
+/// The seed of a stream's own fill pattern, and its salt in a shared one.
+pub fn fill_seed(stream_id: u32) -> u64 {
+    u64::from(stream_id).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x6C61_6E64
 }

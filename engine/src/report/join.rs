@@ -9,7 +9,7 @@ use serde::{Serialize, Serializer};
 use crate::limits::verdict::Observation;
 use crate::limits::{Limit, Verdict};
 use crate::result::{merge_seq, RunResult, RxResult, StreamResult, TxResult};
-use crate::rx::seq::SeqCounts;
+use crate::rx::seq::{SeqCounts, SEQ_LIMIT};
 use crate::{Error, Result};
 
 /// One stream seen from both sides.
@@ -138,7 +138,9 @@ pub fn join_files(tx: &Path, rx: &Path) -> Result<Joined> {
 
 /// A sender's side whose counts contradict each other: the field and why.
 fn check_tx(t: &TxResult) -> std::result::Result<(), String> {
-    let streams: u64 = t.streams.iter().map(|s| s.frames).sum();
+    let Some(streams) = total(t.streams.iter().map(|s| s.frames)) else {
+        return Err("tx.streams: the frames of its streams add up past 2^64".into());
+    };
     if streams > t.frames {
         return Err(format!(
             "tx.frames: {} frames sent in all, fewer than the {streams} its streams sent",
@@ -151,6 +153,7 @@ fn check_tx(t: &TxResult) -> std::result::Result<(), String> {
 /// A receiver's side whose counts contradict each other: the field and why.
 fn check_rx(r: &RxResult) -> std::result::Result<(), String> {
     for (i, s) in r.streams.iter().enumerate() {
+        check_seq(i, s)?;
         if s.seq.unique > s.frames {
             return Err(format!(
                 "rx.streams[{i}].unique: stream {} has {} unique frames, more than the {} frames \
@@ -166,7 +169,9 @@ fn check_rx(r: &RxResult) -> std::result::Result<(), String> {
             ));
         }
     }
-    let streams: u64 = r.streams.iter().map(|s| s.frames).sum();
+    let Some(streams) = total(r.streams.iter().map(|s| s.frames)) else {
+        return Err("rx.streams: the frames of its streams add up past 2^64".into());
+    };
     if streams > r.frames {
         return Err(format!(
             "rx.frames: {} frames received in all, fewer than the {streams} of its streams",
@@ -178,6 +183,51 @@ fn check_rx(r: &RxResult) -> std::result::Result<(), String> {
             "rx.good: {} good frames, more than the {} received",
             r.good, r.frames
         ));
+    }
+    Ok(())
+}
+
+/// The sum of `counts`, `None` past `u64::MAX`.
+fn total(mut counts: impl Iterator<Item = u64>) -> Option<u64> {
+    counts.try_fold(0u64, u64::checked_add)
+}
+
+/// A receiver's stream whose sequence counts no receiver writes: a
+/// sequence number at or above [`SEQ_LIMIT`], more frames unique and lost
+/// than sequence numbers up to the highest, more reordered than unique,
+/// more duplicated or stale than received.
+fn check_seq(i: usize, s: &StreamResult) -> std::result::Result<(), String> {
+    let (q, id) = (&s.seq, s.id);
+    if q.max_seq >= SEQ_LIMIT {
+        return Err(format!(
+            "rx.streams[{i}].max_seq: stream {id} has sequence number {}, at or above 2^63, \
+             which no sender reaches",
+            q.max_seq
+        ));
+    }
+    let range = if q.unique == 0 { 0 } else { q.max_seq + 1 };
+    if q.unique.checked_add(q.lost).is_none_or(|n| n > range) {
+        return Err(format!(
+            "rx.streams[{i}].lost: stream {id} has {} unique and {} lost frames, more than the \
+             {range} sequence numbers up to its highest ({})",
+            q.unique, q.lost, q.max_seq
+        ));
+    }
+    if q.reordered > q.unique {
+        return Err(format!(
+            "rx.streams[{i}].reordered: stream {id} has {} reordered frames, more than its {} \
+             unique ones",
+            q.reordered, q.unique
+        ));
+    }
+    for (field, n) in [("duplicated", q.duplicated), ("stale", q.stale)] {
+        if n > s.frames {
+            return Err(format!(
+                "rx.streams[{i}].{field}: stream {id} has {n} {field} frames, more than the {} \
+                 frames it received",
+                s.frames
+            ));
+        }
     }
     Ok(())
 }
@@ -414,7 +464,7 @@ mod tests {
     }
 
     /// A receiver's stream: frames, unique, lost, reordered, duplicated,
-    /// corrupt.
+    /// corrupt (sequence numbers from 0).
     fn stream(
         id: u32,
         [frames, unique, lost, reordered, duplicated, corrupt]: [u64; 6],
@@ -428,6 +478,8 @@ mod tests {
                 lost,
                 reordered,
                 duplicated,
+                // As a receiver counts: its range is its unique and lost.
+                max_seq: (unique + lost).saturating_sub(1),
                 ..SeqCounts::default()
             },
             corrupt: CorruptCounts::default(),

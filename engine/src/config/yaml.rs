@@ -77,6 +77,8 @@ struct Builder {
     /// Values read so far, aliases expanded.
     nodes: usize,
     root: Option<Node>,
+    /// The text's last line: nothing is placed after it.
+    last: usize,
 }
 
 /// Parses `text`: its only document as a tree, `None` when the text holds
@@ -88,12 +90,13 @@ pub(crate) fn parse(text: &str) -> Result<Option<Node>, SyntaxError> {
         anchors: HashMap::new(),
         nodes: 0,
         root: None,
+        last: last_line(text),
     };
     let mut documents = 0;
     while let Some(next) = parser.next_event() {
         let (event, span) = next.map_err(|e| SyntaxError {
             // At the end of the text the scanner is past the last line.
-            line: e.marker().line().min(last_line(text)),
+            line: e.marker().line().min(b.last),
             message: match e.info() {
                 // The scanner's own limit on `[` and `{` nesting.
                 "recursion limit exceeded" => too_deep(),
@@ -110,15 +113,24 @@ pub(crate) fn parse(text: &str) -> Result<Option<Node>, SyntaxError> {
                 ));
             }
         }
-        b.event(event, &span)?;
+        b.event(event, &span).map_err(|e| SyntaxError {
+            line: e.line.min(b.last),
+            ..e
+        })?;
     }
     Ok(b.root)
 }
 
 impl Builder {
+    /// The line `span` starts on; at the end of the text (an empty value
+    /// there) the scanner is past the last line, which names it instead.
+    fn line(&self, span: &Span) -> usize {
+        span.start.line().min(self.last)
+    }
+
     fn error(&self, span: &Span, message: impl Into<String>) -> SyntaxError {
         SyntaxError {
-            line: span.start.line(),
+            line: self.line(span),
             message: message.into(),
         }
     }
@@ -139,7 +151,7 @@ impl Builder {
     }
 
     fn event(&mut self, event: Event<'_>, span: &Span) -> Result<(), SyntaxError> {
-        let line = span.start.line();
+        let line = self.line(span);
         match event {
             Event::Scalar(text, style, anchor, tag) => {
                 self.count(span, 1)?;
@@ -205,7 +217,7 @@ impl Builder {
         if self.stack.len() >= MAX_DEPTH {
             return Err(self.error(span, too_deep()));
         }
-        let line = span.start.line();
+        let line = self.line(span);
         self.stack.push(Open { line, anchor, kind });
         Ok(())
     }
@@ -928,6 +940,8 @@ mod tests {
         assert_eq!(parse("[").unwrap_err().line, 1);
         assert_eq!(parse("a: [1,\n").unwrap_err().line, 1);
         assert_eq!(parse("a:\r  - [\r\r").unwrap_err().line, 3);
+        // An empty key at the very end is on the last line too.
+        assert_eq!(parse("? ").unwrap().unwrap().line, 1);
         assert_eq!(
             (last_line(""), last_line("a"), last_line("a\r\nb\rc\n")),
             (1, 1, 3)

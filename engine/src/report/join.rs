@@ -284,7 +284,9 @@ fn join_stream(id: u32, sent: u64, rx: &RxResult) -> JoinedStream {
         duplicated: got.seq.duplicated,
         corrupt: got.corrupt,
         loss_pct: if sent > 0 {
-            missing as f64 * 100.0 / sent as f64
+            // At most 100 %, though the float rounds above it for counts
+            // past 2^53.
+            (missing as f64 * 100.0 / sent as f64).min(100.0)
         } else {
             0.0
         },

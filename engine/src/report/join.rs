@@ -126,6 +126,7 @@ pub fn join_files(tx: &Path, rx: &Path) -> Result<Joined> {
     check_tx(tx_side).map_err(|why| Error::file(tx, why))?;
     check_rx(rx_side).map_err(|why| Error::file(rx, why))?;
     check_against(tx_side, rx_side, tx).map_err(|why| Error::file(rx, why))?;
+    check_seqs(rx_side).map_err(|why| Error::file(rx, why))?;
     Ok(join(
         tx_side,
         rx_side,
@@ -153,7 +154,7 @@ fn check_tx(t: &TxResult) -> std::result::Result<(), String> {
 /// A receiver's side whose counts contradict each other: the field and why.
 fn check_rx(r: &RxResult) -> std::result::Result<(), String> {
     for (i, s) in r.streams.iter().enumerate() {
-        check_seq(i, s)?;
+        check_seq_bounds(i, s)?;
         if s.seq.unique > s.frames {
             return Err(format!(
                 "rx.streams[{i}].unique: stream {} has {} unique frames, more than the {} frames \
@@ -192,11 +193,10 @@ fn total(mut counts: impl Iterator<Item = u64>) -> Option<u64> {
     counts.try_fold(0u64, u64::checked_add)
 }
 
-/// A receiver's stream whose sequence counts no receiver writes: a
-/// sequence number at or above [`SEQ_LIMIT`], more frames unique and lost
-/// than sequence numbers up to the highest, more reordered than unique,
-/// more duplicated or stale than received.
-fn check_seq(i: usize, s: &StreamResult) -> std::result::Result<(), String> {
+/// A receiver's stream whose sequence counts no receiver writes and that
+/// would overflow merging: a sequence number at or above [`SEQ_LIMIT`],
+/// unique and lost frames that add up past 2^64.
+fn check_seq_bounds(i: usize, s: &StreamResult) -> std::result::Result<(), String> {
     let (q, id) = (&s.seq, s.id);
     if q.max_seq >= SEQ_LIMIT {
         return Err(format!(
@@ -205,8 +205,31 @@ fn check_seq(i: usize, s: &StreamResult) -> std::result::Result<(), String> {
             q.max_seq
         ));
     }
+    if q.unique.checked_add(q.lost).is_none() {
+        return Err(format!(
+            "rx.streams[{i}].lost: stream {id} has {} unique and {} lost frames: they add up \
+             past 2^64",
+            q.unique, q.lost
+        ));
+    }
+    Ok(())
+}
+
+/// [`check_seq`] on every stream of the receiver's side.
+fn check_seqs(r: &RxResult) -> std::result::Result<(), String> {
+    r.streams
+        .iter()
+        .enumerate()
+        .try_for_each(|(i, s)| check_seq(i, s))
+}
+
+/// A receiver's stream whose sequence counts contradict each other: more
+/// frames unique and lost than sequence numbers up to the highest, more
+/// reordered than unique, more duplicated or stale than received.
+fn check_seq(i: usize, s: &StreamResult) -> std::result::Result<(), String> {
+    let (q, id) = (&s.seq, s.id);
     let range = if q.unique == 0 { 0 } else { q.max_seq + 1 };
-    if q.unique.checked_add(q.lost).is_none_or(|n| n > range) {
+    if q.unique + q.lost > range {
         return Err(format!(
             "rx.streams[{i}].lost: stream {id} has {} unique and {} lost frames, more than the \
              {range} sequence numbers up to its highest ({})",

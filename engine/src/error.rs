@@ -162,6 +162,14 @@ fn json_text(path: &Path, field: &str, e: &serde_json::Error) -> String {
     let text = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
     let what = text.strip_suffix(&suffix).unwrap_or(&text);
+    // A quoted value keeps its newline escaped: the message stays one line.
+    let what: String = what
+        .chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_debug().to_string(),
+            false => c.to_string(),
+        })
+        .collect();
     let place = match (e.line(), e.column()) {
         (0, _) => path.display().to_string(),
         (line, 0) => format!("{}:{line}", path.display()),

@@ -10,6 +10,8 @@ pub(crate) mod config;
 pub(crate) mod counter;
 pub mod dpdk;
 pub mod error;
+#[cfg(test)]
+mod fuzz;
 pub(crate) mod input;
 pub mod limits;
 pub mod outcome;

@@ -241,7 +241,7 @@ pub fn merge_seq(parts: &[SeqCounts]) -> SeqCounts {
         .map(|p| (p.max_seq + 1).saturating_sub(p.lost + p.unique))
         .min();
     let max_seq = seen.map(|p| p.max_seq).max();
-    let sum = |f: fn(&SeqCounts) -> u64| parts.iter().map(f).sum::<u64>();
+    let sum = |f: fn(&SeqCounts) -> u64| parts.iter().map(f).fold(0, u64::saturating_add);
     let unique = sum(|p| p.unique);
     SeqCounts {
         unique,

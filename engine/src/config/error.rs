@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::yaml::DeError;
+use super::yaml::{escape_controls, DeError};
 
 /// Why a profile could not be loaded. Displays as one line,
 /// `origin:line: field.path: message`, e.g.
@@ -46,14 +46,15 @@ impl ConfigError {
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:", self.origin)?;
+        // A value quoted with its newline must not split the line.
+        write!(f, "{}:", escape_controls(&self.origin))?;
         if let Some(line) = self.line {
             write!(f, "{line}:")?;
         }
         if let Some(field) = &self.field {
-            write!(f, " {field}:")?;
+            write!(f, " {}:", escape_controls(field))?;
         }
-        write!(f, " {}", self.message)
+        write!(f, " {}", escape_controls(&self.message))
     }
 }
 
@@ -79,5 +80,7 @@ mod tests {
         assert_eq!(e.to_string(), "nope.yaml: cannot read: gone");
         let e = ConfigError::new("a.yaml", Some(3), Some(String::new()), "bad");
         assert_eq!(e.to_string(), "a.yaml:3: bad");
+        let e = ConfigError::new("a.yaml", Some(3), Some("x\ny".into()), "`5\nG`\t\0");
+        assert_eq!(e.to_string(), "a.yaml:3: x\\ny: `5\\nG`\\t\\0");
     }
 }

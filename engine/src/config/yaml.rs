@@ -9,6 +9,8 @@
 //! limited to [`MAX_DEPTH`] levels, so an alias bomb or a deeply nested
 //! text is refused at once with its line.
 
+use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -75,6 +77,8 @@ struct Builder {
     /// Values read so far, aliases expanded.
     nodes: usize,
     root: Option<Node>,
+    /// The text's last line: nothing is placed after it.
+    last: usize,
 }
 
 /// Parses `text`: its only document as a tree, `None` when the text holds
@@ -86,11 +90,13 @@ pub(crate) fn parse(text: &str) -> Result<Option<Node>, SyntaxError> {
         anchors: HashMap::new(),
         nodes: 0,
         root: None,
+        last: last_line(text),
     };
     let mut documents = 0;
     while let Some(next) = parser.next_event() {
         let (event, span) = next.map_err(|e| SyntaxError {
-            line: e.marker().line(),
+            // At the end of the text the scanner is past the last line.
+            line: e.marker().line().min(b.last),
             message: match e.info() {
                 // The scanner's own limit on `[` and `{` nesting.
                 "recursion limit exceeded" => too_deep(),
@@ -107,15 +113,24 @@ pub(crate) fn parse(text: &str) -> Result<Option<Node>, SyntaxError> {
                 ));
             }
         }
-        b.event(event, &span)?;
+        b.event(event, &span).map_err(|e| SyntaxError {
+            line: e.line.min(b.last),
+            ..e
+        })?;
     }
     Ok(b.root)
 }
 
 impl Builder {
+    /// The line `span` starts on; at the end of the text (an empty value
+    /// there) the scanner is past the last line, which names it instead.
+    fn line(&self, span: &Span) -> usize {
+        span.start.line().min(self.last)
+    }
+
     fn error(&self, span: &Span, message: impl Into<String>) -> SyntaxError {
         SyntaxError {
-            line: span.start.line(),
+            line: self.line(span),
             message: message.into(),
         }
     }
@@ -136,7 +151,7 @@ impl Builder {
     }
 
     fn event(&mut self, event: Event<'_>, span: &Span) -> Result<(), SyntaxError> {
-        let line = span.start.line();
+        let line = self.line(span);
         match event {
             Event::Scalar(text, style, anchor, tag) => {
                 self.count(span, 1)?;
@@ -202,7 +217,7 @@ impl Builder {
         if self.stack.len() >= MAX_DEPTH {
             return Err(self.error(span, too_deep()));
         }
-        let line = span.start.line();
+        let line = self.line(span);
         self.stack.push(Open { line, anchor, kind });
         Ok(())
     }
@@ -231,6 +246,18 @@ impl Builder {
         }
         Ok(())
     }
+}
+
+/// The number of the text's last line (1 for an empty text): YAML breaks
+/// lines at `\n`, `\r\n` and a lone `\r`; a final break ends the last line
+/// rather than starting one.
+fn last_line(text: &str) -> usize {
+    let b = text.as_bytes();
+    let breaks = (0..b.len())
+        .filter(|&i| b[i] == b'\n' || (b[i] == b'\r' && b.get(i + 1) != Some(&b'\n')))
+        .count();
+    let open = !text.is_empty() && !text.ends_with(['\n', '\r']);
+    (breaks + usize::from(open)).max(1)
 }
 
 fn too_deep() -> String {
@@ -424,11 +451,21 @@ impl<'de> NodeDe<'de> {
                 path: &self.path,
                 index: 0,
             }),
-            Kind::Map(entries) => visitor.visit_map(MapDe {
-                entries: entries.iter(),
-                path: &self.path,
-                value: None,
-            }),
+            Kind::Map(entries) => {
+                let key_line = Cell::new(None);
+                let r = visitor.visit_map(MapDe {
+                    entries: entries.iter(),
+                    path: &self.path,
+                    value: None,
+                    key_line: &key_line,
+                });
+                // An error raised between a key and its value (a duplicate
+                // key) is on the key's line.
+                r.map_err(|e| match key_line.get() {
+                    Some(line) => e.at(line, &self.path),
+                    None => e,
+                })
+            }
         }
     }
 
@@ -532,6 +569,8 @@ struct MapDe<'de, 'p> {
     path: &'p str,
     /// The value of the key just read, and its path.
     value: Option<(&'de Node, String)>,
+    /// The line of the key just read, until its value is read.
+    key_line: &'p Cell<Option<usize>>,
 }
 
 impl<'de> de::MapAccess<'de> for MapDe<'de, '_> {
@@ -542,6 +581,7 @@ impl<'de> de::MapAccess<'de> for MapDe<'de, '_> {
         seed: K,
     ) -> Result<Option<K::Value>, DeError> {
         let Some((key, value)) = self.entries.next() else {
+            self.key_line.set(None);
             return Ok(None);
         };
         let name = match &key.kind {
@@ -555,17 +595,38 @@ impl<'de> de::MapAccess<'de> for MapDe<'de, '_> {
             node: key,
             path: self.path.to_string(),
         };
-        seed.deserialize(de).map(Some)
+        let k = seed.deserialize(de)?;
+        self.key_line.set(Some(key.line));
+        Ok(Some(k))
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
         let (node, path) = self.value.take().expect("a value follows its key");
+        self.key_line.set(None);
         seed.deserialize(NodeDe { node, path })
     }
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.entries.len())
     }
+}
+
+/// `text` with its control characters (a newline, a tab, a NUL) written
+/// as escapes (`\\n`), so that a value quoted in a message keeps the
+/// message on one line.
+pub(crate) fn escape_controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// `parent.key`, or `key` at the root.
@@ -844,7 +905,46 @@ mod tests {
         let e = from_node::<Value>(&root).unwrap_err();
         assert_eq!(
             (e.message.as_str(), e.line, e.path.as_str()),
-            ("duplicate entry with key \"a\"", Some(2), "x.y")
+            ("duplicate entry with key \"a\"", Some(3), "x.y")
+        );
+    }
+
+    #[test]
+    fn a_duplicate_key_is_named_on_its_own_line() {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct S {
+            a: u32,
+            b: u32,
+        }
+        let root = parse("a: 1\nb: 2\n\na: 3\n").unwrap().unwrap();
+        let e = from_node::<S>(&root).unwrap_err();
+        assert_eq!(
+            (e.message.as_str(), e.line, e.path.as_str()),
+            ("duplicate field `a`", Some(4), "")
+        );
+        // A missing key is still the mapping's, on its first line.
+        let root = parse("\nb: 2\n").unwrap().unwrap();
+        let e = from_node::<S>(&root).unwrap_err();
+        assert_eq!((e.message.as_str(), e.line), ("missing field `a`", Some(2)));
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(escape_controls("plain ü"), "plain ü");
+        assert_eq!(escape_controls("a\nb\r\t\0\u{1b}"), "a\\nb\\r\\t\\0\\u{1b}");
+    }
+
+    #[test]
+    fn an_error_at_the_end_names_the_last_line() {
+        assert_eq!(parse("[").unwrap_err().line, 1);
+        assert_eq!(parse("a: [1,\n").unwrap_err().line, 1);
+        assert_eq!(parse("a:\r  - [\r\r").unwrap_err().line, 3);
+        // An empty key at the very end is on the last line too.
+        assert_eq!(parse("? ").unwrap().unwrap().line, 1);
+        assert_eq!(
+            (last_line(""), last_line("a"), last_line("a\r\nb\rc\n")),
+            (1, 1, 3)
         );
     }
 

@@ -99,17 +99,17 @@ pub fn replay(
     for (i, &(tsc, len)) in trace.departures.iter().enumerate() {
         let Some(delay) = link.offer(tsc, len) else {
             r.dropped += 1;
-            r.dropped_bytes += u64::from(len);
+            r.dropped_bytes = r.dropped_bytes.saturating_add(u64::from(len));
             r.first_drop.get_or_insert(i as u64);
             continue;
         };
         r.peak_queue_bytes = r.peak_queue_bytes.max(link.queued_bytes);
         r.peak_queue_frames = r.peak_queue_frames.max(link.queue.len() as u64);
         max_delay = max_delay.max(delay);
-        delay_sum += delay;
+        delay_sum = delay_sum.saturating_add(delay);
         r.delivered += 1;
     }
-    r.max_delay_ns = (max_delay * 1_000_000_000 / (link.hz * link.bps)) as u64;
+    r.max_delay_ns = units_to_ns(max_delay, link.hz * link.bps);
     if r.delivered > 0 {
         let units_per_sec = link.hz as f64 * link.bps as f64;
         r.mean_delay_ns = delay_sum as f64 * 1e9 / units_per_sec / r.delivered as f64;
@@ -140,6 +140,18 @@ fn check_inputs(trace: &Trace, bottleneck_bps: u64, buffer_bytes: u64) -> Result
         });
     }
     Ok(())
+}
+
+/// `units` of `per_sec` a second, in whole nanoseconds: exact while
+/// `units × 10⁹` fits, else as near as a float gets; at most `u64::MAX`
+/// (585 years), whatever the trace's clock and the bottleneck's rate.
+fn units_to_ns(units: u128, per_sec: u128) -> u64 {
+    let ns = match units.checked_mul(1_000_000_000) {
+        Some(n) => n / per_sec,
+        // A float cast saturates: beyond u64::MAX it is u64::MAX.
+        None => return (units as f64 * 1e9 / per_sec as f64) as u64,
+    };
+    u64::try_from(ns).unwrap_or(u64::MAX)
 }
 
 /// Bits on the wire for a frame of `len` bytes (FCS included): the frame
@@ -206,10 +218,15 @@ impl Bottleneck {
             self.queue.pop_front();
             self.queued_bytes -= u64::from(l);
         }
-        if self.queued_bytes + u64::from(len) > self.buffer_bytes {
+        if self.queued_bytes.saturating_add(u64::from(len)) > self.buffer_bytes {
             return None;
         }
-        let finish = self.link_free.max(now) + wire_bits(len) * self.hz;
+        // Saturating: a clock near 2^64 ticks times a rate near 2^64 bit/s
+        // fills the 128 bits; no real trace comes near.
+        let finish = self
+            .link_free
+            .max(now)
+            .saturating_add(wire_bits(len) * self.hz);
         self.link_free = finish;
         self.queue.push_back((finish, len));
         self.queued_bytes += u64::from(len);

@@ -9,7 +9,7 @@ use serde::{Serialize, Serializer};
 use crate::limits::verdict::Observation;
 use crate::limits::{Limit, Verdict};
 use crate::result::{merge_seq, RunResult, RxResult, StreamResult, TxResult};
-use crate::rx::seq::SeqCounts;
+use crate::rx::seq::{SeqCounts, SEQ_LIMIT};
 use crate::{Error, Result};
 
 /// One stream seen from both sides.
@@ -132,6 +132,7 @@ pub fn join_files(tx: &Path, rx: &Path) -> Result<Joined> {
     check_tx(tx_side).map_err(|why| Error::file(tx, why))?;
     check_rx(rx_side).map_err(|why| Error::file(rx, why))?;
     check_against(tx_side, rx_side, tx).map_err(|why| Error::file(rx, why))?;
+    check_seqs(rx_side).map_err(|why| Error::file(rx, why))?;
     Ok(join(
         tx_side,
         rx_side,
@@ -144,7 +145,9 @@ pub fn join_files(tx: &Path, rx: &Path) -> Result<Joined> {
 
 /// A sender's side whose counts contradict each other: the field and why.
 fn check_tx(t: &TxResult) -> std::result::Result<(), String> {
-    let streams: u64 = t.streams.iter().map(|s| s.frames).sum();
+    let Some(streams) = total(t.streams.iter().map(|s| s.frames)) else {
+        return Err("tx.streams: the frames of its streams add up past 2^64".into());
+    };
     if streams > t.frames {
         return Err(format!(
             "tx.frames: {} frames sent in all, fewer than the {streams} its streams sent",
@@ -157,6 +160,7 @@ fn check_tx(t: &TxResult) -> std::result::Result<(), String> {
 /// A receiver's side whose counts contradict each other: the field and why.
 fn check_rx(r: &RxResult) -> std::result::Result<(), String> {
     for (i, s) in r.streams.iter().enumerate() {
+        check_seq_bounds(i, s)?;
         if s.seq.unique > s.frames {
             return Err(format!(
                 "rx.streams[{i}].unique: stream {} has {} unique frames, more than the {} frames \
@@ -172,7 +176,9 @@ fn check_rx(r: &RxResult) -> std::result::Result<(), String> {
             ));
         }
     }
-    let streams: u64 = r.streams.iter().map(|s| s.frames).sum();
+    let Some(streams) = total(r.streams.iter().map(|s| s.frames)) else {
+        return Err("rx.streams: the frames of its streams add up past 2^64".into());
+    };
     if streams > r.frames {
         return Err(format!(
             "rx.frames: {} frames received in all, fewer than the {streams} of its streams",
@@ -184,6 +190,73 @@ fn check_rx(r: &RxResult) -> std::result::Result<(), String> {
             "rx.good: {} good frames, more than the {} received",
             r.good, r.frames
         ));
+    }
+    Ok(())
+}
+
+/// The sum of `counts`, `None` past `u64::MAX`.
+fn total(mut counts: impl Iterator<Item = u64>) -> Option<u64> {
+    counts.try_fold(0u64, u64::checked_add)
+}
+
+/// A receiver's stream whose sequence counts no receiver writes and that
+/// would overflow merging: a sequence number at or above [`SEQ_LIMIT`],
+/// unique and lost frames that add up past 2^64.
+fn check_seq_bounds(i: usize, s: &StreamResult) -> std::result::Result<(), String> {
+    let (q, id) = (&s.seq, s.id);
+    if q.max_seq >= SEQ_LIMIT {
+        return Err(format!(
+            "rx.streams[{i}].max_seq: stream {id} has sequence number {}, at or above 2^63, \
+             which no sender reaches",
+            q.max_seq
+        ));
+    }
+    if q.unique.checked_add(q.lost).is_none() {
+        return Err(format!(
+            "rx.streams[{i}].lost: stream {id} has {} unique and {} lost frames: they add up \
+             past 2^64",
+            q.unique, q.lost
+        ));
+    }
+    Ok(())
+}
+
+/// [`check_seq`] on every stream of the receiver's side.
+fn check_seqs(r: &RxResult) -> std::result::Result<(), String> {
+    r.streams
+        .iter()
+        .enumerate()
+        .try_for_each(|(i, s)| check_seq(i, s))
+}
+
+/// A receiver's stream whose sequence counts contradict each other: more
+/// frames unique and lost than sequence numbers up to the highest, more
+/// reordered than unique, more duplicated or stale than received.
+fn check_seq(i: usize, s: &StreamResult) -> std::result::Result<(), String> {
+    let (q, id) = (&s.seq, s.id);
+    let range = if q.unique == 0 { 0 } else { q.max_seq + 1 };
+    if q.unique + q.lost > range {
+        return Err(format!(
+            "rx.streams[{i}].lost: stream {id} has {} unique and {} lost frames, more than the \
+             {range} sequence numbers up to its highest ({})",
+            q.unique, q.lost, q.max_seq
+        ));
+    }
+    if q.reordered > q.unique {
+        return Err(format!(
+            "rx.streams[{i}].reordered: stream {id} has {} reordered frames, more than its {} \
+             unique ones",
+            q.reordered, q.unique
+        ));
+    }
+    for (field, n) in [("duplicated", q.duplicated), ("stale", q.stale)] {
+        if n > s.frames {
+            return Err(format!(
+                "rx.streams[{i}].{field}: stream {id} has {n} {field} frames, more than the {} \
+                 frames it received",
+                s.frames
+            ));
+        }
     }
     Ok(())
 }
@@ -245,7 +318,9 @@ fn join_stream(id: u32, sent: u64, rx: &RxResult) -> JoinedStream {
         duplicated: got.seq.duplicated,
         corrupt: got.corrupt,
         loss_pct: if sent > 0 {
-            missing as f64 * 100.0 / sent as f64
+            // At most 100 %, though the float rounds above it for counts
+            // past 2^53.
+            (missing as f64 * 100.0 / sent as f64).min(100.0)
         } else {
             0.0
         },
@@ -437,7 +512,7 @@ mod tests {
     }
 
     /// A receiver's stream: frames, unique, lost, reordered, duplicated,
-    /// corrupt.
+    /// corrupt (sequence numbers from 0).
     fn stream(
         id: u32,
         [frames, unique, lost, reordered, duplicated, corrupt]: [u64; 6],
@@ -451,6 +526,8 @@ mod tests {
                 lost,
                 reordered,
                 duplicated,
+                // As a receiver counts: its range is its unique and lost.
+                max_seq: (unique + lost).saturating_sub(1),
                 ..SeqCounts::default()
             },
             corrupt: CorruptCounts::default(),

@@ -1,0 +1,264 @@
+//! The RX dissector on frames built by the project's own builder, with
+//! bytes flipped, cut or added, and the sequence accounting on arbitrary
+//! sequence numbers.
+
+use std::collections::BTreeSet;
+use std::net::Ipv6Addr;
+
+use proptest::prelude::*;
+
+use crate::rx::seq::{CountFrom, SeqCounts, SeqTracker, SEQ_LIMIT, WINDOW};
+use crate::wire::spec::{IpSpec, L4Spec, SizeSpec, StreamSpec, ValueSet, VlanSpec};
+use crate::wire::{dissect_with, CsumMode, DissectOptions, Dissected, FrameBuilder, TcpFlags};
+
+/// Every combination of what the dissector verifies.
+const OPTIONS: [DissectOptions; 4] = [
+    DissectOptions {
+        verify_ip: true,
+        verify_l4: true,
+        verify_fill: true,
+    },
+    DissectOptions {
+        verify_ip: false,
+        verify_l4: false,
+        verify_fill: false,
+    },
+    DissectOptions {
+        verify_ip: true,
+        verify_l4: false,
+        verify_fill: true,
+    },
+    DissectOptions {
+        verify_ip: false,
+        verify_l4: true,
+        verify_fill: false,
+    },
+];
+
+/// A stream as a profile could describe it.
+#[derive(Debug, Clone)]
+struct Shape {
+    id: u32,
+    v6: bool,
+    tcp: bool,
+    vlan: bool,
+    size: usize,
+}
+
+fn shape() -> impl Strategy<Value = Shape> {
+    (
+        any::<u16>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        prop_oneof![Just(64usize), Just(65), Just(96), Just(1518), 64usize..2048],
+    )
+        .prop_map(|(id, v6, tcp, vlan, size)| Shape {
+            id: u32::from(id),
+            v6,
+            tcp,
+            vlan,
+            size,
+        })
+}
+
+/// The frame of `shape` carrying `seq` and `tsc`, without FCS.
+fn build(shape: &Shape, seq: u64, tsc: u64) -> Vec<u8> {
+    let mut spec = StreamSpec {
+        id: shape.id,
+        vlan: shape.vlan.then_some(VlanSpec {
+            id: 100,
+            pcp: 5,
+            dei: false,
+        }),
+        ..StreamSpec::default()
+    };
+    if shape.v6 {
+        spec.ip = IpSpec::V6 {
+            src: ValueSet::Single(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0x10)),
+            dst: ValueSet::Single(Ipv6Addr::new(0x2001, 0xdb8, 1, 0, 0, 0, 0, 0x20)),
+            traffic_class: 0,
+            flow_label: 0,
+            hop_limit: 64,
+        };
+    }
+    if shape.tcp {
+        spec.l4 = L4Spec::Tcp {
+            src_port: ValueSet::Single(40000),
+            dst_port: ValueSet::Single(5201),
+            seq_start: 1,
+            ack: 0,
+            window: 0xFFFF,
+            flags: TcpFlags::ACK,
+        };
+    }
+    spec.size = SizeSpec::Fixed(shape.size.max(FrameBuilder::min_frame_size(&spec)));
+    let mut b = FrameBuilder::new(&spec, CsumMode::Software).expect("a buildable stream");
+    let len = b.next_len();
+    let mut buf = vec![0u8; b.max_len()];
+    assert_eq!(b.write(&mut buf, seq, tsc), len);
+    buf.truncate(len);
+    buf
+}
+
+/// `seq` as a stamp carrying `bits` of it reads back.
+fn low_bits(seq: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        seq
+    } else {
+        seq & ((1 << bits) - 1)
+    }
+}
+
+/// The property for any bytes: every option set classifies them without
+/// panicking, and whatever is ours reports a consistent payload.
+pub(super) fn check_bytes(frame: &[u8]) -> Vec<Dissected> {
+    OPTIONS
+        .iter()
+        .map(|opt| {
+            let d = dissect_with(frame, opt);
+            if let Dissected::Ours(o) = d {
+                assert!(o.payload_len <= frame.len(), "{o:?}");
+                assert!(o.seq_bits == 64 || o.seq < 1 << o.seq_bits, "{o:?}");
+            }
+            d
+        })
+        .collect()
+}
+
+/// The ids a frame of ours carries: stream id and sequence number.
+fn ids(d: &Dissected) -> Option<(u32, u64)> {
+    match d {
+        Dissected::Ours(o) => Some((o.stream_id, o.seq)),
+        _ => None,
+    }
+}
+
+proptest! {
+    #![proptest_config(super::config(256))]
+
+    /// A built frame dissects to its own stream and sequence number, with
+    /// Ethernet padding after it too.
+    #[test]
+    fn built_frames_round_trip(s in shape(), seq: u64, tsc: u64, pad in 0usize..64) {
+        let mut f = build(&s, seq, tsc);
+        for d in check_bytes(&f) {
+            let Dissected::Ours(o) = d else { panic!("{s:?}: {d:?}") };
+            prop_assert_eq!((o.stream_id, o.seq), (s.id, low_bits(seq, o.seq_bits)));
+            prop_assert_eq!((o.is_ipv6, o.is_tcp, o.vlan.is_some()), (s.v6, s.tcp, s.vlan));
+        }
+        f.resize(f.len() + pad, 0);
+        for d in check_bytes(&f) {
+            let Dissected::Ours(o) = d else { panic!("{s:?} padded by {pad}: {d:?}") };
+            prop_assert_eq!((o.stream_id, o.seq), (s.id, low_bits(seq, o.seq_bits)));
+        }
+    }
+
+    /// One byte changed: never a panic, and when everything is verified
+    /// the frame is either caught or still carries its own ids (the byte
+    /// was outside what the checksums cover).
+    #[test]
+    fn one_flipped_byte_is_caught_or_harmless(
+        s in shape(), seq: u64, at: usize, xor in 1u8..=255,
+    ) {
+        let mut f = build(&s, seq, 7);
+        let clean = ids(&check_bytes(&f)[0]);
+        let at = at % f.len();
+        f[at] ^= xor;
+        let all = check_bytes(&f);
+        if let Some(got) = ids(&all[0]) {
+            prop_assert_eq!(Some(got), clean, "byte {} ^ {:#x}", at, xor);
+        }
+    }
+
+    /// Many bytes changed, the frame cut or grown: never a panic.
+    #[test]
+    fn damaged_frames_never_panic(
+        s in shape(), seq: u64,
+        flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..16),
+        cut in proptest::option::of(any::<usize>()),
+        tail in proptest::collection::vec(any::<u8>(), 0..32),
+    ) {
+        let mut f = build(&s, seq, 7);
+        for (at, v) in flips {
+            let n = f.len();
+            f[at % n] = v;
+        }
+        if let Some(c) = cut {
+            let n = f.len();
+            f.truncate(c % (n + 1));
+        }
+        f.extend_from_slice(&tail);
+        check_bytes(&f);
+    }
+
+    /// Any bytes at all: never a panic.
+    #[test]
+    fn arbitrary_bytes_never_panic(f in proptest::collection::vec(any::<u8>(), 0..256)) {
+        check_bytes(&f);
+    }
+}
+
+// ---- sequence accounting ----
+
+/// The tracker's counts after `seqs`, checked against what holds for any
+/// input: every frame is counted once, as unique, duplicated or stale;
+/// reordered frames are unique ones.
+pub(super) fn account(from: CountFrom, seqs: &[u64]) -> SeqCounts {
+    let mut t = SeqTracker::counting_from(from);
+    for &s in seqs {
+        t.record(s);
+    }
+    let c = t.counts();
+    let n = seqs.len() as u64;
+    assert_eq!(c.unique + c.duplicated + c.stale, n, "{c:?}");
+    assert!(c.reordered <= c.unique, "{c:?}");
+    assert!(c.reorder_extent_max <= c.reorder_extent_sum.max(c.reorder_extent_max));
+    assert!(c.max_seq < SEQ_LIMIT, "{c:?}");
+    c
+}
+
+/// Sequence numbers anywhere: the edges of the window and of the limit.
+fn wild_seq() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        0u64..200,
+        any::<u64>(),
+        (SEQ_LIMIT - 3)..=(SEQ_LIMIT + 3),
+        (WINDOW - 3)..=(WINDOW + 3),
+        Just(u64::MAX),
+    ]
+}
+
+proptest! {
+    #![proptest_config(super::config(256))]
+
+    /// Any sequence numbers, from either start: no panic, no overflow, the
+    /// counts partition the frames.
+    #[test]
+    fn accounting_holds_for_any_sequence(
+        base in proptest::option::of(wild_seq()),
+        seqs in proptest::collection::vec(wild_seq(), 0..300),
+    ) {
+        let from = base.map_or(CountFrom::FirstSeen, CountFrom::Seq);
+        account(from, &seqs);
+    }
+
+    /// Sequence numbers within one window of each other: the counts are
+    /// exact (distinct frames unique, the rest duplicated, the range's
+    /// holes lost).
+    #[test]
+    fn accounting_is_exact_within_the_window(
+        start in 0u64..(SEQ_LIMIT - WINDOW),
+        offsets in proptest::collection::vec(0u64..500, 1..300),
+    ) {
+        let seqs: Vec<u64> = offsets.iter().map(|o| start + o).collect();
+        let c = account(CountFrom::FirstSeen, &seqs);
+        let distinct: BTreeSet<u64> = seqs.iter().copied().collect();
+        let (lo, hi) = (*distinct.first().unwrap(), *distinct.last().unwrap());
+        prop_assert_eq!(c.unique, distinct.len() as u64);
+        prop_assert_eq!(c.duplicated, seqs.len() as u64 - c.unique);
+        prop_assert_eq!(c.stale, 0);
+        prop_assert_eq!(c.max_seq, hi);
+        prop_assert_eq!(c.lost, hi - lo + 1 - c.unique);
+    }
+}

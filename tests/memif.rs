@@ -209,7 +209,7 @@ fn a_receiver_that_leaves_mid_run_is_reported_by_the_sender() {
             t.stderr
         );
         let j = read_json(&txj);
-        let p = &j["outcome"]["problems"][0];
+        let p = common::problem(&j, "peer_left");
         assert_eq!(p["kind"], "peer_left", "try {k}: {p}");
         assert_eq!(p["port"], "m0");
         let at = p["at_s"].as_f64().unwrap();

@@ -636,7 +636,7 @@ fn streams_beyond_what_a_receiver_tracks_are_reported_not_lost() {
     assert_eq!(v["rx"]["streams"].as_array().unwrap().len(), limit as usize);
     assert_eq!(u(&v, "/rx/lost"), 0);
     assert_eq!(u(&v, "/rx/foreign"), 0);
-    let p = &v["outcome"]["problems"][0];
+    let p = common::problem(&v, "streams_not_tracked");
     assert_eq!(s(p, "/kind"), "streams_not_tracked");
     assert_eq!((u(p, "/frames"), u(p, "/streams")), (10, 5));
     assert_eq!(u(p, "/limit"), u64::from(limit));

@@ -169,6 +169,15 @@ where
     }
 }
 
+/// The run's problem of `kind` (in `outcome.problems`), whatever others
+/// a loaded machine adds (a `descheduled` one): panics listing them all
+/// when there is none.
+pub fn problem<'a>(v: &'a Value, kind: &str) -> &'a Value {
+    let all = v["outcome"]["problems"].as_array();
+    all.and_then(|ps| ps.iter().find(|p| p["kind"] == kind))
+        .unwrap_or_else(|| panic!("no `{kind}` problem in {:?}", all))
+}
+
 /// Writes `text` to `dir/name` and returns the path.
 pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);

@@ -75,6 +75,8 @@ fn rx_streams() -> impl Strategy<Value = Vec<StreamResult>> {
                 corrupt_total: corrupt,
                 latency: None,
                 interarrival: Percentiles::default(),
+                span_s: 0.0,
+                achieved: Default::default(),
             })
             .collect()
     })

@@ -460,6 +460,40 @@ fn late_start_counts_loss_from_the_first_frame_seen() {
     assert_eq!(u(&v, "/rx/lost"), 0);
 }
 
+/// `count_from: zero` says the receiver listened before the sender's first
+/// frame: the same late start then counts every frame below the first one
+/// seen as lost. A word other than `first_seen` or `zero` is refused,
+/// naming the field.
+#[test]
+fn count_from_zero_counts_the_frames_before_the_first_seen_as_lost() {
+    let c = clean();
+    let skip = 500;
+    let frames = interleave(&c.a[skip..], &c.b);
+    let dir = tempfile::tempdir().unwrap();
+    write_pcap(&dir.path().join("zero.pcap"), &frames);
+    let yaml = rx_profile("zero.pcap", STREAMS)
+        .replace("verify: full }", "verify: full, count_from: zero }");
+    let (_, v) = run_profile(dir.path(), "zero", &yaml, &["-q"]);
+    assert_partition(&v);
+    let st = by_id(&v, "/rx/streams", u64::from(ID_A));
+    assert_eq!(u(st, "/frames"), (c.a.len() - skip) as u64);
+    assert_eq!(
+        u(st, "/lost"),
+        skip as u64,
+        "sequences 0..{skip} never arrived"
+    );
+    assert_eq!(u(by_id(&v, "/rx/streams", u64::from(ID_B)), "/lost"), 0);
+    assert_eq!(u(&v, "/rx/lost"), skip as u64);
+
+    let bad = yaml.replace("count_from: zero", "count_from: never");
+    let path = common::write_file(dir.path(), "bad.yaml", &bad);
+    let out = common::landspeed(dir.path(), ["run", path.to_str().unwrap()]);
+    out.assert_error(&[
+        "bad.yaml:",
+        "rx[0].count_from: unknown loss origin `never`: use first_seen or zero",
+    ]);
+}
+
 /// Stream a alone, its frame `from` moved to just after frame `to`
 /// (late, when `to > from`) or just before it (early, when `to < from`).
 fn displaced(frames: &[Vec<u8>], from: usize, to: usize) -> Vec<Vec<u8>> {

@@ -28,7 +28,9 @@ pub use duration::parse_duration;
 pub use error::ConfigError;
 #[cfg(test)]
 use plan::{Checksum, RunPlan};
-pub use plan::{Clock, Device, Plan, PortPlan, RxStreams, Verify, DEFAULT_DPDK_LOG, FULL_DPDK_LOG};
+pub use plan::{
+    Clock, CountFrom, Device, Plan, PortPlan, RxStreams, Verify, DEFAULT_DPDK_LOG, FULL_DPDK_LOG,
+};
 #[cfg(test)]
 pub(crate) use validate::MAX_PORTS;
 

@@ -255,6 +255,17 @@ pub enum Verify {
     None,
 }
 
+/// Where an RX task's `lost` counts from (`rx[i].count_from`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountFrom {
+    /// Each stream's first frame seen: frames sent before the receiver
+    /// listened are not lost (the default).
+    FirstSeen,
+    /// Sequence 0: the receiver was listening before the sender's first
+    /// frame, so every frame below the first one seen is lost.
+    Zero,
+}
+
 /// Which streams an RX task expects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RxStreams {
@@ -278,6 +289,8 @@ pub struct RxTaskPlan {
     /// Extra TSC cycles spent per frame (a knob to make the receiver
     /// CPU-bound on purpose).
     pub slowdown_cycles: u64,
+    /// Where its `lost` counts from.
+    pub count_from: CountFrom,
     /// The streams it expects.
     pub streams: RxStreams,
     /// Whether the sender's TSC is this host's.

@@ -251,6 +251,8 @@ pub(crate) struct Rx {
     #[serde(default)]
     pub slowdown_cycles: u64,
     #[serde(default)]
+    pub count_from: Option<Scalar>,
+    #[serde(default)]
     pub streams: Option<Value>,
     #[serde(default)]
     pub clock: Option<Scalar>,

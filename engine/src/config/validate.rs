@@ -11,8 +11,8 @@ use super::error::ConfigError;
 use super::ext::{Bus, Layer, LinkKind, Pattern, RateSpec, TxMode};
 use super::locate::Locator;
 use super::plan::{
-    Checksum, Clock, Device, EalPlan, Plan, PortPlan, RunPlan, RxStreams, RxTaskPlan, TxTaskPlan,
-    Verify,
+    Checksum, Clock, CountFrom, Device, EalPlan, Plan, PortPlan, RunPlan, RxStreams, RxTaskPlan,
+    TxTaskPlan, Verify,
 };
 use super::raw::{self, describe, scalar_text, Scalar, Value};
 use super::stream;
@@ -424,6 +424,15 @@ impl Checker<'_> {
                     ("separate", Clock::Separate),
                 ],
             )?;
+            let count_from = self.keyword(
+                &format!("{at}.count_from"),
+                "loss origin",
+                task.count_from.as_ref(),
+                &[
+                    ("first_seen", CountFrom::FirstSeen),
+                    ("zero", CountFrom::Zero),
+                ],
+            )?;
             let expect =
                 self.rx_streams(by_name, &format!("{at}.streams"), task.streams.as_ref())?;
             // A task that learns its streams may see any of them.
@@ -449,6 +458,7 @@ impl Checker<'_> {
                 queues,
                 verify,
                 slowdown_cycles: task.slowdown_cycles,
+                count_from,
                 streams: expect,
                 clock,
             });

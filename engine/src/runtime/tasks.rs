@@ -351,6 +351,10 @@ fn rx_task<'q>(
         },
         hw_csum: pr.port.info().rx_checksum_offload(),
         slowdown_cycles: r.slowdown_cycles,
+        count_from: match r.count_from {
+            crate::config::CountFrom::FirstSeen => crate::rx::seq::CountFrom::FirstSeen,
+            crate::config::CountFrom::Zero => crate::rx::seq::CountFrom::Seq(0),
+        },
         expected,
         shared_tsc,
         tsc_hz,

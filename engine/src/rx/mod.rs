@@ -28,7 +28,7 @@ use crate::wire::dissect::{dissect_with, CorruptReason, DissectOptions, Dissecte
 use crate::wire::spec::FCS_LEN;
 use crate::wire::stamp::{extend, COMPACT_SEQ_BITS};
 
-use seq::SeqTracker;
+use seq::{CountFrom, SeqTracker};
 
 /// Longest time an RX lcore keeps draining its queues after the stop (ns).
 const DRAIN_NS: u64 = 100_000_000;
@@ -79,6 +79,8 @@ pub struct RxTask<'q> {
     pub hw_csum: bool,
     /// Extra cycles spent per frame (test knob).
     pub slowdown_cycles: u64,
+    /// Where each stream's `lost` counts from.
+    pub count_from: CountFrom,
     /// Stream ids expected (empty: learn from stamps).
     pub expected: Vec<u32>,
     /// Sender and receiver read the same TSC (same host): one-way latency
@@ -313,12 +315,14 @@ struct Table {
     /// Distinct streams seen beyond [`MAX_STREAMS`].
     overflow_streams: u64,
     tsc_hz: u64,
+    /// Where each new stream's `lost` counts from.
+    count_from: CountFrom,
 }
 
 impl Table {
     /// A table of the `expected` streams; when `expected` is not empty,
     /// only they are checked and other ids are foreign.
-    fn new(expected: &[u32], tsc_hz: u64) -> Self {
+    fn new(expected: &[u32], tsc_hz: u64, count_from: CountFrom) -> Self {
         let mut t = Table {
             direct: vec![0; DIRECT_IDS],
             accs: Vec::with_capacity(expected.len().clamp(16, MAX_STREAMS)),
@@ -327,6 +331,7 @@ impl Table {
             overflow_ids: Vec::with_capacity(MAX_STREAMS),
             overflow_streams: 0,
             tsc_hz,
+            count_from,
         };
         let (tracked, beyond) = expected.split_at(expected.len().min(MAX_STREAMS));
         for &id in tracked {
@@ -372,7 +377,11 @@ impl Table {
             self.overflowed(id);
             return Err(Miss::Overflow);
         }
-        self.accs.push(StreamAcc::new(id, self.tsc_hz));
+        let mut acc = StreamAcc::new(id, self.tsc_hz);
+        if self.count_from != CountFrom::FirstSeen {
+            acc.seq = SeqTracker::counting_from(self.count_from);
+        }
+        self.accs.push(acc);
         let i = self.accs.len() - 1;
         if (id as usize) < DIRECT_IDS {
             self.direct[id as usize] = (i + 1) as u16;
@@ -546,7 +555,7 @@ impl Rx {
             check: Check::new(t.verify, t.hw_csum),
             slowdown: t.slowdown_cycles,
             shared_tsc: t.shared_tsc,
-            table: Table::new(&t.expected, t.tsc_hz),
+            table: Table::new(&t.expected, t.tsc_hz, t.count_from),
             out: RxOutcome::default(),
             idle_after_first: 0,
             idle_since_last: 0,
@@ -752,6 +761,7 @@ mod tests {
             verify: Verify::Full,
             hw_csum: true,
             slowdown_cycles: 0,
+            count_from: CountFrom::FirstSeen,
             expected: Vec::new(),
             shared_tsc: false,
             tsc_hz: 1_000_000_000,
@@ -887,7 +897,7 @@ mod tests {
 
     fn rx_of(expected: &[u32]) -> Rx {
         let mut r = rx();
-        r.table = Table::new(expected, 1_000_000_000);
+        r.table = Table::new(expected, 1_000_000_000, CountFrom::FirstSeen);
         r
     }
 

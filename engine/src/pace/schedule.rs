@@ -491,6 +491,24 @@ mod tests {
     }
 
     #[test]
+    fn empty_cycles_and_zero_unit_frames_are_refused() {
+        assert!(WeightedRoundRobin::with_cycles(&[(1, vec![3]), (1, vec![])]).is_err());
+        assert!(WeightedRoundRobin::with_cycles(&[(1, vec![3, 0])]).is_err());
+        assert!(WeightedRoundRobin::with_cycles(&[(1, vec![3, 1])]).is_ok());
+    }
+
+    /// The example, 1518/64/594-byte frames (L1 units) at weights
+    /// 1:1:2: the exact order, which picks by the credit each stream would
+    /// have after its next frame (weight × its own frame's units).
+    #[test]
+    fn unequal_frames_go_in_the_order_that_keeps_each_closest_to_its_share() {
+        let mut w =
+            WeightedRoundRobin::new(&[(1, 1518 + 20), (1, 64 + 20), (2, 594 + 20)]).unwrap();
+        let order: Vec<usize> = (0..16).map(|_| w.next()).collect();
+        assert_eq!(order, vec![0, 2, 2, 1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1, 1]);
+    }
+
+    #[test]
     fn smooth_interleave() {
         let mut w = WeightedRoundRobin::new(&[(5, 1), (1, 1), (1, 1)]).unwrap();
         let order: String = (0..14).map(|_| (b'A' + w.next() as u8) as char).collect();

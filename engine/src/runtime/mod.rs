@@ -303,14 +303,9 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     let tasks = tasks::plan_tasks(plan, rt.tsc_hz, &ports, &ups, Handles::new(queues))?;
     let meta = Meta::of(plan, &ports, &tasks);
     let grace = drain_grace(plan, &ports);
-    let mut watch = PortWatch::new(plan, &ports);
-    let peers = memif_tx_ports(plan, &ports, &ups);
-    let stops = EarlyStop {
-        stop_early,
-        peers: &peers,
-    };
+    let mut watch = PortWatch::new(plan, &ports, &ups);
     let (outcomes, timing) = dpdk::scope(&rt.eal, |s| {
-        run_workers(s, &rt.eal, plan, sink, &stops, tasks, grace, &mut watch)
+        run_workers(s, &rt.eal, plan, sink, stop_early, tasks, grace, &mut watch)
     })?;
     let seen = Seen {
         stats: (ports.iter().enumerate())
@@ -327,20 +322,6 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
 struct Seen {
     stats: Vec<PortStats>,
     problems: Vec<Problem>,
-}
-
-/// The memif ports TX tasks send on whose link was up at the start: the
-/// report loop watches them for a peer that leaves (its name, its port).
-fn memif_tx_ports<'p>(plan: &Plan, ports: &'p [PortRt], ups: &[Up]) -> Vec<(String, &'p Port<'p>)> {
-    (plan.ports.iter().zip(ports).enumerate())
-        .filter(|(i, (_, pr))| {
-            pr.port.info().driver == "net_memif"
-                && plan.tx.iter().any(|t| t.port == *i)
-                && ups[*i].link_bps > 0
-                && pr.port.link().up
-        })
-        .map(|(_, (pp, pr))| (pp.name.clone(), &pr.port))
-        .collect()
 }
 
 /// What the result needs to know of the tasks once they have run.
@@ -449,7 +430,7 @@ fn run_workers<'scope, 'q: 'scope>(
     eal: &Eal,
     plan: &Plan,
     sink: &mut dyn Sink,
-    stops: &EarlyStop,
+    stop_early: &StopFlag,
     tasks: Tasks<'q>,
     grace: Duration,
     watch: &mut PortWatch,
@@ -464,8 +445,8 @@ fn run_workers<'scope, 'q: 'scope>(
     let t0 = clock::sample();
     let workers = launch(s, eal, plan, tasks)?;
     let clock = (started, t0);
-    let mut timing = report_loop(plan, sink, stops, &live, &stop_tx, clock, watch);
-    let (outcomes, rx_end_s) = collect(workers, &stop_rx, grace, stops.stop_early, started);
+    let mut timing = report_loop(plan, sink, stop_early, &live, &stop_tx, clock, watch);
+    let (outcomes, rx_end_s) = collect(workers, &stop_rx, grace, stop_early, started);
     close_last_interval(plan, sink, &live, &mut timing, rx_end_s);
     Ok((outcomes, timing))
 }
@@ -508,22 +489,6 @@ fn timed<T>(work: impl FnOnce() -> T) -> (T, Option<CpuTime>) {
     (out, start.finish())
 }
 
-/// What ends a run before its duration: a signal, or a memif peer that
-/// left while the run sent to it.
-struct EarlyStop<'a> {
-    stop_early: &'a StopFlag,
-    peers: &'a [(String, &'a Port<'a>)],
-}
-
-impl EarlyStop<'_> {
-    /// The first watched port whose link is down (its peer left).
-    fn peer_gone(&self) -> Option<&str> {
-        (self.peers.iter())
-            .find(|(_, p)| !p.link().up)
-            .map(|(name, _)| name.as_str())
-    }
-}
-
 /// Print an interval line every `plan.run.interval`, empty ones included,
 /// watching the ports' links meanwhile, until the duration is over,
 /// `stop_early` is set or a watched memif peer left; then stop the
@@ -531,7 +496,7 @@ impl EarlyStop<'_> {
 fn report_loop(
     plan: &Plan,
     sink: &mut dyn Sink,
-    stops: &EarlyStop,
+    stop_early: &StopFlag,
     live: &Live,
     stop_tx: &StopFlag,
     (started, t0): (Instant, TscSample),
@@ -549,11 +514,11 @@ fn report_loop(
     loop {
         let now = started.elapsed();
         watch.poll(now.as_secs_f64());
-        if stops.stop_early.stopped() || now >= total {
+        if stop_early.stopped() || now >= total {
             break;
         }
-        if let Some(port) = stops.peer_gone() {
-            peer_left = Some((port.to_string(), now.as_secs_f64()));
+        if let Some((port, at_s)) = watch.peer_left() {
+            peer_left = Some((port.to_string(), at_s));
             break;
         }
         if now >= next_tick {

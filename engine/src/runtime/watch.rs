@@ -10,7 +10,7 @@ use crate::dpdk::{Port, PortStats};
 use crate::limits::verdict::{Limit, Verdict};
 use crate::outcome::Problem;
 
-use super::PortRt;
+use super::{PortRt, Up};
 
 /// One port as the report loop sees it.
 struct Watched<'a, 'rt> {
@@ -31,6 +31,9 @@ struct Watched<'a, 'rt> {
     outages: u32,
     /// The highest counters read while the run went on.
     stats: PortStats,
+    /// A memif port the run sends on, up at the start: its link going down
+    /// means its peer left, which ends the run (see [`PortWatch::peer_left`]).
+    ends_run: bool,
 }
 
 /// The ports of a run, watched from the main lcore.
@@ -39,8 +42,9 @@ pub(super) struct PortWatch<'a, 'rt> {
 }
 
 impl<'a, 'rt> PortWatch<'a, 'rt> {
-    /// Watches every port of `plan`, open in `ports`.
-    pub(super) fn new(plan: &Plan, ports: &'a [PortRt<'rt>]) -> Self {
+    /// Watches every port of `plan`, open in `ports` and started as `ups`
+    /// says.
+    pub(super) fn new(plan: &Plan, ports: &'a [PortRt<'rt>], ups: &[Up]) -> Self {
         let ports = (ports.iter().enumerate())
             .map(|(i, pr)| {
                 let tx = plan.tx.iter().any(|t| t.port == i);
@@ -59,6 +63,10 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
                     down_total: 0.0,
                     outages: 0,
                     stats: pr.port.stats(),
+                    ends_run: tx
+                        && pr.port.info().driver == "net_memif"
+                        && ups[i].link_bps > 0
+                        && pr.port.link().up,
                 }
             })
             .collect();
@@ -85,6 +93,14 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
                 w.stats = max_stats(&w.stats, &w.port.stats());
             }
         }
+    }
+
+    /// The first memif port the run sends on whose link is down (its peer
+    /// left), and when that was seen (seconds into the run).
+    pub(super) fn peer_left(&self) -> Option<(&str, f64)> {
+        (self.ports.iter())
+            .filter(|w| w.ends_run)
+            .find_map(|w| Some((w.name.as_str(), w.down_since?)))
     }
 
     /// Port `i`'s counters: `last`, read once the workers ended, or the

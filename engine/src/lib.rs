@@ -5,6 +5,7 @@
 //! pure and never touch DPDK, so they are unit-tested without an EAL.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
+pub mod certify;
 pub mod cli;
 pub(crate) mod config;
 pub(crate) mod counter;

@@ -1,0 +1,281 @@
+//! The typed result of an RFC 2544 certification and of each trial in it.
+//!
+//! Rates are given at two layers, as RFC 2544 and the labs that use it do:
+//! L1 (the frame plus preamble, start delimiter and inter-frame gap: 20
+//! bytes more per frame) and L2 (the frame with its FCS). "% of line" is
+//! always at L1, where 100 % is the port's line rate whatever the size.
+
+use serde::{Deserialize, Serialize};
+
+use crate::outcome::Problem;
+use crate::report::Percentiles;
+
+/// One trial the searches ask the tester to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrialSpec {
+    /// Which direction (index into [`Tester::directions`]) sends; `None`
+    /// sends on every direction at once (the aggregate of a bidirectional
+    /// topology).
+    pub direction: Option<usize>,
+    /// Ethernet frame size with FCS, bytes.
+    pub frame_size: u32,
+    /// Offered load in % of the line rate at L1 (0 < rate ≤ 100).
+    pub rate_pct: f64,
+    /// How long frames are sent, seconds (ignored when `burst` is set).
+    pub duration_s: f64,
+    /// Back-to-back: send exactly this many frames at line rate, then stop.
+    pub burst: Option<u64>,
+    /// Wait this long after the last frame before counting, seconds, so
+    /// late frames are counted in this trial and never in the next.
+    pub settle_s: f64,
+}
+
+/// Runs trials: the runtime over DPDK ports, or a simulation in tests.
+pub trait Tester {
+    /// The directions this topology measures, e.g. `["port 0 → port 1"]`,
+    /// or two for a bidirectional topology.
+    fn directions(&self) -> Vec<String>;
+    /// The line rate at L1 in bit/s of the sending port(s).
+    fn line_bps(&self) -> u64;
+    /// Send learning frames (RFC 2544 section 23) before the first trial.
+    fn learn(&mut self) -> crate::Result<()>;
+    /// Run one trial and return what it measured. An error ends the
+    /// certification (the results so far are still written).
+    fn trial(&mut self, spec: &TrialSpec) -> crate::Result<Trial>;
+    /// True once a signal asked the certification to stop: the searches
+    /// stop after the current trial and the result is marked incomplete.
+    fn stopped(&self) -> bool;
+}
+
+/// What one trial measured.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Trial {
+    /// Direction label (one of [`Tester::directions`], or `aggregate`).
+    pub direction: String,
+    /// Ethernet frame size with FCS, bytes.
+    pub frame_size: u32,
+    /// Offered load, % of line at L1.
+    pub offered_pct: f64,
+    /// Load the tester actually sent, % of line at L1 (below
+    /// `offered_pct` when the tester could not keep up).
+    pub sent_pct: f64,
+    /// Frames sent in the trial (for back-to-back: the burst length).
+    pub tx_frames: u64,
+    /// Frames received and checked good.
+    pub rx_frames: u64,
+    /// Frames lost: sent and never received (after the settle time).
+    pub lost: u64,
+    /// `lost` as % of `tx_frames` (0 when nothing was sent).
+    pub loss_pct: f64,
+    /// Frames received out of order.
+    pub reordered: u64,
+    /// Frames received more than once.
+    pub duplicated: u64,
+    /// Frames received with a bad checksum, stamp or payload.
+    pub corrupt: u64,
+    /// One-way latency of the trial's frames (one process, one TSC), when
+    /// the receiver measured it.
+    pub latency: Option<Percentiles>,
+    /// Seconds frames were sent.
+    pub duration_s: f64,
+    /// The tester itself could not offer the load (its TX missed the
+    /// target, or its lcore was descheduled): a loss in this trial is not
+    /// the device's.
+    pub tester_bound: bool,
+    /// The trial met the search's criteria (loss within the tolerance,
+    /// latency bound, no corruption).
+    pub passed: bool,
+    /// What cast doubt on this trial (the run's problems).
+    pub problems: Vec<Problem>,
+}
+
+/// What bound a throughput result.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// The device lost frames above this rate: the device's figure.
+    Device,
+    /// The line rate itself: the device forwarded everything offered.
+    Line,
+    /// The tester could not offer more: not the device's figure.
+    Tester,
+}
+
+/// Throughput (RFC 2544 section 26.1) of one frame size in one direction.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ThroughputRow {
+    /// Direction label.
+    pub direction: String,
+    /// Frame size with FCS, bytes.
+    pub frame_size: u32,
+    /// The highest rate with loss within the tolerance, % of line at L1.
+    pub rate_pct: f64,
+    /// That rate at L1, bit/s.
+    pub l1_bps: f64,
+    /// That rate at L2 (frames with FCS), bit/s.
+    pub l2_bps: f64,
+    /// That rate in frames per second.
+    pub fps: f64,
+    /// What bound it.
+    pub bound: Bound,
+    /// Trials the search ran, the confirming trial included.
+    pub trial_count: u32,
+    /// Every trial of the search, in order; the last is the confirmation.
+    pub trials: Vec<Trial>,
+}
+
+/// Latency (RFC 2544 section 26.2) of one frame size in one direction, at
+/// its throughput rate.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LatencyRow {
+    /// Direction label.
+    pub direction: String,
+    /// Frame size with FCS, bytes.
+    pub frame_size: u32,
+    /// The rate the trials ran at, % of line at L1.
+    pub rate_pct: f64,
+    /// The trials' latencies, averaged as RFC 2544 asks (mean of the
+    /// trials' figures), nanoseconds.
+    pub summary: Percentiles,
+    /// Jitter: the mean of the trials' latency standard deviations, ns
+    /// (how far a frame's latency strays from the trial's mean).
+    pub jitter_ns: f64,
+    /// Every trial.
+    pub trials: Vec<Trial>,
+}
+
+/// One point of a frame-loss curve.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LossPoint {
+    /// Offered load, % of line at L1.
+    pub rate_pct: f64,
+    /// Frame loss rate, % of frames sent (RFC 2544 section 26.3).
+    pub loss_pct: f64,
+    /// The trial behind the point.
+    pub trial: Trial,
+}
+
+/// Frame loss rate (RFC 2544 section 26.3) of one frame size in one
+/// direction: from the top rate down until two successive steps lose
+/// nothing.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LossCurve {
+    /// Direction label.
+    pub direction: String,
+    /// Frame size with FCS, bytes.
+    pub frame_size: u32,
+    /// The points, highest rate first.
+    pub points: Vec<LossPoint>,
+}
+
+/// Back-to-back (RFC 2544 section 26.4) of one frame size in one
+/// direction: the longest burst at line rate with no loss.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct BackToBackRow {
+    /// Direction label.
+    pub direction: String,
+    /// Frame size with FCS, bytes.
+    pub frame_size: u32,
+    /// Longest loss-free burst of each trial, frames.
+    pub bursts: Vec<u64>,
+    /// Their mean, frames.
+    pub mean_frames: f64,
+    /// How long the mean burst lasts at line rate, seconds.
+    pub mean_s: f64,
+    /// The search found no loss even at its longest burst: the figure is
+    /// a lower bound (the device buffers at least this much, or forwards
+    /// at line rate).
+    pub at_limit: bool,
+    /// Every trial of every search.
+    pub trials: Vec<Trial>,
+}
+
+/// The outcome of one acceptance criterion of the profile.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Criterion {
+    /// Which test it belongs to: `throughput`, `latency`, `loss` or
+    /// `back_to_back`.
+    pub test: String,
+    /// Direction label.
+    pub direction: String,
+    /// Frame size it applies to.
+    pub frame_size: u32,
+    /// What was asked, in words (`throughput ≥ 95 % of line`).
+    pub wanted: String,
+    /// What was measured, in words (`98.2 % of line`).
+    pub measured: String,
+    /// Met.
+    pub passed: bool,
+}
+
+/// The settings a certification ran with (its defaults are RFC 2544's).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Settings {
+    /// Tests run, in order: `throughput`, `latency`, `loss`, `back_to_back`.
+    pub tests: Vec<String>,
+    /// Frame sizes with FCS, bytes.
+    pub sizes: Vec<u32>,
+    /// Trial length, seconds.
+    pub trial_s: f64,
+    /// Wait after each trial, seconds.
+    pub settle_s: f64,
+    /// Throughput search resolution, % of line.
+    pub resolution_pct: f64,
+    /// Loss accepted by the throughput search, % (0: NDR).
+    pub loss_tolerance_pct: f64,
+    /// Search bounds, % of line.
+    pub lower_pct: f64,
+    /// Search bounds, % of line.
+    pub upper_pct: f64,
+    /// A trial whose p99 latency is above this fails like a loss, ns.
+    pub max_p99_ns: Option<f64>,
+    /// Latency trials per size.
+    pub latency_trials: u32,
+    /// Latency trial length, seconds.
+    pub latency_trial_s: f64,
+    /// Frame-loss step, % of line.
+    pub loss_step_pct: f64,
+    /// Back-to-back trials per size.
+    pub back_to_back_trials: u32,
+    /// Back-to-back: the longest burst tried, seconds at line rate.
+    pub back_to_back_max_s: f64,
+}
+
+/// A whole certification: what every output is rendered from.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Certification {
+    /// landspeed's version.
+    pub landspeed: String,
+    /// DPDK's version.
+    pub dpdk: String,
+    /// The profile it ran.
+    pub profile: String,
+    /// When it started, UTC, RFC 3339.
+    pub started: String,
+    /// Topology: `one_way`, `bidirectional` or `loopback`.
+    pub topology: String,
+    /// The directions measured.
+    pub directions: Vec<String>,
+    /// Line rate at L1, bit/s.
+    pub line_bps: u64,
+    /// The ports, as the run saw them (name, driver).
+    pub ports: Vec<String>,
+    /// What it ran with.
+    pub settings: Settings,
+    /// Throughput per direction and size.
+    pub throughput: Vec<ThroughputRow>,
+    /// Latency per direction and size.
+    pub latency: Vec<LatencyRow>,
+    /// Frame loss curves per direction and size.
+    pub loss: Vec<LossCurve>,
+    /// Back-to-back per direction and size.
+    pub back_to_back: Vec<BackToBackRow>,
+    /// The profile's acceptance criteria and whether each was met.
+    pub criteria: Vec<Criterion>,
+    /// Every test ran to its end (false after a signal or an error).
+    pub complete: bool,
+    /// Why it stopped early, when it did.
+    pub stopped_by: Option<String>,
+    /// What cast doubt on the figures (tester-bound trials, link loss...).
+    pub problems: Vec<Problem>,
+}

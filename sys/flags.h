@@ -33,4 +33,8 @@ static const uint32_t LS_ETH_MQ_RX_RSS_FLAG = RTE_ETH_MQ_RX_RSS_FLAG;
 static const uint64_t LS_ETH_RSS_IP = RTE_ETH_RSS_IP;
 static const uint64_t LS_ETH_RSS_UDP = RTE_ETH_RSS_UDP;
 static const uint64_t LS_ETH_RSS_TCP = RTE_ETH_RSS_TCP;
+static const uint64_t LS_MBUF_F_RX_IP_CKSUM_MASK = RTE_MBUF_F_RX_IP_CKSUM_MASK;
+static const uint64_t LS_MBUF_F_RX_L4_CKSUM_MASK = RTE_MBUF_F_RX_L4_CKSUM_MASK;
+static const uint64_t LS_MBUF_F_RX_IP_CKSUM_NONE = RTE_MBUF_F_RX_IP_CKSUM_NONE;
+static const uint64_t LS_MBUF_F_RX_L4_CKSUM_NONE = RTE_MBUF_F_RX_L4_CKSUM_NONE;
 #endif

@@ -688,3 +688,58 @@ fn streams_beyond_what_a_receiver_tracks_are_reported_not_lost() {
         out.stdout
     );
 }
+
+/// `a` and `b` in alternating runs of `run` frames each.
+fn runs_of(a: &[Vec<u8>], b: &[Vec<u8>], run: usize) -> Vec<Vec<u8>> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut ca, mut cb) = (a.chunks(run), b.chunks(run));
+    loop {
+        let (x, y) = (ca.next(), cb.next());
+        if x.is_none() && y.is_none() {
+            return out;
+        }
+        out.extend(x.into_iter().flatten().cloned());
+        out.extend(y.into_iter().flatten().cloned());
+    }
+}
+
+/// The receiver looks a stream up once for each run of its frames: the
+/// two streams, with defects, interleaved frame by frame for a third of
+/// the replay, then in runs of one RX burst (64 frames), then in runs of
+/// 100 that go on from one burst into the next, are counted exactly.
+#[test]
+fn streams_interleaved_in_runs_are_counted_exactly() {
+    let c = clean();
+    let da = Defects {
+        removed: 3,
+        swapped: 2,
+        duplicated: 2,
+        corrupted: 1,
+    };
+    let db = Defects {
+        removed: 2,
+        swapped: 1,
+        duplicated: 3,
+        corrupted: 2,
+    };
+    let a = apply(&c.a, da);
+    let b = apply(&c.b, db);
+    let (a1, a23) = a.split_at(a.len() / 3);
+    let (a2, a3) = a23.split_at(a23.len() / 2);
+    let (b1, b23) = b.split_at(b.len() / 3);
+    let (b2, b3) = b23.split_at(b23.len() / 2);
+    let mut frames = interleave(a1, b1);
+    frames.extend(runs_of(a2, b2, 64));
+    frames.extend(runs_of(a3, b3, 100));
+    assert_eq!(frames.len(), a.len() + b.len());
+    let v = replay("runs", &frames, STREAMS);
+    assert_stream(&v, ID_A, a.len(), da);
+    assert_stream(&v, ID_B, b.len(), db);
+    assert_eq!(
+        (u(&v, "/rx/foreign"), u(&v, "/rx/overflow")),
+        (0, 0),
+        "nothing foreign, nothing overflowed"
+    );
+    assert_eq!(u(&v, "/rx/lost"), (da.removed + db.removed) as u64);
+    assert_eq!(u(&v, "/mbufs_leaked"), 0);
+}

@@ -66,3 +66,17 @@ pub const RTE_ETH_RSS_IP: u64 = LS_ETH_RSS_IP;
 pub const RTE_ETH_RSS_UDP: u64 = LS_ETH_RSS_UDP;
 /// `RTE_ETH_RSS_TCP` (TCP over IPv4 and IPv6).
 pub const RTE_ETH_RSS_TCP: u64 = LS_ETH_RSS_TCP;
+
+/// `RTE_MBUF_F_RX_IP_CKSUM_MASK`: the two IP checksum status bits (none
+/// set: unknown; GOOD; BAD; both: `NONE`, the header's integrity verified
+/// though its checksum field is not valid).
+pub const RTE_MBUF_F_RX_IP_CKSUM_MASK: u64 = LS_MBUF_F_RX_IP_CKSUM_MASK;
+/// `RTE_MBUF_F_RX_L4_CKSUM_MASK`: the two L4 checksum status bits, read as
+/// the IP ones.
+pub const RTE_MBUF_F_RX_L4_CKSUM_MASK: u64 = LS_MBUF_F_RX_L4_CKSUM_MASK;
+/// `RTE_MBUF_F_RX_IP_CKSUM_NONE` (GOOD | BAD).
+pub const RTE_MBUF_F_RX_IP_CKSUM_NONE: u64 = LS_MBUF_F_RX_IP_CKSUM_NONE;
+/// `RTE_MBUF_F_RX_L4_CKSUM_NONE` (GOOD | BAD).
+pub const RTE_MBUF_F_RX_L4_CKSUM_NONE: u64 = LS_MBUF_F_RX_L4_CKSUM_NONE;
+
+pub mod csum;

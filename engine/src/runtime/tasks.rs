@@ -341,6 +341,12 @@ fn rx_task<'q>(
         RxStreams::Auto => Vec::new(),
         RxStreams::Listed(v) => v.iter().map(|&s| plan.streams[s].id).collect(),
     };
+    // Accumulators for every stream of the profile, made ready here so
+    // that a new stream's first frame allocates nothing.
+    let pool = match r.verify {
+        crate::config::Verify::None => 0,
+        _ => plan.streams.len(),
+    };
     RxTask {
         lcore: r.lcore,
         queues,
@@ -356,6 +362,7 @@ fn rx_task<'q>(
             crate::config::CountFrom::Zero => crate::rx::seq::CountFrom::Seq(0),
         },
         expected,
+        pool: crate::rx::StreamPool::new(pool, tsc_hz),
         shared_tsc,
         tsc_hz,
         live: Arc::new(Padded::new(RxLive::default())),

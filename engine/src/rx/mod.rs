@@ -13,6 +13,8 @@
 
 pub mod seq;
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use hdrhistogram::Histogram;
@@ -27,6 +29,7 @@ use crate::pace::tsc::ns_to_ticks;
 use crate::wire::dissect::{dissect_with, CorruptReason, DissectOptions, Dissected, Ours};
 use crate::wire::spec::FCS_LEN;
 use crate::wire::stamp::{extend, COMPACT_SEQ_BITS};
+use landspeed_sys::{csum::prefetch0, RTE_MBUF_F_RX_IP_CKSUM_MASK, RTE_MBUF_F_RX_L4_CKSUM_MASK};
 
 use seq::{CountFrom, SeqTracker};
 
@@ -44,8 +47,10 @@ const LOST_PUBLISH_POLLS: u64 = 64;
 /// 16 KiB each and grow with the largest value recorded, to 240 KiB at
 /// most).
 pub const MAX_STREAMS: usize = 4096;
-/// Stream ids below this are looked up directly; larger ones by search.
+/// Stream ids below this are looked up directly; larger ones in a hash map.
 const DIRECT_IDS: usize = 1 << 16;
+/// Frames ahead of the one being checked whose headers are prefetched.
+const PREFETCH_AHEAD: usize = 4;
 /// Latency and inter-arrival histograms reach this many seconds.
 const HIST_MAX_SECS: u64 = 60;
 /// Significant digits the histograms keep.
@@ -83,6 +88,9 @@ pub struct RxTask<'q> {
     pub count_from: CountFrom,
     /// Stream ids expected (empty: learn from stamps).
     pub expected: Vec<u32>,
+    /// Stream accumulators made ready on the main lcore, so that the first
+    /// frame of a new stream allocates nothing.
+    pub pool: StreamPool,
     /// Sender and receiver read the same TSC (same host): one-way latency
     /// can be measured from the stamp.
     pub shared_tsc: bool,
@@ -186,6 +194,13 @@ impl StreamAcc {
         }
     }
 
+    /// Writes every byte of the histograms' counts once, so that the pages
+    /// are mapped before the stream's first frame.
+    fn prefault(&mut self) {
+        self.latency.reset();
+        self.interarrival.reset();
+    }
+
     /// Marks an arrival at `now` in the stream's span.
     #[inline(always)]
     fn arrived(&mut self, now: u64) {
@@ -240,6 +255,29 @@ impl StreamAcc {
         let mut h = self.interarrival.clone();
         h.saturating_record_n(0, self.same_poll);
         h
+    }
+}
+
+/// Stream accumulators built and touched before the RX loop starts: a new
+/// stream takes the next one, so its first frame allocates nothing and
+/// touches no new page (on a virtual machine a first touch costs tens of
+/// thousands of cycles a page).
+#[derive(Default)]
+pub struct StreamPool {
+    accs: Vec<StreamAcc>,
+}
+
+impl StreamPool {
+    /// `n` accumulators (at most [`MAX_STREAMS`]) for a TSC of `tsc_hz`.
+    pub fn new(n: usize, tsc_hz: u64) -> Self {
+        let accs = (0..n.min(MAX_STREAMS))
+            .map(|_| {
+                let mut a = StreamAcc::new(0, tsc_hz);
+                a.prefault();
+                a
+            })
+            .collect();
+        StreamPool { accs }
     }
 }
 
@@ -299,19 +337,53 @@ enum Miss {
     Overflow,
 }
 
+/// Hashes a stream id of [`DIRECT_IDS`] or more: one multiply, its high
+/// half folded into the low bits the map indexes by.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(u32::from(b) ^ (self.0 as u32).rotate_left(8));
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        let h = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 32);
+    }
+}
+
+/// Entries of the ids of [`DIRECT_IDS`] or more, as in `Table::direct`.
+type LargeIds = HashMap<u32, u16, BuildHasherDefault<IdHasher>>;
+
 /// The streams of one RX lcore, by id.
 struct Table {
     /// For ids below [`DIRECT_IDS`]: 0 (not seen), index + 1, or
     /// [`OVERFLOWED`].
     direct: Vec<u16>,
+    /// The same for larger ids (room for every stream and as many
+    /// overflowed ones made at start: no allocation while running).
+    large: LargeIds,
+    /// The streams' accumulators: `accs[..used]`; the rest is the pool
+    /// made ready before the loop.
     accs: Vec<StreamAcc>,
+    used: usize,
+    /// The stream of the latest frame and its index: consecutive frames of
+    /// one stream look it up once.
+    last: Option<(u32, usize)>,
     /// Only the listed streams are checked (a `streams:` list).
     listed: bool,
     /// Listed ids beyond [`MAX_STREAMS`], sorted: overflow, not foreign.
     listed_beyond: Vec<u32>,
-    /// Ids of [`DIRECT_IDS`] or more seen beyond [`MAX_STREAMS`]
-    /// (preallocated; once full, further ones are not told apart).
-    overflow_ids: Vec<u32>,
+    /// Ids of [`DIRECT_IDS`] or more counted in `overflow_streams` (once
+    /// [`MAX_STREAMS`] are, further ones are not told apart).
+    large_overflowed: usize,
     /// Distinct streams seen beyond [`MAX_STREAMS`].
     overflow_streams: u64,
     tsc_hz: u64,
@@ -320,15 +392,26 @@ struct Table {
 }
 
 impl Table {
-    /// A table of the `expected` streams; when `expected` is not empty,
-    /// only they are checked and other ids are foreign.
-    fn new(expected: &[u32], tsc_hz: u64, count_from: CountFrom) -> Self {
+    /// A table of the `expected` streams, new streams taken from `pool`
+    /// first; when `expected` is not empty, only they are checked and
+    /// other ids are foreign.
+    fn new(expected: &[u32], tsc_hz: u64, count_from: CountFrom, pool: StreamPool) -> Self {
+        let mut accs = pool.accs;
+        accs.reserve(
+            expected
+                .len()
+                .clamp(16, MAX_STREAMS)
+                .saturating_sub(accs.len()),
+        );
         let mut t = Table {
             direct: vec![0; DIRECT_IDS],
-            accs: Vec::with_capacity(expected.len().clamp(16, MAX_STREAMS)),
+            large: LargeIds::with_capacity_and_hasher(2 * MAX_STREAMS, Default::default()),
+            accs,
+            used: 0,
+            last: None,
             listed: false,
             listed_beyond: Vec::new(),
-            overflow_ids: Vec::with_capacity(MAX_STREAMS),
+            large_overflowed: 0,
             overflow_streams: 0,
             tsc_hz,
             count_from,
@@ -343,49 +426,77 @@ impl Table {
         t
     }
 
-    /// The index of stream `id`'s accumulator, if it has one.
+    /// Stream `id`'s entry: 0 (not seen), index + 1, or [`OVERFLOWED`].
     #[inline(always)]
-    fn find(&self, id: u32) -> Option<usize> {
+    fn entry(&self, id: u32) -> u16 {
         if (id as usize) < DIRECT_IDS {
-            match self.direct[id as usize] {
-                0 | OVERFLOWED => None,
-                d => Some(usize::from(d) - 1),
-            }
+            self.direct[id as usize]
         } else {
-            self.accs.iter().position(|a| a.id == id)
+            self.large.get(&id).copied().unwrap_or(0)
         }
     }
 
-    /// The accumulator of stream `id`, created on first sight unless the
-    /// streams are listed (the only allocation after start-up: once per
-    /// stream, about 45 KiB).
-    #[inline]
+    /// Sets stream `id`'s entry.
+    fn set_entry(&mut self, id: u32, e: u16) {
+        if (id as usize) < DIRECT_IDS {
+            self.direct[id as usize] = e;
+        } else {
+            self.large.insert(id, e);
+        }
+    }
+
+    /// The index of stream `id`'s accumulator, if it has one.
+    #[inline(always)]
+    fn find(&self, id: u32) -> Option<usize> {
+        match self.entry(id) {
+            0 | OVERFLOWED => None,
+            d => Some(usize::from(d) - 1),
+        }
+    }
+
+    /// The accumulator of stream `id`, taken on first sight (from the
+    /// pool, else allocated: about 45 KiB) unless the streams are listed.
+    /// A frame of the same stream as the one before is not looked up.
+    #[inline(always)]
     fn slot(&mut self, id: u32) -> Result<&mut StreamAcc, Miss> {
+        let i = match self.last {
+            Some((last, i)) if last == id => i,
+            _ => self.lookup(id)?,
+        };
+        Ok(&mut self.accs[i])
+    }
+
+    /// [`Table::slot`]'s index of a stream other than the latest one.
+    #[inline]
+    fn lookup(&mut self, id: u32) -> Result<usize, Miss> {
         let i = match self.find(id) {
             Some(i) => i,
             None if self.listed => return Err(self.unlisted(id)),
             None => self.add(id)?,
         };
-        Ok(&mut self.accs[i])
+        self.last = Some((id, i));
+        Ok(i)
     }
 
     /// A new accumulator for stream `id`, or overflow when the table is
     /// full (each stream beyond it counted once in `overflow_streams`).
     #[cold]
     fn add(&mut self, id: u32) -> Result<usize, Miss> {
-        if self.accs.len() >= MAX_STREAMS {
+        if self.used >= MAX_STREAMS {
             self.overflowed(id);
             return Err(Miss::Overflow);
         }
-        let mut acc = StreamAcc::new(id, self.tsc_hz);
+        let i = self.used;
+        if i == self.accs.len() {
+            self.accs.push(StreamAcc::new(id, self.tsc_hz));
+        }
+        let acc = &mut self.accs[i];
+        acc.id = id;
         if self.count_from != CountFrom::FirstSeen {
             acc.seq = SeqTracker::counting_from(self.count_from);
         }
-        self.accs.push(acc);
-        let i = self.accs.len() - 1;
-        if (id as usize) < DIRECT_IDS {
-            self.direct[id as usize] = (i + 1) as u16;
-        }
+        self.used += 1;
+        self.set_entry(id, (i + 1) as u16);
         Ok(i)
     }
 
@@ -404,20 +515,31 @@ impl Table {
 
     /// Counts stream `id` among the overflowed streams, once.
     fn overflowed(&mut self, id: u32) {
-        if (id as usize) < DIRECT_IDS {
-            if self.direct[id as usize] != OVERFLOWED {
-                self.direct[id as usize] = OVERFLOWED;
-                self.overflow_streams += 1;
-            }
-        } else if !self.overflow_ids.contains(&id) && self.overflow_ids.len() < MAX_STREAMS {
-            self.overflow_ids.push(id);
-            self.overflow_streams += 1;
+        if self.entry(id) == OVERFLOWED {
+            return;
         }
+        if (id as usize) >= DIRECT_IDS {
+            if self.large_overflowed >= MAX_STREAMS {
+                return;
+            }
+            self.large_overflowed += 1;
+        }
+        self.set_entry(id, OVERFLOWED);
+        self.overflow_streams += 1;
     }
 
     /// Frames lost so far, summed over the streams.
     fn lost(&self) -> u64 {
-        self.accs.iter().map(|a| a.seq.counts().lost).sum()
+        self.accs[..self.used]
+            .iter()
+            .map(|a| a.seq.counts().lost)
+            .sum()
+    }
+
+    /// The streams' accumulators (the pool's unused ones dropped).
+    fn into_streams(mut self) -> Vec<StreamAcc> {
+        self.accs.truncate(self.used);
+        self.accs
     }
 }
 
@@ -453,19 +575,60 @@ impl Check {
     }
 }
 
+/// What the NIC says of one checksum: the two status bits of
+/// `RTE_MBUF_F_RX_IP_CKSUM_*` or `RTE_MBUF_F_RX_L4_CKSUM_*` under their mask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NicCsum {
+    /// Neither bit: not checked (software verifies).
+    Unknown,
+    /// `GOOD`: verified.
+    Good,
+    /// `BAD`: wrong.
+    Bad,
+    /// Both bits (`NONE`): the data's integrity verified, the checksum
+    /// field itself not valid (not to be checked in software).
+    Verified,
+}
+
+impl NicCsum {
+    /// The status under `mask` in `ol_flags`, with its `good` and `bad` bits.
+    #[inline(always)]
+    fn decode(ol_flags: u64, mask: u64, good: u64, bad: u64) -> Self {
+        match ol_flags & mask {
+            0 => NicCsum::Unknown,
+            v if v == good => NicCsum::Good,
+            v if v == bad => NicCsum::Bad,
+            _ => NicCsum::Verified,
+        }
+    }
+}
+
 /// The NIC's checksum verdict on a frame from its RX flags: a bad checksum
-/// it found, or what is left for software to verify.
+/// it found, or what is left for software to verify (the checksums whose
+/// status is unknown, and the fill).
 #[inline(always)]
 fn nic_checks(ol_flags: u64) -> Result<DissectOptions, CorruptReason> {
-    if ol_flags & RX_IP_CKSUM_BAD != 0 {
+    let ip = NicCsum::decode(
+        ol_flags,
+        RTE_MBUF_F_RX_IP_CKSUM_MASK,
+        RX_IP_CKSUM_GOOD,
+        RX_IP_CKSUM_BAD,
+    );
+    let l4 = NicCsum::decode(
+        ol_flags,
+        RTE_MBUF_F_RX_L4_CKSUM_MASK,
+        RX_L4_CKSUM_GOOD,
+        RX_L4_CKSUM_BAD,
+    );
+    if ip == NicCsum::Bad {
         return Err(CorruptReason::IpChecksum);
     }
-    if ol_flags & RX_L4_CKSUM_BAD != 0 {
+    if l4 == NicCsum::Bad {
         return Err(CorruptReason::L4Checksum);
     }
     Ok(DissectOptions {
-        verify_ip: ol_flags & RX_IP_CKSUM_GOOD == 0,
-        verify_l4: ol_flags & RX_L4_CKSUM_GOOD == 0,
+        verify_ip: ip == NicCsum::Unknown,
+        verify_l4: l4 == NicCsum::Unknown,
         verify_fill: true,
     })
 }
@@ -498,6 +661,41 @@ impl Drain {
     }
 }
 
+/// The frames of one poll, as the accounting reads them: an RX batch, or
+/// frames made in a test.
+trait Burst {
+    /// Frames in the burst.
+    fn len(&self) -> usize;
+    /// The first segment's bytes of frame `i` and the frame's length.
+    fn frame(&self, i: usize) -> (&[u8], usize);
+    /// Frame `i`'s RX offload flags.
+    fn ol_flags(&self, i: usize) -> u64;
+    /// Starts bringing frame `i`'s headers into the cache.
+    fn prefetch(&self, i: usize);
+}
+
+impl Burst for RxBatch<'_> {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        RxBatch::len(self)
+    }
+
+    #[inline(always)]
+    fn frame(&self, i: usize) -> (&[u8], usize) {
+        RxBatch::frame(self, i)
+    }
+
+    #[inline(always)]
+    fn ol_flags(&self, i: usize) -> u64 {
+        RxBatch::ol_flags(self, i)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        prefetch0(RxBatch::frame(self, i).0.as_ptr());
+    }
+}
+
 /// Poll `queue` for up to a batch of frames (freeing what the batch
 /// held); returns how many arrived.
 #[inline(always)]
@@ -507,7 +705,7 @@ fn receive<'q>(batch: &mut RxBatch<'q>, queue: &mut RxQueue<'q>) -> usize {
 
 /// Run the task until the stop flag is set and the queues are drained.
 pub fn run(mut t: RxTask<'_>) -> RxOutcome {
-    let mut rx = Rx::new(&t);
+    let mut rx = Rx::new(&mut t);
     let mut batch = RxBatch::new();
     let mut drain: Option<Drain> = None;
     let mut q = 0usize;
@@ -550,12 +748,17 @@ struct Rx {
 }
 
 impl Rx {
-    fn new(t: &RxTask<'_>) -> Self {
+    fn new(t: &mut RxTask<'_>) -> Self {
         Rx {
             check: Check::new(t.verify, t.hw_csum),
             slowdown: t.slowdown_cycles,
             shared_tsc: t.shared_tsc,
-            table: Table::new(&t.expected, t.tsc_hz, t.count_from),
+            table: Table::new(
+                &t.expected,
+                t.tsc_hz,
+                t.count_from,
+                std::mem::take(&mut t.pool),
+            ),
             out: RxOutcome::default(),
             idle_after_first: 0,
             idle_since_last: 0,
@@ -578,7 +781,7 @@ impl Rx {
     /// Accounts a poll whose frames, in `batch`, arrived at `now`, and
     /// publishes the live counts.
     #[inline(always)]
-    fn busy(&mut self, batch: &RxBatch<'_>, now: u64) {
+    fn busy(&mut self, batch: &impl Burst, now: u64) {
         let bytes = self.account(batch, now);
         let out = &mut self.out;
         if out.first_rx_tsc == 0 {
@@ -598,38 +801,61 @@ impl Rx {
         }
     }
 
-    /// Accounts every frame of `batch`; returns their bytes (FCS included).
+    /// Accounts every frame of `batch`, the headers of the frames
+    /// [`PREFETCH_AHEAD`] further on prefetched meanwhile; returns their
+    /// bytes (FCS included), counted once for the burst.
     #[inline(always)]
-    fn account(&mut self, batch: &RxBatch<'_>, now: u64) -> u64 {
+    fn account(&mut self, batch: &impl Burst, now: u64) -> u64 {
+        let n = batch.len();
         if self.slowdown > 0 {
-            spin_for(self.slowdown * batch.len() as u64);
+            spin_for(self.slowdown * n as u64);
         }
         let mut bytes = 0u64;
         match self.check {
             Check::Count => {
-                for i in 0..batch.len() {
+                for i in 0..n {
                     bytes += wire_len(batch.frame(i).1);
                 }
             }
             Check::Software(opts) => {
-                for i in 0..batch.len() {
-                    let (data, len) = batch.frame(i);
-                    let wire = wire_len(len);
-                    bytes += wire;
-                    self.dissect(data, wire, &opts, now);
-                }
+                bytes = self.each(batch, |rx, data, wire, _| {
+                    rx.dissect(data, wire, &opts, now)
+                });
             }
             Check::Nic => {
-                for i in 0..batch.len() {
-                    let (data, len) = batch.frame(i);
-                    let wire = wire_len(len);
-                    bytes += wire;
-                    self.nic_frame(data, wire, batch.ol_flags(i), now);
-                }
+                bytes = self.each(batch, |rx, data, wire, i| {
+                    rx.nic_frame(data, wire, batch.ol_flags(i), now)
+                });
             }
         }
-        self.out.frames += batch.len() as u64;
+        self.out.frames += n as u64;
         self.out.bytes += bytes;
+        bytes
+    }
+
+    /// Runs `check` on each frame of `batch` (its bytes, wire length and
+    /// index), the headers of the frames [`PREFETCH_AHEAD`] further on
+    /// prefetched meanwhile; returns the frames' bytes.
+    #[inline(always)]
+    fn each<B: Burst>(
+        &mut self,
+        batch: &B,
+        mut check: impl FnMut(&mut Self, &[u8], u64, usize),
+    ) -> u64 {
+        let n = batch.len();
+        for i in 0..PREFETCH_AHEAD.min(n) {
+            batch.prefetch(i);
+        }
+        let mut bytes = 0u64;
+        for i in 0..n {
+            if i + PREFETCH_AHEAD < n {
+                batch.prefetch(i + PREFETCH_AHEAD);
+            }
+            let (data, len) = batch.frame(i);
+            let wire = wire_len(len);
+            bytes += wire;
+            check(self, data, wire, i);
+        }
         bytes
     }
 
@@ -714,7 +940,7 @@ impl Rx {
             .saturating_sub(self.idle_after_first.saturating_sub(self.idle_since_last));
         self.live.lost.set(self.table.lost());
         out.overflow_streams = self.table.overflow_streams;
-        out.streams = self.table.accs;
+        out.streams = self.table.into_streams();
         self.out
     }
 }
@@ -755,7 +981,7 @@ mod tests {
     const GOOD: u64 = RX_IP_CKSUM_GOOD | RX_L4_CKSUM_GOOD;
 
     fn rx() -> Rx {
-        let task = RxTask {
+        let mut task = RxTask {
             lcore: 1,
             queues: Vec::new(),
             verify: Verify::Full,
@@ -763,12 +989,13 @@ mod tests {
             slowdown_cycles: 0,
             count_from: CountFrom::FirstSeen,
             expected: Vec::new(),
+            pool: StreamPool::default(),
             shared_tsc: false,
             tsc_hz: 1_000_000_000,
             live: Arc::default(),
             stop: Arc::default(),
         };
-        Rx::new(&task)
+        Rx::new(&mut task)
     }
 
     /// Frames 0..n of stream 3, as the TX side builds them.
@@ -897,7 +1124,12 @@ mod tests {
 
     fn rx_of(expected: &[u32]) -> Rx {
         let mut r = rx();
-        r.table = Table::new(expected, 1_000_000_000, CountFrom::FirstSeen);
+        r.table = Table::new(
+            expected,
+            1_000_000_000,
+            CountFrom::FirstSeen,
+            StreamPool::default(),
+        );
         r
     }
 
@@ -971,5 +1203,306 @@ mod tests {
             (out.overflow, out.overflow_streams, out.untracked),
             (2, 1, 1)
         );
+    }
+
+    #[test]
+    fn nic_flags_are_decoded_under_their_masks() {
+        use landspeed_sys::{RTE_MBUF_F_RX_IP_CKSUM_NONE, RTE_MBUF_F_RX_L4_CKSUM_NONE};
+        assert_eq!(
+            RTE_MBUF_F_RX_IP_CKSUM_MASK,
+            RX_IP_CKSUM_GOOD | RX_IP_CKSUM_BAD
+        );
+        assert_eq!(
+            RTE_MBUF_F_RX_L4_CKSUM_MASK,
+            RX_L4_CKSUM_GOOD | RX_L4_CKSUM_BAD
+        );
+        assert_eq!(RTE_MBUF_F_RX_IP_CKSUM_NONE, RTE_MBUF_F_RX_IP_CKSUM_MASK);
+        assert_eq!(RTE_MBUF_F_RX_L4_CKSUM_NONE, RTE_MBUF_F_RX_L4_CKSUM_MASK);
+        let ip = |f| {
+            NicCsum::decode(
+                f,
+                RTE_MBUF_F_RX_IP_CKSUM_MASK,
+                RX_IP_CKSUM_GOOD,
+                RX_IP_CKSUM_BAD,
+            )
+        };
+        let l4 = |f| {
+            NicCsum::decode(
+                f,
+                RTE_MBUF_F_RX_L4_CKSUM_MASK,
+                RX_L4_CKSUM_GOOD,
+                RX_L4_CKSUM_BAD,
+            )
+        };
+        // Other flags (VLAN stripped, RSS hash, the other checksum's bits)
+        // change nothing.
+        let noise = 1 | (1 << 1) | RX_L4_CKSUM_GOOD | RX_L4_CKSUM_BAD;
+        for extra in [0, noise] {
+            let x = extra & !RTE_MBUF_F_RX_IP_CKSUM_MASK;
+            assert_eq!(ip(x), NicCsum::Unknown);
+            assert_eq!(ip(x | RX_IP_CKSUM_GOOD), NicCsum::Good);
+            assert_eq!(ip(x | RX_IP_CKSUM_BAD), NicCsum::Bad);
+            assert_eq!(ip(x | RTE_MBUF_F_RX_IP_CKSUM_NONE), NicCsum::Verified);
+        }
+        assert_eq!(l4(RX_L4_CKSUM_GOOD | RX_IP_CKSUM_BAD), NicCsum::Good);
+        assert_eq!(l4(RTE_MBUF_F_RX_L4_CKSUM_NONE), NicCsum::Verified);
+        assert_eq!(l4(RX_L4_CKSUM_BAD), NicCsum::Bad);
+        assert_eq!(l4(RX_IP_CKSUM_GOOD), NicCsum::Unknown);
+
+        // NONE (integrity verified, field not valid) is neither corrupt
+        // nor checked again in software; unknown is checked.
+        let none = RTE_MBUF_F_RX_IP_CKSUM_NONE | RTE_MBUF_F_RX_L4_CKSUM_NONE;
+        let opts = nic_checks(none).expect("NONE is not a bad checksum");
+        assert_eq!(
+            (opts.verify_ip, opts.verify_l4, opts.verify_fill),
+            (false, false, true)
+        );
+        let opts = nic_checks(RX_IP_CKSUM_GOOD).unwrap();
+        assert_eq!((opts.verify_ip, opts.verify_l4), (false, true));
+        let opts = nic_checks(RX_L4_CKSUM_GOOD).unwrap();
+        assert_eq!((opts.verify_ip, opts.verify_l4), (true, false));
+        assert_eq!(
+            nic_checks(RX_IP_CKSUM_BAD | RX_L4_CKSUM_GOOD),
+            Err(CorruptReason::IpChecksum)
+        );
+        assert_eq!(
+            nic_checks(RX_IP_CKSUM_GOOD | RX_L4_CKSUM_BAD),
+            Err(CorruptReason::L4Checksum)
+        );
+    }
+
+    #[test]
+    fn nic_none_flags_take_a_frame_with_invalid_checksum_fields_as_good() {
+        // A virtual NIC that vouches for the data (NONE) while the frame's
+        // checksum fields were never filled in.
+        let mut f = frames(3);
+        for fr in &mut f {
+            fr[14 + 10] ^= 0x5A;
+        }
+        let none =
+            landspeed_sys::RTE_MBUF_F_RX_IP_CKSUM_NONE | landspeed_sys::RTE_MBUF_F_RX_L4_CKSUM_NONE;
+        let out = feed(&f, |_| none);
+        let s = &out.streams[0];
+        assert_eq!(
+            (s.frames, s.corrupt.total(), s.seq.counts().unique),
+            (3, 0, 3)
+        );
+    }
+
+    /// A burst made of frames in memory.
+    struct Frames<'a>(Vec<&'a [u8]>);
+
+    impl Burst for Frames<'_> {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn frame(&self, i: usize) -> (&[u8], usize) {
+            (self.0[i], self.0[i].len())
+        }
+        fn ol_flags(&self, _: usize) -> u64 {
+            0
+        }
+        fn prefetch(&self, i: usize) {
+            prefetch0(self.0[i].as_ptr());
+        }
+    }
+
+    /// Frames 0..n of stream `id`, `size` bytes each (FCS included).
+    fn frames_of(id: u32, n: u64, size: usize) -> Vec<Vec<u8>> {
+        let spec = StreamSpec {
+            id,
+            size: crate::wire::spec::SizeSpec::Fixed(size),
+            ..StreamSpec::default()
+        };
+        let mut b = FrameBuilder::new(&spec, CsumMode::Software).unwrap();
+        (0..n)
+            .map(|seq| {
+                let mut buf = vec![0u8; b.max_len()];
+                let len = b.write(&mut buf, seq, 1000 + seq);
+                buf.truncate(len);
+                buf
+            })
+            .collect()
+    }
+
+    /// Streams by id, each with its frames in sequence order.
+    type Streams = Vec<(u32, Vec<Vec<u8>>)>;
+
+    /// What a stream must count, worked out from the frame order alone.
+    #[derive(Debug, Default, PartialEq)]
+    struct Want {
+        frames: u64,
+        bytes: u64,
+        unique: u64,
+        lost: u64,
+        duplicated: u64,
+    }
+
+    /// Feeds `order` (stream index, sequence) of `streams` in bursts of
+    /// `burst` frames through the software path, and checks every stream's
+    /// counts and the totals against what the order implies.
+    fn check_order(streams: &[(u32, Vec<Vec<u8>>)], order: &[(usize, u64)], burst: usize) {
+        let mut r = rx();
+        r.check = Check::Software(DissectOptions::default());
+        let list: Vec<&[u8]> = order
+            .iter()
+            .map(|&(s, q)| streams[s].1[q as usize].as_slice())
+            .collect();
+        let mut now = 1_000;
+        for chunk in list.chunks(burst) {
+            r.account(&Frames(chunk.to_vec()), now);
+            now += 100;
+        }
+        let out = r.finish(1);
+        let mut total = 0;
+        for (s, (id, fr)) in streams.iter().enumerate() {
+            let seqs: Vec<u64> = order.iter().filter(|o| o.0 == s).map(|o| o.1).collect();
+            let mut distinct = seqs.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let span = distinct.last().map_or(0, |&m| m - distinct[0] + 1);
+            let want = Want {
+                frames: seqs.len() as u64,
+                bytes: seqs.len() as u64 * wire_len(fr[0].len()),
+                unique: distinct.len() as u64,
+                lost: span - distinct.len() as u64,
+                duplicated: (seqs.len() - distinct.len()) as u64,
+            };
+            let acc = out
+                .streams
+                .iter()
+                .find(|a| a.id == *id)
+                .expect("stream seen");
+            let c = acc.seq.counts();
+            let got = Want {
+                frames: acc.frames,
+                bytes: acc.bytes,
+                unique: c.unique,
+                lost: c.lost,
+                duplicated: c.duplicated,
+            };
+            assert_eq!(got, want, "stream {id}, bursts of {burst}");
+            assert_eq!(acc.corrupt.total(), 0);
+            total += want.frames;
+        }
+        assert_eq!(out.streams.len(), streams.len());
+        assert_eq!((out.frames, out.foreign, out.overflow), (total, 0, 0));
+    }
+
+    /// Three streams (one id past the direct table), 300 frames each, with
+    /// a gap and a duplicate in each, in `runs` of frames of one stream.
+    fn interleaved(runs: usize) -> (Streams, Vec<(usize, u64)>) {
+        let streams = vec![
+            (3, frames_of(3, 300, 128)),
+            (70_000, frames_of(70_000, 300, 128)),
+            (5, frames_of(5, 300, 200)),
+        ];
+        let per: Vec<Vec<u64>> = (0..3u64)
+            .map(|s| {
+                let mut q: Vec<u64> = (0..300).filter(|&q| q != 100 + s).collect();
+                q.insert(200, 150 + s);
+                q
+            })
+            .collect();
+        let mut order = Vec::new();
+        let mut at = [0usize; 3];
+        while at.iter().zip(&per).any(|(&a, p)| a < p.len()) {
+            for s in 0..3 {
+                let end = (at[s] + runs).min(per[s].len());
+                order.extend(per[s][at[s]..end].iter().map(|&q| (s, q)));
+                at[s] = end;
+            }
+        }
+        (streams, order)
+    }
+
+    #[test]
+    fn streams_interleaved_frame_by_frame_count_exactly() {
+        let (streams, order) = interleaved(1);
+        for burst in [1, 7, 32, 64] {
+            check_order(&streams, &order, burst);
+        }
+    }
+
+    #[test]
+    fn streams_in_runs_of_a_burst_count_exactly() {
+        let (streams, order) = interleaved(64);
+        check_order(&streams, &order, 64);
+        let (streams, order) = interleaved(32);
+        check_order(&streams, &order, 32);
+    }
+
+    #[test]
+    fn streams_in_runs_across_bursts_count_exactly() {
+        // Runs of 100 in bursts of 64, and of 5 in bursts of 64 and 3: a
+        // run goes on from one burst into the next.
+        let (streams, order) = interleaved(100);
+        check_order(&streams, &order, 64);
+        let (streams, order) = interleaved(5);
+        check_order(&streams, &order, 64);
+        check_order(&streams, &order, 3);
+    }
+
+    #[test]
+    fn the_latest_stream_is_not_looked_up_again_and_misses_are_not_kept() {
+        let mut t = Table::new(
+            &[],
+            1_000_000_000,
+            CountFrom::FirstSeen,
+            StreamPool::default(),
+        );
+        assert!(t.slot(80_000).is_ok());
+        assert_eq!(t.last, Some((80_000, 0)));
+        t.slot(80_000).unwrap().frames += 1;
+        assert!(t.slot(4).is_ok());
+        assert_eq!(t.last, Some((4, 1)));
+        // A listed table's miss leaves the latest stream as it was.
+        let mut l = Table::new(
+            &[9],
+            1_000_000_000,
+            CountFrom::FirstSeen,
+            StreamPool::default(),
+        );
+        assert!(l.slot(9).is_ok());
+        assert_eq!(l.slot(10).err(), Some(Miss::Untracked));
+        assert_eq!(l.last, Some((9, 0)));
+        assert_eq!(l.slot(10).err(), Some(Miss::Untracked));
+        let s = t.into_streams();
+        assert_eq!((s[0].id, s[0].frames, s[1].id), (80_000, 1, 4));
+    }
+
+    #[test]
+    fn large_stream_ids_are_found_by_hash_each_in_its_own_slot() {
+        let mut r = rx();
+        let ids: Vec<u32> = (0..2_000u32).map(|i| 65_536 + i * 65_536).collect();
+        for round in 0..3 {
+            for &id in &ids {
+                r.classify(ours(id, round), 1046, 10 + round);
+            }
+        }
+        let out = r.finish(1);
+        assert_eq!(out.streams.len(), ids.len());
+        for (acc, &id) in out.streams.iter().zip(&ids) {
+            assert_eq!((acc.id, acc.frames, acc.seq.counts().unique), (id, 3, 3));
+        }
+    }
+
+    #[test]
+    fn new_streams_take_the_pool_first_then_allocate() {
+        let pool = StreamPool::new(2, 1_000_000_000);
+        assert_eq!(pool.accs.len(), 2);
+        let mut t = Table::new(&[], 1_000_000_000, CountFrom::Seq(0), pool);
+        assert_eq!((t.accs.len(), t.used), (2, 0));
+        for id in [7, 8, 9] {
+            let acc = t.slot(id).unwrap();
+            acc.seq.record(5);
+        }
+        assert_eq!((t.accs.len(), t.used), (3, 3));
+        assert_eq!(t.lost(), 15, "each counts from 0, pooled or not");
+        let s = t.into_streams();
+        assert_eq!(s.iter().map(|a| a.id).collect::<Vec<_>>(), [7, 8, 9]);
+        // An unused pool is dropped, not reported.
+        let t = Table::new(&[], 1, CountFrom::FirstSeen, StreamPool::new(5, 1));
+        assert!(t.into_streams().is_empty());
     }
 }

@@ -31,7 +31,7 @@ fn a_newline_in_a_value_does_not_split_the_error() {
         "nl.yaml",
         "eal:\n  cores: [0]\n  \"co\\nres\": [1]\n",
     );
-    let fields = "`cores`, `memory_mb`, `hugepages`, `vdevs`, `pci`, `file_prefix`, \
+    let fields = "`cores`, `cpus`, `memory_mb`, `hugepages`, `vdevs`, `pci`, `file_prefix`, \
                   `log_level`, `extra_args`";
     assert_only_line(
         &out,

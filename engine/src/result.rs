@@ -225,13 +225,18 @@ fn add_corrupt(c: &mut CorruptCounts, o: &CorruptCounts) {
 }
 
 /// The sequence accounting of one stream counted in parts (on several RX
-/// lcores, each seeing some of its frames), as one. Exact when no
-/// sequence number reached two parts: `unique`, `lost` (the expected range,
-/// from the lowest first sequence number of any part to the highest seen,
-/// less the unique frames of all parts), `max_seq`, `stale`. `duplicated`
-/// and `reordered` are each part's own, summed: a copy that went to
-/// another lcore, or an order between frames of two lcores, is not seen
-/// (then `unique` is an upper bound and `lost` a lower one).
+/// lcores, each polling its own queues and seeing some of its frames), as
+/// one. The expected range runs from the lowest first sequence number of
+/// any part to the highest seen; `unique` is the parts' unique frames
+/// summed, `lost` the range less them, `max_seq` the highest, `stale`
+/// summed. A sequence number that reached two parts (a copy on another
+/// queue) is counted unique by each: when the parts hold more unique
+/// frames than the range has numbers, the excess is such copies, counted
+/// `duplicated` and not unique (a lower bound of the copies across parts:
+/// a copy of a frame that was lost elsewhere in the range cannot be told
+/// apart). `reordered` and its extents are each part's own, summed: order
+/// is kept per queue, and an order between frames of two queues (which
+/// RX lcores poll independently) says nothing about the network.
 pub fn merge_seq(parts: &[SeqCounts]) -> SeqCounts {
     // Each part's first expected sequence number: its range less its
     // unique frames is its lost count.
@@ -242,15 +247,17 @@ pub fn merge_seq(parts: &[SeqCounts]) -> SeqCounts {
         .min();
     let max_seq = seen.map(|p| p.max_seq).max();
     let sum = |f: fn(&SeqCounts) -> u64| parts.iter().map(f).fold(0, u64::saturating_add);
-    let unique = sum(|p| p.unique);
+    let range = match (first, max_seq) {
+        (Some(a), Some(b)) => b + 1 - a,
+        _ => 0,
+    };
+    let across = sum(|p| p.unique).saturating_sub(range);
+    let unique = sum(|p| p.unique) - across;
     SeqCounts {
         unique,
-        lost: match (first, max_seq) {
-            (Some(a), Some(b)) => (b + 1 - a).saturating_sub(unique),
-            _ => 0,
-        },
+        lost: range - unique,
         reordered: sum(|p| p.reordered),
-        duplicated: sum(|p| p.duplicated),
+        duplicated: sum(|p| p.duplicated).saturating_add(across),
         stale: sum(|p| p.stale),
         max_seq: max_seq.unwrap_or(0),
         reorder_extent_max: parts
@@ -443,12 +450,51 @@ pub struct RxTaskResult {
     pub idle_polls: u64,
     /// Frames/s this lcore could sustain at most (TSC Hz ÷ cycles/frame).
     pub max_fps: f64,
+    /// What this lcore alone counted of each stream, before the streams
+    /// of every lcore were merged by id into `rx.streams`.
+    #[serde(default)]
+    pub streams: Vec<LcoreStream>,
     /// How long the lcore's thread ran and waited for its CPU over the
     /// task (`None`: not measured). Above
     /// [`crate::limits::verdict::DESCHEDULED_MAX`] of the run spent
     /// waiting, its cycle figures are not trustworthy.
     #[serde(default)]
     pub cpu_time: Option<CpuTime>,
+}
+
+/// One stream as one RX lcore counted it: the frames its queues
+/// delivered, and the order and copies among them (a stream whose frames
+/// RSS or the sender spread over several queues has one such entry on each
+/// lcore that polls them; `rx.streams` holds it merged).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LcoreStream {
+    /// Stream id.
+    pub id: u32,
+    /// Frames this lcore received of it (good or corrupt).
+    pub frames: u64,
+    /// Their bytes, FCS included.
+    pub bytes: u64,
+    /// Distinct sequence numbers among them.
+    pub unique: u64,
+    /// Frames below the highest sequence number this lcore had seen of the
+    /// stream when they arrived (order within its own queues).
+    pub reordered: u64,
+    /// Second copies this lcore saw itself.
+    pub duplicated: u64,
+}
+
+impl LcoreStream {
+    /// What one lcore's counts `p` of a stream say.
+    fn of(p: &StreamPart) -> Self {
+        LcoreStream {
+            id: p.id,
+            frames: p.frames,
+            bytes: p.bytes,
+            unique: p.seq.unique,
+            reordered: p.seq.reordered,
+            duplicated: p.seq.duplicated,
+        }
+    }
 }
 
 /// A task's thread time: measured, and more than
@@ -1262,6 +1308,7 @@ pub(crate) fn rx_result(
         ..RxResult::default()
     };
     let mut payload = 0u64;
+    let mut parts = Vec::new();
     for (o, &(lcore, port)) in outcomes.iter().zip(meta) {
         r.frames += o.frames;
         r.bytes += o.bytes;
@@ -1273,14 +1320,15 @@ pub(crate) fn rx_result(
         r.overflow += o.overflow;
         r.overflow_streams += o.overflow_streams;
         add_corrupt(&mut r.corrupt_unattributed, &o.corrupt_unattributed);
-        tasks.push(rx_task_result(o, lcore, port, tsc_hz));
+        let own: Vec<StreamPart> = o.streams.iter().map(StreamPart::of).collect();
+        let mut task = rx_task_result(o, lcore, port, tsc_hz);
+        task.streams = own.iter().map(LcoreStream::of).collect();
+        tasks.push(task);
+        parts.extend(own);
         payload += o.payload_bytes;
     }
     // A stream spread over several lcores (RSS over queues polled by
     // different lcores) is one stream: its parts are merged.
-    let parts = outcomes
-        .iter()
-        .flat_map(|o| o.streams.iter().map(StreamPart::of));
     let merged = merge_streams(parts);
     let streams: Vec<StreamResult> = merged
         .iter()
@@ -1347,6 +1395,7 @@ fn rx_task_result(o: &RxOutcome, lcore: u32, port: u16, tsc_hz: u64) -> RxTaskRe
         },
         idle_polls: o.idle_polls,
         max_fps: if cpf > 0.0 { tsc_hz as f64 / cpf } else { 0.0 },
+        streams: Vec::new(),
         cpu_time: None,
     }
 }
@@ -1484,6 +1533,41 @@ mod tests {
         assert_eq!(merge_seq(&[a, b]).lost, 3);
         assert_eq!(merge_seq(&[a]), a);
         assert_eq!(merge_seq(&[]), SeqCounts::default());
+        // A part that saw nothing of the stream moves neither end.
+        assert_eq!(merge_seq(&[a, SeqCounts::default(), b]).lost, 3);
+        assert_eq!(merge_seq(&[SeqCounts::default(), a]), a);
+    }
+
+    #[test]
+    fn copies_on_two_lcores_are_duplicates_not_unique() {
+        // 0..=9 on one lcore, 5..=14 on the other: 5..=9 reached both.
+        let a = part(&(0..10).collect::<Vec<_>>(), &[]);
+        let b = part(&(5..15).collect::<Vec<_>>(), &[]);
+        let m = merge_seq(&[a.seq, b.seq]);
+        assert_eq!((m.unique, m.lost, m.duplicated), (15, 0, 5));
+        assert_eq!((m.max_seq, m.reordered, m.stale), (14, 0, 0));
+        // Copies and their own duplicates add up; a lost frame leaves the
+        // range short of one: 0..=9 but 3, twice 4, and 4 again elsewhere.
+        let c = part(&[0, 1, 2, 4, 4, 5, 6, 7, 8, 9], &[]);
+        let d = part(&[4], &[]);
+        assert_eq!((c.seq.unique, c.seq.lost, c.seq.duplicated), (9, 1, 1));
+        let m = merge_seq(&[c.seq, d.seq]);
+        // 10 numbers expected, 10 unique counted: the copy on the second
+        // lcore hides the loss (a lower bound of the copies, see merge_seq).
+        assert_eq!((m.unique, m.lost, m.duplicated), (10, 0, 1));
+        // Order is each lcore's own: 0 2 1 on one, 4 3 on the other.
+        let e = part(&[0, 2, 1], &[]);
+        let mut g = SeqTracker::new(0);
+        for s in [4, 3] {
+            g.record(s);
+        }
+        let m = merge_seq(&[e.seq, g.counts()]);
+        assert_eq!((m.unique, m.lost, m.duplicated, m.reordered), (5, 0, 0, 2));
+        assert_eq!(m.reorder_extent_max, 1);
+        assert_eq!(
+            m.reorder_extent_sum,
+            e.seq.reorder_extent_sum + g.counts().reorder_extent_sum
+        );
     }
 
     #[test]
@@ -1610,5 +1694,17 @@ mod tests {
         assert_eq!(r.streams[0].span_s, 10e-6);
         assert_eq!(r.streams[0].achieved, r.achieved);
         assert_eq!(r.foreign, 2);
+        // The lcore's own view of its one stream.
+        assert_eq!(
+            r.tasks[0].streams,
+            [LcoreStream {
+                id: 5,
+                frames: 11,
+                bytes: 11_000,
+                unique: 0,
+                reordered: 0,
+                duplicated: 0,
+            }]
+        );
     }
 }

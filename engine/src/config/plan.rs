@@ -38,6 +38,10 @@ pub struct Plan {
 pub struct EalPlan {
     /// All lcores given to the EAL, main lcore first.
     pub lcores: Vec<u32>,
+    /// The CPU each lcore of `lcores` runs on (parallel to it): the
+    /// lcore's own number unless `eal.cpus` maps it elsewhere, so that
+    /// several lcores may share one CPU.
+    pub cpus: Vec<u32>,
     /// The main lcore (runs the reporter, never a task).
     pub main_lcore: u32,
     /// Use hugepages; `false` runs with `--no-huge`.
@@ -72,19 +76,16 @@ impl EalPlan {
         self.log_level = FULL_DPDK_LOG.to_string();
     }
 
-    /// The argv for `rte_eal_init`, program name first: `-l`,
-    /// `--main-lcore`, `--no-huge`/`-m`, `--no-pci` or `-a` per PCI
+    /// The argv for `rte_eal_init`, program name first: `-l` (or
+    /// `--lcores=L@CPU,...` when some lcore runs on another CPU than its
+    /// own number), `--main-lcore`, `--no-huge`/`-m`, `--no-pci` or `-a` per PCI
     /// device, `--vdev` per vdev, `--file-prefix` (automatic prefixes are
     /// `ls<pid>`, with `--no-shconf` when there are no hugepages),
     /// `--log-level`, then the extra arguments.
     pub fn eal_args(&self) -> Vec<String> {
-        let lcores: Vec<String> = self.lcores.iter().map(u32::to_string).collect();
-        let mut args = vec![
-            "landspeed".to_string(),
-            "-l".into(),
-            lcores.join(","),
-            format!("--main-lcore={}", self.main_lcore),
-        ];
+        let mut args = vec!["landspeed".to_string()];
+        args.extend(self.lcore_args());
+        args.push(format!("--main-lcore={}", self.main_lcore));
         if !self.hugepages {
             args.push("--no-huge".into());
         }
@@ -114,6 +115,24 @@ impl EalPlan {
         args.push(format!("--log-level={}", self.log_level));
         args.extend(self.extra_args.iter().cloned());
         args
+    }
+}
+
+impl EalPlan {
+    /// `-l 0,1,2` when every lcore runs on the CPU of its own number, else
+    /// `--lcores=0@0,1@1,2@1`: each lcore a thread pinned to its CPU.
+    fn lcore_args(&self) -> Vec<String> {
+        let list = |f: &dyn Fn(u32, u32) -> String| {
+            let items: Vec<String> = (self.lcores.iter().zip(&self.cpus))
+                .map(|(&l, &c)| f(l, c))
+                .collect();
+            items.join(",")
+        };
+        if self.lcores == self.cpus {
+            vec!["-l".into(), list(&|l, _| l.to_string())]
+        } else {
+            vec![format!("--lcores={}", list(&|l, c| format!("{l}@{c}")))]
+        }
     }
 }
 

@@ -34,10 +34,12 @@ pub(crate) struct Profile {
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a mapping of EAL settings (cores:, memory_mb:, hugepages:, vdevs:, pci:, ...)"
+    expecting = "a mapping of EAL settings (cores:, cpus:, memory_mb:, hugepages:, vdevs:, pci:, ...)"
 )]
 pub(crate) struct Eal {
     pub cores: Vec<u32>,
+    #[serde(default)]
+    pub cpus: Option<Vec<u32>>,
     #[serde(default = "default_memory_mb")]
     pub memory_mb: u32,
     #[serde(default)]

@@ -195,6 +195,43 @@ fn eal_args() {
 }
 
 #[test]
+fn cpus_map_lcores_onto_shared_cpus() {
+    let plan = load_str(BASE, "t.yaml").unwrap();
+    assert_eq!(plan.eal.cpus, plan.eal.lcores, "each lcore on its own CPU");
+    let text = with(
+        "  cores: [0, 1, 2, 3]\n",
+        "  cores: [0, 1, 2, 3]\n  cpus: [0, 1, 1, 0]\n",
+    );
+    let plan = load_str(&text, "t.yaml").unwrap();
+    assert_eq!(plan.eal.cpus, vec![0, 1, 1, 0]);
+    let args = plan.eal.eal_args();
+    assert_eq!(args[1..3], ["--lcores=0@0,1@1,2@1,3@0", "--main-lcore=0"]);
+    assert!(!args.contains(&"-l".to_string()), "{args:?}");
+    let text = with(
+        "  cores: [0, 1, 2, 3]\n",
+        "  cores: [0, 1, 2, 3]\n  cpus: [0, 1, 2, 3]\n",
+    );
+    let args = load_str(&text, "t.yaml").unwrap().eal.eal_args();
+    assert_eq!(args[1..3], ["-l", "0,1,2,3"]);
+    let text = with(
+        "  cores: [0, 1, 2, 3]\n",
+        "  cores: [0, 1, 2, 3]\n  cpus: [0, 1]\n",
+    );
+    assert_eq!(
+        load_str(&text, "t.yaml").unwrap_err().to_string(),
+        "t.yaml:3: eal.cpus: 2 CPUs for 4 lcores: give one CPU per lcore of eal.cores, in its order"
+    );
+    let text = with(
+        "  cores: [0, 1, 2, 3]\n",
+        "  cores: [0, 1, 2, 3]\n  cpus: [0, 1, 128, 127]\n",
+    );
+    assert_eq!(
+        load_str(&text, "t.yaml").unwrap_err().to_string(),
+        "t.yaml:3: eal.cpus[2]: CPU 128 is beyond the 128 CPUs DPDK is built for (RTE_MAX_LCORE)"
+    );
+}
+
+#[test]
 fn relative_paths_resolve_against_the_profile_folder() {
     let dir = tempfile::tempdir().unwrap();
     let sub = dir.path().join("profiles");

@@ -46,6 +46,10 @@ const MIN_INTERVAL: Duration = Duration::from_millis(10);
 /// devices than this cannot all become ports.
 pub(crate) const MAX_PORTS: usize = 32;
 
+/// The most lcores (and CPUs) DPDK is built for (`RTE_MAX_LCORE` in
+/// Debian's rte_build_config.h).
+const MAX_LCORE: u32 = 128;
+
 /// Log levels `--log-level` accepts by name.
 const LOG_LEVELS: [&str; 8] = [
     "emergency",
@@ -553,6 +557,7 @@ impl Checker<'_> {
         }
         Ok(EalPlan {
             lcores: e.cores.clone(),
+            cpus: self.cpus(&e.cores, e.cpus.as_deref())?,
             main_lcore: e.cores[0],
             hugepages: e.hugepages,
             memory_mb: e.memory_mb,
@@ -577,6 +582,31 @@ impl Checker<'_> {
             self.listed_once(&mut seen, "eal.cores", i, c, format!("lcore {c}"))?;
         }
         Ok(())
+    }
+
+    /// `eal.cpus`: the CPU each lcore of `eal.cores` runs on, one per
+    /// lcore; absent, each lcore runs on the CPU of its own number.
+    fn cpus(&self, cores: &[u32], cpus: Option<&[u32]>) -> Result<Vec<u32>, ConfigError> {
+        let Some(cpus) = cpus else {
+            return Ok(cores.to_vec());
+        };
+        if cpus.len() != cores.len() {
+            return Err(self.err(
+                "eal.cpus",
+                format!(
+                    "{} CPUs for {} lcores: give one CPU per lcore of eal.cores, in its order",
+                    cpus.len(),
+                    cores.len()
+                ),
+            ));
+        }
+        if let Some((i, &c)) = cpus.iter().enumerate().find(|(_, &c)| c >= MAX_LCORE) {
+            return Err(self.err(
+                format!("eal.cpus[{i}]"),
+                format!("CPU {c} is beyond the {MAX_LCORE} CPUs DPDK is built for (RTE_MAX_LCORE)"),
+            ));
+        }
+        Ok(cpus.to_vec())
     }
 
     /// Record item `i` of `list` under `key`, `what` naming it in the error

@@ -536,16 +536,22 @@ fn check_kernel_mtu(plan: &Plan, i: usize) -> Result<()> {
     Ok(())
 }
 
-/// Every lcore the profile names must exist on this machine.
+/// The CPU of every lcore the profile names must exist on this machine.
 pub(super) fn check_lcores_exist(plan: &Plan) -> Result<()> {
     let online = online_cpus();
-    for &l in &plan.eal.lcores {
-        if !online.is_empty() && !online.contains(&l) {
+    let mapped = plan.eal.cpus != plan.eal.lcores;
+    for (&l, &c) in plan.eal.lcores.iter().zip(&plan.eal.cpus) {
+        if !online.is_empty() && !online.contains(&c) {
+            let (field, what) = if mapped {
+                ("eal.cpus", format!("CPU {c} (of lcore {l})"))
+            } else {
+                ("eal.cores", format!("lcore {l}"))
+            };
             return Err(perr(
                 plan,
-                "eal.cores",
+                field,
                 format!(
-                    "lcore {l} does not exist on this machine (online CPUs: {})",
+                    "{what} does not exist on this machine (online CPUs: {})",
                     format_cpus(&online)
                 ),
             ));

@@ -106,6 +106,7 @@ pub(super) fn plan_tasks<'q>(
             &shared,
         )?);
     }
+    check_port_lines(plan, &tx)?;
     let mut rx = Vec::new();
     for (ri, r) in plan.rx.iter().enumerate() {
         let mut queues = Vec::new();
@@ -244,6 +245,67 @@ fn tx_rate(plan: &Plan, ti: usize, link_bps: u64) -> Result<Rate> {
     }
     Ok(rate)
 }
+
+/// The share of its port's line (L1) that TX task `ti` takes at `rate`
+/// with its smallest share of any of its frame sizes: what it takes at
+/// the least, whatever its weights pick.
+fn line_share(plan: &Plan, ti: usize, rate: &Rate, link_bps: u64) -> f64 {
+    let t = &plan.tx[ti];
+    let sizes = t.streams.iter().flat_map(|&s| {
+        let spec = &plan.streams[s];
+        spec.frame_sizes()
+            .into_iter()
+            .map(move |size| (size, size - FCS_LEN - spec.header_len()))
+    });
+    sizes
+        .map(|(size, payload)| {
+            let l1 = bits_per_frame(Layer::L1, size, payload) as f64;
+            let units = bits_per_frame(rate.layer(), size, payload) as f64;
+            rate.per_sec() as f64 * l1 / units / link_bps.max(1) as f64
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The TX tasks of one port share its line: each task's rate is its own,
+/// and together they may not ask more than the line carries.
+fn check_port_lines(plan: &Plan, tx: &[TxTask]) -> Result<()> {
+    for port in 0..plan.ports.len() {
+        let mine: Vec<usize> = (0..plan.tx.len())
+            .filter(|&ti| plan.tx[ti].port == port)
+            .collect();
+        if mine.len() < 2 {
+            continue;
+        }
+        let shares: Vec<f64> = mine
+            .iter()
+            .map(|&ti| line_share(plan, ti, &tx[ti].rate, tx[ti].line_bps))
+            .collect();
+        let total: f64 = shares.iter().sum();
+        if total > 1.0 + LINE_SHARE_SLACK {
+            let each: Vec<String> = (mine.iter().zip(&shares))
+                .map(|(ti, s)| format!("tx[{ti}] {:.1} %", s * 100.0))
+                .collect();
+            let last = mine[mine.len() - 1];
+            return Err(perr(
+                plan,
+                &format!("tx[{last}].rate"),
+                format!(
+                    "the TX tasks of port `{}` together ask {:.1} % of its {} line ({}): \
+                     each task's rate is its own, and the tasks of one port share its line",
+                    plan.ports[port].name,
+                    total * 100.0,
+                    crate::pace::rate::format_bps(tx[last].line_bps),
+                    each.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Rounding allowed when the shares of one port's tasks add up to its
+/// whole line (two tasks at `50%` each).
+const LINE_SHARE_SLACK: f64 = 1e-9;
 
 /// A payload-layer rate counts payload bytes: every stream of the task
 /// must have the same header length.

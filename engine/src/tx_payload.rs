@@ -34,7 +34,7 @@ pub(crate) struct PortPayload {
     pub attach_from: Option<usize>,
 }
 
-/// What `ports[i].payload` means on a device that does (`multi_segs`) or
+/// What `ports[i].payload` means on a device that does or
 /// does not report multi-segment TX.
 pub(crate) fn resolve(plan: &Plan, i: usize, info: &PortInfo) -> PortPayload {
     let attach_from = match plan.ports[i].payload {
@@ -165,7 +165,7 @@ impl<'q> Payload<'q> {
     }
 }
 
-/// The payload step of a task on `queue` of port `pr_payload`, as a
+/// The payload step of task `ti` on `queue` (its port set up as `port`), as a
 /// profile error naming the task when the pattern cannot be placed.
 pub(crate) fn for_task<'q>(
     plan: &Plan,

@@ -6,6 +6,7 @@
 #include <rte_mempool.h>
 #include <rte_mbuf.h>
 #include <rte_ethdev.h>
+#include <rte_memzone.h>
 #include "shim.h"
 
 uint16_t ls_rx_burst(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
@@ -46,4 +47,36 @@ uint16_t ls_pktmbuf_headroom(void)
 unsigned ls_mempool_in_use_count(const struct rte_mempool *mp)
 {
 	return rte_mempool_in_use_count(mp);
+}
+
+void ls_pktmbuf_attach_extbuf(struct rte_mbuf *m, void *buf_addr, uint64_t buf_iova,
+			      uint16_t buf_len, struct rte_mbuf_ext_shared_info *shinfo)
+{
+	rte_pktmbuf_attach_extbuf(m, buf_addr, buf_iova, buf_len, shinfo);
+}
+
+uint16_t ls_mbuf_ext_refcnt_update(struct rte_mbuf_ext_shared_info *shinfo, int16_t value)
+{
+	return rte_mbuf_ext_refcnt_update(shinfo, value);
+}
+
+const struct rte_memzone *ls_memzone_reserve_contig(const char *name, uint64_t len, int socket,
+						    unsigned align)
+{
+	return rte_memzone_reserve_aligned(name, len, socket, RTE_MEMZONE_IOVA_CONTIG, align);
+}
+
+int ls_memzone_free(const struct rte_memzone *mz)
+{
+	return rte_memzone_free(mz);
+}
+
+void *ls_memzone_addr(const struct rte_memzone *mz)
+{
+	return mz->addr;
+}
+
+uint64_t ls_memzone_iova(const struct rte_memzone *mz)
+{
+	return mz->iova;
 }

@@ -14,4 +14,17 @@ int ls_errno(void);
 uint64_t ls_mbuf_size(void);
 uint16_t ls_pktmbuf_headroom(void);
 unsigned ls_mempool_in_use_count(const struct rte_mempool *mp);
+
+/* External buffers (TX payloads attached from a shared fill pattern) and
+ * the IOVA-contiguous memory they live in. */
+struct rte_mbuf_ext_shared_info;
+struct rte_memzone;
+void ls_pktmbuf_attach_extbuf(struct rte_mbuf *m, void *buf_addr, uint64_t buf_iova,
+			      uint16_t buf_len, struct rte_mbuf_ext_shared_info *shinfo);
+uint16_t ls_mbuf_ext_refcnt_update(struct rte_mbuf_ext_shared_info *shinfo, int16_t value);
+const struct rte_memzone *ls_memzone_reserve_contig(const char *name, uint64_t len, int socket,
+						    unsigned align);
+int ls_memzone_free(const struct rte_memzone *mz);
+void *ls_memzone_addr(const struct rte_memzone *mz);
+uint64_t ls_memzone_iova(const struct rte_memzone *mz);
 #endif

@@ -491,3 +491,80 @@ fn weights_share_the_rate_in_bits_at_the_task_layer() {
         );
     }
 }
+
+/// `profile` with `payload: MODE` on the capture port.
+fn with_payload(yaml: &str, mode: &str) -> String {
+    let port = "    device: net_pcap0\n";
+    assert!(yaml.contains(port));
+    yaml.replace(port, &format!("{port}    payload: {mode}\n"))
+}
+
+/// `frame` with the stamp's TX TSC and the stamp check (the only bytes
+/// that depend on when the frame left) zeroed.
+fn without_tsc(frame: &[u8]) -> Vec<u8> {
+    let fr = parse_frame(frame).unwrap();
+    let stamp = frame.len() - fr.payload.len();
+    let mut f = frame.to_vec();
+    f[stamp + 16..stamp + 24].fill(0);
+    f[stamp + 28..stamp + 30].fill(0);
+    f
+}
+
+/// Runs the four kinds at `size` with `payload: mode`, checks the capture
+/// (etherparse: headers, checksums, stamp, fill) and returns its frames,
+/// the frames whose fill was attached and the run's JSON.
+fn capture_payload(dir: &Path, size: usize, mode: &str) -> (Vec<Vec<u8>>, u64, Value) {
+    let defs: Vec<Def> = Def::four().into_iter().map(|d| d.size(size)).collect();
+    let name = format!("{mode}{size}");
+    let yaml = with_payload(&profile(&name, &defs, "50M"), mode);
+    let (_, v) = run_profile(dir, &name, &yaml, &["-q"]);
+    let frames = read_pcap(&dir.join(format!("{name}.pcap")));
+    check_capture(&frames, &defs, &v);
+    assert_eq!(u(&v, "/mbufs_leaked"), 0, "{mode} {size}: mbufs leaked");
+    let attached = u(&v["tx"]["tasks"][0], "/attached_frames");
+    (frames, attached, v)
+}
+
+/// The fill attached as a second segment (net_pcap writes chained mbufs
+/// whole) puts the same bytes on the wire as the fill copied: frame for
+/// frame, every byte but the departure TSC, for IPv4 and IPv6, UDP and
+/// TCP, at 9130, 1518 and an odd size. Every attached frame is counted,
+/// none in copy mode, and no mbuf of either pool (frames, segments) leaks.
+#[test]
+fn attached_payload_is_byte_identical_to_copied() {
+    for size in [9130usize, 1518, 1001] {
+        let dir = tempfile::tempdir().unwrap();
+        let (att, n_att, va) = capture_payload(dir.path(), size, "attach");
+        let (copy, n_copy, _) = capture_payload(dir.path(), size, "copy");
+        assert_eq!(n_att, u(&va, "/tx/frames"), "{size}: every frame attached");
+        assert_eq!(n_copy, 0, "{size}: no frame attached in copy mode");
+        let n = att.len().min(copy.len());
+        assert!(n >= 8, "{size}: {n} frames to compare");
+        for (i, (a, c)) in att.iter().zip(&copy).take(n).enumerate() {
+            assert_eq!(a.len(), c.len(), "{size}: frame {i} length");
+            assert!(
+                without_tsc(a) == without_tsc(c),
+                "{size}: frame {i} differs between attach and copy"
+            );
+        }
+    }
+}
+
+/// `payload: auto` on net_pcap, which does not report multi-segment TX,
+/// copies; a word other than auto, attach or copy is refused, naming the
+/// field and its line.
+#[test]
+fn payload_auto_copies_on_a_port_without_multi_segment_tx_and_bad_words_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, attached, v) = capture_payload(dir.path(), 9130, "auto");
+    assert!(u(&v, "/tx/frames") > 0);
+    assert_eq!(attached, 0, "net_pcap does not report MULTI_SEGS: copied");
+    let defs = [Def::simple("s", 1, false, false)];
+    let yaml = with_payload(&profile("bad", &defs, "1M"), "glue");
+    let p = common::write_file(dir.path(), "bad.yaml", &yaml);
+    let out = common::landspeed(dir.path(), [std::ffi::OsStr::new("run"), p.as_os_str()]);
+    out.assert_error(&[
+        "bad.yaml:8: ports[0].payload",
+        "unknown payload mode `glue`: use auto, attach or copy",
+    ]);
+}

@@ -24,6 +24,7 @@ pub(crate) mod rng;
 pub(crate) mod runtime;
 pub(crate) mod rx;
 pub(crate) mod tx;
+pub(crate) mod tx_payload;
 pub(crate) mod units;
 pub mod wire;
 

@@ -362,6 +362,9 @@ pub struct TxTaskResult {
     /// Times a batch of mbufs could not be allocated (pool empty: the PMD
     /// held every mbuf); each was retried at once.
     pub alloc_failed: u64,
+    /// Data frames whose fill was attached as a second segment, not copied.
+    #[serde(default)]
+    pub attached_frames: u64,
     /// Gap mode: the data's L1 rate on a link of the port's speed that
     /// sends data and gap frames back to back.
     pub link_paced_l1_bps: Option<f64>,
@@ -1183,6 +1186,7 @@ fn tx_task_result(o: &TxOutcome, m: &TxMeta, tsc_hz: u64) -> TxTaskResult {
         gap_frames: o.gap_frames,
         gap_bytes: o.gap_bytes,
         alloc_failed: o.alloc_failed,
+        attached_frames: o.attached,
         link_paced_l1_bps: matches!(m.mode, TxMode::Gap { .. }).then(|| {
             // On a link that sends data and gap frames back to back,
             // data takes this share of the line.

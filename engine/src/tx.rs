@@ -66,6 +66,8 @@ pub struct TxTask<'q> {
     pub live: Arc<Padded<TxLive>>,
     /// The stop signal.
     pub stop: Arc<StopFlag>,
+    /// How each frame's fill gets into it: copied or attached.
+    pub payload: crate::tx_payload::Payload<'q>,
 }
 
 /// What one TX lcore did.
@@ -96,6 +98,8 @@ pub struct TxOutcome {
     /// rates are frames taken over this span, however long the port
     /// refused them.
     pub span_cycles: u64,
+    /// Frames the PMD took with their fill attached, not copied.
+    pub attached: u64,
 }
 
 /// What one batch slot holds, from fill to account.
@@ -159,13 +163,14 @@ impl Stream {
 
 /// Where data frames come from: the streams, the interleave that picks
 /// the next one, and the pacer that gives its departure time.
-struct Source {
+struct Source<'q> {
     streams: Vec<Stream>,
     interleave: Interleave,
     pacer: Pacer,
+    payload: crate::tx_payload::Payload<'q>,
 }
 
-impl Source {
+impl Source<'_> {
     /// Writes the next frame, by the streams' weights, into slot `i` of
     /// `batch`, due at the pacer's next departure when `PACED`. Returns the
     /// stream's index and the slot.
@@ -174,7 +179,8 @@ impl Source {
         let s = self.interleave.next();
         let st = &mut self.streams[s];
         let len = st.builder.next_len();
-        st.builder.write(batch.frame_mut(i, len), st.seq, 0);
+        self.payload
+            .write(s, &mut st.builder, batch, i, len, st.seq);
         st.seq += 1;
         if let Some(ol) = st.offload {
             batch.set_offload(i, ol);
@@ -243,7 +249,7 @@ struct Tx<'q> {
     ahead: usize,
     /// Frames per `tx_burst` (1 in spin mode: every frame already due).
     group: usize,
-    source: Source,
+    source: Source<'q>,
     stream_ids: Vec<u32>,
     gaps: Option<Gaps>,
     recorder: DepartureRecorder,
@@ -311,6 +317,7 @@ impl<'q> Tx<'q> {
             source: Source {
                 streams,
                 interleave: t.interleave,
+                payload: t.payload,
                 pacer: Pacer::new(t.pattern, schedule, t.line_bps)
                     .expect("the plan validated the pattern"),
             },
@@ -489,6 +496,7 @@ impl<'q> Tx<'q> {
     /// What the task did over a loop of `loop_cycles` that sent for
     /// `span_cycles`; frees the mbufs not sent.
     fn outcome(self, loop_cycles: u64, span_cycles: u64) -> TxOutcome {
+        let unsent_attached = self.batch.chained_pending() as u64;
         drop(self.batch);
         let mut pace = self.recorder.summary();
         pace.set_target(&self.rate);
@@ -510,6 +518,7 @@ impl<'q> Tx<'q> {
             wait_cycles: self.totals.wait_cycles,
             alloc_failed: self.totals.alloc_failed,
             span_cycles,
+            attached: self.source.payload.attached() - unsent_attached,
         }
     }
 }

@@ -29,7 +29,8 @@ pub use error::ConfigError;
 #[cfg(test)]
 use plan::{Checksum, RunPlan};
 pub use plan::{
-    Clock, CountFrom, Device, Plan, PortPlan, RxStreams, Verify, DEFAULT_DPDK_LOG, FULL_DPDK_LOG,
+    Clock, CountFrom, Device, Payload, Plan, PortPlan, RxStreams, Verify, DEFAULT_DPDK_LOG,
+    FULL_DPDK_LOG,
 };
 #[cfg(test)]
 pub(crate) use validate::MAX_PORTS;

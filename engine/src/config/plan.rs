@@ -172,6 +172,8 @@ pub struct PortPlan {
     pub tx_ring: u16,
     /// Where checksums are computed.
     pub checksum: Checksum,
+    /// How TX frames carry their fill.
+    pub payload: Payload,
     /// The link's kind for line-rate figures; `None`: ask the PMD.
     pub link: Option<LinkKind>,
     /// The receiving host's I/O bus for the verdict, if given.
@@ -232,6 +234,34 @@ impl fmt::Display for Checksum {
             Checksum::Software => "software",
             Checksum::Offload => "offload",
         })
+    }
+}
+
+/// How a port's TX frames carry their fill: copied into each frame, or
+/// attached as a second segment from the run's pattern in DPDK memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Payload {
+    /// Attach where the device sends chained mbufs, copy otherwise.
+    Auto,
+    /// Always attach (the device must send chained mbufs whole).
+    Attach,
+    /// Always copy.
+    Copy,
+}
+
+impl FromStr for Payload {
+    type Err = String;
+
+    /// `auto`, `attach` or `copy`, in any case.
+    fn from_str(s: &str) -> Result<Payload, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Payload::Auto),
+            "attach" => Ok(Payload::Attach),
+            "copy" => Ok(Payload::Copy),
+            _ => Err(format!(
+                "unknown payload mode `{s}`: use auto, attach or copy"
+            )),
+        }
     }
 }
 

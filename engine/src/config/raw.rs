@@ -76,6 +76,8 @@ pub(crate) struct Port {
     #[serde(default = "default_auto_scalar")]
     pub checksum: Scalar,
     #[serde(default = "default_auto_scalar")]
+    pub payload: Scalar,
+    #[serde(default = "default_auto_scalar")]
     pub link: Scalar,
     #[serde(default)]
     pub bus: Option<Scalar>,

@@ -11,8 +11,8 @@ use super::error::ConfigError;
 use super::ext::{Bus, Layer, LinkKind, Pattern, RateSpec, TxMode};
 use super::locate::Locator;
 use super::plan::{
-    Checksum, Clock, CountFrom, Device, EalPlan, Plan, PortPlan, RunPlan, RxStreams, RxTaskPlan,
-    TxTaskPlan, Verify,
+    Checksum, Clock, CountFrom, Device, EalPlan, Payload, Plan, PortPlan, RunPlan, RxStreams,
+    RxTaskPlan, TxTaskPlan, Verify,
 };
 use super::raw::{self, describe, scalar_text, Scalar, Value};
 use super::stream;
@@ -842,6 +842,7 @@ impl Checker<'_> {
             }
         }
         let checksum: Checksum = self.parse(&format!("{at}.checksum"), p.checksum.as_str())?;
+        let payload: Payload = self.parse(&format!("{at}.payload"), p.payload.as_str())?;
         let link: Option<LinkKind> = match p.link.as_str().trim() {
             "auto" => None,
             text => Some(self.parse(&format!("{at}.link"), text)?),
@@ -858,6 +859,7 @@ impl Checker<'_> {
             rx_ring: p.rx_ring,
             tx_ring: p.tx_ring,
             checksum,
+            payload,
             link,
             bus,
             promiscuous: p.promiscuous,

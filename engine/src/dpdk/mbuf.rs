@@ -11,7 +11,7 @@ use std::ptr;
 
 use landspeed_sys as sys;
 
-use super::{DpdkError, Mempool, RxQueue, TxQueue};
+use super::{DpdkError, ExtPattern, Mempool, RxQueue, Segment, TxQueue};
 
 /// The largest batch (TX or RX burst) the engine uses.
 pub const BATCH_MAX: usize = 64;
@@ -170,6 +170,46 @@ impl<'p> TxBatch<'p> {
         }
     }
 
+    /// Chains `seg` after the data of unsent slot `i`, carrying `len`
+    /// bytes of `pattern` from `off`: the frame grows by `len` bytes the
+    /// PMD reads from the pattern. Call once per frame, after
+    /// [`frame_mut`](Self::frame_mut). Panics if the slot already has a
+    /// second segment, `seg` is of another port, or the span leaves the
+    /// pattern.
+    #[inline]
+    pub fn attach(
+        &mut self,
+        i: usize,
+        seg: Segment<'_>,
+        pattern: &ExtPattern<'_>,
+        off: usize,
+        len: usize,
+    ) {
+        let m = self.slot(i);
+        assert!(
+            seg.frames_pool == self.pool.raw(),
+            "a segment is attached to a frame of its own port"
+        );
+        pattern.attach_to(seg.mbuf.as_ptr(), off, len);
+        let seg = seg.into_raw();
+        // SAFETY: m is a valid mbuf owned by this batch; seg, now attached,
+        // passes to it: freeing the frame (PMD or batch) frees both.
+        unsafe {
+            assert!((*m).next.is_null(), "a frame gets one attached segment");
+            (*m).next = seg;
+            (*m).nb_segs = 2;
+            (*m).pkt_len += len as u32;
+        }
+    }
+
+    /// Unsent frames of more than one segment (attached payloads not sent).
+    pub fn chained_pending(&self) -> usize {
+        (self.mbufs[self.head..self.len].iter())
+            // SAFETY: unsent slots hold valid mbufs owned by the batch.
+            .filter(|&&m| unsafe { (*m).nb_segs } > 1)
+            .count()
+    }
+
     /// Request checksum offloads on unsent slot `i`.
     #[inline]
     pub fn set_offload(&mut self, i: usize, ol: TxOffload) {
@@ -316,6 +356,27 @@ impl<'p> RxBatch<'p> {
                 std::slice::from_raw_parts(data, usize::from((*m).data_len)),
                 (*m).pkt_len as usize,
             )
+        }
+    }
+
+    /// Every byte of frame `i`, over all its segments, into `out`
+    /// (cleared first).
+    pub fn copy_frame(&self, i: usize, out: &mut Vec<u8>) {
+        assert!(
+            i < self.len,
+            "mbuf index {i} outside a batch of {}",
+            self.len
+        );
+        out.clear();
+        let mut m = self.mbufs[i];
+        while !m.is_null() {
+            // SAFETY: m is a segment of a valid received mbuf owned by the
+            // batch; each holds data_len bytes at buf_addr + data_off.
+            unsafe {
+                let data = ((*m).buf_addr as *const u8).add(usize::from((*m).data_off));
+                out.extend_from_slice(std::slice::from_raw_parts(data, usize::from((*m).data_len)));
+                m = (*m).next;
+            }
         }
     }
 

@@ -39,6 +39,7 @@
 //!     tx_ring: 1024,
 //!     max_frame: 2048,
 //!     tx_checksum_offload: false,
+//!     tx_multi_segs: false,
 //!     rx_checksum_offload: false,
 //!     promiscuous: true,
 //! };
@@ -178,10 +179,48 @@
 //! }
 //! ```
 //!
+//! A fill pattern in DPDK memory is attached from by one lcore: it cannot
+//! be shared (DPDK counts its references without atomics while only its
+//! owner holds one):
+//!
+//! ```compile_fail,E0277
+//! use landspeed::dpdk::ExtPattern;
+//! fn shared<T: Sync>(_: &T) {}
+//! fn share(p: &ExtPattern) {
+//!     shared(p);
+//! }
+//! ```
+//!
+//! Segments to attach come from a port's segment pool and cannot outlive
+//! the port:
+//!
+//! ```compile_fail,E0505
+//! use landspeed::dpdk::{Eal, Port, Segments};
+//! fn run(eal: &Eal) {
+//!     let port = Port::open(eal, 0).unwrap();
+//!     let queues = port.start().unwrap();
+//!     let segs = Segments::new(&queues.tx[0]);
+//!     drop(port);
+//!     drop(segs);
+//! }
+//! ```
+//!
+//! and a segment, once attached, belongs to its frame:
+//!
+//! ```compile_fail,E0382
+//! use landspeed::dpdk::{ExtPattern, Segments, TxBatch};
+//! fn twice(batch: &mut TxBatch, segs: &mut Segments, p: &ExtPattern) {
+//!     let seg = segs.take().unwrap();
+//!     batch.attach(0, seg, p, 0, 100);
+//!     batch.attach(1, seg, p, 0, 100);
+//! }
+//! ```
+//!
 //! Opening a port that is already open is refused at run time (the id is
 //! a number, not a type): [`Port::open`] returns an error.
 
 mod eal;
+mod extbuf;
 mod lcore;
 mod mbuf;
 mod mempool;
@@ -190,6 +229,7 @@ pub mod signal;
 pub mod tsc;
 
 pub use eal::Eal;
+pub use extbuf::{ExtPattern, Segment, Segments};
 pub use lcore::{scope, Lcore, Scope, Worker};
 pub(crate) use mbuf::check_layout;
 pub use mbuf::{RxBatch, TxBatch, TxOffload, BATCH_MAX};

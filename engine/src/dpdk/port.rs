@@ -66,6 +66,11 @@ impl PortInfo {
         self.rx_offload_capa & need == need
     }
 
+    /// Whether the driver says it sends chained (multi-segment) mbufs.
+    pub fn tx_multi_segs(&self) -> bool {
+        self.tx_offload_capa & sys::RTE_ETH_TX_OFFLOAD_MULTI_SEGS != 0
+    }
+
     /// Names of the checksum-related offloads the port has, for listings.
     pub fn offload_names(&self) -> Vec<&'static str> {
         let mut v = Vec::new();
@@ -124,6 +129,9 @@ pub struct PortConfig {
     pub max_frame: u32,
     /// Ask the NIC to compute TX checksums.
     pub tx_checksum_offload: bool,
+    /// Frames may be chained (an attached payload segment): multi-segment
+    /// TX is requested where the driver offers it, and fast free is not.
+    pub tx_multi_segs: bool,
     /// Ask the NIC to verify RX checksums.
     pub rx_checksum_offload: bool,
     /// Receive every frame regardless of destination MAC.
@@ -241,6 +249,8 @@ pub struct Port<'eal> {
     closed: bool,
     /// Dropped after the port is closed (fields drop after `Drop::drop`).
     pool: Option<Mempool<'eal>>,
+    /// Data-less mbufs for attached payload segments (dropped after close).
+    segs: Option<Mempool<'eal>>,
     _claim: Claim,
     _eal: PhantomData<&'eal Eal>,
 }
@@ -261,6 +271,8 @@ pub struct TxQueue<'p> {
     pub(super) port: u16,
     pub(super) queue: u16,
     pub(super) pool: &'p Mempool<'p>,
+    /// The port's segment pool, if it has one.
+    pub(super) segs: Option<&'p Mempool<'p>>,
     _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -326,6 +338,7 @@ impl<'eal> Port<'eal> {
             started: Cell::new(false),
             closed: false,
             pool: None,
+            segs: None,
             _claim: claim,
             _eal: PhantomData,
         })
@@ -393,6 +406,20 @@ impl<'eal> Port<'eal> {
         dev.default_txconf
     }
 
+    /// Give the port a pool of segment mbufs for attached payloads
+    /// ([`Segments`](super::Segments)), freed after the port is closed.
+    /// Refused once started (the queue handles carry it) or if it has one.
+    pub fn set_segment_pool(&mut self, pool: Mempool<'eal>) -> Result<(), DpdkError> {
+        if self.started.get() || self.segs.is_some() {
+            return Err(DpdkError::msg(
+                format!("port {}", self.info.name),
+                "a segment pool is set once, before the start",
+            ));
+        }
+        self.segs = Some(pool);
+        Ok(())
+    }
+
     /// Start the configured device and hand out its queue handles, one
     /// per queue. Refused when not configured or already started: the
     /// handles of one start are the only ones.
@@ -425,6 +452,7 @@ impl<'eal> Port<'eal> {
                     port: self.id,
                     queue,
                     pool,
+                    segs: self.segs.as_ref(),
                     _not_sync: PhantomData,
                 })
                 .collect(),
@@ -456,6 +484,16 @@ impl<'eal> Port<'eal> {
     pub fn close(mut self) -> Option<Mempool<'eal>> {
         self.shut_down();
         self.pool.take()
+    }
+
+    /// Like [`close`](Self::close), giving back the segment pool too.
+    pub fn close_pools(mut self) -> Vec<Mempool<'eal>> {
+        self.shut_down();
+        self.pool
+            .take()
+            .into_iter()
+            .chain(self.segs.take())
+            .collect()
     }
 
     fn shut_down(&mut self) {
@@ -550,7 +588,9 @@ fn eth_conf(info: &PortInfo, cfg: &PortConfig, rxq: u16) -> sys::rte_eth_conf {
             | sys::RTE_ETH_TX_OFFLOAD_UDP_CKSUM
             | sys::RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
     }
-    if info.tx_offload_capa & sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE != 0 {
+    if cfg.tx_multi_segs {
+        conf.txmode.offloads |= info.tx_offload_capa & sys::RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+    } else if info.tx_offload_capa & sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE != 0 {
         conf.txmode.offloads |= sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
     }
     if cfg.rx_checksum_offload {

@@ -180,6 +180,8 @@ struct PortRt<'rt> {
     port: Port<'rt>,
     /// The NIC computes TX checksums.
     tx_offload: bool,
+    /// How its TX frames get their fill.
+    payload: crate::tx_payload::PortPayload,
 }
 
 /// What a port said when it was started.
@@ -235,6 +237,7 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
             ))
         }
     };
+    let payload = crate::tx_payload::resolve(plan, i, &info);
     let cfg = PortConfig {
         rx_queues: pp.rx_queues,
         tx_queues: pp.tx_queues,
@@ -242,12 +245,21 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
         tx_ring: devices::clamp_ring(pp.tx_ring, info.tx_ring),
         max_frame,
         tx_checksum_offload: tx_offload,
+        tx_multi_segs: payload.attach_from.is_some(),
         rx_checksum_offload: info.rx_checksum_offload(),
         promiscuous: pp.promiscuous,
     };
     port.configure(&cfg, pool)
         .map_err(|e| perr(plan, &field, e))?;
-    Ok(PortRt { port, tx_offload })
+    if payload.attach_from.is_some() {
+        let segs = crate::tx_payload::segment_pool(&rt.eal, i, mbufs, info.socket);
+        (segs.and_then(|p| port.set_segment_pool(p))).map_err(|e| perr(plan, &field, e))?;
+    }
+    Ok(PortRt {
+        port,
+        tx_offload,
+        payload,
+    })
 }
 
 /// Open the device of port `i`, saying what is likely wrong when DPDK
@@ -637,7 +649,7 @@ fn finish(
     // rings freed): what is not was leaked somewhere.
     result.mbufs_leaked = ports
         .into_iter()
-        .filter_map(|p| p.port.close())
+        .flat_map(|p| p.port.close_pools())
         .map(|pool| u64::from(pool.in_use()))
         .sum();
     Ok(result)

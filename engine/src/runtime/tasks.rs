@@ -164,7 +164,9 @@ fn tx_task<'q>(
                 .map_err(|e| perr(plan, &format!("streams[{s}].{}", e.field), e.message))?,
         );
     }
+    let payload = crate::tx_payload::for_task(plan, ti, &queue, &builders, pr.payload)?;
     Ok(TxTask {
+        payload,
         lcore: t.lcore,
         queue,
         builders,

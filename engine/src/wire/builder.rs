@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::checksum;
 use super::ethernet::{EtherType, EthernetFrame, EthernetRepr, VlanRepr, VlanTag};
 use super::fill::{FillPattern, SplitMix64};
+use super::fill_sum::FillSums;
 use super::ipv4::{Ipv4Packet, Ipv4Repr};
 use super::ipv6::{Ipv6Packet, Ipv6Repr};
 use super::spec::{IpSpec, L4Spec, PortSet, SpecError, StreamSpec, ValueSet, Vary, FCS_LEN};
@@ -562,15 +563,55 @@ impl FrameBuilder {
     /// `buf` is shorter. `seq` is the stream sequence number; `tx_tsc` can be
     /// patched later with [`set_tx_tsc`](Self::set_tx_tsc).
     pub fn write(&mut self, buf: &mut [u8], seq: u64, tx_tsc: u64) -> usize {
+        match self.write_with(buf, seq, tx_tsc, None) {
+            Some(_) => self.cur_len,
+            None => 0,
+        }
+    }
+
+    /// The next frame's split for a payload kept outside it: the bytes
+    /// written per frame (headers and a full stamp) and the fill's length,
+    /// or `None` when the frame carries a compact stamp or no fill.
+    pub fn split(&self) -> Option<(usize, usize)> {
+        let head = self.template.len() + StampLayout::Full.len();
+        let fill = self.cur_len.checked_sub(head)?;
+        (fill > 0).then_some((head, fill))
+    }
+
+    /// Like [`write`](Self::write), but writes only the headers and stamp
+    /// (the first bytes of [`split`](Self::split)) into `buf` and copies no
+    /// fill: the checksums account for it from `sums`, the table of this
+    /// builder's fill pattern. Returns the fill's offset in the pattern
+    /// (its bytes follow the stamp on the wire), or `None`, writing
+    /// nothing, when `split` is `None` or `buf` is shorter.
+    pub fn write_head(
+        &mut self,
+        buf: &mut [u8],
+        seq: u64,
+        tx_tsc: u64,
+        sums: &FillSums,
+    ) -> Option<usize> {
+        self.split()?;
+        self.write_with(buf, seq, tx_tsc, Some(sums))
+    }
+
+    /// [`write`](Self::write) with the fill copied (`attach` is `None`) or
+    /// left in the pattern and summed from `attach`; returns the fill's
+    /// offset in the pattern.
+    fn write_with(
+        &mut self,
+        buf: &mut [u8],
+        seq: u64,
+        tx_tsc: u64,
+        attach: Option<&FillSums>,
+    ) -> Option<usize> {
         let len = self.cur_len;
         let hdr = self.template.len();
-        let Some(f) = buf.get_mut(..len) else {
-            return 0;
-        };
-        let payload_len = len - hdr;
-        let Some(layout) = StampLayout::for_payload(payload_len) else {
-            return 0; // unreachable: sizes were validated against the minimum
-        };
+        let payload_len = len.checked_sub(hdr)?;
+        // None is unreachable: sizes were validated against the minimum.
+        let layout = StampLayout::for_payload(payload_len)?;
+        let slen = layout.len();
+        let f = buf.get_mut(..if attach.is_some() { hdr + slen } else { len })?;
         f[..hdr].copy_from_slice(&self.template);
         let l3 = self.l2_len;
         let l4 = l3 + self.l3_len;
@@ -591,10 +632,12 @@ impl FrameBuilder {
             l4 + 6
         };
 
-        let slen = layout.len();
-        let fill_sum = self
-            .fill
-            .write(&mut f[hdr + slen..], seq.wrapping_add(self.fill_salt));
+        let fill_seq = seq.wrapping_add(self.fill_salt);
+        let fill_off = FillPattern::offset_for(fill_seq);
+        let fill_sum = match attach {
+            None => self.fill.write(&mut f[hdr + slen..], fill_seq),
+            Some(sums) => sums.sum(fill_off, payload_len - slen),
+        };
         let stamp = Stamp {
             layout,
             stream_id: self.stream_id,
@@ -622,7 +665,12 @@ impl FrameBuilder {
             pseudo
         };
         put16(f, csum_off, l4_field);
-        len
+        Some(fill_off)
+    }
+
+    /// This builder's fill pattern (shared with the run's other streams).
+    pub fn fill_pattern(&self) -> &Arc<FillPattern> {
+        &self.fill
     }
 
     /// Patches the stamp's TX TSC in a frame this builder wrote, just before

@@ -54,6 +54,12 @@ impl FillPattern {
         }
     }
 
+    /// The pattern's bytes (a frame's fill is `len` of them from
+    /// [`offset_for`](Self::offset_for) its sequence number).
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
     /// Largest fill this pattern serves.
     pub fn max_fill(&self) -> usize {
         self.max_fill

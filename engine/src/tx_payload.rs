@@ -1,0 +1,179 @@
+//! The payload step of a TX frame: its fill after the stamp is either
+//! copied into the frame's mbuf or, on a port set up for chained mbufs,
+//! attached as a second segment pointing into the run's fill pattern in
+//! DPDK memory. The frame's bytes on the wire are the same either way; an
+//! attached frame's checksums take the fill's sum from a per-offset table,
+//! so nothing reads the fill per frame.
+//!
+//! Chosen per port (`ports[].payload`: `auto` attaches where the driver
+//! reports multi-segment TX, `attach` and `copy` force one), then per
+//! frame: frames with a compact stamp or a fill shorter than the port's
+//! threshold are copied, and so is any frame when the segment pool runs
+//! dry (the frame is the same, only slower).
+
+use std::sync::Arc;
+
+use crate::config::{Payload as Mode, Plan};
+use crate::dpdk::{DpdkError, Eal, ExtPattern, Mempool, PortInfo, Segments, TxBatch, TxQueue};
+use crate::wire::fill::FillPattern;
+use crate::wire::fill_sum::FillSums;
+use crate::wire::FrameBuilder;
+use crate::Result;
+
+/// In `auto`, fills shorter than this are copied: below it a copy costs
+/// less than a segment's attach and free.
+const AUTO_MIN_FILL: usize = 1024;
+/// Most segment mbufs of a port: below the 16-bit reference count of a
+/// pattern, which every attached segment of a TX lcore holds one of.
+const MAX_SEGMENTS: u32 = 65_000;
+
+/// How the port's frames get their fill, decided when it is configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PortPayload {
+    /// Fills of at least this many bytes are attached; `None`: all copied.
+    pub attach_from: Option<usize>,
+}
+
+/// What `ports[i].payload` means on a device that does or
+/// does not report multi-segment TX.
+pub(crate) fn resolve(plan: &Plan, i: usize, info: &PortInfo) -> PortPayload {
+    let attach_from = match plan.ports[i].payload {
+        Mode::Copy => None,
+        Mode::Attach => Some(1),
+        Mode::Auto => info.tx_multi_segs().then_some(AUTO_MIN_FILL),
+    };
+    PortPayload { attach_from }
+}
+
+/// The segment pool of a port whose frames attach: as many data-less
+/// mbufs as its frame pool has (`mbufs`), on `socket`.
+pub(crate) fn segment_pool<'e>(
+    eal: &'e Eal,
+    i: usize,
+    mbufs: u32,
+    socket: i32,
+) -> std::result::Result<Mempool<'e>, DpdkError> {
+    Mempool::create(
+        eal,
+        &format!("ls_segs{i}"),
+        mbufs.min(MAX_SEGMENTS),
+        0,
+        socket,
+    )
+}
+
+/// A fill pattern in DPDK memory and the sums of its spans.
+struct Attached<'q> {
+    ext: ExtPattern<'q>,
+    sums: Arc<FillSums>,
+}
+
+/// One TX task's payload step: per stream, copy or attach.
+pub struct Payload<'q> {
+    /// Segments to attach; `None`: every frame is copied.
+    segs: Option<Segments<'q>>,
+    /// The distinct fill patterns of the task's streams.
+    patterns: Vec<Attached<'q>>,
+    /// Per stream: the index of its pattern in `patterns`.
+    stream_pattern: Vec<usize>,
+    /// Fills of at least this many bytes are attached.
+    attach_from: usize,
+    /// Frames prepared with their fill attached.
+    attached: u64,
+}
+
+impl<'q> Payload<'q> {
+    /// Every frame copied.
+    pub fn copy() -> Self {
+        Payload {
+            segs: None,
+            patterns: Vec::new(),
+            stream_pattern: Vec::new(),
+            attach_from: usize::MAX,
+            attached: 0,
+        }
+    }
+
+    /// The payload step of a task sending `builders`' frames on `queue`,
+    /// of a port whose frames attach as `port` says.
+    pub(crate) fn new(
+        queue: &TxQueue<'q>,
+        builders: &[FrameBuilder],
+        port: PortPayload,
+    ) -> std::result::Result<Self, DpdkError> {
+        let (Some(attach_from), Some(segs)) = (port.attach_from, Segments::new(queue)) else {
+            return Ok(Self::copy());
+        };
+        let mut seen: Vec<&Arc<FillPattern>> = Vec::new();
+        let mut patterns = Vec::new();
+        let mut stream_pattern = Vec::new();
+        for b in builders {
+            let fill = b.fill_pattern();
+            let k = match seen.iter().position(|p| Arc::ptr_eq(p, fill)) {
+                Some(k) => k,
+                None => {
+                    patterns.push(Attached {
+                        ext: ExtPattern::new(queue, fill.bytes())?,
+                        sums: Arc::new(FillSums::new(fill.bytes())),
+                    });
+                    seen.push(fill);
+                    seen.len() - 1
+                }
+            };
+            stream_pattern.push(k);
+        }
+        Ok(Payload {
+            segs: Some(segs),
+            patterns,
+            stream_pattern,
+            attach_from,
+            attached: 0,
+        })
+    }
+
+    /// Frames prepared with their fill attached.
+    pub fn attached(&self) -> u64 {
+        self.attached
+    }
+
+    /// Writes the next frame of stream `s` (of `len` bytes, from `b`) into
+    /// slot `i` of `batch`: headers, stamp and either the fill copied or
+    /// the fill attached.
+    #[inline(always)]
+    pub fn write(
+        &mut self,
+        s: usize,
+        b: &mut FrameBuilder,
+        batch: &mut TxBatch<'_>,
+        i: usize,
+        len: usize,
+        seq: u64,
+    ) {
+        if let Some(segs) = self.segs.as_mut() {
+            if let Some((head, fill)) = b.split().filter(|&(_, f)| f >= self.attach_from) {
+                if let Some(seg) = segs.take() {
+                    let p = &self.patterns[self.stream_pattern[s]];
+                    if let Some(off) = b.write_head(batch.frame_mut(i, head), seq, 0, &p.sums) {
+                        batch.attach(i, seg, &p.ext, off, fill);
+                        self.attached += 1;
+                        return;
+                    }
+                }
+            }
+        }
+        b.write(batch.frame_mut(i, len), seq, 0);
+    }
+}
+
+/// The payload step of task `ti` on `queue` (its port set up as `port`), as a
+/// profile error naming the task when the pattern cannot be placed.
+pub(crate) fn for_task<'q>(
+    plan: &Plan,
+    ti: usize,
+    queue: &TxQueue<'q>,
+    builders: &[FrameBuilder],
+    port: PortPayload,
+) -> Result<Payload<'q>> {
+    Payload::new(queue, builders, port)
+        .map_err(|e| crate::runtime::perr(plan, &format!("tx[{ti}]"), e))
+}

@@ -590,7 +590,9 @@ mod tests {
     /// recorded one by one.
     #[test]
     fn a_burst_in_one_step_equals_its_frames_one_by_one() {
-        let bursts: [(u64, &[(u64, u32, u32)]); 4] = [
+        // (TSC after the burst, its frames' (due, length, payload)).
+        type Burst<'a> = (u64, &'a [(u64, u32, u32)]);
+        let bursts: [Burst; 4] = [
             (1000, &[(900, 64, 18), (967, 64, 18), (1034, 64, 18)]),
             (1500, &[(1101, 1518, 1472)]),
             (1500, &[(1168, 64, 18), (1235, 594, 548)]),

@@ -29,3 +29,11 @@ pub(crate) mod units;
 pub mod wire;
 
 pub use error::{Error, Result};
+
+/// The streams of the profile `text`, as the TX path builds their frames
+/// (for tests that rebuild a capture's frames with [`wire::FrameBuilder`]).
+pub fn profile_streams(text: &str) -> std::result::Result<Vec<wire::spec::StreamSpec>, String> {
+    config::load_str(text, "profile")
+        .map(|p| p.streams)
+        .map_err(|e| e.to_string())
+}

@@ -12,16 +12,19 @@
 use std::sync::Arc;
 
 use crate::counter::{Padded, StopFlag, TxLive};
-use crate::dpdk::{tsc, TxBatch, TxOffload, TxQueue, BATCH_MAX};
+use crate::dpdk::{
+    tsc, DpdkError, Eal, TemplatePool, TxBatch, TxOffload, TxQueue, BATCH_MAX, CACHE_MAX,
+};
 use crate::pace::measure::{DepartureRecorder, PaceSummary};
-use crate::pace::mode::{GapFrames, GapPlanner, TxMode};
+use crate::pace::mode::{departing, GapFrames, GapPlanner, TxMode};
 use crate::pace::pattern::{Pacer, Pattern};
 use crate::pace::rate::Rate;
 use crate::pace::schedule::{Interleave, Schedule};
 use crate::pace::tsc::ns_to_ticks;
-use crate::wire::builder::FrameBuilder;
+use crate::wire::builder::{FrameBuilder, FramePlan};
 use crate::wire::pause::{PauseFrame, PauseRepr};
 use crate::wire::spec::FCS_LEN;
+use crate::tx_payload::Payload;
 use crate::wire::MacAddr;
 
 /// Frames prepared ahead in spin mode (each still leaves at its own time).
@@ -40,6 +43,11 @@ pub struct TxTask<'q> {
     pub queue: TxQueue<'q>,
     /// One builder per stream.
     pub builders: Vec<FrameBuilder>,
+    /// Per stream (parallel to `builders`), the pool whose mbufs hold its
+    /// headers; `None`: its frames come from the port's pool and get their
+    /// headers written per frame. The runtime keeps each pool until the
+    /// port is closed.
+    pub pools: Vec<Option<Arc<TemplatePool<'q>>>>,
     /// Which stream sends each frame: the streams' weights share the
     /// task's rate at its layer (bits, or frames).
     pub interleave: Interleave,
@@ -67,7 +75,46 @@ pub struct TxTask<'q> {
     /// The stop signal.
     pub stop: Arc<StopFlag>,
     /// How each frame's fill gets into it: copied or attached.
-    pub payload: crate::tx_payload::Payload<'q>,
+    pub payload: Payload<'q>,
+}
+
+/// Most streams of a task whose frames come from template pools of their
+/// own; the streams of a task with more share the port's pool and get
+/// their headers written per frame (a pool per stream costs a TX ring's
+/// worth of mbufs).
+pub const TEMPLATE_POOLS_MAX: usize = 8;
+
+/// The template pools of a task's streams (see [`TxTask::pools`]): one per
+/// builder, each of mbufs for a TX ring of `tx_ring` descriptors, the
+/// batches in flight and two lcores' caches, on NUMA `socket`, named
+/// `{name}s{k}`; none when there are more than [`TEMPLATE_POOLS_MAX`]
+/// streams.
+pub fn template_pools<'e>(
+    eal: &'e Eal,
+    name: &str,
+    builders: &[FrameBuilder],
+    tx_ring: u16,
+    socket: i32,
+) -> Result<Vec<Option<Arc<TemplatePool<'e>>>>, DpdkError> {
+    if builders.len() > TEMPLATE_POOLS_MAX {
+        return Ok(builders.iter().map(|_| None).collect());
+    }
+    let count = (u32::from(tx_ring) + 2 * BATCH_MAX as u32 + 3 * CACHE_MAX).next_power_of_two() - 1;
+    let mut pools = Vec::with_capacity(builders.len());
+    for (k, b) in builders.iter().enumerate() {
+        let mut head = vec![0u8; b.stamp_offset()];
+        b.init_head(&mut head);
+        let pool = TemplatePool::create(
+            eal,
+            &format!("{name}s{k}"),
+            count,
+            b.max_len() as u32,
+            socket,
+            &head,
+        )?;
+        pools.push(Some(Arc::new(pool)));
+    }
+    Ok(pools)
 }
 
 /// What one TX lcore did.
@@ -124,8 +171,11 @@ impl Slot {
 }
 
 /// One stream of the task: its builder and what the loop keeps for it.
-struct Stream {
+struct Stream<'q> {
     builder: FrameBuilder,
+    /// The pool whose mbufs already hold the stream's headers (`None`:
+    /// the port's, headers written per frame).
+    pool: Option<Arc<TemplatePool<'q>>>,
     /// Checksum offload request for its frames; `None` when the port
     /// computes no checksums (a freshly allocated mbuf requests none).
     offload: Option<TxOffload>,
@@ -138,10 +188,10 @@ struct Stream {
     payload: u64,
 }
 
-impl Stream {
-    /// A stream of `builder`'s frames, whose checksums the port computes
-    /// when `offload`.
-    fn new(builder: FrameBuilder, offload: bool) -> Self {
+impl<'q> Stream<'q> {
+    /// A stream of `builder`'s frames from `pool`, whose checksums the
+    /// port computes when `offload`.
+    fn new(builder: FrameBuilder, pool: Option<Arc<TemplatePool<'q>>>, offload: bool) -> Self {
         Stream {
             offload: offload.then(|| {
                 TxOffload::checksums(
@@ -153,6 +203,7 @@ impl Stream {
             }),
             overhead: (builder.stamp_offset() + FCS_LEN) as u32,
             builder,
+            pool,
             seq: 0,
             frames: 0,
             bytes: 0,
@@ -161,31 +212,57 @@ impl Stream {
     }
 }
 
+impl Stream<'_> {
+    /// Writes the planned frame `plan` (sequence `seq`) into slot `i` of
+    /// `batch`: the headers' changing fields and the stamp into the first
+    /// segment, then the payload: copied, or attached by `payload` as a
+    /// second segment.
+    #[inline(always)]
+    fn write(
+        &mut self,
+        batch: &mut TxBatch<'_>,
+        i: usize,
+        (plan, seq): &(FramePlan, u64),
+        payload: &mut Payload<'_>,
+        s: usize,
+    ) {
+        let seg = payload.segment(plan);
+        let len = if seg.is_some() { plan.head_len } else { plan.len };
+        let f = batch.frame_mut(i, len);
+        if self.pool.is_none() {
+            self.builder.init_head(f);
+        }
+        self.builder.write_head(f, *seq, plan);
+        match seg {
+            None => self.builder.write_fill(f, *seq, plan),
+            Some(seg) => payload.attach(s, batch, i, seg, plan),
+        }
+        if let Some(ol) = self.offload {
+            batch.set_offload(i, ol);
+        }
+    }
+}
+
 /// Where data frames come from: the streams, the interleave that picks
 /// the next one, and the pacer that gives its departure time.
 struct Source<'q> {
-    streams: Vec<Stream>,
+    streams: Vec<Stream<'q>>,
     interleave: Interleave,
     pacer: Pacer,
-    payload: crate::tx_payload::Payload<'q>,
+    payload: Payload<'q>,
 }
 
 impl Source<'_> {
-    /// Writes the next frame, by the streams' weights, into slot `i` of
-    /// `batch`, due at the pacer's next departure when `PACED`. Returns the
-    /// stream's index and the slot.
+    /// Plans the next frame, by the streams' weights, due at the pacer's
+    /// next departure when `PACED`, into `plan`. Returns the stream's index
+    /// and the slot.
     #[inline(always)]
-    fn frame<const PACED: bool>(&mut self, batch: &mut TxBatch<'_>, i: usize) -> (usize, Slot) {
+    fn plan<const PACED: bool>(&mut self, plan: &mut (FramePlan, u64)) -> (usize, Slot) {
         let s = self.interleave.next();
         let st = &mut self.streams[s];
-        let len = st.builder.next_len();
-        self.payload
-            .write(s, &mut st.builder, batch, i, len, st.seq);
+        *plan = (st.builder.plan(st.seq), st.seq);
         st.seq += 1;
-        if let Some(ol) = st.offload {
-            batch.set_offload(i, ol);
-        }
-        let size = len + FCS_LEN;
+        let size = plan.0.len + FCS_LEN;
         let due = if PACED { self.pacer.next(size) } else { 0 };
         (
             s,
@@ -245,6 +322,11 @@ struct Tx<'q> {
     queue: TxQueue<'q>,
     batch: TxBatch<'q>,
     slots: [Slot; BATCH_MAX],
+    /// Per data slot, its frame's plan and stream sequence number.
+    plans: [(FramePlan, u64); BATCH_MAX],
+    /// The slots of the next batch are planned but not yet allocated (the
+    /// pool was empty): the next fill allocates them as planned.
+    planned: bool,
     /// Frames allocated and prepared per batch.
     ahead: usize,
     /// Frames per `tx_burst` (1 in spin mode: every frame already due).
@@ -276,12 +358,6 @@ pub fn run(t: TxTask<'_>) -> TxOutcome {
     tx.outcome(end - loop_start, end.saturating_sub(from))
 }
 
-/// Allocate `n` mbufs into the empty `batch`, all or none.
-#[inline(always)]
-fn alloc(batch: &mut TxBatch<'_>, n: usize) -> bool {
-    batch.fill(n)
-}
-
 /// Hand up to `n` frames from the head of `batch` to the PMD; returns how
 /// many it took.
 #[inline(always)]
@@ -298,8 +374,8 @@ impl<'q> Tx<'q> {
             TxMode::Burst(n) => (usize::from(n).min(BATCH_MAX), usize::from(n).min(BATCH_MAX)),
             TxMode::Max | TxMode::Gap { .. } => (MAX_BURST, MAX_BURST),
         };
-        let streams: Vec<Stream> = (t.builders.into_iter())
-            .map(|b| Stream::new(b, t.offload))
+        let streams: Vec<Stream> = (t.builders.into_iter().zip(t.pools))
+            .map(|(b, pool)| Stream::new(b, pool, t.offload))
             .collect();
         let start = tsc::now() + ns_to_ticks(FIRST_DEPARTURE_NS, t.tsc_hz);
         // Payload-layer rates count each frame's payload: the frame less
@@ -312,6 +388,8 @@ impl<'q> Tx<'q> {
             batch: TxBatch::new(&t.queue),
             queue: t.queue,
             slots: [Slot::Gap { size: 0 }; BATCH_MAX],
+            plans: [(FramePlan::default(), 0); BATCH_MAX],
+            planned: false,
             ahead,
             group,
             source: Source {
@@ -343,8 +421,11 @@ impl<'q> Tx<'q> {
     /// The loop: fill, wait (`PACED` only), send, account, until the stop.
     /// `PACED` is the mode's [`TxMode::waits`]: spin and burst wait for
     /// each departure time and record it against the schedule; max and gap
-    /// never wait.
+    /// never wait. One TSC read per `tx_burst`, after it: that is when the
+    /// burst left and when the next is decided (the wait reads more only
+    /// while the next frame is not yet due, a fill once per batch).
     fn run_loop<const PACED: bool>(&mut self) {
+        let mut now = tsc::now();
         loop {
             if self.batch.is_empty() {
                 if self.stop.stopped() {
@@ -354,17 +435,17 @@ impl<'q> Tx<'q> {
                     self.totals.alloc_failed += 1;
                     continue;
                 }
+                now = tsc::now();
             }
-            let now = if PACED {
-                match self.wait() {
-                    Some(now) => now,
+            if PACED {
+                match self.wait(now) {
+                    Some(t) => now = t,
                     None => return,
                 }
-            } else {
-                tsc::now()
-            };
+            }
             let head = self.batch.head();
             let sent = self.send(self.due_count(now), now);
+            now = tsc::now();
             if sent == 0 {
                 // A port that refuses everything (a peer gone) must not
                 // hold the run open.
@@ -373,30 +454,44 @@ impl<'q> Tx<'q> {
                 }
                 continue;
             }
-            self.account::<PACED>(head, sent, tsc::now());
+            self.account::<PACED>(head, sent, now);
         }
     }
 
-    /// Allocate a batch and prepare every slot: in gap mode the gap frames
-    /// still owed come first, each data frame's gap after it.
+    /// Prepare a batch: plan its slots (kept as planned while the pool is
+    /// empty), allocate their mbufs, write the frames.
     #[inline(always)]
     fn fill<const PACED: bool>(&mut self) -> bool {
-        if !alloc(&mut self.batch, self.ahead) {
+        if !self.planned {
+            self.plan::<PACED>();
+            self.planned = true;
+        }
+        if !self.alloc() {
             return false;
         }
-        let (batch, source) = (&mut self.batch, &mut self.source);
+        self.write();
+        self.planned = false;
+        true
+    }
+
+    /// Decides what each slot of the next batch holds: in gap mode the gap
+    /// frames still owed come first, each data frame's gap after it.
+    #[inline(always)]
+    fn plan<const PACED: bool>(&mut self) {
+        let slots = self.slots[..self.ahead].iter_mut();
+        let (source, plans) = (&mut self.source, &mut self.plans);
         match self.gaps.as_mut() {
             None => {
-                for (i, slot) in self.slots[..self.ahead].iter_mut().enumerate() {
-                    *slot = source.frame::<PACED>(batch, i).1;
+                for (slot, plan) in slots.zip(plans.iter_mut()) {
+                    *slot = source.plan::<PACED>(plan).1;
                 }
             }
             Some(gaps) => {
-                for (i, slot) in self.slots[..self.ahead].iter_mut().enumerate() {
+                for (slot, plan) in slots.zip(plans.iter_mut()) {
                     *slot = match gaps.take() {
-                        Some(size) => gap_frame(batch, i, size, &gaps.pause),
+                        Some(size) => Slot::Gap { size },
                         None => {
-                            let (s, data) = source.frame::<PACED>(batch, i);
+                            let (s, data) = source.plan::<PACED>(plan);
                             gaps.after(s);
                             data
                         }
@@ -404,15 +499,68 @@ impl<'q> Tx<'q> {
                 }
             }
         }
+    }
+
+    /// The stream whose template pool slot `i`'s mbuf comes from (`None`:
+    /// the port's pool).
+    #[inline(always)]
+    fn pool_of(&self, i: usize) -> Option<usize> {
+        match self.slots[i] {
+            Slot::Data { stream, .. } => {
+                let s = usize::from(stream);
+                self.source.streams[s].pool.as_ref().map(|_| s)
+            }
+            Slot::Gap { .. } => None,
+        }
+    }
+
+    /// Allocates the planned slots' mbufs, one bulk allocation per run of
+    /// slots from the same pool, all or none.
+    #[inline(always)]
+    fn alloc(&mut self) -> bool {
+        self.batch.clear();
+        let mut i = 0;
+        while i < self.ahead {
+            let pool = self.pool_of(i);
+            let mut j = i + 1;
+            while j < self.ahead && self.pool_of(j) == pool {
+                j += 1;
+            }
+            let mp = pool.and_then(|s| self.source.streams[s].pool.as_deref());
+            if !self.batch.extend(mp.map(TemplatePool::mempool), j - i) {
+                self.batch.clear();
+                return false;
+            }
+            i = j;
+        }
         true
     }
 
-    /// Spins until the head frame's departure time; returns the TSC then,
-    /// or `None` when the stop comes first.
+    /// Writes every planned frame into its mbuf.
     #[inline(always)]
-    fn wait(&mut self) -> Option<u64> {
+    fn write(&mut self) {
+        let batch = &mut self.batch;
+        let (streams, payload) = (&mut self.source.streams, &mut self.source.payload);
+        for (i, slot) in self.slots[..self.ahead].iter().enumerate() {
+            match *slot {
+                Slot::Data { stream, .. } => {
+                    let s = usize::from(stream);
+                    streams[s].write(batch, i, &self.plans[i], payload, s)
+                }
+                Slot::Gap { size } => {
+                    if let Some(g) = &self.gaps {
+                        gap_frame(batch, i, size, &g.pause);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Spins from TSC `now` until the head frame's departure time; returns
+    /// the TSC then, or `None` when the stop comes first.
+    #[inline(always)]
+    fn wait(&mut self, mut now: u64) -> Option<u64> {
         let due = self.slots[self.batch.head()].due();
-        let mut now = tsc::now();
         if now < due {
             let from = now;
             while now < due {
@@ -427,18 +575,14 @@ impl<'q> Tx<'q> {
         Some(now)
     }
 
-    /// Frames to hand over at `now`: the mode's group, and in spin mode
-    /// every further prepared frame already due.
+    /// Frames to hand over at `now`: the mode's group and every further
+    /// prepared frame already due ([`departing`]).
     #[inline(always)]
     fn due_count(&self, now: u64) -> usize {
-        let (h, len) = (self.batch.head(), self.batch.len());
-        let mut n = self.group.min(len - h);
-        if self.group == 1 {
-            while h + n < len && self.slots[h + n].due() <= now {
-                n += 1;
-            }
-        }
-        n
+        let h = self.batch.head();
+        departing(self.group, self.batch.len() - h, now, |k| {
+            self.slots[h + k].due()
+        })
     }
 
     /// Stamps `now` into the next `n` data frames and hands them to the
@@ -461,10 +605,14 @@ impl<'q> Tx<'q> {
     }
 
     /// Counts the `sent` frames from slot `from`, which the PMD took at
-    /// TSC `after`, and publishes the totals.
+    /// TSC `after`, and publishes the totals. Paced, each frame's schedule
+    /// error is exact (`after` less its departure time); in every mode the
+    /// burst's departure is recorded once (per frame when traced).
     #[inline(always)]
     fn account<const PACED: bool>(&mut self, from: usize, sent: usize, after: u64) {
-        let (mut frames, mut bytes) = (0u64, 0u64);
+        let (mut frames, mut bytes, mut payloads) = (0u64, 0u64, 0u64);
+        let mut last = (0u32, 0u32);
+        let per_frame = self.recorder.tracing();
         for slot in &self.slots[from..from + sent] {
             match *slot {
                 Slot::Gap { size } => {
@@ -474,18 +622,27 @@ impl<'q> Tx<'q> {
                 Slot::Data { stream, size, due } => {
                     let s = &mut self.source.streams[usize::from(stream)];
                     let payload = size - s.overhead;
-                    if PACED {
-                        self.recorder.record_with_payload(due, after, size, payload);
-                    } else {
-                        self.recorder.record_unscheduled(after, size, payload);
+                    match (PACED, per_frame) {
+                        (true, false) => self.recorder.record_error(due, after),
+                        (true, true) => {
+                            self.recorder.record_with_payload(due, after, size, payload)
+                        }
+                        (false, true) => self.recorder.record_unscheduled(after, size, payload),
+                        (false, false) => {}
                     }
                     s.frames += 1;
                     s.bytes += u64::from(size);
                     s.payload += u64::from(payload);
                     frames += 1;
                     bytes += u64::from(size);
+                    payloads += u64::from(payload);
+                    last = (size, payload);
                 }
             }
+        }
+        if !per_frame {
+            self.recorder
+                .record_burst(after, frames, (bytes, payloads), last);
         }
         self.totals.frames += frames;
         self.totals.bytes += bytes;
@@ -526,9 +683,8 @@ impl<'q> Tx<'q> {
 /// Writes a PAUSE frame of `size` bytes (FCS included) into slot `i` of
 /// `batch`.
 #[inline(always)]
-fn gap_frame(batch: &mut TxBatch<'_>, i: usize, size: u32, pause: &PauseRepr) -> Slot {
+fn gap_frame(batch: &mut TxBatch<'_>, i: usize, size: u32, pause: &PauseRepr) {
     let buf = batch.frame_mut(i, size as usize - FCS_LEN);
     pause.emit(&mut PauseFrame::new_unchecked(buf));
     batch.set_offload(i, TxOffload::default());
-    Slot::Gap { size }
 }

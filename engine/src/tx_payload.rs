@@ -1,23 +1,25 @@
 //! The payload step of a TX frame: its fill after the stamp is either
 //! copied into the frame's mbuf or, on a port set up for chained mbufs,
 //! attached as a second segment pointing into the run's fill pattern in
-//! DPDK memory. The frame's bytes on the wire are the same either way; an
-//! attached frame's checksums take the fill's sum from a per-offset table,
-//! so nothing reads the fill per frame.
+//! DPDK memory. The frame's bytes on the wire are the same either way; the
+//! checksums take the fill's sum from the frame's plan
+//! ([`FramePlan::fill_sum`], from the pattern's prefix table), so nothing
+//! reads the fill per frame.
 //!
 //! Chosen per port (`ports[].payload`: `auto` attaches where the driver
 //! reports multi-segment TX, `attach` and `copy` force one), then per
-//! frame: frames with a compact stamp or a fill shorter than the port's
-//! threshold are copied, and so is any frame when the segment pool runs
-//! dry (the frame is the same, only slower).
+//! frame: frames with a fill shorter than the port's threshold are copied,
+//! and so is any frame when the segment pool runs dry (the frame is the
+//! same, only slower).
 
 use std::sync::Arc;
 
 use crate::config::{Payload as Mode, Plan};
-use crate::dpdk::{DpdkError, Eal, ExtPattern, Mempool, PortInfo, Segments, TxBatch, TxQueue};
+use crate::dpdk::{
+    DpdkError, Eal, ExtPattern, Mempool, PortInfo, Segment, Segments, TxBatch, TxQueue,
+};
 use crate::wire::fill::FillPattern;
-use crate::wire::fill_sum::FillSums;
-use crate::wire::FrameBuilder;
+use crate::wire::builder::{FrameBuilder, FramePlan};
 use crate::Result;
 
 /// In `auto`, fills shorter than this are copied: below it a copy costs
@@ -62,18 +64,12 @@ pub(crate) fn segment_pool<'e>(
     )
 }
 
-/// A fill pattern in DPDK memory and the sums of its spans.
-struct Attached<'q> {
-    ext: ExtPattern<'q>,
-    sums: Arc<FillSums>,
-}
-
 /// One TX task's payload step: per stream, copy or attach.
 pub struct Payload<'q> {
     /// Segments to attach; `None`: every frame is copied.
     segs: Option<Segments<'q>>,
     /// The distinct fill patterns of the task's streams.
-    patterns: Vec<Attached<'q>>,
+    patterns: Vec<ExtPattern<'q>>,
     /// Per stream: the index of its pattern in `patterns`.
     stream_pattern: Vec<usize>,
     /// Fills of at least this many bytes are attached.
@@ -112,10 +108,7 @@ impl<'q> Payload<'q> {
             let k = match seen.iter().position(|p| Arc::ptr_eq(p, fill)) {
                 Some(k) => k,
                 None => {
-                    patterns.push(Attached {
-                        ext: ExtPattern::new(queue, fill.bytes())?,
-                        sums: Arc::new(FillSums::new(fill.bytes())),
-                    });
+                    patterns.push(ExtPattern::new(queue, fill.bytes())?);
                     seen.push(fill);
                     seen.len() - 1
                 }
@@ -136,32 +129,32 @@ impl<'q> Payload<'q> {
         self.attached
     }
 
-    /// Writes the next frame of stream `s` (of `len` bytes, from `b`) into
-    /// slot `i` of `batch`: headers, stamp and either the fill copied or
-    /// the fill attached.
+    /// A segment for the fill of frame `p` of stream `s`, when its frames
+    /// attach and one is free; `None`: the fill is copied.
     #[inline(always)]
-    pub fn write(
+    pub fn segment(&mut self, p: &FramePlan) -> Option<Segment<'q>> {
+        let fill = p.len - p.head_len;
+        if fill == 0 || fill < self.attach_from {
+            return None;
+        }
+        self.segs.as_mut()?.take()
+    }
+
+    /// Attaches `seg` to slot `i` of `batch` (whose first segment holds
+    /// frame `p`'s `p.head_len` bytes of headers and stamp) as the fill of
+    /// stream `s`'s frame: the pattern from `p.fill_offset`.
+    #[inline(always)]
+    pub fn attach(
         &mut self,
         s: usize,
-        b: &mut FrameBuilder,
         batch: &mut TxBatch<'_>,
         i: usize,
-        len: usize,
-        seq: u64,
+        seg: Segment<'_>,
+        p: &FramePlan,
     ) {
-        if let Some(segs) = self.segs.as_mut() {
-            if let Some((head, fill)) = b.split().filter(|&(_, f)| f >= self.attach_from) {
-                if let Some(seg) = segs.take() {
-                    let p = &self.patterns[self.stream_pattern[s]];
-                    if let Some(off) = b.write_head(batch.frame_mut(i, head), seq, 0, &p.sums) {
-                        batch.attach(i, seg, &p.ext, off, fill);
-                        self.attached += 1;
-                        return;
-                    }
-                }
-            }
-        }
-        b.write(batch.frame_mut(i, len), seq, 0);
+        let pattern = &self.patterns[self.stream_pattern[s]];
+        batch.attach(i, seg, pattern, p.fill_offset, p.len - p.head_len);
+        self.attached += 1;
     }
 }
 

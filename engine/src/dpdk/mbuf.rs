@@ -133,6 +133,28 @@ impl<'p> TxBatch<'p> {
         }
     }
 
+    /// Allocate `n` more mbufs after the filled slots, all or none, while
+    /// no slot has been sent (after [`clear`](Self::clear)): from `pool`,
+    /// or the port's pool when `None`. For runs of frames whose mbufs come
+    /// from a stream's [`TemplatePool`](super::TemplatePool), which must
+    /// outlive the port the batch is sent on (the PMD frees into it).
+    #[inline]
+    pub fn extend(&mut self, pool: Option<&Mempool<'_>>, n: usize) -> bool {
+        if self.head != 0 || self.len + n > BATCH_MAX {
+            return false;
+        }
+        let pool = pool.map_or(self.pool.raw(), Mempool::raw);
+        // SAFETY: slots [len, len + n) are free and in the array; on
+        // success DPDK writes n valid mbufs there, on failure none.
+        let ret = unsafe {
+            sys::ls_pktmbuf_alloc_bulk(pool, self.mbufs.as_mut_ptr().add(self.len), n as u32)
+        };
+        if ret == 0 {
+            self.len += n;
+        }
+        ret == 0
+    }
+
     /// Set the frame length of unsent slot `i` to `len` and return its
     /// bytes to write. Panics if the slot was sent or not filled, or `len`
     /// exceeds the mbuf's room (programming errors: pools are sized from

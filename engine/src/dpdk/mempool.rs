@@ -105,6 +105,77 @@ impl Drop for Mempool<'_> {
     }
 }
 
+/// A pool of mbufs for one stream's frames whose data areas hold the
+/// stream's headers from the pool's creation on (MoonGen's trick): DPDK
+/// keeps an mbuf's data across free and alloc, and nothing but this
+/// stream's frames is ever written into them, so a frame needs only its
+/// changing fields stored. An mbuf comes back to the pool only when the
+/// PMD frees it, so none is rewritten while the PMD may still hold it.
+///
+/// Mbufs of this pool are handed to a port's TX queue: the pool must be
+/// freed only after that port is closed (the runtime keeps it until then).
+pub struct TemplatePool<'eal> {
+    pool: Mempool<'eal>,
+}
+
+/// Copies the header bytes `opaque` points to (a `&[u8]`) into the data
+/// area of the mbuf `obj`; `rte_mempool_obj_iter` calls it once per mbuf.
+unsafe extern "C" fn write_head(
+    _mp: *mut sys::rte_mempool,
+    opaque: *mut std::os::raw::c_void,
+    obj: *mut std::os::raw::c_void,
+    _idx: std::os::raw::c_uint,
+) {
+    // SAFETY: `opaque` is the `&[u8]` TemplatePool::create passes, alive
+    // for the call; `obj` is an mbuf of a pktmbuf pool, initialised by
+    // rte_pktmbuf_init (buf_addr, data_off set), whose data room past
+    // data_off holds at least the header (checked before the iteration).
+    unsafe {
+        let head = &*(opaque as *const &[u8]);
+        let m = obj as *mut sys::rte_mbuf;
+        let data = ((*m).buf_addr as *mut u8).add(usize::from((*m).data_off));
+        std::ptr::copy_nonoverlapping(head.as_ptr(), data, head.len());
+    }
+}
+
+impl<'eal> TemplatePool<'eal> {
+    /// A pool of `count` mbufs with room for `max_frame` bytes of frame,
+    /// on NUMA `socket`, each holding `head` at the start of its data.
+    pub fn create(
+        eal: &'eal Eal,
+        name: &str,
+        count: u32,
+        max_frame: u32,
+        socket: i32,
+        head: &[u8],
+    ) -> Result<Self, DpdkError> {
+        let pool = Mempool::create(eal, name, count, max_frame.max(head.len() as u32), socket)?;
+        let arg: &[u8] = head;
+        // SAFETY: the pool is live and no mbuf of it is handed out yet;
+        // write_head only writes `head.len()` bytes into each data room,
+        // which holds at least max_frame >= head.len() bytes; `arg`
+        // outlives the call.
+        unsafe {
+            sys::rte_mempool_obj_iter(
+                pool.raw(),
+                Some(write_head),
+                &arg as *const &[u8] as *mut std::os::raw::c_void,
+            );
+        }
+        Ok(Self { pool })
+    }
+
+    /// The pool itself (for the batches that allocate from it).
+    pub fn mempool(&self) -> &Mempool<'eal> {
+        &self.pool
+    }
+
+    /// Mbufs currently handed out (in batches or the PMD).
+    pub fn in_use(&self) -> u32 {
+        self.pool.in_use()
+    }
+}
+
 /// DPDK's mbuf headroom (`RTE_PKTMBUF_HEADROOM`).
 pub fn headroom() -> u16 {
     // SAFETY: returns a compile-time constant.

@@ -233,7 +233,7 @@ pub use extbuf::{ExtPattern, Segment, Segments};
 pub use lcore::{scope, Lcore, Scope, Worker};
 pub(crate) use mbuf::check_layout;
 pub use mbuf::{RxBatch, TxBatch, TxOffload, BATCH_MAX};
-pub use mempool::{Mempool, CACHE_MAX};
+pub use mempool::{Mempool, TemplatePool, CACHE_MAX};
 pub use port::{LinkStatus, Port, PortConfig, PortInfo, PortStats, Queues, RxQueue, TxQueue};
 
 use std::ffi::CStr;

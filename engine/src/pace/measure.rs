@@ -128,6 +128,56 @@ impl DepartureRecorder {
         self.record_departure(actual_tsc, frame_len, payload_len);
     }
 
+    /// Whether departures are traced (then each frame must be recorded on
+    /// its own, with its length: [`record_with_payload`](Self::record_with_payload)).
+    #[inline]
+    pub fn tracing(&self) -> bool {
+        self.trace.capacity() > 0
+    }
+
+    /// The schedule error of one frame of a burst the PMD accepted at
+    /// `actual_tsc` (exact: computed from the one TSC read after the
+    /// burst, not measured per frame). Its departure is recorded once for
+    /// the burst by [`record_burst`](Self::record_burst).
+    #[inline]
+    pub fn record_error(&mut self, scheduled_tsc: u64, actual_tsc: u64) {
+        if actual_tsc < scheduled_tsc {
+            self.early += 1;
+        }
+        match actual_tsc.saturating_sub(scheduled_tsc) {
+            0 => self.error_zeros += 1,
+            e => self.error.saturating_record(e),
+        }
+    }
+
+    /// Records the departure of a burst of `frames` (at least one) frames
+    /// that one `tx_burst` took at `actual_tsc`: `l2_bytes` and
+    /// `payload_bytes` in all, the last one `last_len` bytes with
+    /// `last_payload` payload. The same figures as recording each frame,
+    /// in one step: one gap before the burst, zero gaps within it. Not for
+    /// a traced recorder (see [`tracing`](Self::tracing)).
+    #[inline]
+    pub fn record_burst(
+        &mut self,
+        actual_tsc: u64,
+        frames: u64,
+        (l2_bytes, payload_bytes): (u64, u64),
+        (last_len, last_payload): (u32, u32),
+    ) {
+        if frames == 0 {
+            return;
+        }
+        self.record_departure(actual_tsc, last_len, last_payload);
+        let more = frames - 1;
+        if more > 0 {
+            self.gap_zeros += more;
+            self.gap_min = 0;
+        }
+        self.frames += more;
+        self.l2_bytes += l2_bytes - u64::from(last_len);
+        self.payload_bytes += payload_bytes - u64::from(last_payload);
+    }
+
     #[inline]
     fn record_departure(&mut self, actual_tsc: u64, frame_len: u32, payload_len: u32) {
         match self.first_tsc {
@@ -534,6 +584,52 @@ mod tests {
         assert!(s.one_line().contains("p99.9 100 ns"), "{}", s.one_line());
         let json = serde_json::to_string(&s).unwrap();
         assert!(json.contains("\"p999\""));
+    }
+
+    /// A burst recorded in one step gives the figures of its frames
+    /// recorded one by one.
+    #[test]
+    fn a_burst_in_one_step_equals_its_frames_one_by_one() {
+        // (TSC after the burst, its frames' (due, length, payload)).
+        type Burst<'a> = (u64, &'a [(u64, u32, u32)]);
+        let bursts: [Burst; 4] = [
+            (1000, &[(900, 64, 18), (967, 64, 18), (1034, 64, 18)]),
+            (1500, &[(1101, 1518, 1472)]),
+            (1500, &[(1168, 64, 18), (1235, 594, 548)]),
+            (
+                9000,
+                &[
+                    (1302, 64, 18),
+                    (1369, 64, 18),
+                    (1436, 64, 18),
+                    (9000, 9130, 9088),
+                ],
+            ),
+        ];
+        let mut one = DepartureRecorder::new(HZ, 0);
+        let mut each = DepartureRecorder::new(HZ, 0);
+        for (after, frames) in bursts {
+            let (mut l2, mut pl) = (0, 0);
+            for &(due, len, payload) in frames {
+                each.record_with_payload(due, after, len, payload);
+                one.record_error(due, after);
+                l2 += u64::from(len);
+                pl += u64::from(payload);
+            }
+            let &(_, len, payload) = frames.last().unwrap();
+            one.record_burst(after, frames.len() as u64, (l2, pl), (len, payload));
+        }
+        one.record_burst(5, 0, (0, 0), (0, 0));
+        assert_eq!(one.summary(), each.summary());
+        let s = one.summary();
+        assert_eq!(
+            (s.frames, s.early, s.l2_bytes),
+            (10, 1, 64 * 7 + 1518 + 594 + 9130)
+        );
+        assert_eq!(s.error_ns.max, 7699); // 7698 at the histogram's 0.1 %
+        assert_eq!(s.gap_ns.max, 7500);
+        assert_eq!(s.gap_ns.min, 0);
+        assert!(!one.tracing() && DepartureRecorder::new(HZ, 1).tracing());
     }
 
     #[test]

@@ -312,7 +312,19 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     let rt = Runtime::open(plan)?;
     let ports = open_ports(&rt, plan)?;
     let (queues, ups) = start_ports(plan, &ports)?;
-    let tasks = tasks::plan_tasks(plan, rt.tsc_hz, &ports, &ups, Handles::new(queues))?;
+    // The streams' template pools outlive the ports their mbufs are sent
+    // on, and are counted once the ports are closed.
+    let mut tx_pools = Vec::new();
+    let handles = Handles::new(queues);
+    let tasks = tasks::plan_tasks(
+        &rt.eal,
+        plan,
+        rt.tsc_hz,
+        &ports,
+        &ups,
+        handles,
+        &mut tx_pools,
+    )?;
     let meta = Meta::of(plan, &ports, &tasks);
     let grace = drain_grace(plan, &ports);
     let mut watch = PortWatch::new(plan, &ports, &ups);
@@ -326,7 +338,9 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
         problems: watch.problems(timing.elapsed_s),
     };
     drop(watch);
-    finish(plan, &rt, ports, &ups, &meta, outcomes, timing, seen)
+    let mut result = finish(plan, &rt, ports, &ups, &meta, outcomes, timing, seen)?;
+    result.mbufs_leaked += tx_pools.iter().map(|p| u64::from(p.in_use())).sum::<u64>();
+    Ok(result)
 }
 
 /// What the report loop saw of the ports: each one's counters at the end

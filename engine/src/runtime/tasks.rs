@@ -6,15 +6,16 @@ use std::sync::Arc;
 
 use crate::config::{Clock, Plan, RxStreams};
 use crate::counter::{Padded, RxLive, StopFlag, TxLive};
-use crate::dpdk::{Queues, RxQueue, TxQueue};
+use crate::dpdk::{Eal, Queues, RxQueue, TemplatePool, TxQueue};
 use crate::pace::mode::{GapKind, GapPlanner, TxMode};
 use crate::pace::rate::{bits_per_frame, check_against_line, Layer, Rate};
 use crate::pace::schedule::Interleave;
 use crate::rx::RxTask;
-use crate::tx::TxTask;
+use crate::tx::{self, TxTask};
+use crate::wire::builder::{FrameBuilder, SHARED_FILL_SEED};
 use crate::wire::fill::FillPattern;
 use crate::wire::spec::{SizeSpec, FCS_LEN};
-use crate::wire::{builder::FrameBuilder, CsumMode};
+use crate::wire::CsumMode;
 use crate::Result;
 
 use super::{perr, PortRt, Up};
@@ -70,16 +71,20 @@ pub(super) struct Tasks<'q> {
 }
 
 /// Every task of `plan`, on the ports opened for it.
-pub(super) fn plan_tasks<'q>(
+#[allow(clippy::too_many_arguments)]
+pub(super) fn plan_tasks<'e: 'q, 'q>(
+    eal: &'e Eal,
     plan: &Plan,
     tsc_hz: u64,
     ports: &[PortRt],
     ups: &[Up],
     mut handles: Handles<'q>,
+    tx_pools: &mut Vec<Arc<TemplatePool<'e>>>,
 ) -> Result<Tasks<'q>> {
     let stop_tx = Arc::new(StopFlag::default());
     let stop_rx = Arc::new(StopFlag::default());
     let shared = TxShared {
+        eal,
         fill: shared_fill(plan),
         stop: Arc::clone(&stop_tx),
     };
@@ -104,6 +109,7 @@ pub(super) fn plan_tasks<'q>(
             up,
             queue,
             &shared,
+            tx_pools,
         )?);
     }
     check_port_lines(plan, &tx)?;
@@ -139,14 +145,16 @@ fn line_bps(up: &Up) -> u64 {
 }
 
 /// TX task `ti`: its rate, builders and gap planners, on `queue`.
-fn tx_task<'q>(
+#[allow(clippy::too_many_arguments)]
+fn tx_task<'e: 'q, 'q>(
     plan: &Plan,
     ti: usize,
     tsc_hz: u64,
     pr: &PortRt,
     up: &Up,
     queue: TxQueue<'q>,
-    shared: &TxShared,
+    shared: &TxShared<'e>,
+    tx_pools: &mut Vec<Arc<TemplatePool<'e>>>,
 ) -> Result<TxTask<'q>> {
     let t = &plan.tx[ti];
     let link_bps = line_bps(up);
@@ -165,11 +173,23 @@ fn tx_task<'q>(
         );
     }
     let payload = crate::tx_payload::for_task(plan, ti, &queue, &builders, pr.payload)?;
+    let info = pr.port.info();
+    let ring = super::devices::clamp_ring(plan.ports[t.port].tx_ring, info.tx_ring);
+    let pools = tx::template_pools(
+        shared.eal,
+        &format!("ls_tx{ti}"),
+        &builders,
+        ring,
+        info.socket,
+    )
+    .map_err(|e| perr(plan, &format!("tx[{ti}]"), e))?;
+    tx_pools.extend(pools.iter().flatten().cloned());
     Ok(TxTask {
         payload,
         lcore: t.lcore,
         queue,
         builders,
+        pools,
         interleave: interleave(plan, ti, rate)?,
         stream_ids: t.streams.iter().map(|&s| plan.streams[s].id).collect(),
         rate,
@@ -185,8 +205,10 @@ fn tx_task<'q>(
     })
 }
 
-/// What every TX task of a run shares: the fill pattern and the stop.
-struct TxShared {
+/// What every TX task of a run shares: the EAL (for its streams' pools),
+/// the fill pattern and the stop.
+struct TxShared<'q> {
+    eal: &'q Eal,
     fill: Arc<FillPattern>,
     stop: Arc<StopFlag>,
 }
@@ -201,9 +223,6 @@ fn shared_fill(plan: &Plan) -> Arc<FillPattern> {
         .unwrap_or(0);
     Arc::new(FillPattern::new(SHARED_FILL_SEED, max_fill))
 }
-
-/// Seed of the run's shared fill pattern.
-const SHARED_FILL_SEED: u64 = 0x6C61_6E64_7370_6565;
 
 /// Which stream of task `ti` sends each frame: the weights share `rate`
 /// at its layer, each frame counted for its bits there (one unit per

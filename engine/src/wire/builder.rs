@@ -8,11 +8,10 @@ use std::sync::Arc;
 use super::checksum;
 use super::ethernet::{EtherType, EthernetFrame, EthernetRepr, VlanRepr, VlanTag};
 use super::fill::{FillPattern, SplitMix64};
-use super::fill_sum::FillSums;
 use super::ipv4::{Ipv4Packet, Ipv4Repr};
 use super::ipv6::{Ipv6Packet, Ipv6Repr};
 use super::spec::{IpSpec, L4Spec, PortSet, SpecError, StreamSpec, ValueSet, Vary, FCS_LEN};
-use super::stamp::{Stamp, StampLayout};
+use super::stamp::{Stamp, StampLayout, COMPACT_LEN, FORMAT_COMPACT, FORMAT_FULL, FULL_LEN, MAGIC};
 use super::tcp::{TcpPacket, TcpRepr};
 use super::udp::{udp_nonzero, UdpPacket, UdpRepr};
 use super::{put16, put32, IPPROTO_TCP, IPPROTO_UDP};
@@ -86,6 +85,46 @@ pub struct FrameBuilder {
     /// Single-flow streams: source and destination port, and the
     /// pseudo-header sum without the L4 length.
     flow: (u16, u16, u16),
+    /// What the frames of each size (parallel to `sizes`) have in common,
+    /// for [`FrameBuilder::write_head`].
+    shapes: Vec<Shape>,
+}
+
+/// What every frame of one size has in common: the partial sums that make
+/// the per-frame checksums one or two additions.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    /// Frame length without FCS.
+    len: usize,
+    layout: StampLayout,
+    /// Fill bytes after the stamp.
+    fill_len: u16,
+    /// Single-flow streams: the pseudo-header (with the L4 length) plus the
+    /// L4 header with its lengths set and its checksum and TCP sequence 0.
+    l4_sum: u16,
+    /// The stamp's constant words (magic, format, id, fill length) with TSC,
+    /// sequence, fill checksum and check 0.
+    stamp_sum: u16,
+}
+
+/// One frame of a stream, planned by [`FrameBuilder::plan`]: its length,
+/// what [`FrameBuilder::write_head`] writes (headers and stamp) and where
+/// its fill comes from, which [`FrameBuilder::write_fill`] copies (or a
+/// port that chains segments attaches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FramePlan {
+    /// Frame length without FCS.
+    pub len: usize,
+    /// Bytes of headers and stamp, written by `write_head`; the fill
+    /// follows them up to `len`.
+    pub head_len: usize,
+    /// Offset of the fill in the stream's fill pattern (8-aligned).
+    pub fill_offset: usize,
+    /// Sum of the fill (folded, not complemented), from the pattern's
+    /// prefix table: nothing reads the fill per frame.
+    pub fill_sum: u16,
+    /// Index of the frame's size in the stream's size sequence.
+    shape: u16,
 }
 
 impl Addrs {
@@ -328,7 +367,7 @@ impl FrameBuilder {
             dst_port.first().unwrap_or(0),
             addrs.pseudo_base(proto),
         );
-        Ok(FrameBuilder {
+        let mut b = FrameBuilder {
             single_flow: card.iter().all(|&c| c <= 1),
             flow,
             csum,
@@ -352,7 +391,10 @@ impl FrameBuilder {
             tcp_seq,
             fill,
             fill_salt: fill_seed(spec.id),
-        })
+            shapes: Vec::new(),
+        };
+        b.shapes = b.sizes.iter().map(|&len| b.shape(len)).collect();
+        Ok(b)
     }
 
     /// Smallest frame size (FCS included) for this spec's headers: headers +
@@ -563,55 +605,15 @@ impl FrameBuilder {
     /// `buf` is shorter. `seq` is the stream sequence number; `tx_tsc` can be
     /// patched later with [`set_tx_tsc`](Self::set_tx_tsc).
     pub fn write(&mut self, buf: &mut [u8], seq: u64, tx_tsc: u64) -> usize {
-        match self.write_with(buf, seq, tx_tsc, None) {
-            Some(_) => self.cur_len,
-            None => 0,
-        }
-    }
-
-    /// The next frame's split for a payload kept outside it: the bytes
-    /// written per frame (headers and a full stamp) and the fill's length,
-    /// or `None` when the frame carries a compact stamp or no fill.
-    pub fn split(&self) -> Option<(usize, usize)> {
-        let head = self.template.len() + StampLayout::Full.len();
-        let fill = self.cur_len.checked_sub(head)?;
-        (fill > 0).then_some((head, fill))
-    }
-
-    /// Like [`write`](Self::write), but writes only the headers and stamp
-    /// (the first bytes of [`split`](Self::split)) into `buf` and copies no
-    /// fill: the checksums account for it from `sums`, the table of this
-    /// builder's fill pattern. Returns the fill's offset in the pattern
-    /// (its bytes follow the stamp on the wire), or `None`, writing
-    /// nothing, when `split` is `None` or `buf` is shorter.
-    pub fn write_head(
-        &mut self,
-        buf: &mut [u8],
-        seq: u64,
-        tx_tsc: u64,
-        sums: &FillSums,
-    ) -> Option<usize> {
-        self.split()?;
-        self.write_with(buf, seq, tx_tsc, Some(sums))
-    }
-
-    /// [`write`](Self::write) with the fill copied (`attach` is `None`) or
-    /// left in the pattern and summed from `attach`; returns the fill's
-    /// offset in the pattern.
-    fn write_with(
-        &mut self,
-        buf: &mut [u8],
-        seq: u64,
-        tx_tsc: u64,
-        attach: Option<&FillSums>,
-    ) -> Option<usize> {
         let len = self.cur_len;
         let hdr = self.template.len();
-        let payload_len = len.checked_sub(hdr)?;
-        // None is unreachable: sizes were validated against the minimum.
-        let layout = StampLayout::for_payload(payload_len)?;
-        let slen = layout.len();
-        let f = buf.get_mut(..if attach.is_some() { hdr + slen } else { len })?;
+        let Some(f) = buf.get_mut(..len) else {
+            return 0;
+        };
+        let payload_len = len - hdr;
+        let Some(layout) = StampLayout::for_payload(payload_len) else {
+            return 0; // unreachable: sizes were validated against the minimum
+        };
         f[..hdr].copy_from_slice(&self.template);
         let l3 = self.l2_len;
         let l4 = l3 + self.l3_len;
@@ -632,12 +634,10 @@ impl FrameBuilder {
             l4 + 6
         };
 
-        let fill_seq = seq.wrapping_add(self.fill_salt);
-        let fill_off = FillPattern::offset_for(fill_seq);
-        let fill_sum = match attach {
-            None => self.fill.write(&mut f[hdr + slen..], fill_seq),
-            Some(sums) => sums.sum(fill_off, payload_len - slen),
-        };
+        let slen = layout.len();
+        let fill_sum = self
+            .fill
+            .write(&mut f[hdr + slen..], seq.wrapping_add(self.fill_salt));
         let stamp = Stamp {
             layout,
             stream_id: self.stream_id,
@@ -665,7 +665,7 @@ impl FrameBuilder {
             pseudo
         };
         put16(f, csum_off, l4_field);
-        Some(fill_off)
+        len
     }
 
     /// This builder's fill pattern (shared with the run's other streams).
@@ -684,7 +684,454 @@ impl FrameBuilder {
     }
 }
 
+// Stamp field offsets (docs/wire-format.md), as `Stamp::emit` writes them.
+const FULL_SEQ: usize = 8;
+const FULL_TSC: usize = 16;
+const FULL_FILL_LEN: usize = 24;
+const FULL_FILL_CSUM: usize = 26;
+const FULL_CHECK: usize = 28;
+const COMPACT_ID: usize = 3;
+const COMPACT_SEQ: usize = 5;
+const COMPACT_TSC: usize = 11;
+const COMPACT_CHECK: usize = 16;
+
+/// Sum of the four 16-bit words of `x`.
+#[inline(always)]
+fn sum64(x: u64) -> u16 {
+    checksum::fold64((x >> 48) + ((x >> 32) & 0xFFFF) + ((x >> 16) & 0xFFFF) + (x & 0xFFFF))
+}
+
+/// Sum of the three 16-bit words of the low 48 bits of `x`.
+#[inline(always)]
+fn sum48(x: u64) -> u16 {
+    checksum::fold64(((x >> 32) & 0xFFFF) + ((x >> 16) & 0xFFFF) + (x & 0xFFFF))
+}
+
+/// The TX fast path: frames written into buffers that already hold the
+/// stream's headers (an mbuf of the stream's template pool, or one that
+/// [`init_head`](FrameBuilder::init_head) prepared), so that per frame only
+/// the fields that change are stored and every checksum comes from a
+/// precomputed partial sum. The frames are byte for byte those of
+/// [`write`](FrameBuilder::write) (tested against it).
+impl FrameBuilder {
+    /// The partial sums of the frames of length `len` (without FCS).
+    fn shape(&self, len: usize) -> Shape {
+        let hdr = self.template.len();
+        let payload_len = len.saturating_sub(hdr);
+        let layout = StampLayout::for_payload(payload_len).unwrap_or(StampLayout::Compact);
+        let fill_len = payload_len.saturating_sub(layout.len()) as u16;
+        let id = self.stream_id;
+        let stamp_sum = match layout {
+            StampLayout::Full => checksum::fold64(
+                u64::from(MAGIC)
+                    + (u64::from(FORMAT_FULL) << 8)
+                    + u64::from(id >> 16)
+                    + u64::from(id & 0xFFFF)
+                    + u64::from(fill_len),
+            ),
+            StampLayout::Compact => {
+                let id = id as u16;
+                checksum::fold64(
+                    u64::from(MAGIC)
+                        + (u64::from(FORMAT_COMPACT) << 8)
+                        + u64::from(id >> 8)
+                        + (u64::from(id & 0xFF) << 8),
+                )
+            }
+        };
+        let mut h = self.template.clone();
+        let (l3, l4) = (self.l2_len, self.l2_len + self.l3_len);
+        let l4_len = len.saturating_sub(l4);
+        if let Addrs::V6 { .. } = self.addrs {
+            put16(&mut h, l3 + 4, l4_len as u16);
+        }
+        if !self.is_tcp() {
+            put16(&mut h, l4 + 4, l4_len as u16);
+        }
+        let pseudo = checksum::add(self.flow.2, l4_len as u16);
+        Shape {
+            len,
+            layout,
+            fill_len,
+            l4_sum: checksum::add(pseudo, checksum::sum(&h[l4..])),
+            stamp_sum,
+        }
+    }
+
+    /// Writes the stream's headers into `buf` (at least
+    /// [`stamp_offset`](Self::stamp_offset) bytes): what every mbuf of the
+    /// stream's template pool holds from its creation, and what a buffer
+    /// from elsewhere needs before [`write_head`](Self::write_head).
+    pub fn init_head(&self, buf: &mut [u8]) {
+        let hdr = self.template.len();
+        buf[..hdr].copy_from_slice(&self.template);
+    }
+
+    /// Plans the next frame, stream sequence number `seq`: advances through
+    /// the frame sizes as [`next_len`](Self::next_len) does and finds its
+    /// fill in O(1).
+    #[inline]
+    pub fn plan(&mut self, seq: u64) -> FramePlan {
+        let shape = self.size_pos;
+        let len = self.next_len();
+        let head_len = self.template.len() + self.shapes[shape].layout.len();
+        let fill_offset = FillPattern::offset_for(seq.wrapping_add(self.fill_salt));
+        let fill_len = (len - head_len).min(self.fill.max_fill());
+        FramePlan {
+            len,
+            head_len,
+            fill_offset,
+            fill_sum: self.fill.sum(fill_offset, fill_len),
+            shape: shape as u16,
+        }
+    }
+
+    /// Copies the fill of frame `p` (stream sequence `seq`) into
+    /// `frame[p.head_len..p.len]`: the payload step, separate from the
+    /// headers so that a port that chains segments can attach the pattern
+    /// at `p.fill_offset` instead.
+    #[inline]
+    pub fn write_fill(&self, frame: &mut [u8], seq: u64, p: &FramePlan) {
+        self.fill.write(
+            &mut frame[p.head_len..p.len],
+            seq.wrapping_add(self.fill_salt),
+        );
+    }
+
+    /// Writes the headers' changing fields and the stamp (TX TSC 0, patched
+    /// later with [`set_tx_tsc`](Self::set_tx_tsc)) of frame `p`, stream
+    /// sequence `seq`, into `head` (at least `p.head_len` bytes, which hold
+    /// this stream's headers: see [`init_head`](Self::init_head)). Frames
+    /// must be planned and written in the same order.
+    #[inline]
+    pub fn write_head(&mut self, head: &mut [u8], seq: u64, p: &FramePlan) {
+        let sh = self.shapes[usize::from(p.shape)];
+        let hdr = self.template.len();
+        let f = &mut head[..p.head_len];
+        let (l3, l4) = (self.l2_len, self.l2_len + self.l3_len);
+        let l4_len = p.len - l4;
+        let software = self.csum == CsumMode::Software;
+        let payload_len = (p.len - hdr) as u32;
+        let stamp = &mut f[hdr..];
+        let full = sh.layout == StampLayout::Full;
+        if full {
+            write_full_stamp(stamp, &sh, self.stream_id, seq, p.fill_sum);
+        } else {
+            write_compact_stamp(stamp, &sh, self.stream_id, seq, p.fill_sum);
+        }
+        let l4_field = if self.single_flow {
+            self.single_head(f, &sh, l3, l4, software, payload_len)
+        } else {
+            let pseudo = self.write_varied(f, p.len, l3, l4, l4_len, software);
+            self.varied_l4(f, pseudo, l4, l4_len, software, payload_len)
+        };
+        let l4_field = if software {
+            let s = if full {
+                checksum::add(l4_field, p.fill_sum)
+            } else {
+                l4_field
+            };
+            let c = checksum::finish(s);
+            if self.is_tcp() {
+                c
+            } else {
+                udp_nonzero(c)
+            }
+        } else {
+            l4_field
+        };
+        let csum_off = if self.is_tcp() { l4 + 16 } else { l4 + 6 };
+        put16(f, csum_off, l4_field);
+    }
+
+    /// The changing header fields of a single-flow frame: lengths, IPv4 id
+    /// and checksum, TCP sequence. Returns the L4 sum without the payload
+    /// (software) or the pseudo-header sum (offload).
+    #[inline(always)]
+    fn single_head(
+        &mut self,
+        f: &mut [u8],
+        sh: &Shape,
+        l3: usize,
+        l4: usize,
+        software: bool,
+        payload_len: u32,
+    ) -> u16 {
+        let l4_len = sh.len - l4;
+        if let Addrs::V6 { .. } = self.addrs {
+            put16(f, l3 + 4, l4_len as u16);
+        } else {
+            self.write_ipv4_fields(f, sh.len, l3, software);
+        }
+        let mut s = sh.l4_sum;
+        if self.is_tcp() {
+            let seq = self.tcp_seq;
+            self.tcp_seq = seq.wrapping_add(payload_len);
+            put32(f, l4 + 4, seq);
+            s = checksum::add(s, checksum::add((seq >> 16) as u16, seq as u16));
+        } else {
+            put16(f, l4 + 4, l4_len as u16);
+        }
+        if software {
+            s
+        } else {
+            checksum::add(self.flow.2, l4_len as u16)
+        }
+    }
+
+    /// The L4 fields of a frame with varying addresses or ports (already
+    /// written by `write_varied`, which returned `pseudo`): length or TCP
+    /// sequence, then the sum of the header (software) or `pseudo`.
+    fn varied_l4(
+        &mut self,
+        f: &mut [u8],
+        pseudo: u16,
+        l4: usize,
+        l4_len: usize,
+        software: bool,
+        payload_len: u32,
+    ) -> u16 {
+        let csum_off = if self.is_tcp() {
+            put32(f, l4 + 4, self.tcp_seq);
+            self.tcp_seq = self.tcp_seq.wrapping_add(payload_len);
+            l4 + 16
+        } else {
+            put16(f, l4 + 4, l4_len as u16);
+            l4 + 6
+        };
+        if !software {
+            return pseudo;
+        }
+        put16(f, csum_off, 0);
+        checksum::add(pseudo, checksum::sum(&f[l4..l4 + self.l4_hdr_len]))
+    }
+}
+
+/// The full stamp of frame `seq` of stream `id` with TX TSC 0, its check
+/// from the shape's constant words plus the sequence and the fill checksum.
+#[inline(always)]
+fn write_full_stamp(b: &mut [u8], sh: &Shape, id: u32, seq: u64, fill_sum: u16) {
+    let fill_csum = checksum::finish(fill_sum);
+    let b = &mut b[..FULL_LEN];
+    put16(b, 0, MAGIC);
+    b[2] = FORMAT_FULL;
+    b[3] = 0;
+    put32(b, 4, id);
+    b[FULL_SEQ..FULL_SEQ + 8].copy_from_slice(&seq.to_be_bytes());
+    b[FULL_TSC..FULL_TSC + 8].fill(0);
+    put16(b, FULL_FILL_LEN, sh.fill_len);
+    put16(b, FULL_FILL_CSUM, fill_csum);
+    put16(b, 30, 0);
+    let s = checksum::add(checksum::add(sh.stamp_sum, sum64(seq)), fill_csum);
+    put16(b, FULL_CHECK, checksum::finish(s));
+}
+
+/// The compact stamp of frame `seq` of stream `id` with TX TSC 0; its check
+/// covers the fill (`fill_sum`). The 48-bit sequence starts at an odd
+/// offset, so its words count byte-swapped (RFC 1071, 2(B)).
+#[inline(always)]
+fn write_compact_stamp(b: &mut [u8], sh: &Shape, id: u32, seq: u64, fill_sum: u16) {
+    let b = &mut b[..COMPACT_LEN];
+    put16(b, 0, MAGIC);
+    b[2] = FORMAT_COMPACT;
+    put16(b, COMPACT_ID, id as u16);
+    b[COMPACT_SEQ..COMPACT_SEQ + 6].copy_from_slice(&seq.to_be_bytes()[2..]);
+    b[COMPACT_TSC..COMPACT_TSC + 5].fill(0);
+    let s = checksum::add(sh.stamp_sum, sum48(seq).swap_bytes());
+    put16(
+        b,
+        COMPACT_CHECK,
+        checksum::finish(checksum::add(s, fill_sum)),
+    );
+}
+
+/// Seed of the fill pattern the streams of a run share (a frame's fill
+/// depends on it, its stream's salt and its sequence number).
+pub const SHARED_FILL_SEED: u64 = 0x6C61_6E64_7370_6565;
+
 /// The seed of a stream's own fill pattern, and its salt in a shared one.
 pub fn fill_seed(stream_id: u32) -> u64 {
     u64::from(stream_id).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x6C61_6E64
+}
+
+#[cfg(test)]
+mod fast_path_tests {
+    use super::*;
+    use crate::wire::spec::{SizeSpec, VlanSpec};
+    use crate::wire::tcp::TcpFlags;
+
+    /// A stream of every kind the fast path distinguishes.
+    fn spec(v6: bool, tcp: bool, vlan: bool, ranges: bool, size: SizeSpec) -> StreamSpec {
+        let ip = if v6 {
+            let a: Ipv6Addr = "2001:db8::10".parse().unwrap();
+            let b: Ipv6Addr = "2001:db8:1::20".parse().unwrap();
+            IpSpec::V6 {
+                src: if ranges {
+                    ValueSet::Range {
+                        first: a,
+                        last: "2001:db8::13".parse().unwrap(),
+                    }
+                } else {
+                    ValueSet::Single(a)
+                },
+                dst: ValueSet::Single(b),
+                traffic_class: 0x2E,
+                flow_label: 0xABCDE,
+                hop_limit: 61,
+            }
+        } else {
+            IpSpec::V4 {
+                src: ValueSet::Single(Ipv4Addr::new(198, 18, 0, 1)),
+                dst: if ranges {
+                    ValueSet::List(vec![
+                        Ipv4Addr::new(198, 19, 0, 1),
+                        Ipv4Addr::new(10, 9, 8, 7),
+                    ])
+                } else {
+                    ValueSet::Single(Ipv4Addr::new(198, 19, 0, 1))
+                },
+                dscp: 46,
+                ecn: 1,
+                ttl: 62,
+                dont_fragment: true,
+            }
+        };
+        let sports = if ranges {
+            ValueSet::Range {
+                first: 1024,
+                last: 1027,
+            }
+        } else {
+            ValueSet::Single(40000)
+        };
+        let l4 = if tcp {
+            L4Spec::Tcp {
+                src_port: sports,
+                dst_port: ValueSet::Single(5201),
+                seq_start: 0xFFFF_F000, // wraps during the test
+                ack: 0x1234_5678,
+                window: 0xFFFF,
+                flags: TcpFlags::ACK | TcpFlags::PSH,
+            }
+        } else {
+            L4Spec::Udp {
+                src_port: sports,
+                dst_port: ValueSet::Single(5001),
+            }
+        };
+        StreamSpec {
+            id: 0xC0DE,
+            name: "t".into(),
+            vlan: vlan.then_some(VlanSpec {
+                id: 100,
+                pcp: 5,
+                dei: true,
+            }),
+            ip,
+            l4,
+            size,
+            vary: if ranges {
+                Vary::Random { seed: 3 }
+            } else {
+                Vary::Step
+            },
+            ..StreamSpec::default()
+        }
+    }
+
+    /// Frames of the fast path, each written over the previous frame of
+    /// the stream in one reused buffer (as an mbuf of the template pool
+    /// comes back), equal byte for byte to `write`'s on a fresh buffer,
+    /// both stamped with the same TX TSC the same way.
+    fn same_frames(s: &StreamSpec, csum: CsumMode, frames: u64) {
+        let mut old = FrameBuilder::new(s, csum).unwrap();
+        let mut new = old.clone();
+        let mut buf = vec![0xA5u8; new.max_len()];
+        new.init_head(&mut buf);
+        for seq in 0..frames {
+            let len = old.next_len();
+            let mut want = vec![0u8; len];
+            assert_eq!(old.write(&mut want, seq, 0), len);
+            let p = new.plan(seq);
+            assert_eq!(p.len, len);
+            new.write_head(&mut buf[..p.head_len], seq, &p);
+            new.write_fill(&mut buf, seq, &p);
+            let tsc = 0x0123_4567_89AB_CDEF ^ seq.wrapping_mul(0x9E37_79B9);
+            old.set_tx_tsc(&mut want, tsc);
+            new.set_tx_tsc(&mut buf[..len], tsc);
+            assert_eq!(buf[..len], want[..], "{s:?} {csum:?} seq {seq}");
+        }
+    }
+
+    #[test]
+    fn fast_path_frames_equal_the_builder_s() {
+        let sizes = || {
+            [
+                SizeSpec::Fixed(64),
+                SizeSpec::Fixed(98),
+                SizeSpec::Fixed(1518),
+                SizeSpec::Fixed(9130),
+                SizeSpec::Imix,
+                SizeSpec::Cycle(vec![128, 100, 101, 1519, 256]),
+            ]
+        };
+        for v6 in [false, true] {
+            for tcp in [false, true] {
+                for vlan in [false, true] {
+                    for ranges in [false, true] {
+                        for size in sizes() {
+                            let mut s = spec(v6, tcp, vlan, ranges, size);
+                            if let SizeSpec::Fixed(n) = s.size {
+                                s.size = SizeSpec::Fixed(n.max(s.min_frame_size()));
+                            }
+                            if let SizeSpec::Cycle(v) = &s.size {
+                                let m = s.min_frame_size();
+                                s.size = SizeSpec::Cycle(v.iter().map(|&n| n.max(m)).collect());
+                            }
+                            for csum in [CsumMode::Software, CsumMode::Offload] {
+                                same_frames(&s, csum, 40);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_compact_stamp_of_every_sequence_width() {
+        // Sequences that set every byte of the 48-bit field, and the UDP
+        // checksum case that becomes 0xFFFF.
+        let s = spec(false, false, false, false, SizeSpec::Fixed(64));
+        let mut old = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+        let mut new = old.clone();
+        let mut buf = vec![0u8; 60];
+        new.init_head(&mut buf);
+        for seq in (0..64)
+            .map(|k| (1u64 << k) - 1)
+            .chain([u64::MAX, 0xFF00_FF00_FF00])
+        {
+            old.next_len();
+            let mut want = vec![0u8; 60];
+            old.write(&mut want, seq, 0);
+            let p = new.plan(seq);
+            new.write_head(&mut buf, seq, &p);
+            assert_eq!(buf, want, "seq {seq:#x}");
+        }
+    }
+
+    #[test]
+    fn the_plan_names_the_fill() {
+        let s = spec(false, false, false, false, SizeSpec::Fixed(1518));
+        let mut b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+        let p = b.plan(5);
+        assert_eq!((p.len, p.head_len), (1514, 42 + 32));
+        let mut f = vec![0u8; p.len];
+        b.write_fill(&mut f, 5, &p);
+        assert_eq!(checksum::sum(&f[p.head_len..]), p.fill_sum);
+        assert_eq!(
+            p.fill_offset,
+            FillPattern::offset_for(5u64.wrapping_add(fill_seed(s.id)))
+        );
+    }
 }

@@ -14,7 +14,6 @@ pub mod checksum;
 pub mod dissect;
 pub mod ethernet;
 pub mod fill;
-pub mod fill_sum;
 pub mod ipv4;
 pub mod ipv6;
 pub mod pause;

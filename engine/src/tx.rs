@@ -66,6 +66,8 @@ pub struct TxTask<'q> {
     pub live: Arc<Padded<TxLive>>,
     /// The stop signal.
     pub stop: Arc<StopFlag>,
+    /// Its part in a memif link's departure handshake (see [`crate::depart`]).
+    pub peer: Option<crate::depart::TxPeer>,
 }
 
 /// What one TX lcore did.
@@ -258,6 +260,7 @@ struct Tx<'q> {
 /// Run the task until the stop flag is set.
 pub fn run(t: TxTask<'_>) -> TxOutcome {
     let paced = t.mode.waits();
+    let peer = t.peer.clone();
     let mut tx = Tx::new(t);
     let loop_start = tsc::now();
     if paced {
@@ -266,6 +269,7 @@ pub fn run(t: TxTask<'_>) -> TxOutcome {
         tx.run_loop::<false>();
     }
     let end = tsc::now();
+    crate::depart::tx_stopped(&mut tx.queue, peer.as_ref());
     let from = if paced { tx.first_due } else { loop_start };
     tx.outcome(end - loop_start, end.saturating_sub(from))
 }

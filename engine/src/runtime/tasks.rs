@@ -47,11 +47,13 @@ impl<'q> Handles<'q> {
         Handles { tx, rx }
     }
 
-    fn tx(&mut self, port: usize, queue: u16) -> Option<TxQueue<'q>> {
+    /// Takes TX queue `queue` of port `port`, if no task took it.
+    pub(super) fn tx(&mut self, port: usize, queue: u16) -> Option<TxQueue<'q>> {
         self.tx.get_mut(port)?.get_mut(usize::from(queue))?.take()
     }
 
-    fn rx(&mut self, port: usize, queue: u16) -> Option<RxQueue<'q>> {
+    /// Takes RX queue `queue` of port `port`, if no task took it.
+    pub(super) fn rx(&mut self, port: usize, queue: u16) -> Option<RxQueue<'q>> {
         self.rx.get_mut(port)?.get_mut(usize::from(queue))?.take()
     }
 }
@@ -75,7 +77,7 @@ pub(super) fn plan_tasks<'q>(
     tsc_hz: u64,
     ports: &[PortRt],
     ups: &[Up],
-    mut handles: Handles<'q>,
+    handles: &mut Handles<'q>,
 ) -> Result<Tasks<'q>> {
     let stop_tx = Arc::new(StopFlag::default());
     let stop_rx = Arc::new(StopFlag::default());
@@ -179,6 +181,7 @@ fn tx_task<'q>(
         trace_frames: if t.trace.is_some() { t.trace_frames } else { 0 },
         live: Arc::new(Padded::new(TxLive::default())),
         stop: Arc::clone(&shared.stop),
+        peer: None,
     })
 }
 
@@ -360,5 +363,6 @@ fn rx_task<'q>(
         tsc_hz,
         live: Arc::new(Padded::new(RxLive::default())),
         stop: Arc::clone(stop),
+        peer: None,
     }
 }

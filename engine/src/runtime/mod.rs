@@ -678,16 +678,22 @@ fn add_problems(result: &mut RunResult, links: Vec<Problem>) {
     }
 }
 
-/// Departure traces, where the profile asked for them.
+/// Departure traces, where the profile asked for them, each written whole
+/// or not at all (a temporary file renamed over it).
 fn save_traces(plan: &Plan, tx: &[TxOutcome]) -> Result<()> {
     for (ti, (o, t)) in tx.iter().zip(&plan.tx).enumerate() {
         if let Some(path) = &t.trace {
-            o.recorder.to_trace().save(path).map_err(|e| {
-                perr(
-                    plan,
-                    &format!("tx[{ti}].trace"),
-                    format!("{}: {e}", path.display()),
-                )
+            let field = format!("tx[{ti}].trace");
+            let fail =
+                |e: &dyn std::fmt::Display| perr(plan, &field, format!("{}: {e}", path.display()));
+            let mut bytes = Vec::new();
+            o.recorder
+                .to_trace()
+                .write_to(&mut bytes)
+                .map_err(|e| fail(&e))?;
+            crate::output::write_atomic("trace", path, &bytes).map_err(|e| match e {
+                Error::Io { source, .. } => fail(&source),
+                other => other,
             })?;
         }
     }

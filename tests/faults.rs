@@ -418,3 +418,213 @@ fn a_closed_stdout_does_not_stop_the_run_or_its_json() {
     assert!(!err.contains("panicked"), "{err}");
     assert_no_run_dir(pid);
 }
+
+// ---- 13 (leftover): `landspeed ports` and signals ---------------------------
+
+/// `landspeed ports` signalled while the EAL starts (its runtime directory
+/// exists): it ends at once with a non-zero status and leaves no runtime
+/// directory, for each of SIGINT, SIGTERM and SIGHUP.
+#[test]
+fn ports_interrupted_while_the_eal_starts_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let _alone = common::alone();
+    for sig in ["INT", "TERM", "HUP"] {
+        // The listing may end before the signal lands: try again.
+        let mut landed = false;
+        for _ in 0..5 {
+            let mut child = Command::new(BIN)
+                .args(["ports"])
+                .current_dir(dir.path())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let pid = child.id();
+            let run_dir = PathBuf::from("/var/run/dpdk").join(format!("ls{pid}"));
+            let start = Instant::now();
+            while !run_dir.exists() && start.elapsed() < Duration::from_secs(10) {
+                if child.try_wait().unwrap().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            if child.try_wait().unwrap().is_some() || !run_dir.exists() {
+                let _ = child.wait();
+                continue;
+            }
+            send(sig, pid);
+            let sent = Instant::now();
+            let out = child.wait_with_output().unwrap();
+            let took = sent.elapsed();
+            let err = String::from_utf8_lossy(&out.stderr);
+            if out.status.code() == Some(0) {
+                // It had listed the ports already when the signal came.
+                assert_no_run_dir(pid);
+                continue;
+            }
+            landed = true;
+            assert_eq!(out.status.code(), Some(130), "SIG{sig}: {err}");
+            assert!(
+                took < Duration::from_secs(1),
+                "SIG{sig}: ended {took:?} after"
+            );
+            assert!(!err.contains("panicked"), "{err}");
+            assert_no_run_dir(pid);
+            break;
+        }
+        assert!(landed, "SIG{sig} never landed while the EAL started");
+    }
+}
+
+// ---- 13 (leftover): departure traces, checked first and written whole ------
+
+/// configs/null.yaml in `dir` with its TX task's `trace:` set to `trace`
+/// (as YAML); the line of `trace:` is 47.
+fn traced_profile(dir: &Path, trace: &str) -> PathBuf {
+    let text = std::fs::read_to_string(NULL_YAML).unwrap();
+    assert!(text
+        .lines()
+        .nth(46)
+        .unwrap()
+        .trim_start()
+        .starts_with("trace: null"));
+    let text = text.replacen("trace: null", &format!("trace: {trace}"), 1);
+    write_file(dir, "traced.yaml", &text)
+}
+
+#[test]
+fn a_trace_that_cannot_be_written_fails_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("folder")).unwrap();
+    let cases = [
+        ("nope/t.trace", "nope/t.trace: folder "),
+        ("folder", "folder: is a folder; name a file"),
+        (
+            "traced.yaml",
+            "traced.yaml: is the profile being run; name another file",
+        ),
+    ];
+    for (trace, says) in cases {
+        let p = traced_profile(d, trace);
+        let start = Instant::now();
+        let out = landspeed(d, ["run", p.to_str().unwrap(), "-t", "30s"]);
+        let took = start.elapsed();
+        let line = error_line(out.status, &out.stderr);
+        let at = format!("landspeed: error: {}:47: tx[0].trace: ", p.display());
+        assert!(line.starts_with(&at), "{trace}: {line}");
+        assert!(line.contains(says), "{trace}: {line}");
+        assert!(
+            took < Duration::from_secs(10),
+            "{trace}: after {took:?}: ran first"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{trace}: ran: {}",
+            out.stdout.clone()
+        );
+    }
+    assert!(
+        std::fs::read_to_string(d.join("traced.yaml"))
+            .unwrap()
+            .contains("trace: traced.yaml"),
+        "the profile was overwritten"
+    );
+    // The --json file is no trace either.
+    let p = traced_profile(d, "r.json");
+    let out = landspeed(
+        d,
+        ["run", p.to_str().unwrap(), "-t", "30s", "--json", "r.json"],
+    );
+    let line = error_line(out.status, &out.stderr);
+    assert!(
+        line.contains("tx[0].trace: ") && line.contains("is the --json file"),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_full_disk_leaves_the_previous_trace_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = "landspeed-trace 1\ntsc_hz 1000000000\n1000 9130\n";
+    let trace = write_file(dir.path(), "t.trace", old);
+    let p = traced_profile(dir.path(), "t.trace");
+    // 2 KiB: far less than 200 ms of departures (about 13,700 lines).
+    let (st, _, err) = landspeed_fsize(
+        dir.path(),
+        4,
+        &["run", p.to_str().unwrap(), "-t", "200ms", "-q"],
+    );
+    let line = error_line(st, &err);
+    assert!(
+        line.contains(":47: tx[0].trace: ") && line.contains("too large"),
+        "{line}"
+    );
+    assert_eq!(std::fs::read_to_string(&trace).unwrap(), old);
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["t.trace", "traced.yaml"], "temporary files left");
+}
+
+// ---- 13 (leftover): `landspeed report` carries the run's qualifiers --------
+
+/// A null sender's result (`tx.json`) and a null receiver's (`rx.json`),
+/// written in `dir`.
+fn null_results(dir: &Path) -> (PathBuf, PathBuf) {
+    let rx_yaml = format!("{ROOT}/configs/null-rx.yaml");
+    for (profile, json) in [(NULL_YAML, "tx.json"), (rx_yaml.as_str(), "rx.json")] {
+        let out = landspeed(dir, ["run", profile, "-t", "300ms", "-q", "--json", json]);
+        let err = out.stderr.clone();
+        assert!(matches!(out.status.code(), Some(0 | 3)), "{profile}: {err}");
+    }
+    (dir.join("tx.json"), dir.join("rx.json"))
+}
+
+#[test]
+fn the_report_carries_the_receivers_link_loss_and_untracked_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (_, r) = null_results(d);
+    let mut rx = read_json(&r);
+    let problems = rx["outcome"]["problems"].as_array_mut().unwrap();
+    problems.push(serde_json::json!({
+        "kind": "link_down", "port": "p0", "side": "RX", "down_at_s": 0.1,
+        "down_s": 0.05, "outages": 1, "down_at_end": false
+    }));
+    problems.push(serde_json::json!({
+        "kind": "streams_not_tracked", "frames": 10, "streams": 5, "limit": 4096
+    }));
+    std::fs::write(d.join("rx2.json"), serde_json::to_string(&rx).unwrap()).unwrap();
+    let out = landspeed(d, ["report", "tx.json", "rx2.json", "--json", "j.json"]);
+    let text = out.stdout.clone();
+    assert!(out.status.success(), "{text}{}", out.stderr.clone());
+    let j = read_json(&d.join("j.json"));
+    let e = s(&j, "/joined_verdict/explanation");
+    assert!(
+        e.starts_with(
+            "The receiving port p0's link went down 0.10 s into the run for 0.05 s: what was sent meanwhile never reached it. "
+        ),
+        "{e}"
+    );
+    assert!(
+        e.ends_with(
+            " Its figures cover only the 4096 streams tracked: 10 frames of 5 more streams arrived untracked (overflow), so their loss, order and integrity are unknown."
+        ),
+        "{e}"
+    );
+    assert_ne!(s(&j, "/joined_verdict/binding"), "none");
+    assert!(text.contains(&format!("      {e}\n")), "{text}");
+    // Without the problems, the report's verdict says neither.
+    let out = landspeed(d, ["report", "tx.json", "rx.json", "--json", "k.json"]);
+    assert!(out.status.success());
+    let k = read_json(&d.join("k.json"));
+    let e = s(&k, "/joined_verdict/explanation");
+    assert!(
+        !e.contains("link went down") && !e.contains("streams tracked"),
+        "{e}"
+    );
+}

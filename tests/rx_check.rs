@@ -674,6 +674,9 @@ fn streams_beyond_what_a_receiver_tracks_are_reported_not_lost() {
     assert_eq!(s(p, "/kind"), "streams_not_tracked");
     assert_eq!((u(p, "/frames"), u(p, "/streams")), (10, 5));
     assert_eq!(u(p, "/limit"), u64::from(limit));
+    // The verdict says what its figures cover.
+    let e = s(&v, "/verdict/explanation");
+    assert!(e.ends_with(" Its figures cover only the 4096 streams tracked: 10 frames of 5 more streams arrived untracked (overflow), so their loss, order and integrity are unknown."), "{e}");
     assert!(
         out.stdout.contains(&format!(
             "      overflow 10 frames of 5 streams not tracked (an RX lcore tracks at most {limit} streams; not counted lost)\n"

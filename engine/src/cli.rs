@@ -191,13 +191,34 @@ fn check_run_outputs(args: &RunArgs, plan: &Plan) -> Result<()> {
     for (_, file) in &captures {
         output::check_output("--capture", file, Kind::RegularFile, &inputs)?;
     }
+    inputs.extend(
+        captures
+            .iter()
+            .map(|(_, f)| ("a --capture file", f.as_path())),
+    );
     if let Some(json) = &args.json {
-        inputs.extend(
-            captures
-                .iter()
-                .map(|(_, f)| ("a --capture file", f.as_path())),
-        );
         output::check_output("--json", json, Kind::AnyFile, &inputs)?;
+        inputs.push(("the --json file", json));
+    }
+    check_traces(plan, &mut inputs)
+}
+
+/// Before the EAL starts: each TX task's departure trace (`tx[i].trace`)
+/// can be written, and is neither the profile, another output of the run
+/// nor another task's trace. Errors name the profile's line.
+fn check_traces<'a>(plan: &'a Plan, inputs: &mut Vec<(&str, &'a Path)>) -> Result<()> {
+    for (ti, t) in plan.tx.iter().enumerate() {
+        let Some(path) = &t.trace else {
+            continue;
+        };
+        let field = format!("tx[{ti}].trace");
+        output::check_output(&field, path, Kind::AnyFile, inputs).map_err(|e| match e {
+            Error::Option { message, .. } => {
+                Error::Config(plan.error(&field, format!("{}: {message}", path.display())))
+            }
+            other => other,
+        })?;
+        inputs.push(("another task's trace", path));
     }
     Ok(())
 }
@@ -330,10 +351,13 @@ fn listing_arg(arg: &str) -> String {
         .join(",")
 }
 
-/// `landspeed ports`: start the EAL and list every port.
+/// `landspeed ports`: start the EAL and list every port. A signal
+/// (SIGINT, SIGTERM, SIGHUP) ends it at once, its runtime directory
+/// removed, with status 130: a listing has nothing to finish.
 pub fn ports(args: &PortsArgs) -> Result<()> {
     let eal_args = ports_eal_args(args)?;
     let _run_dir = runtime::RunDirCleanup::for_args(&eal_args);
+    signal::exit_on_interrupt(&INTERRUPT, runtime::remove_own_run_dirs);
     let eal = Eal::init(&eal_args).map_err(|e| Error::eal_start(e, ""))?;
     let mut infos = Vec::new();
     for id in eal.port_ids() {
@@ -358,7 +382,13 @@ pub fn ports(args: &PortsArgs) -> Result<()> {
     }
     drop(infos);
     drop(eal);
-    Ok(())
+    match INTERRUPT.cause() {
+        Some(sig) => Err(Error::Dpdk(crate::dpdk::DpdkError::msg(
+            "listing the ports",
+            format!("interrupted by {}", signal::name(sig)),
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// One port as `landspeed ports` prints it.

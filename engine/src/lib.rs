@@ -9,6 +9,7 @@ pub mod certify;
 pub mod cli;
 pub(crate) mod config;
 pub(crate) mod counter;
+pub(crate) mod depart;
 pub mod dpdk;
 pub mod error;
 #[cfg(test)]

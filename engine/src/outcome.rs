@@ -110,8 +110,13 @@ pub enum Problem {
     PeerLeft {
         /// The port (its profile name).
         port: String,
-        /// Seconds into the run when its link was seen down.
+        /// Seconds into the run when its departure was seen.
         at_s: f64,
+        /// How it was learned: `notice` (the peer, a landspeed process,
+        /// said it was leaving and waited for this run to stop) or `link`
+        /// (the link went down); empty in results of older versions.
+        #[serde(default)]
+        by: String,
     },
     /// Frames of more streams than an RX lcore tracks arrived: those
     /// streams were not checked (their loss, order and integrity are
@@ -185,9 +190,14 @@ impl Problem {
                  {frames_sent} frames need: writing it failed (disk full or file size limit), \
                  the frames beyond are missing from it"
             ),
-            Problem::PeerLeft { port, at_s } => format!(
-                "the peer of port {port} disconnected {at_s:.3} s into the run: \
-                 sending stopped there, before the run's duration"
+            Problem::PeerLeft { port, at_s, by } => format!(
+                "the peer of port {port} disconnected {at_s:.3} s into the run{}: \
+                 sending stopped there, before the run's duration",
+                match by.as_str() {
+                    "notice" => " (it said it was leaving)",
+                    "link" => " (its link went down)",
+                    _ => "",
+                }
             ),
             Problem::StreamsNotTracked {
                 frames,

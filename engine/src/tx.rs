@@ -76,6 +76,8 @@ pub struct TxTask<'q> {
     pub stop: Arc<StopFlag>,
     /// How each frame's fill gets into it: copied or attached.
     pub payload: Payload<'q>,
+    /// Its part in a memif link's departure handshake (see [`crate::depart`]).
+    pub peer: Option<crate::depart::TxPeer>,
 }
 
 /// Most streams of a task whose frames come from template pools of their
@@ -346,6 +348,7 @@ struct Tx<'q> {
 /// Run the task until the stop flag is set.
 pub fn run(t: TxTask<'_>) -> TxOutcome {
     let paced = t.mode.waits();
+    let peer = t.peer.clone();
     let mut tx = Tx::new(t);
     let loop_start = tsc::now();
     if paced {
@@ -354,6 +357,7 @@ pub fn run(t: TxTask<'_>) -> TxOutcome {
         tx.run_loop::<false>();
     }
     let end = tsc::now();
+    crate::depart::tx_stopped(&mut tx.queue, peer.as_ref());
     let from = if paced { tx.first_due } else { loop_start };
     tx.outcome(end - loop_start, end.saturating_sub(from))
 }

@@ -414,6 +414,18 @@ impl<'p> RxBatch<'p> {
         unsafe { (*self.mbufs[i]).ol_flags }
     }
 
+    /// Free the frames from index `n` on, keeping the first `n`.
+    pub fn truncate(&mut self, n: usize) {
+        if n < self.len {
+            // SAFETY: entries n..len are valid mbufs owned by the batch;
+            // none is referenced after the call (len drops to n).
+            unsafe {
+                sys::rte_pktmbuf_free_bulk(self.mbufs.as_mut_ptr().add(n), (self.len - n) as u32)
+            };
+            self.len = n;
+        }
+    }
+
     /// Free every mbuf the batch holds.
     #[inline]
     pub fn clear(&mut self) {

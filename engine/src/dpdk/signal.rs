@@ -54,6 +54,20 @@ pub fn on_interrupt(flag: &'static StopFlag, cleanup: fn()) {
     }
 }
 
+/// For a command with nothing to wind down (a listing): from now on the
+/// first SIGINT, SIGTERM or SIGHUP runs `cleanup` and ends the process
+/// with [`EXIT_FORCED`] at once, whatever the main thread is doing (the
+/// EAL starting, say). `flag` is stopped instead only where no watcher
+/// thread could be started.
+pub fn exit_on_interrupt(flag: &'static StopFlag, cleanup: fn()) {
+    on_interrupt(flag, cleanup);
+    // The handler's third-signal arm from the first signal on.
+    COUNT.store(2, Ordering::Release);
+    if WAKE.load(Ordering::Acquire) < 0 {
+        COUNT.store(0, Ordering::Release);
+    }
+}
+
 /// The name of a signal this module handles (`SIGINT`, ...), or its number.
 pub fn name(signal: i32) -> String {
     match signal {

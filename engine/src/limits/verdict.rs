@@ -133,6 +133,18 @@ pub struct Verdict {
     pub explanation: String,
 }
 
+/// Adds to `v`'s explanation that its figures cover only the `limit`
+/// streams tracked: `frames` frames of `streams` more streams arrived
+/// beyond what an RX lcore tracks (`overflow`), unchecked.
+pub fn note_untracked(v: &mut Verdict, frames: u64, streams: u64, limit: u64) {
+    v.explanation = format!(
+        "{} Its figures cover only the {limit} streams tracked: {frames} frames of {streams} \
+         more streams arrived untracked (overflow), so their loss, order and integrity are \
+         unknown.",
+        v.explanation
+    );
+}
+
 impl Observation {
     /// The verdict for this observation (see [`verdict`]).
     pub fn verdict(&self) -> Verdict {

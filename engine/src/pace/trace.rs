@@ -17,7 +17,6 @@
 //! FCS, separated by white space. TSC values never decrease. Blank lines and
 //! lines starting with `#` are ignored.
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
@@ -151,13 +150,15 @@ impl Trace {
         Ok(Trace { tsc_hz, departures })
     }
 
-    /// Writes the trace to a file.
+    /// Writes the trace to a file (tests; a run writes its traces whole,
+    /// through `output::write_atomic`).
+    #[cfg(test)]
     pub fn save(&self, path: &Path) -> Result<(), TraceError> {
         let io_err = |source| TraceError::Io {
             path: path.display().to_string(),
             source,
         };
-        let f = File::create(path).map_err(io_err)?;
+        let f = std::fs::File::create(path).map_err(io_err)?;
         self.write_to(f).map_err(io_err)
     }
 

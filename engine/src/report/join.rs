@@ -133,14 +133,19 @@ pub fn join_files(tx: &Path, rx: &Path) -> Result<Joined> {
     check_rx(rx_side).map_err(|why| Error::file(rx, why))?;
     check_against(tx_side, rx_side, tx).map_err(|why| Error::file(rx, why))?;
     check_seqs(rx_side).map_err(|why| Error::file(rx, why))?;
-    Ok(join(
+    let mut joined = join(
         tx_side,
         rx_side,
         r.verdict.as_ref(),
         r.observation.as_ref(),
         &tx.display().to_string(),
         &rx.display().to_string(),
-    ))
+    );
+    // Decided again, the verdict carries the receiver's qualifiers too.
+    if let Some(v) = joined.joined_verdict.as_mut() {
+        super::qualify::qualify(v, &r.outcome.problems);
+    }
+    Ok(joined)
 }
 
 /// A sender's side whose counts contradict each other: the field and why.

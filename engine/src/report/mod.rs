@@ -5,6 +5,7 @@
 //! writes, so a reader can reproduce it from the file.
 
 pub mod join;
+pub(crate) mod qualify;
 
 use std::fmt::Write as _;
 

@@ -34,6 +34,7 @@
 //! abort, so a panic leaves nothing behind.
 
 mod clock;
+mod depart;
 mod devices;
 pub mod sched;
 mod tasks;
@@ -315,19 +316,20 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     // The streams' template pools outlive the ports their mbufs are sent
     // on, and are counted once the ports are closed.
     let mut tx_pools = Vec::new();
-    let handles = Handles::new(queues);
-    let tasks = tasks::plan_tasks(
+    let mut handles = Handles::new(queues);
+    let mut tasks = tasks::plan_tasks(
         &rt.eal,
         plan,
         rt.tsc_hz,
         &ports,
         &ups,
-        handles,
+        &mut handles,
         &mut tx_pools,
     )?;
+    let departures = depart::Departures::plan(plan, &ports, &mut handles, &mut tasks);
     let meta = Meta::of(plan, &ports, &tasks);
     let grace = drain_grace(plan, &ports);
-    let mut watch = PortWatch::new(plan, &ports, &ups);
+    let mut watch = PortWatch::new(plan, &ports, &ups, departures);
     let (outcomes, timing) = dpdk::scope(&rt.eal, |s| {
         run_workers(s, &rt.eal, plan, sink, stop_early, tasks, grace, &mut watch)
     })?;
@@ -433,8 +435,8 @@ struct Timing {
     tsc_hz_run: u64,
     /// Seconds from launch to stop.
     elapsed_s: f64,
-    /// A watched memif port whose peer left, and when (seconds).
-    peer_left: Option<(String, f64)>,
+    /// A watched memif port whose peer left ([`Problem::PeerLeft`]).
+    peer_left: Option<Problem>,
 }
 
 /// Sets both stop flags when dropped: however the body of the scope ends
@@ -472,7 +474,7 @@ fn run_workers<'scope, 'q: 'scope>(
     let workers = launch(s, eal, plan, tasks)?;
     let clock = (started, t0);
     let mut timing = report_loop(plan, sink, stop_early, &live, &stop_tx, clock, watch);
-    let (outcomes, rx_end_s) = collect(workers, &stop_rx, grace, stop_early, started);
+    let (outcomes, rx_end_s) = collect(workers, &stop_rx, grace, stop_early, started, watch);
     close_last_interval(plan, sink, &live, &mut timing, rx_end_s);
     Ok((outcomes, timing))
 }
@@ -543,8 +545,8 @@ fn report_loop(
         if stop_early.stopped() || now >= total {
             break;
         }
-        if let Some((port, at_s)) = watch.peer_left() {
-            peer_left = Some((port.to_string(), at_s));
+        if let Some(p) = watch.peer_left() {
+            peer_left = Some(p);
             break;
         }
         if now >= next_tick {
@@ -607,12 +609,15 @@ fn collect(
     grace: Duration,
     stop_early: &StopFlag,
     started: Instant,
+    watch: &mut PortWatch,
 ) -> (Outcomes, f64) {
     let (tx, tx_cpu) = workers.tx.into_iter().map(Worker::join).unzip();
+    watch.senders_stopped(started.elapsed().as_secs_f64(), stop_early);
     let end = Instant::now() + grace;
     while !stop_early.hurried() && Instant::now() < end {
         std::thread::sleep(REPORT_POLL.min(end.saturating_duration_since(Instant::now())));
     }
+    watch.receivers_stopping(stop_early);
     stop_rx.stop();
     let rx_end_s = started.elapsed().as_secs_f64();
     let (rx, rx_cpu) = workers.rx.into_iter().map(Worker::join).unzip();
@@ -653,11 +658,9 @@ fn finish(
     add_task_results(plan, &mut result, meta, &outcomes, ups);
     add_problems(&mut result, seen.problems);
     result.note_descheduled();
-    if let Some((port, at_s)) = timing.peer_left {
+    if let Some(p) = timing.peer_left {
         result.outcome.target_met = Some(false);
-        result
-            .outcome
-            .add(crate::outcome::Problem::PeerLeft { port, at_s });
+        result.outcome.add(p);
     }
     // Every mbuf must be back in its pool once its port is closed (its
     // rings freed): what is not was leaked somewhere.
@@ -689,23 +692,33 @@ fn add_problems(result: &mut RunResult, links: Vec<Problem>) {
         }
     }
     if let Some(v) = result.verdict.as_mut() {
-        watch::link_loss_verdict(v, &links);
+        let all: Vec<Problem> = (result.outcome.problems.iter())
+            .chain(&links)
+            .cloned()
+            .collect();
+        report::qualify::qualify(v, &all);
     }
     for p in links {
         result.outcome.add(p);
     }
 }
 
-/// Departure traces, where the profile asked for them.
+/// Departure traces, where the profile asked for them, each written whole
+/// or not at all (a temporary file renamed over it).
 fn save_traces(plan: &Plan, tx: &[TxOutcome]) -> Result<()> {
     for (ti, (o, t)) in tx.iter().zip(&plan.tx).enumerate() {
         if let Some(path) = &t.trace {
-            o.recorder.to_trace().save(path).map_err(|e| {
-                perr(
-                    plan,
-                    &format!("tx[{ti}].trace"),
-                    format!("{}: {e}", path.display()),
-                )
+            let field = format!("tx[{ti}].trace");
+            let fail =
+                |e: &dyn std::fmt::Display| perr(plan, &field, format!("{}: {e}", path.display()));
+            let mut bytes = Vec::new();
+            o.recorder
+                .to_trace()
+                .write_to(&mut bytes)
+                .map_err(|e| fail(&e))?;
+            crate::output::write_atomic("trace", path, &bytes).map_err(|e| match e {
+                Error::Io { source, .. } => fail(&source),
+                other => other,
             })?;
         }
     }

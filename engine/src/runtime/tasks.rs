@@ -48,11 +48,13 @@ impl<'q> Handles<'q> {
         Handles { tx, rx }
     }
 
-    fn tx(&mut self, port: usize, queue: u16) -> Option<TxQueue<'q>> {
+    /// Takes TX queue `queue` of port `port`, if no task took it.
+    pub(super) fn tx(&mut self, port: usize, queue: u16) -> Option<TxQueue<'q>> {
         self.tx.get_mut(port)?.get_mut(usize::from(queue))?.take()
     }
 
-    fn rx(&mut self, port: usize, queue: u16) -> Option<RxQueue<'q>> {
+    /// Takes RX queue `queue` of port `port`, if no task took it.
+    pub(super) fn rx(&mut self, port: usize, queue: u16) -> Option<RxQueue<'q>> {
         self.rx.get_mut(port)?.get_mut(usize::from(queue))?.take()
     }
 }
@@ -78,7 +80,7 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
     tsc_hz: u64,
     ports: &[PortRt],
     ups: &[Up],
-    mut handles: Handles<'q>,
+    handles: &mut Handles<'q>,
     tx_pools: &mut Vec<Arc<TemplatePool<'e>>>,
 ) -> Result<Tasks<'q>> {
     let stop_tx = Arc::new(StopFlag::default());
@@ -202,6 +204,7 @@ fn tx_task<'e: 'q, 'q>(
         trace_frames: if t.trace.is_some() { t.trace_frames } else { 0 },
         live: Arc::new(Padded::new(TxLive::default())),
         stop: Arc::clone(&shared.stop),
+        peer: None,
     })
 }
 
@@ -450,5 +453,6 @@ fn rx_task<'q>(
         tsc_hz,
         live: Arc::new(Padded::new(RxLive::default())),
         stop: Arc::clone(stop),
+        peer: None,
     }
 }

@@ -1,15 +1,18 @@
 //! What the report loop watches on the ports while the workers run: each
-//! link's state (an outage is a [`Problem::LinkDown`]) and the PMD's
+//! link's state (an outage is a [`Problem::LinkDown`]), the PMD's
 //! counters, whose last reading stands in for the final one when a driver
-//! resets them before the run ends (memif does when its peer goes away).
+//! resets them before the run ends (memif does when its peer goes away),
+//! and a memif peer's departure notice ([`super::depart`]).
 
 use std::path::PathBuf;
 
 use crate::config::{Device, Plan};
+use crate::counter::StopFlag;
 use crate::dpdk::{Port, PortStats};
-use crate::limits::verdict::{Limit, Verdict};
 use crate::outcome::Problem;
+use crate::wire::control;
 
+use super::depart::Departures;
 use super::{PortRt, Up};
 
 /// One port as the report loop sees it.
@@ -39,12 +42,19 @@ struct Watched<'a, 'rt> {
 /// The ports of a run, watched from the main lcore.
 pub(super) struct PortWatch<'a, 'rt> {
     ports: Vec<Watched<'a, 'rt>>,
+    /// The departure handshakes of its memif ports.
+    depart: Departures<'a>,
 }
 
 impl<'a, 'rt> PortWatch<'a, 'rt> {
     /// Watches every port of `plan`, open in `ports` and started as `ups`
-    /// says.
-    pub(super) fn new(plan: &Plan, ports: &'a [PortRt<'rt>], ups: &[Up]) -> Self {
+    /// says, with the memif handshakes of `depart`.
+    pub(super) fn new(
+        plan: &Plan,
+        ports: &'a [PortRt<'rt>],
+        ups: &[Up],
+        depart: Departures<'a>,
+    ) -> Self {
         let ports = (ports.iter().enumerate())
             .map(|(i, pr)| {
                 let tx = plan.tx.iter().any(|t| t.port == i);
@@ -70,11 +80,19 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
                 }
             })
             .collect();
-        PortWatch { ports }
+        PortWatch { ports, depart }
+    }
+
+    /// Looks at every link and counter at `t` seconds into the run, and
+    /// for a memif peer's departure notice.
+    pub(super) fn poll(&mut self, t: f64) {
+        self.poll_links(t);
+        let watched = &self.ports;
+        (self.depart).poll(t, |i| watched[i].down_since.is_none());
     }
 
     /// Looks at every link and counter at `t` seconds into the run.
-    pub(super) fn poll(&mut self, t: f64) {
+    fn poll_links(&mut self, t: f64) {
         for w in &mut self.ports {
             let up = w.port.link().up && w.operstate.as_ref().is_none_or(kernel_up);
             match (up, w.down_since) {
@@ -95,18 +113,53 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
         }
     }
 
-    /// The first memif port the run sends on whose link is down (its peer
-    /// left), and when that was seen (seconds into the run).
-    pub(super) fn peer_left(&self) -> Option<(&str, f64)> {
+    /// A [`Problem::PeerLeft`] for the first memif port the run sends on
+    /// whose peer said it is leaving (by its notice) or whose link is down
+    /// (its peer left without a word), with when that was seen.
+    pub(super) fn peer_left(&self) -> Option<Problem> {
+        let left = |port: &str, at_s: f64, by: &str| Problem::PeerLeft {
+            port: port.to_string(),
+            at_s,
+            by: by.to_string(),
+        };
+        if let Some((port, at_s)) = self.depart.peer_left() {
+            return Some(left(port, at_s, "notice"));
+        }
         (self.ports.iter())
             .filter(|w| w.ends_run)
-            .find_map(|w| Some((w.name.as_str(), w.down_since?)))
+            .find_map(|w| Some(left(&w.name, w.down_since?, "link")))
+    }
+
+    /// Once the senders have been joined at `t` seconds into the run: the
+    /// counters are read once more (with the control frame the sender
+    /// sent last), and where a memif peer said it leaves, its disconnect
+    /// is waited for before the port may close.
+    pub(super) fn senders_stopped(&mut self, t: f64, stop: &StopFlag) {
+        self.depart.stop_listening();
+        self.poll_links(t);
+        let ports: Vec<&Port> = self.ports.iter().map(|w| w.port).collect();
+        self.depart.await_peer_close(&ports, stop);
+    }
+
+    /// Before the receivers stop: a memif peer is told that this run
+    /// leaves, and its acknowledgement waited for.
+    pub(super) fn receivers_stopping(&mut self, stop: &StopFlag) {
+        let ports: Vec<&Port> = self.ports.iter().map(|w| w.port).collect();
+        self.depart.receivers_stopping(&ports, stop);
     }
 
     /// Port `i`'s counters: `last`, read once the workers ended, or the
-    /// highest read during the run where a counter went backwards.
+    /// highest read during the run where a counter went backwards; less
+    /// the handshake's control frames, which are not traffic.
     pub(super) fn stats(&self, i: usize, last: PortStats) -> PortStats {
-        max_stats(&self.ports[i].stats, &last)
+        let mut s = max_stats(&self.ports[i].stats, &last);
+        let (sent, received) = self.depart.control_frames(i);
+        let len = control::LEN as u64;
+        s.opackets = s.opackets.saturating_sub(sent);
+        s.obytes = s.obytes.saturating_sub(sent * len);
+        s.ipackets = s.ipackets.saturating_sub(received);
+        s.ibytes = s.ibytes.saturating_sub(received * len);
+        s
     }
 
     /// A [`Problem::LinkDown`] for each port whose link went down before
@@ -165,30 +218,5 @@ fn max_stats(a: &PortStats, b: &PortStats) -> PortStats {
         ierrors: a.ierrors.max(b.ierrors),
         oerrors: a.oerrors.max(b.oerrors),
         rx_nombuf: a.rx_nombuf.max(b.rx_nombuf),
-    }
-}
-
-/// A verdict that found nothing binding cannot stand when a receiving
-/// link went down: the frames sent meanwhile were lost before the port.
-pub(super) fn link_loss_verdict(v: &mut Verdict, problems: &[Problem]) {
-    let lost = problems.iter().find_map(|p| match p {
-        Problem::LinkDown {
-            port,
-            side,
-            down_at_s,
-            down_s,
-            ..
-        } if side.contains("RX") => Some((port, *down_at_s, *down_s)),
-        _ => None,
-    });
-    if let Some((port, at, down)) = lost {
-        if v.binding == Limit::None {
-            v.binding = Limit::Network;
-        }
-        v.explanation = format!(
-            "The receiving port {port}'s link went down {at:.2} s into the run for {down:.2} s: \
-             what was sent meanwhile never reached it. {}",
-            v.explanation
-        );
     }
 }

@@ -100,6 +100,8 @@ pub struct RxTask<'q> {
     pub live: Arc<Padded<RxLive>>,
     /// The stop signal.
     pub stop: Arc<StopFlag>,
+    /// Its part in a memif link's departure handshake (see [`crate::depart`]).
+    pub peer: Option<crate::depart::PeerRx>,
 }
 
 /// Why frames were counted corrupt.
@@ -713,6 +715,7 @@ pub fn run(mut t: RxTask<'_>) -> RxOutcome {
     loop {
         let before = tsc::now();
         let n = receive(&mut batch, &mut t.queues[q]);
+        let n = t.peer.as_ref().map_or(n, |p| p.screen(&mut batch, n));
         q = if q + 1 == t.queues.len() { 0 } else { q + 1 };
         if n == 0 {
             rx.idle(tsc::now() - before);
@@ -994,6 +997,7 @@ mod tests {
             tsc_hz: 1_000_000_000,
             live: Arc::default(),
             stop: Arc::default(),
+            peer: None,
         };
         Rx::new(&mut task)
     }

@@ -11,6 +11,7 @@
 
 pub mod builder;
 pub mod checksum;
+pub mod control;
 pub mod dissect;
 pub mod ethernet;
 pub mod fill;

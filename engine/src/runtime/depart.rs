@@ -1,0 +1,234 @@
+//! The main lcore's part in the departure handshake of a memif link (the
+//! workers' part and the why are in [`crate::depart`]).
+//!
+//! On a memif port with one TX and one RX queue:
+//!
+//! - a run that only sends there (one TX task, no RX task) reads the
+//!   port's RX queue from the main lcore with its link watch (every report
+//!   loop turn, at most 20 ms apart: the TX loop is untouched); a
+//!   `Leaving` notice ends the run, the TX worker acknowledges it once out
+//!   of its loop, and the port is closed only after the peer's disconnect
+//!   has been seen ([`Departures::senders_stopped`]);
+//! - a run that only receives there sends `Leaving` on the port's TX queue
+//!   when it is asked to stop, and keeps polling until the `Ack` comes (or
+//!   [`ACK_GRACE`] has passed) before its receivers stop and the port
+//!   closes ([`Departures::receivers_stopping`]).
+//!
+//! Other memif ports (and a peer that is not landspeed) rely on the link
+//! watch alone, which leaves the driver's window open (docs/lab.md).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::config::Plan;
+use crate::counter::StopFlag;
+use crate::depart::{self, PeerRx, PeerState, TxPeer};
+use crate::dpdk::{Port, RxBatch, RxQueue, TxQueue, BATCH_MAX};
+use crate::wire::control::{self, Kind};
+use crate::wire::MacAddr;
+
+use super::tasks::{Handles, Tasks};
+use super::PortRt;
+
+/// Longest a receiver waits for its peer's `Ack` after telling it that it
+/// leaves.
+pub(super) const ACK_GRACE: Duration = Duration::from_millis(500);
+/// Longest a sender whose peer said it leaves waits for the peer's
+/// disconnect before it closes the port anyway.
+const CLOSE_WAIT: Duration = Duration::from_secs(2);
+/// Time given to the other process's disconnect (tens of microseconds of
+/// work on its interrupt thread) once it is known to have begun, and to
+/// the peer's last burst to return once its `Ack` arrived.
+const SETTLE: Duration = Duration::from_millis(20);
+/// How often the waits look again.
+const LOOK: Duration = Duration::from_millis(1);
+
+/// What the main lcore does on one port.
+enum Role<'q> {
+    /// The run sends on the port: the peer's notices are read from its RX
+    /// queue while `listening`.
+    Sender { rx: RxQueue<'q>, listening: bool },
+    /// The run receives on the port: it tells the peer when it leaves, on
+    /// the port's TX queue.
+    Receiver { tx: TxQueue<'q> },
+}
+
+/// One memif port of the handshake.
+struct PeerPort<'q> {
+    /// Index of the port in the plan.
+    index: usize,
+    /// Its profile name.
+    name: String,
+    mac: MacAddr,
+    state: Arc<PeerState>,
+    role: Role<'q>,
+    /// When the peer's `Leaving` was read (seconds into the run).
+    heard_at: Option<f64>,
+}
+
+/// The handshakes of a run's memif ports.
+pub(super) struct Departures<'q> {
+    ports: Vec<PeerPort<'q>>,
+}
+
+impl<'q> Departures<'q> {
+    /// The handshake of each memif port of `plan` that has one TX and one
+    /// RX queue and is used by one side only; the queue the tasks leave
+    /// free is taken from `handles`, and the task on the port gets its
+    /// part.
+    pub(super) fn plan(
+        plan: &Plan,
+        ports: &[PortRt<'_>],
+        handles: &mut Handles<'q>,
+        tasks: &mut Tasks<'_>,
+    ) -> Self {
+        let mut out = Vec::new();
+        for (i, pr) in ports.iter().enumerate() {
+            let pp = &plan.ports[i];
+            let info = pr.port.info();
+            if info.driver != "net_memif" || pp.rx_queues != 1 || pp.tx_queues != 1 {
+                continue;
+            }
+            let txs: Vec<usize> = (0..plan.tx.len())
+                .filter(|&k| plan.tx[k].port == i)
+                .collect();
+            let rxs: Vec<usize> = (0..plan.rx.len())
+                .filter(|&k| plan.rx[k].port == i)
+                .collect();
+            let state = Arc::new(PeerState::default());
+            let mac = MacAddr(info.mac);
+            let role = match (txs.as_slice(), rxs.as_slice()) {
+                ([k], []) => handles.rx(i, 0).map(|rx| {
+                    tasks.tx[*k].peer = Some(TxPeer {
+                        state: Arc::clone(&state),
+                        mac,
+                    });
+                    Role::Sender {
+                        rx,
+                        listening: true,
+                    }
+                }),
+                ([], [k]) => handles.tx(i, 0).map(|tx| {
+                    tasks.rx[*k].peer = Some(PeerRx {
+                        state: Arc::clone(&state),
+                    });
+                    Role::Receiver { tx }
+                }),
+                _ => None,
+            };
+            if let Some(role) = role {
+                out.push(PeerPort {
+                    index: i,
+                    name: pp.name.clone(),
+                    mac,
+                    state,
+                    role,
+                    heard_at: None,
+                });
+            }
+        }
+        Departures { ports: out }
+    }
+
+    /// At `t` seconds into the run: reads the peer's notices on each port
+    /// the run sends on and still listens to. `link_up(i)` says whether
+    /// port `i`'s link is up: a port whose link is down is not read (its
+    /// shared memory may be going away).
+    pub(super) fn poll(&mut self, t: f64, link_up: impl Fn(usize) -> bool) {
+        for p in &mut self.ports {
+            let Role::Sender { rx, listening } = &mut p.role else {
+                continue;
+            };
+            if !*listening || !link_up(p.index) {
+                continue;
+            }
+            if read_notice(rx) {
+                p.state.hear(Kind::Leaving);
+                p.heard_at = Some(t);
+                *listening = false;
+            }
+        }
+    }
+
+    /// The first port whose peer said it is leaving, and when.
+    pub(super) fn peer_left(&self) -> Option<(&str, f64)> {
+        (self.ports.iter()).find_map(|p| Some((p.name.as_str(), p.heard_at?)))
+    }
+
+    /// Control frames sent and received on port `i` (to take out of the
+    /// PMD's counts).
+    pub(super) fn control_frames(&self, i: usize) -> (u64, u64) {
+        (self.ports.iter())
+            .find(|p| p.index == i)
+            .map_or((0, 0), |p| p.state.counts())
+    }
+
+    /// Once the senders have been joined: no port is read any more.
+    pub(super) fn stop_listening(&mut self) {
+        for p in &mut self.ports {
+            if let Role::Sender { listening, .. } = &mut p.role {
+                *listening = false;
+            }
+        }
+    }
+
+    /// Where the peer said it leaves, waits until its disconnect has been
+    /// seen on `ports` (at most [`CLOSE_WAIT`]; cut short when `stop` is
+    /// hurried), so that this process never closes the port under the
+    /// peer's workers nor beside its own interrupt thread's disconnect.
+    pub(super) fn await_peer_close(&self, ports: &[&Port], stop: &StopFlag) {
+        let leaving: Vec<&Port> = (self.ports.iter())
+            .filter(|p| p.heard_at.is_some())
+            .map(|p| ports[p.index])
+            .collect();
+        if leaving.is_empty() {
+            return;
+        }
+        wait_for(CLOSE_WAIT, stop, || leaving.iter().all(|p| !p.link().up));
+        if !stop.hurried() {
+            std::thread::sleep(SETTLE);
+        }
+    }
+
+    /// Before the receivers stop: tells the peer of each port the run
+    /// receives on that it leaves, and waits for its `Ack` (at most
+    /// [`ACK_GRACE`]; cut short when `stop` is hurried or the link goes
+    /// down).
+    pub(super) fn receivers_stopping(&mut self, ports: &[&Port], stop: &StopFlag) {
+        let mut told = Vec::new();
+        for p in &mut self.ports {
+            let Role::Receiver { tx } = &mut p.role else {
+                continue;
+            };
+            let port = ports[p.index];
+            if port.link().up && depart::send(tx, Kind::Leaving, p.mac, &p.state) {
+                told.push((port, Arc::clone(&p.state)));
+            }
+        }
+        if told.is_empty() {
+            return;
+        }
+        let acked =
+            |(port, s): &(&Port, Arc<PeerState>)| s.heard() == Some(Kind::Ack) || !port.link().up;
+        wait_for(ACK_GRACE, stop, || told.iter().all(acked));
+        if !stop.hurried() {
+            std::thread::sleep(SETTLE);
+        }
+    }
+}
+
+/// Reads what `rx` holds; whether a `Leaving` notice was among it.
+fn read_notice(rx: &mut RxQueue<'_>) -> bool {
+    let mut batch = RxBatch::new();
+    let n = batch.receive(rx, BATCH_MAX);
+    (0..n).any(|i| control::parse(batch.frame(i).0) == Some(Kind::Leaving))
+}
+
+/// Waits until `done` (looked at every [`LOOK`]), `limit` has passed, or
+/// `stop` is hurried.
+fn wait_for(limit: Duration, stop: &StopFlag, mut done: impl FnMut() -> bool) {
+    let end = Instant::now() + limit;
+    while !done() && !stop.hurried() && Instant::now() < end {
+        std::thread::sleep(LOOK);
+    }
+}

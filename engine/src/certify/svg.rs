@@ -448,7 +448,7 @@ fn throughput(c: &Certification) -> String {
         .map(|r| r.l2_bps / 1e9)
         .chain(ceilings.iter().copied());
     let hi = top.fold(0.0, f64::max);
-    let y = linear_axis(0.0, hi, "throughput, L2 Gbit/s", |v, d| format::fixed(v, d));
+    let y = linear_axis(0.0, hi, "throughput, L2 Gbit/s", format::fixed);
     let mut cv = Canvas::new();
     cv.frame("Throughput per frame size (L2), against line rate", &y);
     let half = cat_w(sizes.len()) * 0.42;
@@ -581,7 +581,7 @@ fn loss(c: &Certification) -> String {
         lowest.min(0.0),
         highest,
         "offered load, % of line (L1)",
-        |v, d| format::fixed(v, d),
+        format::fixed,
     );
     let y = linear_axis(0.0, top_loss, "frame loss, % of frames sent", |v, d| {
         format::fixed(v, d)
@@ -703,7 +703,7 @@ mod tests {
 
     #[test]
     fn tick_labels_have_the_step_s_decimals() {
-        let y = linear_axis(0.0, 1.0, "t", |v, d| format::fixed(v, d));
+        let y = linear_axis(0.0, 1.0, "t", format::fixed);
         let labels: Vec<&str> = y.ticks.iter().map(|(_, l)| l.as_str()).collect();
         assert_eq!(labels, ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]);
     }

@@ -13,7 +13,16 @@
 //!   measured. The runtime implements it over DPDK ports; the unit tests
 //!   implement it over a simulated device with a known answer.
 //!
+//! - the outputs, each rendered from a `Certification`: [`csv`], [`html`]
+//!   (with its charts from [`svg`]) and [`junit`]; they format every figure
+//!   through [`format`], so the same figure reads the same in all of them.
+//!
 //! This module is pure: it never touches DPDK.
 #![forbid(unsafe_code)]
 
+pub mod csv;
+pub mod format;
+pub mod html;
+pub mod junit;
 pub mod model;
+pub mod svg;

@@ -1,0 +1,150 @@
+//! The CSV of a certification: one file, one header, a line per result
+//! (per point of a loss curve), per acceptance criterion and per trial,
+//! told apart by the `test` and `kind` columns. Quoted as RFC 4180 says
+//! (CRLF line ends; a field holding a comma, a quote or a line break is
+//! quoted, its quotes doubled). Its figures are the [`format`] records',
+//! so they read exactly as in the HTML report.
+//!
+//! Columns: `test` (`throughput`, `latency`, `loss`, `back_to_back`),
+//! `kind` (`result`, `criterion`, `trial`), `direction`, `frame_size`,
+//! then every [`Column`] by its name; a column that does not apply to a
+//! line is empty.
+
+use super::format::{self, Column, Record};
+use super::model::Certification;
+
+/// The CSV of `c`.
+pub fn render(c: &Certification) -> String {
+    let mut out = String::new();
+    let mut header: Vec<&str> = vec!["test", "kind", "direction", "frame_size"];
+    header.extend(Column::ALL.iter().map(|col| col.name()));
+    line(&mut out, header.iter().copied());
+    let records = format::results(c)
+        .into_iter()
+        .chain(format::criteria(c))
+        .chain(format::trials(c));
+    for r in records {
+        record(&mut out, &r);
+    }
+    out
+}
+
+fn record(out: &mut String, r: &Record) {
+    let size = r.frame_size.to_string();
+    let mut fields: Vec<&str> = vec![r.test.key(), r.kind.key(), &r.direction, &size];
+    fields.extend(Column::ALL.iter().map(|col| r.get(*col).unwrap_or("")));
+    line(out, fields.into_iter());
+}
+
+fn line<'a>(out: &mut String, fields: impl Iterator<Item = &'a str>) {
+    for (i, field) in fields.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        quote(out, field);
+    }
+    out.push_str("\r\n");
+}
+
+/// `field` as RFC 4180 writes it.
+fn quote(out: &mut String, field: &str) {
+    if field.contains([',', '"', '\r', '\n']) {
+        out.push('"');
+        out.push_str(&field.replace('"', "\"\""));
+        out.push('"');
+    } else {
+        out.push_str(field);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certify::format::{sample, Format};
+
+    fn read(csv: &str) -> (Vec<String>, Vec<::csv::StringRecord>) {
+        let mut r = ::csv::Reader::from_reader(csv.as_bytes());
+        let header = r.headers().unwrap().iter().map(String::from).collect();
+        (header, r.records().map(|x| x.unwrap()).collect())
+    }
+
+    #[test]
+    fn one_header_a_line_per_result_criterion_and_trial() {
+        let c = sample::complete();
+        let csv = render(&c);
+        assert!(csv.ends_with("\r\n"));
+        assert_eq!(csv.matches("\r\n").count(), csv.matches('\n').count());
+        let (header, lines) = read(&csv);
+        assert_eq!(
+            header[..6],
+            [
+                "test",
+                "kind",
+                "direction",
+                "frame_size",
+                "trial",
+                "rate_pct"
+            ]
+        );
+        assert_eq!(header.len(), 4 + Column::ALL.len());
+        let n = |kind: &str| lines.iter().filter(|l| &l[1] == kind).count();
+        assert_eq!(n("result"), format::results(&c).len());
+        assert_eq!(n("criterion"), 4);
+        assert_eq!(n("trial"), format::trials(&c).len());
+        assert!(lines.iter().all(|l| l.len() == header.len()));
+        let first = &lines[0];
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        assert_eq!(&first[0], "throughput");
+        assert_eq!(&first[col("rate_pct")], "53.71");
+        assert_eq!(&first[col("fps")], "7992699");
+        assert_eq!(&first[col("loss_pct")], "");
+    }
+
+    /// The CSV's figures are the JSON's, rounded by the one rule.
+    #[test]
+    fn figures_are_the_json_s_rounded() {
+        let c = sample::tester_bound();
+        let json: serde_json::Value = serde_json::to_value(&c).unwrap();
+        let (header, lines) = read(&render(&c));
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let rows = lines
+            .iter()
+            .filter(|l| &l[0] == "throughput" && &l[1] == "result");
+        let f = Format::new(&c.settings);
+        let mut n = 0;
+        for (line, row) in rows.zip(json["throughput"].as_array().unwrap()) {
+            let rate = row["rate_pct"].as_f64().unwrap();
+            assert_eq!(&line[col("rate_pct")], f.pct(rate));
+            let csv_rate: f64 = line[col("rate_pct")].parse().unwrap();
+            assert!((csv_rate - rate).abs() <= 0.005);
+            let fps: f64 = line[col("fps")].parse().unwrap();
+            assert!((fps - row["fps"].as_f64().unwrap()).abs() <= 0.5);
+            let l2: f64 = line[col("l2_gbps")].parse().unwrap();
+            assert!((l2 - row["l2_bps"].as_f64().unwrap() / 1e9).abs() <= 0.0005);
+            assert_eq!(&line[col("bound")], row["bound"].as_str().unwrap());
+            n += 1;
+        }
+        assert_eq!(n, 14);
+    }
+
+    #[test]
+    fn quotes_as_rfc_4180_says() {
+        let mut c = sample::complete();
+        let odd = "a,b \"c\"\r\nd";
+        c.criteria[0].measured = odd.to_string();
+        c.criteria[1].direction = "plain".into();
+        let csv = render(&c);
+        assert!(csv.contains("\"a,b \"\"c\"\"\r\nd\""));
+        let (header, lines) = read(&csv);
+        let k: Vec<&::csv::StringRecord> = lines.iter().filter(|l| &l[1] == "criterion").collect();
+        let measured = header.iter().position(|h| h == "measured").unwrap();
+        assert_eq!(&k[0][measured], odd);
+        assert_eq!(&k[1][2], "plain");
+        let mut s = String::new();
+        quote(&mut s, "x");
+        quote(&mut s, "\"");
+        quote(&mut s, "a\rb");
+        quote(&mut s, "a\nb");
+        assert_eq!(s, "x\"\"\"\"\"a\rb\"\"a\nb\"");
+    }
+}

@@ -1,0 +1,1208 @@
+//! A certification's figures as text: one rounding rule per kind of figure,
+//! and the records every tabular output is rendered from.
+//!
+//! The CSV, the HTML report and the JUnit XML never format a number
+//! themselves: they take the [`Record`]s of [`results`], [`criteria`] and
+//! [`trials`], whose cells were formatted here by [`Format`]. So the three
+//! show the same figures with the same text, and the JSON holds the same
+//! figures unrounded.
+//!
+//! The rules:
+//!
+//! | figure                         | rule                                   |
+//! |--------------------------------|----------------------------------------|
+//! | % of line                      | 2 decimals, more when the search's resolution is finer (0.01 % → 3) |
+//! | Gbit/s                         | 3 decimals                             |
+//! | frames/s, frames, ns           | whole numbers                          |
+//! | loss %                         | `0` when nothing was lost, else 3 significant digits |
+//! | seconds                        | 4 significant digits                   |
+//! | mean burst, frames             | 1 decimal                              |
+//! | flags                          | `yes` / `no`                           |
+//!
+//! A figure that is not a number (a mean of nothing) reads `n/a`.
+
+use super::model::{
+    BackToBackRow, Bound, Certification, Criterion, LatencyRow, LossCurve, Settings, ThroughputRow,
+    Trial,
+};
+
+/// What a figure reads when it is not a number.
+pub const NOT_A_NUMBER: &str = "n/a";
+
+/// The rounding rules of one certification (the decimals of "% of line"
+/// follow its search resolution).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Format {
+    pct_decimals: usize,
+}
+
+impl Format {
+    /// The rules for a certification run with `settings`.
+    pub fn new(settings: &Settings) -> Self {
+        Self {
+            pct_decimals: pct_decimals(settings.resolution_pct),
+        }
+    }
+
+    /// A rate in % of line.
+    pub fn pct(&self, x: f64) -> String {
+        fixed(x, self.pct_decimals)
+    }
+}
+
+/// Decimals "% of line" needs to show a search's `resolution` (in % of
+/// line): one more than the resolution's own, at least 2, at most 6.
+pub fn pct_decimals(resolution: f64) -> usize {
+    if !(resolution.is_finite() && resolution > 0.0) {
+        return 2;
+    }
+    let own = (-resolution.log10()).ceil();
+    (own + 1.0).clamp(2.0, 6.0) as usize
+}
+
+/// `x` with `decimals` decimals; `-0.00` reads `0.00`.
+pub fn fixed(x: f64, decimals: usize) -> String {
+    if !x.is_finite() {
+        return NOT_A_NUMBER.to_string();
+    }
+    let s = format!("{x:.decimals$}");
+    match s.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
+        _ => s,
+    }
+}
+
+/// `x` with `digits` significant digits, never in exponent notation (at
+/// most 12 decimals).
+pub fn significant(x: f64, digits: u32) -> String {
+    if !x.is_finite() {
+        return NOT_A_NUMBER.to_string();
+    }
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    let magnitude = x.abs().log10().floor() as i64;
+    let decimals = (i64::from(digits) - 1 - magnitude).clamp(0, 12) as usize;
+    fixed(x, decimals)
+}
+
+/// A bit rate in Gbit/s (from bit/s).
+pub fn gbps(bps: f64) -> String {
+    fixed(bps / 1e9, 3)
+}
+
+/// A whole number (frames per second, nanoseconds) rounded from `x`.
+pub fn whole(x: f64) -> String {
+    fixed(x, 0)
+}
+
+/// A frame loss rate in %.
+pub fn loss_pct(x: f64) -> String {
+    significant(x, 3)
+}
+
+/// A time in seconds.
+pub fn seconds(x: f64) -> String {
+    significant(x, 4)
+}
+
+/// A mean of frame counts.
+pub fn mean_frames(x: f64) -> String {
+    fixed(x, 1)
+}
+
+/// A flag.
+pub fn yes_no(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// What bound a throughput result, as the outputs name it.
+pub fn bound(b: Bound) -> &'static str {
+    match b {
+        Bound::Device => "device",
+        Bound::Line => "line",
+        Bound::Tester => "tester",
+    }
+}
+
+/// A bit rate for people: `10 Gbit/s`, `2.5 Gbit/s`, `100 Mbit/s`.
+pub fn bit_rate(bps: u64) -> String {
+    let units = [
+        (1e12, "Tbit/s"),
+        (1e9, "Gbit/s"),
+        (1e6, "Mbit/s"),
+        (1e3, "kbit/s"),
+    ];
+    let x = bps as f64;
+    for (scale, unit) in units {
+        if x >= scale {
+            return format!("{} {unit}", trimmed(x / scale));
+        }
+    }
+    format!("{bps} bit/s")
+}
+
+/// A duration in seconds for people: `60 s`, `0.5 s`.
+pub fn duration(s: f64) -> String {
+    format!("{} s", trimmed(s))
+}
+
+/// Up to 3 decimals, trailing zeros dropped: `2.5`, `10`, `0.125`.
+pub fn trimmed(x: f64) -> String {
+    let s = fixed(x, 3);
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// Text made safe for HTML and XML content and attribute values: the five
+/// markup characters become references, line breaks and tabs become
+/// character references (so an attribute keeps them), and the characters
+/// XML 1.0 cannot carry at all become U+FFFD.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' => out.push_str("&#9;"),
+            c if is_xml_char(c) => out.push(c),
+            _ => out.push('\u{FFFD}'),
+        }
+    }
+    out
+}
+
+/// A character XML 1.0 allows in a document.
+fn is_xml_char(c: char) -> bool {
+    matches!(c, '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+/// The four RFC 2544 tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Test {
+    /// Section 26.1.
+    Throughput,
+    /// Section 26.2.
+    Latency,
+    /// Section 26.3.
+    Loss,
+    /// Section 26.4.
+    BackToBack,
+}
+
+impl Test {
+    /// All four, in the RFC's order.
+    pub const ALL: [Test; 4] = [
+        Test::Throughput,
+        Test::Latency,
+        Test::Loss,
+        Test::BackToBack,
+    ];
+
+    /// The name the settings, the criteria and the CSV use.
+    pub fn key(self) -> &'static str {
+        match self {
+            Test::Throughput => "throughput",
+            Test::Latency => "latency",
+            Test::Loss => "loss",
+            Test::BackToBack => "back_to_back",
+        }
+    }
+
+    /// The test by its key (`back-to-back` is taken for `back_to_back`).
+    pub fn from_key(key: &str) -> Option<Test> {
+        Test::ALL
+            .into_iter()
+            .find(|t| t.key() == key.replace('-', "_"))
+    }
+
+    /// Its title in the report.
+    pub fn title(self) -> &'static str {
+        match self {
+            Test::Throughput => "Throughput",
+            Test::Latency => "Latency",
+            Test::Loss => "Frame loss rate",
+            Test::BackToBack => "Back-to-back frames",
+        }
+    }
+
+    /// Its section of RFC 2544.
+    pub fn section(self) -> &'static str {
+        match self {
+            Test::Throughput => "26.1",
+            Test::Latency => "26.2",
+            Test::Loss => "26.3",
+            Test::BackToBack => "26.4",
+        }
+    }
+
+    /// True when `c` holds results of this test.
+    pub fn has_results(self, c: &Certification) -> bool {
+        match self {
+            Test::Throughput => !c.throughput.is_empty(),
+            Test::Latency => !c.latency.is_empty(),
+            Test::Loss => !c.loss.is_empty(),
+            Test::BackToBack => !c.back_to_back.is_empty(),
+        }
+    }
+}
+
+/// The tests a certification shows: those its settings name, then any
+/// other it holds results of.
+pub fn tests_of(c: &Certification) -> Vec<Test> {
+    let mut out: Vec<Test> = Vec::new();
+    let named = c.settings.tests.iter().filter_map(|k| Test::from_key(k));
+    let found = Test::ALL.into_iter().filter(|t| t.has_results(c));
+    for t in named.chain(found) {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// What a record is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A test's result for one direction and size (for the loss test: one
+    /// point of its curve).
+    Result,
+    /// An acceptance criterion and its verdict.
+    Criterion,
+    /// One trial.
+    Trial,
+}
+
+impl Kind {
+    /// Its name in the CSV.
+    pub fn key(self) -> &'static str {
+        match self {
+            Kind::Result => "result",
+            Kind::Criterion => "criterion",
+            Kind::Trial => "trial",
+        }
+    }
+}
+
+/// A column of the records. Its CSV name is [`Column::name`], its HTML
+/// heading [`Column::heading`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Column {
+    /// The trial's number within its search (1-based).
+    Trial,
+    /// Rate, % of line at L1 (throughput, latency trials, loss point).
+    RatePct,
+    /// Rate at L1, Gbit/s.
+    L1Gbps,
+    /// Rate at L2, Gbit/s.
+    L2Gbps,
+    /// Frames per second.
+    Fps,
+    /// What bound a throughput result.
+    Bound,
+    /// Trials run.
+    Trials,
+    /// Latency minimum, ns.
+    MinNs,
+    /// Latency mean, ns.
+    MeanNs,
+    /// Latency median, ns.
+    P50Ns,
+    /// Latency 99th percentile, ns.
+    P99Ns,
+    /// Latency 99.9th percentile, ns.
+    P999Ns,
+    /// Latency maximum, ns.
+    MaxNs,
+    /// Jitter, ns.
+    JitterNs,
+    /// Frame loss rate, %.
+    LossPct,
+    /// Back-to-back: searches run (the RFC's trials).
+    Searches,
+    /// Back-to-back: mean longest loss-free burst, frames.
+    MeanFrames,
+    /// Back-to-back: that burst's length at line rate, seconds.
+    MeanS,
+    /// Back-to-back: no loss even at the longest burst tried.
+    AtLimit,
+    /// Trial: offered load, % of line.
+    OfferedPct,
+    /// Trial: load sent, % of line.
+    SentPct,
+    /// Trial: frames sent.
+    TxFrames,
+    /// Trial: frames received good.
+    RxFrames,
+    /// Trial: frames lost.
+    Lost,
+    /// Trial: frames out of order.
+    Reordered,
+    /// Trial: frames received twice.
+    Duplicated,
+    /// Trial: frames corrupt.
+    Corrupt,
+    /// Trial: seconds sent.
+    DurationS,
+    /// The tester, not the device, limited the figure.
+    TesterBound,
+    /// Trial or criterion met.
+    Passed,
+    /// Criterion: what was asked.
+    Wanted,
+    /// Criterion: what was measured.
+    Measured,
+    /// Trial: its problems, `; ` between them.
+    Problems,
+}
+
+impl Column {
+    /// Every column, in the CSV's order.
+    pub const ALL: [Column; 33] = [
+        Column::Trial,
+        Column::RatePct,
+        Column::L1Gbps,
+        Column::L2Gbps,
+        Column::Fps,
+        Column::Bound,
+        Column::Trials,
+        Column::MinNs,
+        Column::MeanNs,
+        Column::P50Ns,
+        Column::P99Ns,
+        Column::P999Ns,
+        Column::MaxNs,
+        Column::JitterNs,
+        Column::LossPct,
+        Column::Searches,
+        Column::MeanFrames,
+        Column::MeanS,
+        Column::AtLimit,
+        Column::OfferedPct,
+        Column::SentPct,
+        Column::TxFrames,
+        Column::RxFrames,
+        Column::Lost,
+        Column::Reordered,
+        Column::Duplicated,
+        Column::Corrupt,
+        Column::DurationS,
+        Column::TesterBound,
+        Column::Passed,
+        Column::Wanted,
+        Column::Measured,
+        Column::Problems,
+    ];
+
+    /// Its name in the CSV header.
+    pub fn name(self) -> &'static str {
+        self.names().0
+    }
+
+    /// Its heading in the HTML report, unit included.
+    pub fn heading(self) -> &'static str {
+        self.names().1
+    }
+
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Column::Trial => ("trial", "trial"),
+            Column::RatePct => ("rate_pct", "% of line"),
+            Column::L1Gbps => ("l1_gbps", "L1 Gbit/s"),
+            Column::L2Gbps => ("l2_gbps", "L2 Gbit/s"),
+            Column::Fps => ("fps", "frames/s"),
+            Column::Bound => ("bound", "bound"),
+            Column::Trials => ("trials", "trials"),
+            Column::MinNs => ("min_ns", "min ns"),
+            Column::MeanNs => ("mean_ns", "mean ns"),
+            Column::P50Ns => ("p50_ns", "p50 ns"),
+            Column::P99Ns => ("p99_ns", "p99 ns"),
+            Column::P999Ns => ("p999_ns", "p99.9 ns"),
+            Column::MaxNs => ("max_ns", "max ns"),
+            Column::JitterNs => ("jitter_ns", "jitter ns"),
+            Column::LossPct => ("loss_pct", "loss %"),
+            Column::Searches => ("searches", "searches"),
+            Column::MeanFrames => ("mean_frames", "mean burst, frames"),
+            Column::MeanS => ("mean_s", "mean burst, s"),
+            Column::AtLimit => ("at_limit", "at limit"),
+            Column::OfferedPct => ("offered_pct", "offered %"),
+            Column::SentPct => ("sent_pct", "sent %"),
+            Column::TxFrames => ("tx_frames", "sent"),
+            Column::RxFrames => ("rx_frames", "received"),
+            Column::Lost => ("lost", "lost"),
+            Column::Reordered => ("reordered", "reordered"),
+            Column::Duplicated => ("duplicated", "duplicated"),
+            Column::Corrupt => ("corrupt", "corrupt"),
+            Column::DurationS => ("duration_s", "s"),
+            Column::TesterBound => ("tester_bound", "tester-bound"),
+            Column::Passed => ("passed", "passed"),
+            Column::Wanted => ("wanted", "wanted"),
+            Column::Measured => ("measured", "measured"),
+            Column::Problems => ("problems", "problems"),
+        }
+    }
+}
+
+/// One row of a certification's tables: what the CSV writes as a line and
+/// the HTML as a table row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    /// The test it belongs to.
+    pub test: Test,
+    /// What it is.
+    pub kind: Kind,
+    /// Direction label.
+    pub direction: String,
+    /// Frame size with FCS, bytes.
+    pub frame_size: u32,
+    /// Its figures, formatted, in the order the report shows them.
+    pub cells: Vec<(Column, String)>,
+}
+
+impl Record {
+    fn new(test: Test, kind: Kind, direction: &str, frame_size: u32) -> Self {
+        Self {
+            test,
+            kind,
+            direction: direction.to_string(),
+            frame_size,
+            cells: Vec::new(),
+        }
+    }
+
+    fn with(mut self, column: Column, text: impl Into<String>) -> Self {
+        self.cells.push((column, text.into()));
+        self
+    }
+
+    /// The text of `column`, when the record has it.
+    pub fn get(&self, column: Column) -> Option<&str> {
+        self.cells
+            .iter()
+            .find(|(c, _)| *c == column)
+            .map(|(_, text)| text.as_str())
+    }
+
+    /// True when the record's figures are the tester's limit, not the
+    /// device's.
+    pub fn tester_bound(&self) -> bool {
+        self.get(Column::TesterBound) == Some("yes") || self.get(Column::Bound) == Some("tester")
+    }
+}
+
+/// The results of every test, in the order of the certification: one
+/// record per direction and size (per point for the loss curves).
+pub fn results(c: &Certification) -> Vec<Record> {
+    let f = Format::new(&c.settings);
+    let mut out: Vec<Record> = Vec::new();
+    out.extend(c.throughput.iter().map(|r| throughput(&f, r)));
+    out.extend(c.latency.iter().map(|r| latency(&f, r)));
+    out.extend(c.loss.iter().flat_map(|r| loss(&f, r)));
+    out.extend(c.back_to_back.iter().map(back_to_back));
+    out
+}
+
+fn throughput(f: &Format, r: &ThroughputRow) -> Record {
+    Record::new(Test::Throughput, Kind::Result, &r.direction, r.frame_size)
+        .with(Column::RatePct, f.pct(r.rate_pct))
+        .with(Column::L1Gbps, gbps(r.l1_bps))
+        .with(Column::L2Gbps, gbps(r.l2_bps))
+        .with(Column::Fps, whole(r.fps))
+        .with(Column::Bound, bound(r.bound))
+        .with(Column::Trials, r.trial_count.to_string())
+}
+
+fn latency(f: &Format, r: &LatencyRow) -> Record {
+    let s = &r.summary;
+    Record::new(Test::Latency, Kind::Result, &r.direction, r.frame_size)
+        .with(Column::RatePct, f.pct(r.rate_pct))
+        .with(Column::Trials, r.trials.len().to_string())
+        .with(Column::MinNs, whole(s.min_ns))
+        .with(Column::MeanNs, whole(s.mean_ns))
+        .with(Column::P50Ns, whole(s.p50_ns))
+        .with(Column::P99Ns, whole(s.p99_ns))
+        .with(Column::P999Ns, whole(s.p999_ns))
+        .with(Column::MaxNs, whole(s.max_ns))
+        .with(Column::JitterNs, whole(r.jitter_ns))
+        .with(Column::TesterBound, yes_no(any_tester_bound(&r.trials)))
+}
+
+fn loss(f: &Format, r: &LossCurve) -> Vec<Record> {
+    let point = |p: &super::model::LossPoint| {
+        Record::new(Test::Loss, Kind::Result, &r.direction, r.frame_size)
+            .with(Column::RatePct, f.pct(p.rate_pct))
+            .with(Column::LossPct, loss_pct(p.loss_pct))
+            .with(Column::TesterBound, yes_no(p.trial.tester_bound))
+    };
+    r.points.iter().map(point).collect()
+}
+
+fn back_to_back(r: &BackToBackRow) -> Record {
+    Record::new(Test::BackToBack, Kind::Result, &r.direction, r.frame_size)
+        .with(Column::Trials, r.trials.len().to_string())
+        .with(Column::Searches, r.bursts.len().to_string())
+        .with(Column::MeanFrames, mean_frames(r.mean_frames))
+        .with(Column::MeanS, seconds(r.mean_s))
+        .with(Column::AtLimit, yes_no(r.at_limit))
+        .with(Column::TesterBound, yes_no(any_tester_bound(&r.trials)))
+}
+
+fn any_tester_bound(trials: &[Trial]) -> bool {
+    trials.iter().any(|t| t.tester_bound)
+}
+
+/// The acceptance criteria, one record each.
+pub fn criteria(c: &Certification) -> Vec<Record> {
+    c.criteria.iter().map(criterion).collect()
+}
+
+fn criterion(k: &Criterion) -> Record {
+    let test = Test::from_key(&k.test).unwrap_or(Test::Throughput);
+    Record::new(test, Kind::Criterion, &k.direction, k.frame_size)
+        .with(Column::Wanted, k.wanted.as_str())
+        .with(Column::Measured, k.measured.as_str())
+        .with(Column::Passed, yes_no(k.passed))
+}
+
+/// Every trial of every test, in the order they ran within each search.
+pub fn trials(c: &Certification) -> Vec<Record> {
+    let f = Format::new(&c.settings);
+    let mut out = Vec::new();
+    let mut add = |test: Test, list: &[Trial]| {
+        let numbered = list.iter().enumerate();
+        out.extend(numbered.map(|(i, t)| trial(&f, test, i + 1, t)));
+    };
+    for r in &c.throughput {
+        add(Test::Throughput, &r.trials);
+    }
+    for r in &c.latency {
+        add(Test::Latency, &r.trials);
+    }
+    for r in &c.loss {
+        let list: Vec<Trial> = r.points.iter().map(|p| p.trial.clone()).collect();
+        add(Test::Loss, &list);
+    }
+    for r in &c.back_to_back {
+        add(Test::BackToBack, &r.trials);
+    }
+    out
+}
+
+fn trial(f: &Format, test: Test, n: usize, t: &Trial) -> Record {
+    let lat = |pick: fn(&crate::report::Percentiles) -> f64| {
+        t.latency
+            .as_ref()
+            .map(|p| whole(pick(p)))
+            .unwrap_or_default()
+    };
+    let problems: Vec<String> = t.problems.iter().map(|p| p.text()).collect();
+    Record::new(test, Kind::Trial, &t.direction, t.frame_size)
+        .with(Column::Trial, n.to_string())
+        .with(Column::OfferedPct, f.pct(t.offered_pct))
+        .with(Column::SentPct, f.pct(t.sent_pct))
+        .with(Column::TxFrames, t.tx_frames.to_string())
+        .with(Column::RxFrames, t.rx_frames.to_string())
+        .with(Column::Lost, t.lost.to_string())
+        .with(Column::LossPct, loss_pct(t.loss_pct))
+        .with(Column::Reordered, t.reordered.to_string())
+        .with(Column::Duplicated, t.duplicated.to_string())
+        .with(Column::Corrupt, t.corrupt.to_string())
+        .with(Column::P50Ns, lat(|p| p.p50_ns))
+        .with(Column::P99Ns, lat(|p| p.p99_ns))
+        .with(Column::MaxNs, lat(|p| p.max_ns))
+        .with(Column::DurationS, seconds(t.duration_s))
+        .with(Column::TesterBound, yes_no(t.tester_bound))
+        .with(Column::Passed, yes_no(t.passed))
+        .with(Column::Problems, problems.join("; "))
+}
+
+/// The L2 rate at line rate for `frame_size` (frames with FCS), bit/s:
+/// the ceiling a throughput at L2 is drawn against.
+pub fn line_l2_bps(line_bps: u64, frame_size: u32) -> f64 {
+    let size = f64::from(frame_size);
+    line_bps as f64 * size / (size + 20.0)
+}
+
+/// Certifications built by hand with realistic figures, for the tests of
+/// every output (no EAL, no device).
+#[cfg(test)]
+pub(crate) mod sample {
+    use crate::certify::model::*;
+    use crate::outcome::Problem;
+    use crate::report::Percentiles;
+
+    /// The sizes of the sample: RFC 2544's for Ethernet.
+    pub const SIZES: [u32; 7] = [64, 128, 256, 512, 1024, 1280, 1518];
+    /// Its directions.
+    pub const DIRS: [&str; 2] = ["port 0 → port 1", "port 1 → port 0"];
+    const LINE: u64 = 10_000_000_000;
+
+    fn line_fps(size: u32) -> f64 {
+        LINE as f64 / (8.0 * f64::from(size + 20))
+    }
+
+    /// The device forwards up to 8 Mpps one way, 7.5 Mpps back.
+    fn device_pct(dir: usize, size: u32) -> f64 {
+        let pps = [8.0e6, 7.5e6][dir];
+        (pps / line_fps(size) * 100.0).min(100.0)
+    }
+
+    fn latency(size: u32, dir: usize) -> Percentiles {
+        let wire = f64::from(size) * 0.8;
+        let base = 2_100.0 + wire + 150.0 * dir as f64;
+        Percentiles {
+            count: 1_000_000,
+            min_ns: base,
+            mean_ns: base + 1_350.4,
+            p50_ns: base + 1_180.6,
+            p99_ns: base + 6_020.2,
+            p999_ns: base + 14_870.9,
+            max_ns: base + 61_234.5,
+            stddev_ns: 640.3 + f64::from(size) * 0.1,
+        }
+    }
+
+    fn trial(dir: usize, size: u32, offered: f64, ok_below: f64, tester: bool) -> Trial {
+        let tx = (line_fps(size) * offered / 100.0 * 2.0).round() as u64;
+        let forwarded = if offered <= ok_below {
+            tx
+        } else {
+            (tx as f64 * ok_below / offered) as u64
+        };
+        let lost = tx - forwarded;
+        let problems = if tester {
+            vec![Problem::TargetMissed {
+                lcore: 2,
+                port: dir as u16,
+                layer: "L1".into(),
+                target_per_sec: (LINE as f64 * offered / 100.0) as u64,
+                achieved_per_sec: LINE as f64 * 0.412,
+                achieved_pct: 41.2 / offered * 100.0,
+                refused: 12_345,
+                alloc_failed: 0,
+            }]
+        } else {
+            Vec::new()
+        };
+        Trial {
+            direction: DIRS[dir].to_string(),
+            frame_size: size,
+            offered_pct: offered,
+            sent_pct: if tester { offered.min(41.2) } else { offered },
+            tx_frames: tx,
+            rx_frames: forwarded,
+            lost,
+            loss_pct: if tx == 0 {
+                0.0
+            } else {
+                lost as f64 * 100.0 / tx as f64
+            },
+            reordered: u64::from(size == 256 && dir == 1) * 3,
+            duplicated: 0,
+            corrupt: 0,
+            latency: Some(latency(size, dir)),
+            duration_s: 2.0,
+            tester_bound: tester,
+            passed: lost == 0,
+            problems,
+        }
+    }
+
+    fn throughput(dir: usize, size: u32, s: &Settings, tester: bool) -> ThroughputRow {
+        let limit = if tester { 41.2 } else { device_pct(dir, size) };
+        let (mut lo, mut hi) = (s.lower_pct, s.upper_pct);
+        let mut trials = Vec::new();
+        let mut rate = hi;
+        loop {
+            let t = trial(dir, size, rate, limit, tester && rate > 41.2);
+            let passed = t.passed;
+            trials.push(t);
+            if passed {
+                lo = rate;
+            } else {
+                hi = rate;
+            }
+            if passed && rate == s.upper_pct || hi - lo < s.resolution_pct {
+                break;
+            }
+            rate = (lo + hi) / 2.0;
+        }
+        trials.push(trial(dir, size, lo, limit, false));
+        let fps = line_fps(size) * lo / 100.0;
+        let bound = match () {
+            _ if tester => Bound::Tester,
+            _ if lo >= s.upper_pct => Bound::Line,
+            _ => Bound::Device,
+        };
+        ThroughputRow {
+            direction: DIRS[dir].to_string(),
+            frame_size: size,
+            rate_pct: lo,
+            l1_bps: LINE as f64 * lo / 100.0,
+            l2_bps: fps * f64::from(size) * 8.0,
+            fps,
+            bound,
+            trial_count: trials.len() as u32,
+            trials,
+        }
+    }
+
+    fn latency_row(dir: usize, size: u32, rate: f64, n: u32) -> LatencyRow {
+        let trials: Vec<Trial> = (0..n)
+            .map(|_| trial(dir, size, rate, 100.0, false))
+            .collect();
+        LatencyRow {
+            direction: DIRS[dir].to_string(),
+            frame_size: size,
+            rate_pct: rate,
+            summary: latency(size, dir),
+            jitter_ns: latency(size, dir).stddev_ns,
+            trials,
+        }
+    }
+
+    fn loss_curve(dir: usize, size: u32, step: f64) -> LossCurve {
+        let limit = device_pct(dir, size);
+        let mut points = Vec::new();
+        let mut rate = 100.0;
+        let mut clean = 0;
+        while clean < 2 && rate > 0.0 {
+            let t = trial(dir, size, rate, limit, false);
+            clean = if t.lost == 0 { clean + 1 } else { 0 };
+            points.push(LossPoint {
+                rate_pct: rate,
+                loss_pct: t.loss_pct,
+                trial: t,
+            });
+            rate -= step;
+        }
+        LossCurve {
+            direction: DIRS[dir].to_string(),
+            frame_size: size,
+            points,
+        }
+    }
+
+    fn back_to_back(dir: usize, size: u32, s: &Settings) -> BackToBackRow {
+        let max = (line_fps(size) * s.back_to_back_max_s).round() as u64;
+        let at_limit = device_pct(dir, size) >= 100.0;
+        let found = if at_limit {
+            max
+        } else {
+            1_500_000 / u64::from(size) * 10 + 37 * dir as u64
+        };
+        let bursts: Vec<u64> = (0..s.back_to_back_trials)
+            .map(|i| found - u64::from(i % 2) * 3 * u64::from(!at_limit))
+            .collect();
+        let mut trials = Vec::new();
+        for b in &bursts {
+            for burst in [max, max / 2, *b] {
+                let mut t = trial(dir, size, 100.0, 100.0, false);
+                t.tx_frames = burst;
+                t.rx_frames = burst.min(*b);
+                t.lost = burst - t.rx_frames;
+                t.loss_pct = t.lost as f64 * 100.0 / burst as f64;
+                t.passed = t.lost == 0;
+                t.duration_s = burst as f64 / line_fps(size);
+                trials.push(t);
+            }
+        }
+        let mean = bursts.iter().sum::<u64>() as f64 / bursts.len() as f64;
+        BackToBackRow {
+            direction: DIRS[dir].to_string(),
+            frame_size: size,
+            bursts,
+            mean_frames: mean,
+            mean_s: mean / line_fps(size),
+            at_limit,
+            trials,
+        }
+    }
+
+    fn settings() -> Settings {
+        Settings {
+            tests: ["throughput", "latency", "loss", "back_to_back"]
+                .map(String::from)
+                .to_vec(),
+            sizes: SIZES.to_vec(),
+            trial_s: 60.0,
+            settle_s: 2.0,
+            resolution_pct: 0.1,
+            loss_tolerance_pct: 0.0,
+            lower_pct: 0.0,
+            upper_pct: 100.0,
+            max_p99_ns: None,
+            latency_trials: 3,
+            latency_trial_s: 120.0,
+            loss_step_pct: 10.0,
+            back_to_back_trials: 4,
+            back_to_back_max_s: 2.0,
+        }
+    }
+
+    fn criterion(
+        test: &str,
+        dir: usize,
+        size: u32,
+        wanted: &str,
+        measured: &str,
+        passed: bool,
+    ) -> Criterion {
+        Criterion {
+            test: test.into(),
+            direction: DIRS[dir].into(),
+            frame_size: size,
+            wanted: wanted.into(),
+            measured: measured.into(),
+            passed,
+        }
+    }
+
+    /// A complete certification: 7 sizes, two directions, every test, four
+    /// criteria of which one fails.
+    pub fn complete() -> Certification {
+        let s = settings();
+        let mut c = Certification {
+            landspeed: "0.9.0".into(),
+            dpdk: "22.11.4".into(),
+            profile: "switch-a (configs/rfc2544.yaml)".into(),
+            started: "2026-11-30T21:04:05Z".into(),
+            topology: "bidirectional".into(),
+            directions: DIRS.map(String::from).to_vec(),
+            line_bps: LINE,
+            ports: vec![
+                "port 0: 0000:3b:00.0 (net_ice)".into(),
+                "port 1: 0000:3b:00.1 (net_ice)".into(),
+            ],
+            settings: s.clone(),
+            throughput: Vec::new(),
+            latency: Vec::new(),
+            loss: Vec::new(),
+            back_to_back: Vec::new(),
+            criteria: Vec::new(),
+            complete: true,
+            stopped_by: None,
+            problems: Vec::new(),
+        };
+        for dir in 0..2 {
+            for size in SIZES {
+                let t = throughput(dir, size, &s, false);
+                c.latency
+                    .push(latency_row(dir, size, t.rate_pct, s.latency_trials));
+                c.throughput.push(t);
+                c.loss.push(loss_curve(dir, size, s.loss_step_pct));
+                c.back_to_back.push(back_to_back(dir, size, &s));
+            }
+        }
+        c.criteria = vec![
+            criterion(
+                "throughput",
+                0,
+                64,
+                "throughput ≥ 50 % of line",
+                "53.71 % of line",
+                true,
+            ),
+            criterion(
+                "throughput",
+                1,
+                64,
+                "throughput ≥ 55 % of line",
+                "50.34 % of line",
+                false,
+            ),
+            criterion("latency", 0, 1518, "p99 ≤ 20 µs", "p99 9.33 µs", true),
+            criterion("latency", 1, 1518, "p99 ≤ 20 µs", "p99 9.48 µs", true),
+        ];
+        c
+    }
+
+    /// Stopped by Ctrl-C during the loss test: loss has 3 sizes of one
+    /// direction, back-to-back never ran.
+    pub fn incomplete() -> Certification {
+        let mut c = complete();
+        c.complete = false;
+        c.stopped_by = Some("interrupted by SIGINT during frame loss, 512 B".into());
+        c.loss
+            .retain(|r| r.direction == DIRS[0] && r.frame_size < 512);
+        c.back_to_back.clear();
+        c
+    }
+
+    /// The tester could not offer more than 41.2 % at 64 B one way: that
+    /// row is the tester's limit, not the device's.
+    pub fn tester_bound() -> Certification {
+        let mut c = complete();
+        let s = c.settings.clone();
+        c.throughput[0] = throughput(0, 64, &s, true);
+        c.criteria[0].measured = "41.11 % of line (tester-bound)".into();
+        c.criteria[0].passed = false;
+        c.problems.push(Problem::Descheduled {
+            role: "TX".into(),
+            lcore: 2,
+            descheduled_pct: 7.5,
+            wait_ns: 450_000_000,
+            wall_ns: 6_000_000_000,
+        });
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pct_decimals_follow_the_resolution() {
+        assert_eq!(pct_decimals(0.1), 2);
+        assert_eq!(pct_decimals(1.0), 2);
+        assert_eq!(pct_decimals(0.05), 3);
+        assert_eq!(pct_decimals(0.01), 3);
+        assert_eq!(pct_decimals(0.001), 4);
+        assert_eq!(pct_decimals(1e-9), 6);
+        assert_eq!(pct_decimals(0.0), 2);
+        assert_eq!(pct_decimals(-1.0), 2);
+        assert_eq!(pct_decimals(f64::NAN), 2);
+        let mut s = sample::complete().settings;
+        s.resolution_pct = 0.01;
+        assert_eq!(Format::new(&s).pct(99.90234375), "99.902");
+        s.resolution_pct = 0.1;
+        assert_eq!(Format::new(&s).pct(99.90234375), "99.90");
+    }
+
+    #[test]
+    fn fixed_rounds_and_never_reads_minus_zero() {
+        assert_eq!(fixed(53.7109375, 2), "53.71");
+        assert_eq!(fixed(-0.001, 2), "0.00");
+        assert_eq!(fixed(-0.0, 0), "0");
+        assert_eq!(fixed(-1.5, 1), "-1.5");
+        assert_eq!(fixed(-0.01, 2), "-0.01");
+        assert_eq!(fixed(f64::NAN, 2), "n/a");
+        assert_eq!(fixed(f64::INFINITY, 2), "n/a");
+        assert_eq!(fixed(2.0, 0), "2");
+    }
+
+    #[test]
+    fn significant_digits_without_exponents() {
+        assert_eq!(significant(12.3456, 3), "12.3");
+        assert_eq!(significant(100.0, 3), "100");
+        assert_eq!(significant(1234.6, 3), "1235");
+        assert_eq!(significant(1234.4, 3), "1234");
+        assert_eq!(significant(0.000123456, 3), "0.000123");
+        assert_eq!(significant(0.5, 3), "0.500");
+        assert_eq!(significant(1.0, 3), "1.00");
+        assert_eq!(significant(0.0, 3), "0");
+        assert_eq!(significant(-0.25, 2), "-0.25");
+        assert_eq!(significant(1e-15, 3), "0.000000000000");
+        assert_eq!(significant(f64::NAN, 3), "n/a");
+        assert_eq!(loss_pct(46.28906), "46.3");
+        assert_eq!(loss_pct(0.0), "0");
+        assert_eq!(seconds(0.0123456), "0.01235");
+        assert_eq!(seconds(2.0), "2.000");
+    }
+
+    #[test]
+    fn units() {
+        assert_eq!(gbps(5_371_093_750.0), "5.371");
+        assert_eq!(whole(7_999_999.6), "8000000");
+        assert_eq!(whole(2_644.4), "2644");
+        assert_eq!(mean_frames(23_474.25), "23474.2");
+        assert_eq!(mean_frames(23_474.36), "23474.4");
+        assert_eq!((yes_no(true), yes_no(false)), ("yes", "no"));
+        assert_eq!(bound(Bound::Device), "device");
+        assert_eq!(bound(Bound::Line), "line");
+        assert_eq!(bound(Bound::Tester), "tester");
+    }
+
+    #[test]
+    fn rates_and_durations_for_people() {
+        assert_eq!(bit_rate(10_000_000_000), "10 Gbit/s");
+        assert_eq!(bit_rate(2_500_000_000), "2.5 Gbit/s");
+        assert_eq!(bit_rate(100_000_000_000), "100 Gbit/s");
+        assert_eq!(bit_rate(1_600_000_000_000), "1.6 Tbit/s");
+        assert_eq!(bit_rate(1_000_000_000_000), "1 Tbit/s");
+        assert_eq!(bit_rate(100_000_000), "100 Mbit/s");
+        assert_eq!(bit_rate(1_000_000), "1 Mbit/s");
+        assert_eq!(bit_rate(64_000), "64 kbit/s");
+        assert_eq!(bit_rate(1_000), "1 kbit/s");
+        assert_eq!(bit_rate(999), "999 bit/s");
+        assert_eq!(duration(60.0), "60 s");
+        assert_eq!(duration(0.5), "0.5 s");
+        assert_eq!(trimmed(0.125), "0.125");
+        assert_eq!(trimmed(10.0), "10");
+        assert_eq!(trimmed(2.50), "2.5");
+        assert_eq!(trimmed(100.0), "100");
+    }
+
+    #[test]
+    fn escape_covers_markup_breaks_and_forbidden_characters() {
+        assert_eq!(
+            escape(r#"<a href="x">&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"
+        );
+        assert_eq!(escape("a\nb\r\tc"), "a&#10;b&#13;&#9;c");
+        assert_eq!(
+            escape("nul\u{0}bell\u{7}\u{FFFE}"),
+            "nul\u{FFFD}bell\u{FFFD}\u{FFFD}"
+        );
+        assert_eq!(escape("→ µs 𝄞 \u{D7FF}\u{E000}"), "→ µs 𝄞 \u{D7FF}\u{E000}");
+        assert_eq!(escape(" "), " ");
+        assert_eq!(escape("\u{1F}"), "\u{FFFD}");
+    }
+
+    #[test]
+    fn tests_by_key() {
+        for t in Test::ALL {
+            assert_eq!(Test::from_key(t.key()), Some(t));
+        }
+        assert_eq!(Test::from_key("back-to-back"), Some(Test::BackToBack));
+        assert_eq!(Test::from_key("jitter"), None);
+        let sections: Vec<&str> = Test::ALL.iter().map(|t| t.section()).collect();
+        assert_eq!(sections, ["26.1", "26.2", "26.3", "26.4"]);
+        let titles: Vec<&str> = Test::ALL.iter().map(|t| t.title()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Throughput",
+                "Latency",
+                "Frame loss rate",
+                "Back-to-back frames"
+            ]
+        );
+    }
+
+    #[test]
+    fn tests_shown_are_the_settings_then_any_with_results() {
+        let mut c = sample::incomplete();
+        assert_eq!(tests_of(&c), Test::ALL.to_vec());
+        assert!(!Test::BackToBack.has_results(&c));
+        c.settings.tests = vec!["loss".into(), "throughput".into(), "loss".into()];
+        assert_eq!(tests_of(&c), [Test::Loss, Test::Throughput, Test::Latency]);
+        let empty = Certification {
+            throughput: vec![],
+            latency: vec![],
+            loss: vec![],
+            ..c
+        };
+        assert_eq!(tests_of(&empty), [Test::Loss, Test::Throughput]);
+        for t in Test::ALL {
+            assert!(!t.has_results(&empty));
+        }
+    }
+
+    #[test]
+    fn records_hold_the_rounded_figures() {
+        let c = sample::tester_bound();
+        let r = results(&c);
+        let n = |t: Test| r.iter().filter(|x| x.test == t).count();
+        let points: usize = c.loss.iter().map(|l| l.points.len()).sum();
+        assert_eq!(
+            (n(Test::Throughput), n(Test::Latency), n(Test::BackToBack)),
+            (14, 14, 14)
+        );
+        assert_eq!(n(Test::Loss), points);
+        let t0 = &r[0];
+        assert_eq!(
+            (t0.kind, t0.direction.as_str(), t0.frame_size),
+            (Kind::Result, sample::DIRS[0], 64)
+        );
+        let want = [
+            (Column::RatePct, "41.11"),
+            (Column::L1Gbps, "4.111"),
+            (Column::L2Gbps, "3.132"),
+            (Column::Fps, "6118048"),
+            (Column::Bound, "tester"),
+        ];
+        for (col, text) in want {
+            assert_eq!(t0.get(col), Some(text), "{col:?}");
+        }
+        assert!(t0.tester_bound());
+        assert!(!r[1].tester_bound());
+        assert_eq!(r[1].get(Column::Bound), Some("device"));
+        assert_eq!(r[2].get(Column::Bound), Some("line"));
+        assert_eq!(r[2].get(Column::RatePct), Some("100.00"));
+        let lat = r.iter().find(|x| x.test == Test::Latency).unwrap();
+        assert_eq!(lat.get(Column::MinNs), Some("2151"));
+        assert_eq!(lat.get(Column::P999Ns), Some("17022"));
+        assert_eq!(lat.get(Column::JitterNs), Some("647"));
+        assert_eq!(lat.get(Column::TesterBound), Some("no"));
+        assert_eq!(lat.get(Column::Bound), None);
+        let b2b = r.iter().find(|x| x.test == Test::BackToBack).unwrap();
+        assert_eq!(b2b.get(Column::Searches), Some("4"));
+        assert_eq!(b2b.get(Column::Trials), Some("12"));
+        assert_eq!(b2b.get(Column::MeanFrames), Some("234368.5"));
+        assert_eq!(b2b.get(Column::AtLimit), Some("no"));
+    }
+
+    #[test]
+    fn trial_records_number_each_search_from_one() {
+        let c = sample::tester_bound();
+        let t = trials(&c);
+        let total: usize = c.throughput.iter().map(|r| r.trials.len()).sum::<usize>()
+            + c.latency.iter().map(|r| r.trials.len()).sum::<usize>()
+            + c.loss.iter().map(|r| r.points.len()).sum::<usize>()
+            + c.back_to_back.iter().map(|r| r.trials.len()).sum::<usize>();
+        assert_eq!(t.len(), total);
+        assert_eq!(t[0].get(Column::Trial), Some("1"));
+        assert_eq!(t[0].get(Column::OfferedPct), Some("100.00"));
+        assert_eq!(t[0].get(Column::SentPct), Some("41.20"));
+        assert_eq!(t[0].get(Column::TesterBound), Some("yes"));
+        assert!(t[0].get(Column::Problems).unwrap().contains("lcore 2"));
+        let first = c.throughput[0].trials.len();
+        assert_eq!(t[first].get(Column::Trial), Some("1"));
+        assert_eq!(
+            t[first - 1].get(Column::Trial),
+            Some(first.to_string().as_str())
+        );
+        let mut no_latency = c.throughput[1].trials[0].clone();
+        no_latency.latency = None;
+        let f = Format::new(&c.settings);
+        let r = trial(&f, Test::Throughput, 3, &no_latency);
+        assert_eq!(
+            (r.get(Column::P50Ns), r.get(Column::Problems)),
+            (Some(""), Some(""))
+        );
+    }
+
+    #[test]
+    fn criteria_records_keep_their_words() {
+        let c = sample::complete();
+        let k = criteria(&c);
+        assert_eq!(k.len(), 4);
+        assert_eq!(k[1].kind, Kind::Criterion);
+        assert_eq!(k[1].get(Column::Passed), Some("no"));
+        assert_eq!(k[1].get(Column::Wanted), Some("throughput ≥ 55 % of line"));
+        assert_eq!(k[2].test, Test::Latency);
+    }
+
+    #[test]
+    fn line_rate_at_l2() {
+        assert_eq!(line_l2_bps(10_000_000_000, 64), 10e9 * 64.0 / 84.0);
+        assert_eq!(line_l2_bps(10_000_000_000, 1518), 10e9 * 1518.0 / 1538.0);
+    }
+
+    #[test]
+    fn column_names_are_unique_and_kinds_named() {
+        let names: std::collections::HashSet<&str> = Column::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names.len(), Column::ALL.len());
+        let headings: std::collections::HashSet<&str> =
+            Column::ALL.iter().map(|c| c.heading()).collect();
+        assert_eq!(headings.len(), Column::ALL.len());
+        assert_eq!(
+            [Kind::Result.key(), Kind::Criterion.key(), Kind::Trial.key()],
+            ["result", "criterion", "trial"]
+        );
+    }
+}

@@ -1,0 +1,783 @@
+//! The HTML report of a certification: one self-contained file a lab hands
+//! over (inline CSS, inline SVG charts, system fonts; no script and no
+//! reference outside the file), readable on screen and printed on A4.
+//!
+//! It shows, in order: the verdict (and, first, whether the certification
+//! is incomplete), the title block (device, versions, topology, ports,
+//! line rate, settings), the acceptance criteria, the problems and the
+//! results the tester bounded, then per test its chart, a table per
+//! direction and every trial. Its figures are the [`format`] records', so
+//! they read exactly as in the CSV.
+
+use std::fmt::Write as _;
+
+use super::format::{self, escape, Column, Record, Test};
+use super::model::Certification;
+use super::svg;
+
+/// The inline style sheet: screen, and A4 print.
+const STYLE: &str = r#"
+:root { color-scheme: light; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif;
+  color: #111; background: #fff; margin: 24px auto; max-width: 1080px; padding: 0 16px;
+  font-size: 14px; line-height: 1.4; }
+h1 { font-size: 24px; margin: 0 0 2px; }
+h2 { font-size: 19px; margin: 28px 0 6px; border-bottom: 2px solid #1f77b4; padding-bottom: 2px; }
+h3 { font-size: 15px; margin: 14px 0 4px; }
+p.sub { margin: 0 0 10px; color: #444; }
+.banner { padding: 10px 14px; border-radius: 4px; font-weight: 600; margin: 10px 0; }
+.banner.incomplete { background: #fff3cd; border: 2px solid #b58100; }
+.banner.pass { background: #e6f4ea; border: 2px solid #1e7b34; }
+.banner.fail { background: #fde8e8; border: 2px solid #b3261e; }
+.banner.figures { background: #eef2fb; border: 1px solid #8899bb; }
+.banner.doubt { background: #fdf0e3; border: 1px solid #c07020; font-weight: normal; }
+table { border-collapse: collapse; margin: 6px 0 14px; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid #c8c8c8; padding: 3px 8px; text-align: right; vertical-align: top; }
+th { background: #f0f0f0; font-weight: 600; }
+th.t, td.t { text-align: left; }
+table.meta th { text-align: left; width: 13em; }
+table.meta td { text-align: left; }
+tr.tb td, td.tb { background: repeating-linear-gradient(135deg, #ffffff 0 5px, #f6e2bd 5px 10px); }
+td.yes { color: #1e7b34; font-weight: 600; }
+td.no { color: #b3261e; font-weight: 600; }
+td.missing { color: #8a5a00; text-align: left; font-style: italic; }
+.key { display: inline-block; width: 1.4em; height: 0.9em; vertical-align: middle;
+  background: repeating-linear-gradient(135deg, #ffffff 0 5px, #f6e2bd 5px 10px);
+  border: 1px solid #c8c8c8; }
+svg.chart { display: block; max-width: 100%; height: auto; margin: 8px 0 4px; }
+details { margin: 4px 0 16px; }
+summary { cursor: pointer; color: #1f4f8f; }
+footer { margin-top: 32px; color: #555; font-size: 12px; border-top: 1px solid #ccc; padding-top: 6px; }
+@page { size: A4; margin: 14mm 12mm; }
+@media print {
+  body { margin: 0; max-width: none; padding: 0; font-size: 9.5pt; }
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  section.test { break-before: page; }
+  svg.chart, table, .banner, h3 { break-inside: avoid; }
+  h2, h3 { break-after: avoid; }
+  details { display: none; }
+  th, td { padding: 2px 5px; }
+}
+"#;
+
+/// The report of `c`, as one HTML5 document.
+pub fn render(c: &Certification) -> String {
+    let results = format::results(c);
+    let trials = format::trials(c);
+    let mut h = String::with_capacity(64 * 1024 + trials.len() * 400);
+    head(&mut h, c);
+    banners(&mut h, c, &results);
+    title_block(&mut h, c);
+    criteria(&mut h, c);
+    doubts(&mut h, c, &results);
+    for test in format::tests_of(c) {
+        section(&mut h, c, test, &results, &trials);
+    }
+    let _ = write!(
+        h,
+        "<footer>Written by landspeed {} from the certification's figures; the CSV and the JSON hold the same figures.</footer>\n</body>\n</html>\n",
+        escape(&c.landspeed)
+    );
+    h
+}
+
+fn head(h: &mut String, c: &Certification) {
+    let _ = write!(
+        h,
+        concat!(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+            "<title>RFC 2544 certification: {profile}{state}</title>\n",
+            "<style>{style}</style>\n</head>\n<body>\n",
+            "<h1>RFC 2544 certification</h1>\n<p class=\"sub\">{profile} · {started}</p>\n"
+        ),
+        profile = escape(&c.profile),
+        state = if c.complete { "" } else { " (incomplete)" },
+        style = STYLE,
+        started = escape(&c.started),
+    );
+}
+
+/// The first screen: incomplete, then the verdict, then any doubt.
+fn banners(h: &mut String, c: &Certification, results: &[Record]) {
+    if !c.complete {
+        let why = c.stopped_by.as_deref().unwrap_or("it was stopped");
+        let _ = writeln!(
+            h,
+            "<div class=\"banner incomplete\" id=\"incomplete\">INCOMPLETE: the certification did not run to its end ({}). The figures below are the results so far; sizes and tests not measured are marked.</div>",
+            escape(why)
+        );
+    }
+    let failed = c.criteria.iter().filter(|k| !k.passed).count();
+    let (class, text) = match (c.criteria.len(), failed) {
+        (0, _) => (
+            "figures",
+            "No acceptance criteria in the profile: figures only, no verdict.".to_string(),
+        ),
+        (n, 0) => ("pass", format!("PASS: all {n} acceptance criteria met.")),
+        (n, f) => (
+            "fail",
+            format!("FAIL: {f} of {n} acceptance criteria not met."),
+        ),
+    };
+    let _ = writeln!(
+        h,
+        "<div class=\"banner {class}\" id=\"verdict\"><a href=\"#criteria\">{}</a></div>",
+        escape(&text)
+    );
+    let bound = results.iter().filter(|r| r.tester_bound()).count();
+    let problems = c.problems.len();
+    if bound + problems > 0 {
+        let _ = writeln!(
+            h,
+            "<div class=\"banner doubt\">{problems} problem(s) and {bound} tester-bound result(s): see <a href=\"#doubts\">what limits the figures</a>.</div>"
+        );
+    }
+}
+
+/// One row of the title block.
+fn meta(h: &mut String, what: &str, value: &str) {
+    let _ = writeln!(
+        h,
+        "<tr><th>{}</th><td>{}</td></tr>",
+        escape(what),
+        escape(value)
+    );
+}
+
+fn title_block(h: &mut String, c: &Certification) {
+    let s = &c.settings;
+    h.push_str("<h2 id=\"setup\">Device, tester and settings</h2>\n<table class=\"meta\">\n");
+    meta(h, "Device / profile", &c.profile);
+    meta(h, "Started (UTC)", &c.started);
+    meta(
+        h,
+        "Tester",
+        &format!("landspeed {}, DPDK {}", c.landspeed, c.dpdk),
+    );
+    meta(h, "Topology", &c.topology);
+    meta(h, "Directions", &c.directions.join("; "));
+    meta(h, "Ports", &c.ports.join("; "));
+    let line = format!(
+        "{} at L1 ({} bit/s)",
+        format::bit_rate(c.line_bps),
+        c.line_bps
+    );
+    meta(h, "Line rate", &line);
+    meta(h, "Tests", &s.tests.join(", "));
+    let sizes: Vec<String> = s.sizes.iter().map(|x| x.to_string()).collect();
+    meta(h, "Frame sizes, bytes", &sizes.join(", "));
+    let trial = format!(
+        "{}, then {} settle",
+        format::duration(s.trial_s),
+        format::duration(s.settle_s)
+    );
+    meta(h, "Trial", &trial);
+    let search = format!(
+        "{} % to {} % of line, resolution {} %, loss tolerance {} %{}",
+        format::trimmed(s.lower_pct),
+        format::trimmed(s.upper_pct),
+        format::trimmed(s.resolution_pct),
+        format::trimmed(s.loss_tolerance_pct),
+        if s.loss_tolerance_pct == 0.0 {
+            " (NDR)"
+        } else {
+            " (PDR)"
+        }
+    );
+    meta(h, "Throughput search", &search);
+    let p99 = s.max_p99_ns.map_or("none".to_string(), |ns| {
+        format!("p99 ≤ {} ns", format::whole(ns))
+    });
+    meta(h, "Latency bound per trial", &p99);
+    let lat = format!(
+        "{} trials of {}",
+        s.latency_trials,
+        format::duration(s.latency_trial_s)
+    );
+    meta(h, "Latency", &lat);
+    meta(
+        h,
+        "Frame loss step",
+        &format!("{} % of line", format::trimmed(s.loss_step_pct)),
+    );
+    let b2b = format!(
+        "{} searches, longest burst {} at line rate",
+        s.back_to_back_trials,
+        format::duration(s.back_to_back_max_s)
+    );
+    meta(h, "Back-to-back", &b2b);
+    h.push_str("</table>\n");
+}
+
+fn criteria(h: &mut String, c: &Certification) {
+    h.push_str("<h2 id=\"criteria\">Acceptance criteria</h2>\n");
+    let records = format::criteria(c);
+    if records.is_empty() {
+        h.push_str("<p>The profile sets no acceptance criteria.</p>\n");
+        return;
+    }
+    h.push_str("<table>\n<thead><tr><th class=\"t\">test</th><th class=\"t\">direction</th><th>frame size, B</th>");
+    for col in [Column::Wanted, Column::Measured, Column::Passed] {
+        let _ = write!(h, "<th class=\"t\">{}</th>", escape(col.heading()));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    for r in &records {
+        let _ = write!(
+            h,
+            "<tr><td class=\"t\">{}</td><td class=\"t\">{}</td><td>{}</td>",
+            escape(r.test.key()),
+            escape(&r.direction),
+            r.frame_size
+        );
+        for (col, text) in &r.cells {
+            let class = if *col == Column::Passed {
+                text.as_str()
+            } else {
+                "t"
+            };
+            let _ = write!(h, "<td class=\"{class}\">{}</td>", escape(text));
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</tbody>\n</table>\n");
+}
+
+/// The problems, and every result the tester (not the device) bounded.
+fn doubts(h: &mut String, c: &Certification, results: &[Record]) {
+    h.push_str("<h2 id=\"doubts\">What limits the figures</h2>\n");
+    let bound: Vec<&Record> = results.iter().filter(|r| r.tester_bound()).collect();
+    if c.problems.is_empty() && bound.is_empty() {
+        h.push_str("<p>No problem was seen, and no result was bounded by the tester.</p>\n");
+        return;
+    }
+    if !c.problems.is_empty() {
+        h.push_str("<p>Problems seen during the certification:</p>\n<ul>\n");
+        for p in &c.problems {
+            let _ = writeln!(h, "<li>{}</li>", escape(&p.text()));
+        }
+        h.push_str("</ul>\n");
+    }
+    if !bound.is_empty() {
+        h.push_str("<p><span class=\"key\"></span> Tester-bound: the tester could not offer more, so these figures are the tester's limit, not the device's (the device did at least this much):</p>\n<ul>\n");
+        for r in bound {
+            let at = r
+                .get(Column::RatePct)
+                .map(|p| format!(" at {p} % of line"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                h,
+                "<li><a href=\"#{}\">{}</a>, {}, {} B{}</li>",
+                r.test.key(),
+                escape(r.test.title()),
+                escape(&r.direction),
+                r.frame_size,
+                escape(&at)
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+}
+
+/// What each test's section says it measured.
+fn about(test: Test) -> &'static str {
+    match test {
+        Test::Throughput => "The highest offered load at which the device lost no more than the tolerance, per frame size, found by binary search and confirmed by one more trial.",
+        Test::Latency => "One-way latency of every frame (one process, one clock) at each size's throughput rate, averaged over the trials; jitter is the mean of the trials' standard deviations.",
+        Test::Loss => "Frames lost, in % of frames sent, at each offered load from the top rate down until two successive steps lost nothing. Each cell is one trial.",
+        Test::BackToBack => "The longest burst at line rate the device forwarded without loss, by binary search on the burst length, averaged over the searches.",
+    }
+}
+
+fn section(h: &mut String, c: &Certification, test: Test, results: &[Record], trials: &[Record]) {
+    let _ = writeln!(
+        h,
+        "<section class=\"test\" id=\"{}\">\n<h2>{} (RFC 2544 section {})</h2>\n<p>{}</p>",
+        test.key(),
+        escape(test.title()),
+        test.section(),
+        escape(about(test))
+    );
+    match svg::chart(test, c) {
+        Some(chart) => {
+            h.push_str(&chart);
+            h.push('\n');
+        }
+        None => h.push_str("<p class=\"banner incomplete\">Not run: the certification stopped before this test.</p>\n"),
+    }
+    let mine: Vec<&Record> = results.iter().filter(|r| r.test == test).collect();
+    if mine.iter().any(|r| r.tester_bound()) {
+        h.push_str("<p><span class=\"key\"></span> marks a tester-bound figure: the tester's limit, not the device's.</p>\n");
+    }
+    for dir in directions(c, &mine) {
+        let rows: Vec<&Record> = mine
+            .iter()
+            .copied()
+            .filter(|r| r.direction == dir)
+            .collect();
+        let _ = writeln!(h, "<h3>{}</h3>", escape(&dir));
+        if test == Test::Loss {
+            loss_table(h, c, &rows);
+        } else {
+            result_table(h, c, &rows);
+        }
+    }
+    trial_tables(h, c, test, trials);
+    h.push_str("</section>\n");
+}
+
+/// The directions records name, in the certification's order.
+fn directions(c: &Certification, records: &[&Record]) -> Vec<String> {
+    let mut out: Vec<String> = c.directions.clone();
+    for r in records {
+        if !out.contains(&r.direction) {
+            out.push(r.direction.clone());
+        }
+    }
+    out.retain(|d| records.iter().any(|r| &r.direction == d));
+    out
+}
+
+/// The settings' sizes no record of `rows` holds: not measured.
+fn missing_sizes(c: &Certification, rows: &[&Record]) -> Vec<u32> {
+    let sizes = c.settings.sizes.iter().copied();
+    sizes
+        .filter(|s| !rows.iter().any(|r| r.frame_size == *s))
+        .collect()
+}
+
+fn header(h: &mut String, columns: &[Column], first: &str) {
+    let _ = write!(h, "<table>\n<thead><tr><th>{}</th>", escape(first));
+    for col in columns {
+        let _ = write!(h, "<th>{}</th>", escape(col.heading()));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+}
+
+fn cell_class(col: Column, text: &str) -> &'static str {
+    match col {
+        Column::Bound | Column::Wanted | Column::Measured | Column::Problems => " class=\"t\"",
+        Column::Passed if text == "no" => " class=\"no\"",
+        _ => "",
+    }
+}
+
+fn row(h: &mut String, r: &Record) {
+    let class = if r.tester_bound() {
+        " class=\"tb\""
+    } else {
+        ""
+    };
+    let _ = write!(h, "<tr{class}><td>{}</td>", r.frame_size);
+    for (col, text) in &r.cells {
+        let _ = write!(h, "<td{}>{}</td>", cell_class(*col, text), escape(text));
+    }
+    h.push_str("</tr>\n");
+}
+
+fn not_measured(h: &mut String, size: u32, span: usize) {
+    let _ = writeln!(
+        h,
+        "<tr><td>{size}</td><td class=\"missing\" colspan=\"{span}\">not measured: the certification stopped first</td></tr>"
+    );
+}
+
+fn result_table(h: &mut String, c: &Certification, rows: &[&Record]) {
+    let columns: Vec<Column> = rows
+        .first()
+        .map(|r| r.cells.iter().map(|(c, _)| *c).collect())
+        .unwrap_or_default();
+    header(h, &columns, "frame size, B");
+    for r in rows {
+        row(h, r);
+    }
+    for size in missing_sizes(c, rows) {
+        not_measured(h, size, columns.len());
+    }
+    h.push_str("</tbody>\n</table>\n");
+}
+
+/// The loss curves of one direction: a row per size, a column per
+/// offered load (highest first), each cell the loss % of that trial.
+fn loss_table(h: &mut String, c: &Certification, rows: &[&Record]) {
+    let mut rates: Vec<(f64, String)> = Vec::new();
+    for r in rows {
+        let text = r.get(Column::RatePct).unwrap_or_default();
+        if !rates.iter().any(|(_, t)| t == text) {
+            rates.push((text.parse().unwrap_or(f64::NAN), text.to_string()));
+        }
+    }
+    rates.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let _ = write!(h, "<table>\n<thead><tr><th>frame size, B</th><th colspan=\"{}\">loss % at offered load, % of line:</th></tr>\n<tr><th></th>", rates.len());
+    for (_, text) in &rates {
+        let _ = write!(h, "<th>{}</th>", escape(text));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    let mut sizes: Vec<u32> = Vec::new();
+    rows.iter().for_each(|r| {
+        if !sizes.contains(&r.frame_size) {
+            sizes.push(r.frame_size)
+        }
+    });
+    for size in sizes {
+        let _ = write!(h, "<tr><td>{size}</td>");
+        for (_, rate) in &rates {
+            let at = rows
+                .iter()
+                .find(|r| r.frame_size == size && r.get(Column::RatePct) == Some(rate));
+            match at {
+                Some(r) => {
+                    let class = if r.tester_bound() {
+                        " class=\"tb\""
+                    } else {
+                        ""
+                    };
+                    let loss = r.get(Column::LossPct).unwrap_or_default();
+                    let _ = write!(h, "<td{class}>{}</td>", escape(loss));
+                }
+                None => h.push_str("<td></td>"),
+            }
+        }
+        h.push_str("</tr>\n");
+    }
+    for size in missing_sizes(c, rows) {
+        not_measured(h, size, rates.len());
+    }
+    h.push_str("</tbody>\n</table>\n");
+}
+
+/// Every trial of `test`, folded: a table per direction.
+fn trial_tables(h: &mut String, c: &Certification, test: Test, trials: &[Record]) {
+    let mine: Vec<&Record> = trials.iter().filter(|r| r.test == test).collect();
+    if mine.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        h,
+        "<details>\n<summary>Every trial ({})</summary>",
+        mine.len()
+    );
+    for dir in directions(c, &mine) {
+        let rows: Vec<&Record> = mine
+            .iter()
+            .copied()
+            .filter(|r| r.direction == dir)
+            .collect();
+        let _ = writeln!(h, "<h3>{}: trials</h3>", escape(&dir));
+        let columns: Vec<Column> = rows[0].cells.iter().map(|(c, _)| *c).collect();
+        header(h, &columns, "frame size, B");
+        for r in rows {
+            row(h, r);
+        }
+        h.push_str("</tbody>\n</table>\n");
+    }
+    h.push_str("</details>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use scraper::{ElementRef, Html, Selector};
+
+    use super::*;
+    use crate::certify::format::sample;
+
+    fn sel(s: &str) -> Selector {
+        Selector::parse(s).unwrap()
+    }
+
+    fn text(e: ElementRef) -> String {
+        e.text().collect()
+    }
+
+    /// Parse, and fail on any HTML5 parse error.
+    fn parse(html: &str) -> Html {
+        let doc = Html::parse_document(html);
+        assert!(doc.errors.is_empty(), "HTML parse errors: {:?}", doc.errors);
+        doc
+    }
+
+    #[test]
+    fn parses_without_error_and_has_one_chart_per_test() {
+        for c in [
+            sample::complete(),
+            sample::incomplete(),
+            sample::tester_bound(),
+        ] {
+            let html = render(&c);
+            let doc = parse(&html);
+            let present: Vec<Test> = Test::ALL
+                .into_iter()
+                .filter(|t| t.has_results(&c))
+                .collect();
+            assert_eq!(doc.select(&sel("svg")).count(), present.len());
+            for t in format::tests_of(&c) {
+                let section = doc
+                    .select(&sel(&format!("section#{}", t.key())))
+                    .next()
+                    .unwrap();
+                let charts = section.select(&sel("svg.chart")).count();
+                assert_eq!(charts, usize::from(present.contains(&t)), "{t:?}");
+            }
+            for svg in doc.select(&sel("svg.chart")) {
+                let marks = svg.select(&sel("circle, rect, polyline")).count();
+                assert!(
+                    marks > 10,
+                    "chart {:?} is nearly empty",
+                    svg.value().attr("id")
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn refers_to_nothing_outside_the_file() {
+        let html = render(&sample::tester_bound());
+        let lower = html.to_ascii_lowercase();
+        for needle in [
+            "http", "url(", "@import", "src=", "<script", "<link", "<img", "<iframe", "<object",
+        ] {
+            assert!(!lower.contains(needle), "report holds {needle:?}");
+        }
+        let doc = parse(&html);
+        let mut anchors = 0;
+        for e in doc.select(&sel("[href]")) {
+            let href = e.value().attr("href").unwrap();
+            assert!(href.starts_with('#') || href.starts_with("data:"), "{href}");
+            if let Some(id) = href.strip_prefix('#') {
+                assert_eq!(
+                    doc.select(&sel(&format!("[id=\"{id}\"]"))).count(),
+                    1,
+                    "{href}"
+                );
+                anchors += 1;
+            }
+        }
+        assert!(anchors >= 3, "{anchors}");
+        let ids: Vec<&str> = doc
+            .root_element()
+            .descendent_elements()
+            .filter_map(|e| e.value().attr("id"))
+            .collect();
+        let unique: std::collections::HashSet<&&str> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len(), "ids repeat");
+    }
+
+    /// Every figure of the CSV reads the same in the HTML: a result's in
+    /// its test's section, a criterion's in the criteria table, a trial's
+    /// in its test's list of trials.
+    #[test]
+    fn every_csv_figure_is_in_the_html_with_the_same_text() {
+        let c = sample::tester_bound();
+        let doc = parse(&render(&c));
+        let cells = |scope: &str| -> std::collections::HashSet<String> {
+            doc.select(&sel(scope)).map(text).collect()
+        };
+        let csv = crate::certify::csv::render(&c);
+        let mut reader = ::csv::Reader::from_reader(csv.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        let mut checked = 0;
+        let mut scopes = std::collections::HashMap::new();
+        for line in reader.records() {
+            let line = line.unwrap();
+            let (test, kind) = (&line[0], &line[1]);
+            let scope = match kind {
+                "result" => format!("section#{test} > table td, section#{test} > table th"),
+                "criterion" => "h2#criteria + table td".to_string(),
+                _ => format!("section#{test} details td"),
+            };
+            let found = scopes.entry(scope.clone()).or_insert_with(|| cells(&scope));
+            for (name, field) in header.iter().zip(line.iter()).skip(2) {
+                if field.is_empty() || name == "direction" {
+                    continue;
+                }
+                if kind == "result" && test == "loss" && name == "tester_bound" {
+                    // The loss table marks a tester-bound point by its
+                    // cell's hatching (class `tb`), not by a word.
+                    let marked = doc.select(&sel("section#loss > table td.tb")).count() > 0;
+                    assert!(field == "no" || marked);
+                    continue;
+                }
+                assert!(
+                    found.contains(field),
+                    "{test} {kind} {name} = {field:?} not in {scope}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 5_000, "{checked}");
+    }
+
+    #[test]
+    fn tables_hold_a_row_per_size_and_direction() {
+        let c = sample::complete();
+        let doc = parse(&render(&c));
+        for (key, tables) in [
+            ("throughput", 2),
+            ("latency", 2),
+            ("loss", 2),
+            ("back_to_back", 2),
+        ] {
+            let s = format!("section#{key} > table");
+            assert_eq!(doc.select(&sel(&s)).count(), tables, "{key}");
+            for table in doc.select(&sel(&s)) {
+                let rows = table.select(&sel("tbody tr")).count();
+                assert_eq!(rows, 7, "{key}");
+            }
+        }
+        let head: Vec<String> = doc
+            .select(&sel("section#throughput > table th"))
+            .map(text)
+            .collect();
+        assert_eq!(
+            head[..7],
+            [
+                "frame size, B",
+                "% of line",
+                "L1 Gbit/s",
+                "L2 Gbit/s",
+                "frames/s",
+                "bound",
+                "trials"
+            ]
+        );
+        let head: Vec<String> = doc
+            .select(&sel("section#latency > table th"))
+            .map(text)
+            .collect();
+        assert_eq!(
+            head[3..9],
+            ["min ns", "mean ns", "p50 ns", "p99 ns", "p99.9 ns", "max ns"]
+        );
+        let first: Vec<String> = doc
+            .select(&sel("section#throughput > table tbody tr td"))
+            .take(7)
+            .map(text)
+            .collect();
+        assert_eq!(
+            first,
+            ["64", "53.71", "5.371", "4.092", "7992699", "device", "12"]
+        );
+        let verdict = text(doc.select(&sel("#verdict")).next().unwrap());
+        assert_eq!(verdict, "FAIL: 1 of 4 acceptance criteria not met.");
+        assert_eq!(doc.select(&sel("#incomplete")).count(), 0);
+        let loss_head: Vec<String> = doc
+            .select(&sel("section#loss > table thead tr:nth-child(2) th"))
+            .map(text)
+            .collect();
+        assert_eq!(loss_head[1..4], ["100.00", "90.00", "80.00"]);
+    }
+
+    #[test]
+    fn incomplete_is_said_on_the_first_screen() {
+        let c = sample::incomplete();
+        let html = render(&c);
+        let doc = parse(&html);
+        let title = text(doc.select(&sel("title")).next().unwrap());
+        assert!(title.ends_with("(incomplete)"), "{title}");
+        let banner = html.find("id=\"incomplete\"").unwrap();
+        assert!(banner < html.find("<h2").unwrap());
+        let b = text(doc.select(&sel("#incomplete")).next().unwrap());
+        assert!(
+            b.contains("INCOMPLETE")
+                && b.contains("interrupted by SIGINT during frame loss, 512 B"),
+            "{b}"
+        );
+        let not_run = text(
+            doc.select(&sel("section#back_to_back p.banner"))
+                .next()
+                .unwrap(),
+        );
+        assert_eq!(
+            not_run,
+            "Not run: the certification stopped before this test."
+        );
+        let missing = doc.select(&sel("section#loss td.missing")).count();
+        assert_eq!(missing, 4, "loss one way lacks 512..1518 B");
+    }
+
+    #[test]
+    fn tester_bound_results_are_never_shown_as_the_device_s() {
+        let doc = parse(&render(&sample::tester_bound()));
+        let rows: Vec<ElementRef> = doc
+            .select(&sel("section#throughput > table tr.tb"))
+            .collect();
+        assert_eq!(rows.len(), 1);
+        let cells: Vec<String> = rows[0].select(&sel("td")).map(text).collect();
+        assert_eq!(
+            (cells[0].as_str(), cells[1].as_str(), cells[5].as_str()),
+            ("64", "41.11", "tester")
+        );
+        let doubts: Vec<String> = doc.select(&sel("h2#doubts ~ ul li")).map(text).collect();
+        assert!(
+            doubts
+                .iter()
+                .any(|d| d.starts_with("TX lcore 2 was descheduled for 7.5 % of its run")),
+            "{doubts:?}"
+        );
+        assert!(
+            doubts.contains(&"Throughput, port 0 → port 1, 64 B at 41.11 % of line".to_string()),
+            "{doubts:?}"
+        );
+        let legend = text(doc.select(&sel("svg#chart-throughput")).next().unwrap());
+        assert!(legend.contains("tester-bound: the tester's limit, not the device's"));
+        let complete = parse(&render(&sample::complete()));
+        assert_eq!(complete.select(&sel("tr.tb, td.tb")).count(), 0);
+    }
+
+    #[test]
+    fn hostile_names_stay_text() {
+        let mut c = sample::incomplete();
+        let evil = "<script>alert('x')</script> & \"quoted\"\n<b>bold</b> ]]> <!--";
+        c.profile = evil.to_string();
+        c.stopped_by = Some(evil.to_string());
+        c.ports = vec![evil.to_string()];
+        c.directions[0] = format!("a<b&\"c'\n{evil}");
+        let d0 = c.directions[0].clone();
+        for r in &mut c.throughput {
+            if r.direction == sample::DIRS[0] {
+                r.direction = d0.clone();
+            }
+        }
+        c.criteria[0].wanted = evil.to_string();
+        let html = render(&c);
+        let doc = parse(&html);
+        assert_eq!(doc.select(&sel("script, b")).count(), 0);
+        let title = text(doc.select(&sel("title")).next().unwrap());
+        assert_eq!(
+            title,
+            format!("RFC 2544 certification: {evil} (incomplete)")
+        );
+        let h3: Vec<String> = doc
+            .select(&sel("section#throughput h3"))
+            .map(text)
+            .collect();
+        assert!(h3.contains(&d0), "{h3:?}");
+        let svg = text(doc.select(&sel("svg#chart-throughput")).next().unwrap());
+        assert!(svg.contains(&d0));
+        let cells: Vec<String> = doc
+            .select(&sel("h2#criteria + table td"))
+            .map(text)
+            .collect();
+        assert!(cells.contains(&evil.to_string()));
+    }
+}
+
+/// Writes the report of the hand-built sample to the file that
+/// `LANDSPEED_SAMPLE_REPORT` names (for `scripts/report-check` and for
+/// looking at the layout), labelled as a rendering sample, not a
+/// measurement. Does nothing without the variable.
+#[cfg(test)]
+#[test]
+fn writes_the_sample_report_when_asked() {
+    let Some(path) = std::env::var_os("LANDSPEED_SAMPLE_REPORT") else {
+        return;
+    };
+    let variant = std::env::var("LANDSPEED_SAMPLE_VARIANT").unwrap_or_default();
+    let mut c = match variant.as_str() {
+        "incomplete" => crate::certify::format::sample::incomplete(),
+        "complete" => crate::certify::format::sample::complete(),
+        _ => crate::certify::format::sample::tester_bound(),
+    };
+    c.profile = "RENDERING SAMPLE, not a measurement: hand-built figures".into();
+    std::fs::write(path, render(&c)).unwrap();
+}

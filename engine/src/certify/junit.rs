@@ -1,0 +1,423 @@
+//! The JUnit XML of a certification, so a CI system shows each frame size
+//! as a test case.
+//!
+//! - A `<testsuite>` per test (`rfc2544.throughput`, ...), and one more,
+//!   `rfc2544.certification`, whose single case `complete` is an error
+//!   when the certification stopped early (its problems in `system-err`).
+//! - In a test's suite, per direction and frame size: a `<testcase>` per
+//!   acceptance criterion, failing (wanted against measured) when it was
+//!   not met; with no criterion there, one passing case carrying the
+//!   measured figures as properties and in `system-out`; a size the
+//!   certification stopped before is `skipped`.
+//!
+//! The figures are the [`format`] records', as in the CSV and the HTML.
+
+use std::fmt::Write as _;
+
+use super::format::{self, escape, Record, Test};
+use super::model::{Certification, Criterion};
+
+/// Counts of one suite (or of all).
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+}
+
+impl Counts {
+    fn add(&mut self, o: Counts) {
+        self.tests += o.tests;
+        self.failures += o.failures;
+        self.errors += o.errors;
+        self.skipped += o.skipped;
+    }
+
+    fn attrs(self) -> String {
+        format!(
+            r#"tests="{}" failures="{}" errors="{}" skipped="{}""#,
+            self.tests, self.failures, self.errors, self.skipped
+        )
+    }
+}
+
+/// The JUnit XML of `c`.
+pub fn render(c: &Certification) -> String {
+    let results = format::results(c);
+    let mut total = Counts::default();
+    let mut suites = String::new();
+    for test in format::tests_of(c) {
+        let (body, counts) = suite(c, test, &results);
+        total.add(counts);
+        let _ = write!(
+            suites,
+            "  <testsuite name=\"rfc2544.{}\" {} timestamp=\"{}\">\n{body}  </testsuite>\n",
+            test.key(),
+            counts.attrs(),
+            escape(&c.started)
+        );
+    }
+    let (body, counts) = completeness(c);
+    total.add(counts);
+    let _ = write!(
+        suites,
+        "  <testsuite name=\"rfc2544.certification\" {} timestamp=\"{}\">\n{body}  </testsuite>\n",
+        counts.attrs(),
+        escape(&c.started)
+    );
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"RFC 2544 certification: {}\" {}>\n{suites}</testsuites>\n",
+        escape(&c.profile),
+        total.attrs()
+    )
+}
+
+/// The (direction, size) pairs of a test: the results', the criteria's,
+/// and those the settings planned, in the certification's order.
+fn cases(
+    c: &Certification,
+    test: Test,
+    results: &[&Record],
+    criteria: &[&Criterion],
+) -> Vec<(String, u32)> {
+    let mut out: Vec<(String, u32)> = Vec::new();
+    let mut add = |d: &str, s: u32| {
+        if !out.iter().any(|(od, os)| od == d && *os == s) {
+            out.push((d.to_string(), s));
+        }
+    };
+    for d in &c.directions {
+        for s in &c.settings.sizes {
+            let planned = c
+                .settings
+                .tests
+                .iter()
+                .any(|k| Test::from_key(k) == Some(test));
+            if planned {
+                add(d, *s);
+            }
+        }
+    }
+    results.iter().for_each(|r| add(&r.direction, r.frame_size));
+    criteria
+        .iter()
+        .for_each(|k| add(&k.direction, k.frame_size));
+    out
+}
+
+fn suite(c: &Certification, test: Test, results: &[Record]) -> (String, Counts) {
+    let mine: Vec<&Record> = results.iter().filter(|r| r.test == test).collect();
+    let criteria: Vec<&Criterion> = c
+        .criteria
+        .iter()
+        .filter(|k| Test::from_key(&k.test) == Some(test))
+        .collect();
+    let mut body = String::new();
+    let mut counts = Counts::default();
+    for (dir, size) in cases(c, test, &mine, &criteria) {
+        let class = format!("rfc2544.{}.{}", test.key(), dir);
+        let here: Vec<&&Criterion> = criteria
+            .iter()
+            .filter(|k| k.direction == dir && k.frame_size == size)
+            .collect();
+        let rows: Vec<&Record> = mine
+            .iter()
+            .copied()
+            .filter(|r| r.direction == dir && r.frame_size == size)
+            .collect();
+        counts.tests += here.len().max(1);
+        if !here.is_empty() {
+            for k in here {
+                counts.failures += usize::from(!k.passed);
+                criterion_case(&mut body, &class, k, &rows);
+            }
+        } else if !rows.is_empty() {
+            figures_case(&mut body, &class, size, &rows);
+        } else {
+            counts.skipped += 1;
+            let _ = writeln!(
+                body,
+                "    <testcase classname=\"{}\" name=\"{size} B\">\n      <skipped message=\"not measured: the certification stopped first\"/>\n    </testcase>",
+                escape(&class)
+            );
+        }
+    }
+    (body, counts)
+}
+
+fn criterion_case(body: &mut String, class: &str, k: &Criterion, rows: &[&Record]) {
+    let name = format!("{} B: {}", k.frame_size, k.wanted);
+    let _ = writeln!(
+        body,
+        "    <testcase classname=\"{}\" name=\"{}\">",
+        escape(class),
+        escape(&name)
+    );
+    if !k.passed {
+        let message = format!("wanted {}, measured {}", k.wanted, k.measured);
+        let text = format!("wanted: {}\nmeasured: {}", k.wanted, k.measured);
+        let _ = writeln!(
+            body,
+            "      <failure message=\"{}\" type=\"criterion\">{}</failure>",
+            escape(&message),
+            text_escape(&text)
+        );
+    }
+    let mut out = format!("measured: {}\n", k.measured);
+    out.push_str(&figures_text(rows));
+    let _ = writeln!(
+        body,
+        "      <system-out>{}</system-out>\n    </testcase>",
+        text_escape(&out)
+    );
+}
+
+fn figures_case(body: &mut String, class: &str, size: u32, rows: &[&Record]) {
+    let _ = writeln!(
+        body,
+        "    <testcase classname=\"{}\" name=\"{size} B\">\n      <properties>",
+        escape(class)
+    );
+    for (i, r) in rows.iter().enumerate() {
+        // A loss curve has a row per point: number the points' properties.
+        let suffix = if rows.len() > 1 {
+            format!(".{}", i + 1)
+        } else {
+            String::new()
+        };
+        for (col, text) in &r.cells {
+            let _ = writeln!(
+                body,
+                "        <property name=\"{}{suffix}\" value=\"{}\"/>",
+                col.name(),
+                escape(text)
+            );
+        }
+    }
+    let _ = writeln!(
+        body,
+        "      </properties>\n      <system-out>{}</system-out>\n    </testcase>",
+        text_escape(&figures_text(rows))
+    );
+}
+
+/// The figures of `rows`, a line each: `name=value ...`, and a line
+/// saying so when the tester bounded them.
+fn figures_text(rows: &[&Record]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let cells: Vec<String> = r
+            .cells
+            .iter()
+            .map(|(c, t)| format!("{}={t}", c.name()))
+            .collect();
+        out.push_str(&cells.join(" "));
+        out.push('\n');
+        if r.tester_bound() {
+            out.push_str("tester-bound: this figure is the tester's limit, not the device's\n");
+        }
+    }
+    out
+}
+
+/// Escaped element text, line breaks kept as they are.
+fn text_escape(text: &str) -> String {
+    escape(text).replace("&#10;", "\n")
+}
+
+/// The `rfc2544.certification` suite: complete or not, and the problems.
+fn completeness(c: &Certification) -> (String, Counts) {
+    let mut body =
+        String::from("    <testcase classname=\"rfc2544.certification\" name=\"complete\">\n");
+    let counts = Counts {
+        tests: 1,
+        errors: usize::from(!c.complete),
+        ..Counts::default()
+    };
+    if !c.complete {
+        let why = c.stopped_by.as_deref().unwrap_or("it was stopped");
+        let message = format!("the certification did not run to its end: {why}");
+        let _ = writeln!(
+            body,
+            "      <error message=\"{}\" type=\"incomplete\"/>",
+            escape(&message)
+        );
+    }
+    body.push_str("    </testcase>\n");
+    if !c.problems.is_empty() {
+        let lines: Vec<String> = c.problems.iter().map(|p| p.text()).collect();
+        let _ = writeln!(
+            body,
+            "    <system-err>{}</system-err>",
+            text_escape(&lines.join("\n"))
+        );
+    }
+    (body, counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use quick_xml::events::Event;
+    use quick_xml::{Reader, XmlVersion};
+
+    use super::*;
+    use crate::certify::format::sample;
+
+    /// What the XML holds, read by an XML parser.
+    #[derive(Debug, Default)]
+    struct Read {
+        suites: Vec<(String, Vec<(String, String)>)>,
+        cases: Vec<(String, String)>,
+        failures: Vec<String>,
+        skipped: usize,
+        errors: usize,
+        root: Vec<(String, String)>,
+        text: String,
+    }
+
+    fn attrs(e: &quick_xml::events::BytesStart) -> Vec<(String, String)> {
+        e.attributes()
+            .map(|a| {
+                let a = a.unwrap();
+                let key = a.key.as_ref().to_string();
+                (
+                    key,
+                    a.normalized_value(XmlVersion::Implicit1_0)
+                        .unwrap()
+                        .into_owned(),
+                )
+            })
+            .collect()
+    }
+
+    fn get(attrs: &[(String, String)], key: &str) -> String {
+        attrs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    }
+
+    fn read(xml: &str) -> Read {
+        let mut r = Reader::from_str(xml);
+        let mut out = Read::default();
+        loop {
+            match r.read_event().unwrap() {
+                Event::Eof => break,
+                Event::Start(e) | Event::Empty(e) => {
+                    let a = attrs(&e);
+                    match e.name().as_ref() {
+                        "testsuites" => out.root = a,
+                        "testsuite" => out.suites.push((get(&a, "name"), a)),
+                        "testcase" => out.cases.push((get(&a, "classname"), get(&a, "name"))),
+                        "failure" => out.failures.push(get(&a, "message")),
+                        "skipped" => out.skipped += 1,
+                        "error" => out.errors += 1,
+                        _ => {}
+                    }
+                }
+                Event::Text(t) => out.text.push_str(&t.xml10_content()),
+                Event::GeneralRef(g) => match g.resolve_char_ref().unwrap() {
+                    Some(ch) => out.text.push(ch),
+                    None => {
+                        let name = g.xml10_content();
+                        out.text
+                            .push_str(quick_xml::escape::resolve_predefined_entity(&name).unwrap());
+                    }
+                },
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn count(attrs: &[(String, String)], key: &str) -> usize {
+        get(attrs, key).parse().unwrap()
+    }
+
+    #[test]
+    fn a_case_per_criterion_or_size_and_the_failure_says_wanted_and_measured() {
+        let x = read(&render(&sample::complete()));
+        assert_eq!(x.suites.len(), 5);
+        assert_eq!(x.cases.len(), 4 * 14 + 1);
+        assert_eq!(
+            x.failures,
+            ["wanted throughput ≥ 55 % of line, measured 50.34 % of line"]
+        );
+        assert_eq!((x.skipped, x.errors), (0, 0));
+        assert_eq!(
+            (
+                count(&x.root, "tests"),
+                count(&x.root, "failures"),
+                count(&x.root, "errors")
+            ),
+            (57, 1, 0)
+        );
+        let (name, a) = &x.suites[0];
+        assert_eq!(
+            (name.as_str(), count(a, "tests"), count(a, "failures")),
+            ("rfc2544.throughput", 14, 1)
+        );
+        assert_eq!(
+            x.cases[0],
+            (
+                "rfc2544.throughput.port 0 → port 1".into(),
+                "64 B: throughput ≥ 50 % of line".into()
+            )
+        );
+        assert_eq!(
+            x.cases[1],
+            ("rfc2544.throughput.port 0 → port 1".into(), "128 B".into())
+        );
+        assert!(x.text.contains(
+            "rate_pct=53.71 l1_gbps=5.371 l2_gbps=4.092 fps=7992699 bound=device trials=12"
+        ));
+        assert!(x
+            .text
+            .contains("wanted: throughput ≥ 55 % of line\nmeasured: 50.34 % of line"));
+    }
+
+    #[test]
+    fn incomplete_skips_what_did_not_run_and_errors_once() {
+        let x = read(&render(&sample::incomplete()));
+        assert_eq!(x.cases.len(), 4 * 14 + 1);
+        assert_eq!(x.skipped, 11 + 14);
+        assert_eq!(x.errors, 1);
+        assert_eq!(count(&x.root, "skipped"), 25);
+        assert_eq!(count(&x.root, "errors"), 1);
+        let (_, b2b) = &x.suites[3];
+        assert_eq!((count(b2b, "tests"), count(b2b, "skipped")), (14, 14));
+    }
+
+    #[test]
+    fn tester_bound_figures_say_so() {
+        let x = read(&render(&sample::tester_bound()));
+        assert!(x.text.contains("bound=tester"));
+        assert!(x
+            .text
+            .contains("tester-bound: this figure is the tester's limit, not the device's"));
+        assert!(
+            x.text.contains("TX lcore 2 was descheduled"),
+            "the problem is in system-err"
+        );
+    }
+
+    #[test]
+    fn hostile_names_stay_escaped() {
+        let mut c = sample::incomplete();
+        let evil = "<x a=\"1\">&amp; 'q' ]]> \n\t\u{1}";
+        c.profile = evil.into();
+        c.stopped_by = Some(evil.into());
+        c.criteria[1].wanted = evil.into();
+        c.criteria[1].measured = evil.into();
+        let x = read(&render(&c));
+        let clean = evil.replace('\u{1}', "\u{FFFD}");
+        assert_eq!(
+            get(&x.root, "name"),
+            format!("RFC 2544 certification: {clean}")
+        );
+        assert_eq!(x.failures, [format!("wanted {clean}, measured {clean}")]);
+        assert!(x.cases.iter().any(|(_, n)| *n == format!("64 B: {clean}")));
+    }
+}

@@ -1,0 +1,736 @@
+//! The report's charts, drawn as inline SVG by the report itself (no
+//! script, no font, no reference outside the element): one per test.
+//!
+//! - throughput: L2 Gbit/s per frame size, against the line rate's L2
+//!   ceiling for that size;
+//! - latency: per frame size a box from p50 to p99, a whisker from min to
+//!   max, a dash at p99.9 and a dot at the mean (log scale when the figures
+//!   span more than a factor of 20);
+//! - loss: frame loss % against offered load, one line per size;
+//! - back-to-back: the mean longest loss-free burst per frame size (log
+//!   scale when the bursts span more than a factor of 20).
+//!
+//! Directions are told apart by colour (by dash in the loss chart, where
+//! colour tells the sizes apart); a figure the tester bounded is drawn
+//! hollow and says so in the legend.
+
+use std::fmt::Write as _;
+
+use super::format::{self, escape, Test};
+use super::model::{Bound, Certification};
+
+/// Colours of the directions (and of the sizes in the loss chart).
+const PALETTE: [&str; 10] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf",
+];
+/// Dashes of the directions in the loss chart.
+const DASHES: [&str; 4] = ["", "7 4", "2 3", "9 3 2 3"];
+/// Chart width, px (the viewBox: the chart scales down to the page).
+const WIDTH: f64 = 760.0;
+/// Plot area: left, top, right edges and height, px.
+const LEFT: f64 = 72.0;
+const TOP: f64 = 34.0;
+const RIGHT: f64 = 740.0;
+const PLOT_H: f64 = 280.0;
+/// Above this ratio of largest to smallest figure, an axis is logarithmic.
+const LOG_RATIO: f64 = 20.0;
+/// The grey of axes, grid and the line-rate ceiling.
+const GREY: &str = "#888888";
+
+/// The chart of `test`, or `None` when the certification holds no result
+/// of it.
+pub fn chart(test: Test, c: &Certification) -> Option<String> {
+    if !test.has_results(c) {
+        return None;
+    }
+    Some(match test {
+        Test::Throughput => throughput(c),
+        Test::Latency => latency(c),
+        Test::Loss => loss(c),
+        Test::BackToBack => back_to_back(c),
+    })
+}
+
+/// An axis's scale: maps a figure to a fraction of the axis (0 at its
+/// start), clamped to the axis.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Scale {
+    Linear(f64, f64),
+    Log(f64, f64),
+}
+
+impl Scale {
+    fn frac(self, v: f64) -> f64 {
+        let f = match self {
+            Scale::Linear(lo, hi) => (v - lo) / (hi - lo),
+            Scale::Log(lo, hi) => (v.max(lo).log10() - lo.log10()) / (hi.log10() - lo.log10()),
+        };
+        if f.is_finite() {
+            f.clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+}
+
+/// An axis: its scale, its ticks (figure and label) and its title.
+struct Axis {
+    scale: Scale,
+    ticks: Vec<(f64, String)>,
+    title: String,
+}
+
+/// Round ticks covering `lo..=hi`: steps of 1, 2 or 5 times a power of
+/// ten, about `target` of them, the first at or below `lo` and the last
+/// at or above `hi`. Returns the ticks and the step.
+pub(crate) fn nice_ticks(lo: f64, hi: f64, target: usize) -> (Vec<f64>, f64) {
+    let (lo, hi) = if hi > lo { (lo, hi) } else { (lo, lo + 1.0) };
+    let raw = (hi - lo) / target.max(2) as f64;
+    let power = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * power)
+        .find(|s| *s >= raw * 0.999)
+        .unwrap_or(10.0 * power);
+    let first = (lo / step + 1e-9).floor() as i64;
+    let last = (hi / step - 1e-9).ceil() as i64;
+    let ticks = (first..=last).map(|i| i as f64 * step).collect();
+    (ticks, step)
+}
+
+/// Decimals a tick label needs at `step`.
+fn step_decimals(step: f64) -> usize {
+    (-step.log10().floor()).max(0.0) as usize
+}
+
+/// A linear axis from 0 (or `lo`) to `hi`, labels by `label`.
+fn linear_axis(lo: f64, hi: f64, title: &str, label: impl Fn(f64, usize) -> String) -> Axis {
+    let (ticks, step) = nice_ticks(lo, hi, 6);
+    let decimals = step_decimals(step);
+    let lo = ticks.first().copied().unwrap_or(lo);
+    let hi = ticks.last().copied().unwrap_or(hi);
+    Axis {
+        scale: Scale::Linear(lo, hi),
+        ticks: ticks.iter().map(|t| (*t, label(*t, decimals))).collect(),
+        title: title.to_string(),
+    }
+}
+
+/// A logarithmic axis over whole decades covering `lo..=hi` (both > 0),
+/// with 2 and 5 between decades when it spans no more than two.
+fn log_axis(lo: f64, hi: f64, title: &str, label: impl Fn(f64) -> String) -> Axis {
+    let first = lo.log10().floor() as i32;
+    let last = (hi.log10().ceil() as i32).max(first + 1);
+    let mults: &[f64] = if last - first <= 2 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let mut ticks = Vec::new();
+    for k in first..=last {
+        for m in mults {
+            let v = m * 10f64.powi(k);
+            if v <= 10f64.powi(last) * 1.000_001 {
+                ticks.push((v, label(v)));
+            }
+        }
+    }
+    Axis {
+        scale: Scale::Log(10f64.powi(first), 10f64.powi(last)),
+        ticks,
+        title: title.to_string(),
+    }
+}
+
+/// A positive range spanning more than [`LOG_RATIO`] wants a log axis.
+fn wants_log(values: &[f64]) -> Option<(f64, f64)> {
+    let pos: Vec<f64> = values
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    let lo = pos.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = pos.iter().copied().fold(0.0, f64::max);
+    (lo.is_finite() && hi / lo > LOG_RATIO).then_some((lo, hi))
+}
+
+/// A time in ns for an axis: `500 ns`, `12.5 µs`, `2 ms`.
+fn time_label(ns: f64) -> String {
+    let (scale, unit) = match ns.abs() {
+        x if x >= 1e9 => (1e9, "s"),
+        x if x >= 1e6 => (1e6, "ms"),
+        x if x >= 1e3 => (1e3, "µs"),
+        _ => (1.0, "ns"),
+    };
+    if ns == 0.0 {
+        return "0".to_string();
+    }
+    format!("{} {unit}", format::trimmed(ns / scale))
+}
+
+/// A count for an axis: `500`, `20k`, `1.5M`.
+fn count_label(n: f64) -> String {
+    match n.abs() {
+        x if x >= 1e9 => format!("{}G", format::trimmed(n / 1e9)),
+        x if x >= 1e6 => format!("{}M", format::trimmed(n / 1e6)),
+        x if x >= 1e3 => format!("{}k", format::trimmed(n / 1e3)),
+        _ => format::trimmed(n),
+    }
+}
+
+/// What a legend entry shows before its label.
+enum Swatch {
+    /// A line in a colour and dash.
+    Line(&'static str, &'static str),
+    /// A dot, filled or hollow.
+    Dot(&'static str, bool),
+    /// A filled square.
+    Square(&'static str),
+    /// A bar drawn dashed and pale (a lower bound).
+    PaleBar(&'static str),
+}
+
+/// The SVG being drawn: its elements, and its height once the legend is
+/// placed.
+struct Canvas {
+    body: String,
+    height: f64,
+}
+
+impl Canvas {
+    fn new() -> Self {
+        Self {
+            body: String::new(),
+            height: TOP + PLOT_H,
+        }
+    }
+
+    fn line(&mut self, a: (f64, f64), b: (f64, f64), stroke: &str, width: f64, dash: &str) {
+        let _ = write!(
+            self.body,
+            r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{stroke}" stroke-width="{width}"{}/>"#,
+            a.0,
+            a.1,
+            b.0,
+            b.1,
+            dash_attr(dash)
+        );
+    }
+
+    fn polyline(&mut self, points: &[(f64, f64)], stroke: &str, dash: &str) {
+        if points.len() < 2 {
+            return;
+        }
+        let pts: Vec<String> = points
+            .iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect();
+        let _ = write!(
+            self.body,
+            r#"<polyline points="{}" fill="none" stroke="{stroke}" stroke-width="2"{}/>"#,
+            pts.join(" "),
+            dash_attr(dash)
+        );
+    }
+
+    fn dot(&mut self, at: (f64, f64), r: f64, colour: &str, hollow: bool) {
+        let fill = if hollow { "#ffffff" } else { colour };
+        let _ = write!(
+            self.body,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="{r}" fill="{fill}" stroke="{colour}" stroke-width="2"/>"#,
+            at.0, at.1
+        );
+    }
+
+    fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, colour: &str, pale: bool) {
+        let (opacity, dash) = if pale { (0.3, "4 2") } else { (0.85, "") };
+        let _ = write!(
+            self.body,
+            r#"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{colour}" fill-opacity="{opacity}" stroke="{colour}" stroke-width="1.5"{}/>"#,
+            w.max(0.0),
+            h.max(0.0),
+            dash_attr(dash)
+        );
+    }
+
+    /// Text at `at`, anchored `start`, `middle` or `end`.
+    fn text(&mut self, at: (f64, f64), anchor: &str, size: u32, text: &str) {
+        let _ = write!(
+            self.body,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="{anchor}" font-size="{size}">{}</text>"#,
+            at.0,
+            at.1,
+            escape(text)
+        );
+    }
+
+    /// The chart's title, its y axis (grid, ticks, labels and title) and
+    /// the frame of the plot area.
+    fn frame(&mut self, title: &str, y: &Axis) {
+        self.text((WIDTH / 2.0, 20.0), "middle", 15, title);
+        for (v, label) in &y.ticks {
+            let py = y_of(y, *v);
+            self.line((LEFT, py), (RIGHT, py), "#e3e3e3", 1.0, "");
+            self.text((LEFT - 6.0, py + 4.0), "end", 11, label);
+        }
+        let mid = TOP + PLOT_H / 2.0;
+        let _ = write!(
+            self.body,
+            r#"<text x="16" y="{mid:.1}" text-anchor="middle" font-size="12" transform="rotate(-90 16 {mid:.1})">{}</text>"#,
+            escape(&y.title)
+        );
+        let bottom = TOP + PLOT_H;
+        self.line((LEFT, TOP), (LEFT, bottom), GREY, 1.0, "");
+        self.line((LEFT, bottom), (RIGHT, bottom), GREY, 1.0, "");
+    }
+
+    /// A category x axis: one label per category, and the axis title.
+    fn categories(&mut self, labels: &[String], title: &str) {
+        let bottom = TOP + PLOT_H;
+        for (i, label) in labels.iter().enumerate() {
+            let x = cat_x(i, labels.len());
+            self.line((x, bottom), (x, bottom + 4.0), GREY, 1.0, "");
+            self.text((x, bottom + 17.0), "middle", 11, label);
+        }
+        self.text(((LEFT + RIGHT) / 2.0, bottom + 36.0), "middle", 12, title);
+    }
+
+    /// A value x axis with its ticks (and vertical grid) and title.
+    fn x_axis(&mut self, x: &Axis) {
+        let bottom = TOP + PLOT_H;
+        for (v, label) in &x.ticks {
+            let px = x_of(x, *v);
+            self.line((px, TOP), (px, bottom), "#eeeeee", 1.0, "");
+            self.line((px, bottom), (px, bottom + 4.0), GREY, 1.0, "");
+            self.text((px, bottom + 17.0), "middle", 11, label);
+        }
+        self.text(
+            ((LEFT + RIGHT) / 2.0, bottom + 36.0),
+            "middle",
+            12,
+            &x.title,
+        );
+    }
+
+    /// The legend, in rows under the x axis title.
+    fn legend(&mut self, items: &[(Swatch, String)]) {
+        let mut x = LEFT;
+        let mut y = TOP + PLOT_H + 58.0;
+        for (swatch, label) in items {
+            let w = 30.0 + 6.6 * label.chars().count() as f64 + 18.0;
+            if x + w > RIGHT + 10.0 && x > LEFT {
+                x = LEFT;
+                y += 18.0;
+            }
+            self.swatch(swatch, (x, y - 4.0));
+            self.text((x + 28.0, y), "start", 11, label);
+            x += w;
+        }
+        self.height = y + 12.0;
+    }
+
+    fn swatch(&mut self, swatch: &Swatch, at: (f64, f64)) {
+        let (x, y) = at;
+        match swatch {
+            Swatch::Line(colour, dash) => self.line((x, y), (x + 22.0, y), colour, 2.0, dash),
+            Swatch::Dot(colour, hollow) => self.dot((x + 11.0, y), 4.0, colour, *hollow),
+            Swatch::Square(colour) => self.rect(x + 5.0, y - 6.0, 12.0, 12.0, colour, false),
+            Swatch::PaleBar(colour) => self.rect(x + 5.0, y - 6.0, 12.0, 12.0, colour, true),
+        }
+    }
+
+    /// The whole `<svg>` element, labelled by `title`.
+    fn finish(self, test: Test, title: &str) -> String {
+        let h = self.height.ceil();
+        format!(
+            concat!(
+                r#"<svg class="chart" id="chart-{key}" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-labelledby="chart-{key}-title" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">"#,
+                r#"<title id="chart-{key}-title">{title}</title>"#,
+                r##"<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>"##,
+                "{body}</svg>"
+            ),
+            key = test.key(),
+            w = WIDTH,
+            h = h,
+            title = escape(title),
+            body = self.body
+        )
+    }
+}
+
+fn dash_attr(dash: &str) -> String {
+    if dash.is_empty() {
+        String::new()
+    } else {
+        format!(r#" stroke-dasharray="{dash}""#)
+    }
+}
+
+/// The pixel y of figure `v` on axis `y`.
+fn y_of(y: &Axis, v: f64) -> f64 {
+    TOP + PLOT_H * (1.0 - y.scale.frac(v))
+}
+
+/// The pixel x of figure `v` on axis `x`.
+fn x_of(x: &Axis, v: f64) -> f64 {
+    LEFT + (RIGHT - LEFT) * x.scale.frac(v)
+}
+
+/// The pixel x of the centre of category `i` of `n`.
+fn cat_x(i: usize, n: usize) -> f64 {
+    LEFT + (RIGHT - LEFT) * (i as f64 + 0.5) / n.max(1) as f64
+}
+
+/// Width of one category, px.
+fn cat_w(n: usize) -> f64 {
+    (RIGHT - LEFT) / n.max(1) as f64
+}
+
+/// The frame sizes to draw: the settings' sizes, then any other size a
+/// result holds, in order.
+fn sizes(c: &Certification, found: impl Iterator<Item = u32>) -> Vec<u32> {
+    let mut out = c.settings.sizes.clone();
+    for s in found {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+fn size_labels(sizes: &[u32]) -> Vec<String> {
+    sizes.iter().map(|s| s.to_string()).collect()
+}
+
+/// The colour of direction `d`.
+fn colour(d: usize) -> &'static str {
+    PALETTE[d % PALETTE.len()]
+}
+
+/// The index of `label` among the certification's directions (a label
+/// not listed, e.g. `aggregate`, comes after them).
+fn direction_index(c: &Certification, label: &str) -> usize {
+    c.directions
+        .iter()
+        .position(|d| d == label)
+        .unwrap_or(c.directions.len())
+}
+
+/// The directions the rows of a test name, in the certification's order.
+fn directions_of<'a>(c: &Certification, labels: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in labels {
+        if !out.contains(l) {
+            out.push(l.clone());
+        }
+    }
+    out.sort_by_key(|l| direction_index(c, l));
+    out
+}
+
+/// The horizontal offset of direction `j` of `n` within a category.
+fn offset(j: usize, n: usize, spacing: f64) -> f64 {
+    (j as f64 - (n as f64 - 1.0) / 2.0) * spacing
+}
+
+/// Throughput: L2 Gbit/s per size and direction, against the L2 ceiling.
+fn throughput(c: &Certification) -> String {
+    let sizes = sizes(c, c.throughput.iter().map(|r| r.frame_size));
+    let dirs = directions_of(c, c.throughput.iter().map(|r| &r.direction));
+    let ceilings: Vec<f64> = sizes
+        .iter()
+        .map(|s| format::line_l2_bps(c.line_bps, *s) / 1e9)
+        .collect();
+    let top = c
+        .throughput
+        .iter()
+        .map(|r| r.l2_bps / 1e9)
+        .chain(ceilings.iter().copied());
+    let hi = top.fold(0.0, f64::max);
+    let y = linear_axis(0.0, hi, "throughput, L2 Gbit/s", format::fixed);
+    let mut cv = Canvas::new();
+    cv.frame("Throughput per frame size (L2), against line rate", &y);
+    let half = cat_w(sizes.len()) * 0.42;
+    for (i, ceiling) in ceilings.iter().enumerate() {
+        let (x, py) = (cat_x(i, sizes.len()), y_of(&y, *ceiling));
+        cv.line((x - half, py), (x + half, py), GREY, 2.0, "5 3");
+    }
+    let mut hollow_seen = false;
+    for (j, dir) in dirs.iter().enumerate() {
+        let rows = c.throughput.iter().filter(|r| &r.direction == dir);
+        let mut points = Vec::new();
+        let mut marks = Vec::new();
+        for r in rows {
+            let Some(i) = sizes.iter().position(|s| *s == r.frame_size) else {
+                continue;
+            };
+            let at = (
+                cat_x(i, sizes.len()) + offset(j, dirs.len(), 9.0),
+                y_of(&y, r.l2_bps / 1e9),
+            );
+            points.push(at);
+            marks.push((at, r.bound == Bound::Tester));
+        }
+        cv.polyline(&points, colour(j), "");
+        for (at, hollow) in marks {
+            hollow_seen |= hollow;
+            cv.dot(at, 4.5, colour(j), hollow);
+        }
+    }
+    cv.categories(&size_labels(&sizes), "frame size, bytes");
+    let mut items: Vec<(Swatch, String)> = Vec::new();
+    items.push((Swatch::Line(GREY, "5 3"), "line rate at L2".to_string()));
+    for (j, dir) in dirs.iter().enumerate() {
+        items.push((Swatch::Dot(colour(j), false), dir.clone()));
+    }
+    if hollow_seen {
+        items.push((
+            Swatch::Dot(GREY, true),
+            "tester-bound: the tester's limit, not the device's".into(),
+        ));
+    }
+    cv.legend(&items);
+    cv.finish(Test::Throughput, "Throughput per frame size")
+}
+
+/// Latency: per size and direction a box p50–p99, whisker min–max, dash
+/// at p99.9, dot at the mean.
+fn latency(c: &Certification) -> String {
+    let sizes = sizes(c, c.latency.iter().map(|r| r.frame_size));
+    let dirs = directions_of(c, c.latency.iter().map(|r| &r.direction));
+    let figures: Vec<f64> = c
+        .latency
+        .iter()
+        .flat_map(|r| [r.summary.min_ns, r.summary.max_ns])
+        .collect();
+    let title = "one-way latency";
+    let y = match wants_log(&figures) {
+        Some((lo, hi)) => log_axis(lo, hi, &format!("{title} (log scale)"), time_label),
+        None => {
+            let hi = figures.iter().copied().fold(0.0, f64::max);
+            linear_axis(0.0, hi, title, |v, _| time_label(v))
+        }
+    };
+    let mut cv = Canvas::new();
+    cv.frame("Latency per frame size, at each size's throughput rate", &y);
+    let mut hollow_seen = false;
+    for (j, dir) in dirs.iter().enumerate() {
+        for r in c.latency.iter().filter(|r| &r.direction == dir) {
+            let Some(i) = sizes.iter().position(|s| *s == r.frame_size) else {
+                continue;
+            };
+            let x = cat_x(i, sizes.len()) + offset(j, dirs.len(), 22.0);
+            let s = &r.summary;
+            let tester = r.trials.iter().any(|t| t.tester_bound);
+            hollow_seen |= tester;
+            cv.line(
+                (x, y_of(&y, s.min_ns)),
+                (x, y_of(&y, s.max_ns)),
+                colour(j),
+                1.5,
+                "",
+            );
+            let (top, bottom) = (y_of(&y, s.p99_ns), y_of(&y, s.p50_ns));
+            cv.rect(
+                x - 6.0,
+                top,
+                12.0,
+                (bottom - top).max(1.5),
+                colour(j),
+                tester,
+            );
+            let p999 = y_of(&y, s.p999_ns);
+            cv.line((x - 7.0, p999), (x + 7.0, p999), colour(j), 2.0, "");
+            cv.dot((x, y_of(&y, s.mean_ns)), 2.5, "#000000", false);
+        }
+    }
+    cv.categories(&size_labels(&sizes), "frame size, bytes");
+    let mut items: Vec<(Swatch, String)> = Vec::new();
+    for (j, dir) in dirs.iter().enumerate() {
+        items.push((Swatch::Square(colour(j)), dir.clone()));
+    }
+    items.push((
+        Swatch::Line(GREY, ""),
+        "box p50–p99, whisker min–max, dash p99.9".into(),
+    ));
+    items.push((Swatch::Dot("#000000", false), "mean".into()));
+    if hollow_seen {
+        items.push((
+            Swatch::PaleBar(GREY),
+            "pale: a trial was tester-bound".into(),
+        ));
+    }
+    cv.legend(&items);
+    cv.finish(Test::Latency, "Latency per frame size")
+}
+
+/// Loss: loss % against offered load, a line per size (colour) and
+/// direction (dash).
+fn loss(c: &Certification) -> String {
+    let sizes = sizes(c, c.loss.iter().map(|r| r.frame_size));
+    let dirs = directions_of(c, c.loss.iter().map(|r| &r.direction));
+    let points = || c.loss.iter().flat_map(|r| r.points.iter());
+    let lowest = points().map(|p| p.rate_pct).fold(100.0, f64::min);
+    let highest = points()
+        .map(|p| p.rate_pct)
+        .fold(0.0, f64::max)
+        .max(lowest + 1.0);
+    let top_loss = points().map(|p| p.loss_pct).fold(0.0, f64::max).max(1.0);
+    let x = linear_axis(
+        lowest.min(0.0),
+        highest,
+        "offered load, % of line (L1)",
+        format::fixed,
+    );
+    let y = linear_axis(0.0, top_loss, "frame loss, % of frames sent", |v, d| {
+        format::fixed(v, d)
+    });
+    let mut cv = Canvas::new();
+    cv.frame("Frame loss rate against offered load", &y);
+    cv.x_axis(&x);
+    let mut hollow_seen = false;
+    for curve in &c.loss {
+        let i = sizes
+            .iter()
+            .position(|s| *s == curve.frame_size)
+            .unwrap_or(0);
+        let j = dirs.iter().position(|d| *d == curve.direction).unwrap_or(0);
+        let at = |p: &super::model::LossPoint| (x_of(&x, p.rate_pct), y_of(&y, p.loss_pct));
+        let line: Vec<(f64, f64)> = curve.points.iter().map(at).collect();
+        cv.polyline(&line, colour(i), DASHES[j % DASHES.len()]);
+        for p in &curve.points {
+            hollow_seen |= p.trial.tester_bound;
+            cv.dot(at(p), 3.0, colour(i), p.trial.tester_bound);
+        }
+    }
+    let mut items: Vec<(Swatch, String)> = Vec::new();
+    for (i, s) in sizes.iter().enumerate() {
+        items.push((Swatch::Square(colour(i)), format!("{s} B")));
+    }
+    if dirs.len() > 1 {
+        for (j, dir) in dirs.iter().enumerate() {
+            items.push((
+                Swatch::Line("#333333", DASHES[j % DASHES.len()]),
+                dir.clone(),
+            ));
+        }
+    }
+    if hollow_seen {
+        items.push((
+            Swatch::Dot(GREY, true),
+            "tester-bound point: not the device's".into(),
+        ));
+    }
+    cv.legend(&items);
+    cv.finish(Test::Loss, "Frame loss rate against offered load")
+}
+
+/// Back-to-back: the mean longest loss-free burst per size and direction.
+fn back_to_back(c: &Certification) -> String {
+    let sizes = sizes(c, c.back_to_back.iter().map(|r| r.frame_size));
+    let dirs = directions_of(c, c.back_to_back.iter().map(|r| &r.direction));
+    let figures: Vec<f64> = c.back_to_back.iter().map(|r| r.mean_frames).collect();
+    let title = "mean loss-free burst, frames";
+    let y = match wants_log(&figures) {
+        Some((lo, hi)) => log_axis(lo, hi, &format!("{title} (log scale)"), count_label),
+        None => {
+            let hi = figures.iter().copied().fold(0.0, f64::max);
+            linear_axis(0.0, hi, title, |v, _| count_label(v))
+        }
+    };
+    let mut cv = Canvas::new();
+    cv.frame("Back-to-back: longest burst at line rate without loss", &y);
+    let bar = (cat_w(sizes.len()) * 0.7 / dirs.len().max(1) as f64).min(36.0);
+    let bottom = TOP + PLOT_H;
+    let mut pale_seen = false;
+    for (j, dir) in dirs.iter().enumerate() {
+        for r in c.back_to_back.iter().filter(|r| &r.direction == dir) {
+            let Some(i) = sizes.iter().position(|s| *s == r.frame_size) else {
+                continue;
+            };
+            let x = cat_x(i, sizes.len()) + offset(j, dirs.len(), bar);
+            let top = y_of(&y, r.mean_frames);
+            let pale = r.at_limit || r.trials.iter().any(|t| t.tester_bound);
+            pale_seen |= pale;
+            cv.rect(
+                x - bar / 2.0 + 1.0,
+                top,
+                bar - 2.0,
+                bottom - top,
+                colour(j),
+                pale,
+            );
+            if r.at_limit {
+                cv.text((x, top - 4.0), "middle", 11, "≥");
+            }
+        }
+    }
+    cv.categories(&size_labels(&sizes), "frame size, bytes");
+    let mut items: Vec<(Swatch, String)> = Vec::new();
+    for (j, dir) in dirs.iter().enumerate() {
+        items.push((Swatch::Square(colour(j)), dir.clone()));
+    }
+    if pale_seen {
+        let text = "pale, ≥: a lower bound (no loss at the longest burst tried) or tester-bound";
+        items.push((Swatch::PaleBar(GREY), text.into()));
+    }
+    cv.legend(&items);
+    cv.finish(Test::BackToBack, "Back-to-back burst per frame size")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        let (t, step) = nice_ticks(0.0, 9.87, 6);
+        assert_eq!(step, 2.0);
+        assert_eq!(t, vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        let (t, step) = nice_ticks(0.0, 1.0, 6);
+        assert_eq!(step, 0.2);
+        assert_eq!(t.len(), 6);
+        assert!((t[5] - 1.0).abs() < 1e-12);
+        let (t, step) = nice_ticks(0.0, 100.0, 6);
+        assert_eq!((step, t.len()), (20.0, 6));
+        let (t, step) = nice_ticks(0.0, 0.0, 6);
+        assert_eq!(
+            (step, t.first().copied(), t.last().copied()),
+            (0.2, Some(0.0), Some(1.0))
+        );
+    }
+
+    #[test]
+    fn tick_labels_have_the_step_s_decimals() {
+        let y = linear_axis(0.0, 1.0, "t", format::fixed);
+        let labels: Vec<&str> = y.ticks.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(labels, ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]);
+    }
+
+    #[test]
+    fn log_axis_spans_whole_decades() {
+        let a = log_axis(3_000.0, 2_500_000.0, "t", time_label);
+        assert_eq!(a.scale, Scale::Log(1e3, 1e7));
+        let labels: Vec<&str> = a.ticks.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(labels, ["1 µs", "10 µs", "100 µs", "1 ms", "10 ms"]);
+        let a = log_axis(20.0, 900.0, "t", count_label);
+        let labels: Vec<&str> = a.ticks.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(labels, ["10", "20", "50", "100", "200", "500", "1k"]);
+    }
+
+    #[test]
+    fn log_only_when_the_range_is_wide() {
+        assert_eq!(wants_log(&[10.0, 150.0]), None);
+        assert_eq!(wants_log(&[10.0, 250.0, 0.0]), Some((10.0, 250.0)));
+        assert_eq!(wants_log(&[0.0, f64::NAN]), None);
+    }
+
+    #[test]
+    fn scales_map_and_clamp() {
+        assert_eq!(Scale::Linear(0.0, 10.0).frac(5.0), 0.5);
+        assert_eq!(Scale::Linear(0.0, 10.0).frac(20.0), 1.0);
+        assert!((Scale::Log(1.0, 100.0).frac(10.0) - 0.5).abs() < 1e-12);
+        assert_eq!(Scale::Log(1.0, 100.0).frac(0.0), 0.0);
+    }
+}

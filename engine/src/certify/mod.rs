@@ -16,4 +16,6 @@
 //! This module is pure: it never touches DPDK.
 #![forbid(unsafe_code)]
 
+pub mod criteria;
 pub mod model;
+pub mod search;

@@ -66,6 +66,9 @@ pub struct TxTask<'q> {
     pub live: Arc<Padded<TxLive>>,
     /// The stop signal.
     pub stop: Arc<StopFlag>,
+    /// The task stops by itself once it has prepared this many frames (a
+    /// back-to-back burst); `u64::MAX`: only the stop signal ends it.
+    pub frame_limit: u64,
 }
 
 /// What one TX lcore did.
@@ -250,6 +253,8 @@ struct Tx<'q> {
     rate: Rate,
     /// TSC of the first departure time in modes that wait.
     first_due: u64,
+    /// Frames still allowed by the task's `frame_limit`.
+    left: u64,
     totals: Totals,
     live: Arc<Padded<TxLive>>,
     stop: Arc<StopFlag>,
@@ -257,6 +262,12 @@ struct Tx<'q> {
 
 /// Run the task until the stop flag is set.
 pub fn run(t: TxTask<'_>) -> TxOutcome {
+    run_keeping_queue(t).0
+}
+
+/// Run the task until the stop flag is set (or its frame limit is
+/// reached), and give its queue back for the next run on it.
+pub fn run_keeping_queue(t: TxTask<'_>) -> (TxOutcome, TxQueue<'_>) {
     let paced = t.mode.waits();
     let mut tx = Tx::new(t);
     let loop_start = tsc::now();
@@ -327,6 +338,7 @@ impl<'q> Tx<'q> {
             recorder: DepartureRecorder::new(t.tsc_hz, t.trace_frames as usize),
             rate: t.rate,
             first_due: start,
+            left: t.frame_limit,
             totals: Totals::default(),
             live: t.live,
             stop: t.stop,
@@ -340,7 +352,7 @@ impl<'q> Tx<'q> {
     fn run_loop<const PACED: bool>(&mut self) {
         loop {
             if self.batch.is_empty() {
-                if self.stop.stopped() {
+                if self.stop.stopped() || self.left == 0 {
                     return;
                 }
                 if !self.fill::<PACED>() {
@@ -374,18 +386,20 @@ impl<'q> Tx<'q> {
     /// still owed come first, each data frame's gap after it.
     #[inline(always)]
     fn fill<const PACED: bool>(&mut self) -> bool {
-        if !alloc(&mut self.batch, self.ahead) {
+        let n = self.left.min(self.ahead as u64) as usize;
+        if !alloc(&mut self.batch, n) {
             return false;
         }
+        self.left -= n as u64;
         let (batch, source) = (&mut self.batch, &mut self.source);
         match self.gaps.as_mut() {
             None => {
-                for (i, slot) in self.slots[..self.ahead].iter_mut().enumerate() {
+                for (i, slot) in self.slots[..n].iter_mut().enumerate() {
                     *slot = source.frame::<PACED>(batch, i).1;
                 }
             }
             Some(gaps) => {
-                for (i, slot) in self.slots[..self.ahead].iter_mut().enumerate() {
+                for (i, slot) in self.slots[..n].iter_mut().enumerate() {
                     *slot = match gaps.take() {
                         Some(size) => gap_frame(batch, i, size, &gaps.pause),
                         None => {
@@ -487,12 +501,12 @@ impl<'q> Tx<'q> {
     }
 
     /// What the task did over a loop of `loop_cycles` that sent for
-    /// `span_cycles`; frees the mbufs not sent.
-    fn outcome(self, loop_cycles: u64, span_cycles: u64) -> TxOutcome {
+    /// `span_cycles`, and its queue; frees the mbufs not sent.
+    fn outcome(self, loop_cycles: u64, span_cycles: u64) -> (TxOutcome, TxQueue<'q>) {
         drop(self.batch);
         let mut pace = self.recorder.summary();
         pace.set_target(&self.rate);
-        TxOutcome {
+        let out = TxOutcome {
             frames: self.totals.frames,
             bytes: self.totals.bytes,
             gap_frames: self.totals.gap_frames,
@@ -510,7 +524,8 @@ impl<'q> Tx<'q> {
             wait_cycles: self.totals.wait_cycles,
             alloc_failed: self.totals.alloc_failed,
             span_cycles,
-        }
+        };
+        (out, self.queue)
     }
 }
 

@@ -54,6 +54,18 @@ impl<'q> Handles<'q> {
     fn rx(&mut self, port: usize, queue: u16) -> Option<RxQueue<'q>> {
         self.rx.get_mut(port)?.get_mut(usize::from(queue))?.take()
     }
+
+    /// Takes back the TX queue `q` of port index `port` after a run.
+    pub(super) fn put_tx(&mut self, port: usize, q: TxQueue<'q>) {
+        let id = usize::from(q.id());
+        self.tx[port][id] = Some(q);
+    }
+
+    /// Takes back the RX queue `q` of port index `port` after a run.
+    pub(super) fn put_rx(&mut self, port: usize, q: RxQueue<'q>) {
+        let id = usize::from(q.id());
+        self.rx[port][id] = Some(q);
+    }
 }
 
 /// The tasks of a run and their stop signals: senders stop first,
@@ -75,7 +87,7 @@ pub(super) fn plan_tasks<'q>(
     tsc_hz: u64,
     ports: &[PortRt],
     ups: &[Up],
-    mut handles: Handles<'q>,
+    handles: &mut Handles<'q>,
 ) -> Result<Tasks<'q>> {
     let stop_tx = Arc::new(StopFlag::default());
     let stop_rx = Arc::new(StopFlag::default());
@@ -129,7 +141,7 @@ pub(super) fn plan_tasks<'q>(
 }
 
 /// The rate the port's link is taken to have.
-fn line_bps(up: &Up) -> u64 {
+pub(super) fn line_bps(up: &Up) -> u64 {
     if up.link_bps == 0 {
         LINK_FALLBACK_BPS
     } else {
@@ -179,6 +191,7 @@ fn tx_task<'q>(
         trace_frames: if t.trace.is_some() { t.trace_frames } else { 0 },
         live: Arc::new(Padded::new(TxLive::default())),
         stop: Arc::clone(&shared.stop),
+        frame_limit: u64::MAX,
     })
 }
 

@@ -507,7 +507,12 @@ fn receive<'q>(batch: &mut RxBatch<'q>, queue: &mut RxQueue<'q>) -> usize {
 
 /// Run the task until the stop flag is set and the queues are drained.
 pub fn run(mut t: RxTask<'_>) -> RxOutcome {
-    let mut rx = Rx::new(&t);
+    run_borrowed(&mut t)
+}
+
+/// [`run`] on a task the caller keeps, so its queues serve the next run.
+pub fn run_borrowed(t: &mut RxTask<'_>) -> RxOutcome {
+    let mut rx = Rx::new(t);
     let mut batch = RxBatch::new();
     let mut drain: Option<Drain> = None;
     let mut q = 0usize;

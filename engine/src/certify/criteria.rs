@@ -89,13 +89,22 @@ fn criterion(test: &str, dir: &str, size: u32, wanted: String) -> Criterion {
 }
 
 fn throughput(cert: &Certification, dir: &str, size: u32, min: f64) -> Criterion {
-    let mut c = criterion("throughput", dir, size, format!("throughput ≥ {min} % of line"));
-    let row = cert.throughput.iter().find(|r| r.direction == dir && r.frame_size == size);
+    let mut c = criterion(
+        "throughput",
+        dir,
+        size,
+        format!("throughput ≥ {min} % of line"),
+    );
+    let row = cert
+        .throughput
+        .iter()
+        .find(|r| r.direction == dir && r.frame_size == size);
     if let Some(r) = row {
         c.passed = r.rate_pct >= min;
         c.measured = format!("{:.3} % of line", r.rate_pct);
         if r.bound == Bound::Tester {
-            c.measured.push_str(" (bound by the tester: the device's is at least this)");
+            c.measured
+                .push_str(" (bound by the tester: the device's is at least this)");
         }
     }
     c
@@ -103,7 +112,10 @@ fn throughput(cert: &Certification, dir: &str, size: u32, min: f64) -> Criterion
 
 fn latency(cert: &Certification, dir: &str, size: u32, max: f64) -> Criterion {
     let mut c = criterion("latency", dir, size, format!("mean latency ≤ {max} ns"));
-    let row = cert.latency.iter().find(|r| r.direction == dir && r.frame_size == size);
+    let row = cert
+        .latency
+        .iter()
+        .find(|r| r.direction == dir && r.frame_size == size);
     if let Some(r) = row.filter(|r| r.summary.count > 0) {
         c.passed = r.summary.mean_ns <= max;
         c.measured = format!("{:.0} ns", r.summary.mean_ns);
@@ -114,7 +126,10 @@ fn latency(cert: &Certification, dir: &str, size: u32, max: f64) -> Criterion {
 fn loss(cert: &Certification, dir: &str, size: u32, b: LossBound) -> Criterion {
     let wanted = format!("loss ≤ {} % at {} % of line", b.loss_pct, b.rate_pct);
     let mut c = criterion("loss", dir, size, wanted);
-    let curve = cert.loss.iter().find(|r| r.direction == dir && r.frame_size == size);
+    let curve = cert
+        .loss
+        .iter()
+        .find(|r| r.direction == dir && r.frame_size == size);
     let Some(curve) = curve else {
         return c;
     };

@@ -19,3 +19,4 @@
 pub mod criteria;
 pub mod model;
 pub mod search;
+pub mod table;

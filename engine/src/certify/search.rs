@@ -404,7 +404,11 @@ impl Search<'_> {
             let Some(best) = b.best else {
                 return Ok(());
             };
-            let t = self.trial("throughput", self.spec(dir, size, best, self.s.trial_s), tol)?;
+            let t = self.trial(
+                "throughput",
+                self.spec(dir, size, best, self.s.trial_s),
+                tol,
+            )?;
             let (passed, tester) = (t.passed, t.tester_bound);
             trials.push(t);
             if passed {
@@ -475,7 +479,12 @@ impl Search<'_> {
     }
 
     /// Latency of `size` in `dir` at `rate` (none without a rate).
-    fn latency(&mut self, dir: Option<usize>, size: u32, rate: Option<f64>) -> (Option<LatencyRow>, Flow<()>) {
+    fn latency(
+        &mut self,
+        dir: Option<usize>,
+        size: u32,
+        rate: Option<f64>,
+    ) -> (Option<LatencyRow>, Flow<()>) {
         let Some(rate) = rate else {
             return (None, Ok(()));
         };
@@ -524,7 +533,11 @@ impl Search<'_> {
                     break;
                 }
             };
-            zeros = if t.lost == 0 && t.tx_frames > 0 { zeros + 1 } else { 0 };
+            zeros = if t.lost == 0 && t.tx_frames > 0 {
+                zeros + 1
+            } else {
+                0
+            };
             points.push(LossPoint {
                 rate_pct: rate,
                 loss_pct: t.loss_pct,

@@ -57,7 +57,10 @@ impl Tester for Sim {
         LINE
     }
     fn learn(&mut self) -> crate::Result<()> {
-        assert!(self.specs.is_empty(), "learning comes before the first trial");
+        assert!(
+            self.specs.is_empty(),
+            "learning comes before the first trial"
+        );
         self.learned += 1;
         Ok(())
     }
@@ -72,21 +75,35 @@ impl Tester for Sim {
             None => {
                 let tx = (fps_at(LINE, spec.frame_size, sent_pct) * spec.duration_s) as u64;
                 let excess = (sent_pct - self.forwards_pct).max(0.0) / sent_pct;
-                (tx, (tx as f64 * excess).round() as u64, spec.rate_pct > self.tester_pct)
+                (
+                    tx,
+                    (tx as f64 * excess).round() as u64,
+                    spec.rate_pct > self.tester_pct,
+                )
             }
         };
-        let rx = if self.silent { 0 } else { tx - lost - self.corrupt };
+        let rx = if self.silent {
+            0
+        } else {
+            tx - lost - self.corrupt
+        };
         let lost = if self.silent { tx } else { lost };
         let p99 = self.latency.0 + self.latency.1 * spec.rate_pct;
         Ok(Trial {
-            direction: spec.direction.map_or(AGGREGATE.into(), |d| self.directions[d].clone()),
+            direction: spec
+                .direction
+                .map_or(AGGREGATE.into(), |d| self.directions[d].clone()),
             frame_size: spec.frame_size,
             offered_pct: spec.rate_pct,
             sent_pct,
             tx_frames: tx,
             rx_frames: rx,
             lost,
-            loss_pct: if tx == 0 { 0.0 } else { lost as f64 * 100.0 / tx as f64 },
+            loss_pct: if tx == 0 {
+                0.0
+            } else {
+                lost as f64 * 100.0 / tx as f64
+            },
             reordered: self.reorder,
             corrupt: if self.silent { 0 } else { self.corrupt },
             latency: Some(Percentiles {
@@ -190,7 +207,10 @@ fn a_tolerance_gives_the_partial_drop_rate() {
     // Loss ≤ 1 % up to 42 / 0.99 = 42.4242... % of line.
     let rate = cert.throughput[0].rate_pct;
     assert!(rate > 42.0 / 0.99 - 0.01 && rate <= 42.0 / 0.99, "{rate}");
-    assert!(cert.throughput[0].trials.iter().any(|t| t.passed && t.lost > 0));
+    assert!(cert.throughput[0]
+        .trials
+        .iter()
+        .any(|t| t.passed && t.lost > 0));
 }
 
 #[test]
@@ -202,7 +222,11 @@ fn a_p99_bound_fails_a_trial_like_a_loss() {
     let (cert, r) = certify(&mut sim, &s);
     r.unwrap();
     let row = &cert.throughput[0];
-    assert!(row.rate_pct > 39.9 && row.rate_pct <= 40.0, "{}", row.rate_pct);
+    assert!(
+        row.rate_pct > 39.9 && row.rate_pct <= 40.0,
+        "{}",
+        row.rate_pct
+    );
     assert_eq!(row.bound, Bound::Device);
     assert!(row.trials.iter().all(|t| t.lost == 0));
 }
@@ -214,7 +238,11 @@ fn a_tester_that_cannot_reach_the_rate_is_named_not_the_device() {
     let (cert, r) = certify(&mut sim, &settings("throughput"));
     r.unwrap();
     let row = &cert.throughput[0];
-    assert!(row.rate_pct > 29.9 && row.rate_pct <= 30.0, "{}", row.rate_pct);
+    assert!(
+        row.rate_pct > 29.9 && row.rate_pct <= 30.0,
+        "{}",
+        row.rate_pct
+    );
     assert_eq!(row.bound, Bound::Tester);
     for t in &row.trials {
         assert_eq!(t.tester_bound, t.offered_pct > 30.0);
@@ -322,7 +350,10 @@ fn back_to_back_finds_the_buffer_exactly_and_averages_the_trials() {
     assert!(!row.at_limit);
     assert_eq!(row.bound, Bound::Device);
     assert_eq!(row.mean_s, 300.0 / fps_at(LINE, 1518, 100.0));
-    assert!(sim.specs.iter().all(|s| s.rate_pct == 100.0 && s.burst.is_some()));
+    assert!(sim
+        .specs
+        .iter()
+        .all(|s| s.rate_pct == 100.0 && s.burst.is_some()));
     let max = max_burst(&settings("back_to_back"), LINE, 1518);
     assert_eq!(max, 8128, "0.01 s of 1518-byte frames at 10 Gbit/s");
     assert_eq!(sim.specs[0].burst, Some(max));
@@ -362,10 +393,15 @@ fn latency_runs_its_trials_at_the_throughput_rate() {
     assert_eq!(row.trials.len(), 3);
     let lat: Vec<&TrialSpec> = sim.specs.iter().skip(12).collect();
     assert_eq!(lat.len(), 3);
-    assert!(lat.iter().all(|s| s.rate_pct == rate && s.duration_s == 1.0));
+    assert!(lat
+        .iter()
+        .all(|s| s.rate_pct == rate && s.duration_s == 1.0));
     assert_eq!(row.summary.p99_ns, 1000.0 + 10.0 * rate);
     assert_eq!(row.jitter_ns, 10.0);
-    assert_eq!(row.summary.count, row.trials.iter().map(|t| t.rx_frames).sum::<u64>());
+    assert_eq!(
+        row.summary.count,
+        row.trials.iter().map(|t| t.rx_frames).sum::<u64>()
+    );
 }
 
 #[test]
@@ -384,7 +420,11 @@ fn bidirectional_rows_per_direction_then_aggregate() {
     sim.directions = vec!["p0 → p1".into(), "p1 → p0".into()];
     let (cert, r) = certify(&mut sim, &settings("throughput"));
     r.unwrap();
-    let dirs: Vec<&str> = cert.throughput.iter().map(|r| r.direction.as_str()).collect();
+    let dirs: Vec<&str> = cert
+        .throughput
+        .iter()
+        .map(|r| r.direction.as_str())
+        .collect();
     assert_eq!(dirs, ["p0 → p1", "p1 → p0", "aggregate"]);
     let sent: Vec<Option<usize>> = sim.specs.iter().map(|s| s.direction).collect();
     assert_eq!(sent, [Some(0), Some(0), Some(1), Some(1), None, None]);
@@ -412,7 +452,10 @@ fn every_trial_waits_the_settle_time() {
         ..settings("throughput")
     };
     certify(&mut sim, &s).1.unwrap();
-    assert!(sim.specs.iter().all(|t| t.settle_s == 0.5 && t.frame_size == 1518));
+    assert!(sim
+        .specs
+        .iter()
+        .all(|t| t.settle_s == 0.5 && t.frame_size == 1518));
 }
 
 #[test]
@@ -446,9 +489,30 @@ fn passes_needs_frames_no_corruption_loss_within_and_latency_within() {
     assert!(!passes(&t, 0.5, None));
     assert!(passes(&t, 1.0, Some(10.0)));
     assert!(!passes(&t, 1.0, Some(9.9)));
-    assert!(!passes(&Trial { latency: None, ..t.clone() }, 1.0, Some(10.0)));
-    assert!(!passes(&Trial { corrupt: 1, ..t.clone() }, 1.0, None));
-    assert!(!passes(&Trial { tester_bound: true, ..t.clone() }, 1.0, None));
+    assert!(!passes(
+        &Trial {
+            latency: None,
+            ..t.clone()
+        },
+        1.0,
+        Some(10.0)
+    ));
+    assert!(!passes(
+        &Trial {
+            corrupt: 1,
+            ..t.clone()
+        },
+        1.0,
+        None
+    ));
+    assert!(!passes(
+        &Trial {
+            tester_bound: true,
+            ..t.clone()
+        },
+        1.0,
+        None
+    ));
     assert!(!passes(&Trial { tx_frames: 0, ..t }, 1.0, None));
 }
 
@@ -481,7 +545,10 @@ fn criteria_judge_each_size_and_fail_what_was_not_measured() {
         },
     ];
     let c = judge(&cert, &list);
-    let got: Vec<(&str, u32, bool)> = c.iter().map(|c| (c.test.as_str(), c.frame_size, c.passed)).collect();
+    let got: Vec<(&str, u32, bool)> = c
+        .iter()
+        .map(|c| (c.test.as_str(), c.frame_size, c.passed))
+        .collect();
     assert_eq!(
         got,
         [
@@ -495,7 +562,12 @@ fn criteria_judge_each_size_and_fail_what_was_not_measured() {
         ]
     );
     assert!(c[2].measured.starts_with("6.250 "), "{}", c[2].measured);
-    assert_eq!(c[4].measured, "0.000 % lost", "65 % lies below 70 %, a loss-free step");
+    assert_eq!(
+        c[4].measured, "0.000 % lost",
+        "65 % lies below 70 %, a loss-free step"
+    );
     let none = judge(&blank(&s, sim.directions(), LINE), &list[..1]);
-    assert!(none.iter().all(|c| !c.passed && c.measured == "not measured"));
+    assert!(none
+        .iter()
+        .all(|c| !c.passed && c.measured == "not measured"));
 }

@@ -132,7 +132,11 @@ impl Checker<'_> {
         dur("trial", &raw.trial, &mut s.trial_s)?;
         dur("settle", &raw.settle, &mut s.settle_s)?;
         dur("latency_trial", &raw.latency_trial, &mut s.latency_trial_s)?;
-        dur("back_to_back_max", &raw.back_to_back_max, &mut s.back_to_back_max_s)?;
+        dur(
+            "back_to_back_max",
+            &raw.back_to_back_max,
+            &mut s.back_to_back_max_s,
+        )?;
         let pct = |key: &str, v: &Option<Scalar>, into: &mut f64| -> Result<(), ConfigError> {
             if let Some(v) = v {
                 *into = parse_pct(v.as_str()).map_err(|m| self.err(format!("certify.{key}"), m))?;
@@ -172,8 +176,10 @@ impl Checker<'_> {
             .transpose()?;
         let max_latency_ns = match &c.max_latency {
             Some(v) => Some(
-                secs(parse_duration(v.as_str()).map_err(|m| self.err(at("max_latency"), m.to_string()))?)
-                    * 1e9,
+                secs(
+                    parse_duration(v.as_str())
+                        .map_err(|m| self.err(at("max_latency"), m.to_string()))?,
+                ) * 1e9,
             ),
             None => None,
         };
@@ -235,15 +241,21 @@ impl Plan {
         let s = &mut self.certify.settings;
         if let Some(t) = tests {
             s.tests = t;
-            self.lines.overrides.insert("certify.tests".into(), "--tests");
+            self.lines
+                .overrides
+                .insert("certify.tests".into(), "--tests");
         }
         if let Some(v) = sizes {
             s.sizes = v;
-            self.lines.overrides.insert("certify.sizes".into(), "--sizes");
+            self.lines
+                .overrides
+                .insert("certify.sizes".into(), "--sizes");
         }
         if let Some(d) = trial {
             s.trial_s = secs(d);
-            self.lines.overrides.insert("certify.trial".into(), "--trial");
+            self.lines
+                .overrides
+                .insert("certify.trial".into(), "--trial");
         }
         self
     }
@@ -265,7 +277,11 @@ impl Plan {
             return err("certify.sizes", "name at least one frame size".into());
         }
         self.check_sizes()?;
-        for (f, v) in [("certify.tolerance", s.loss_tolerance_pct), ("certify.lower", s.lower_pct), ("certify.upper", s.upper_pct)] {
+        for (f, v) in [
+            ("certify.tolerance", s.loss_tolerance_pct),
+            ("certify.lower", s.lower_pct),
+            ("certify.upper", s.upper_pct),
+        ] {
             if !(0.0..=100.0).contains(&v) {
                 return err(f, format!("{v} % is outside 0–100 %"));
             }
@@ -273,15 +289,24 @@ impl Plan {
         if s.lower_pct >= s.upper_pct {
             return err(
                 "certify.lower",
-                format!("the lower bound {} % is not below the upper bound {} %", s.lower_pct, s.upper_pct),
+                format!(
+                    "the lower bound {} % is not below the upper bound {} %",
+                    s.lower_pct, s.upper_pct
+                ),
             );
         }
-        for (f, v) in [("certify.resolution", s.resolution_pct), ("certify.loss_step", s.loss_step_pct)] {
+        for (f, v) in [
+            ("certify.resolution", s.resolution_pct),
+            ("certify.loss_step", s.loss_step_pct),
+        ] {
             if v <= 0.0 || v > 100.0 {
                 return err(f, format!("{v} % must be above 0 and at most 100 %"));
             }
         }
-        for (f, v) in [("certify.trial", s.trial_s), ("certify.latency_trial", s.latency_trial_s)] {
+        for (f, v) in [
+            ("certify.trial", s.trial_s),
+            ("certify.latency_trial", s.latency_trial_s),
+        ] {
             if v <= s.settle_s {
                 return err(
                     f,
@@ -290,9 +315,15 @@ impl Plan {
             }
         }
         if s.back_to_back_max_s <= 0.0 {
-            return err("certify.back_to_back_max", "the longest burst must last above zero".into());
+            return err(
+                "certify.back_to_back_max",
+                "the longest burst must last above zero".into(),
+            );
         }
-        for (f, n) in [("certify.latency_trials", s.latency_trials), ("certify.back_to_back_trials", s.back_to_back_trials)] {
+        for (f, n) in [
+            ("certify.latency_trials", s.latency_trials),
+            ("certify.back_to_back_trials", s.back_to_back_trials),
+        ] {
             if n == 0 {
                 return err(f, "at least one trial".into());
             }

@@ -118,7 +118,14 @@ pub fn certify(
     cert.profile = plan.origin.clone();
     cert.topology = kind.to_string();
     cert.ports = (plan.ports.iter().zip(&ports))
-        .map(|(pp, pr)| format!("{} ({}, {})", pp.name, pr.port.info().name, pr.port.info().driver))
+        .map(|(pp, pr)| {
+            format!(
+                "{} ({}, {})",
+                pp.name,
+                pr.port.info().name,
+                pr.port.info().driver
+            )
+        })
         .collect();
     let failed = search::run(&mut tester, s, &mut cert, progress).err();
     drop(tester);
@@ -206,7 +213,9 @@ impl Live<'_, '_> {
         let per_port = |port: usize| p.tx.iter().filter(|t| t.port == port).count() as f64;
         let shares: Vec<f64> = p.tx.iter().map(|t| per_port(t.port)).collect();
         for (t, k) in p.tx.iter_mut().zip(shares) {
-            let ppm = (spec.rate_pct / k * 10_000.0).round().clamp(1.0, 1_000_000.0);
+            let ppm = (spec.rate_pct / k * 10_000.0)
+                .round()
+                .clamp(1.0, 1_000_000.0);
             t.rate = RateSpec::PercentOfLine { ppm: ppm as u32 };
             t.layer = Layer::L1;
             t.trace = None;
@@ -248,12 +257,17 @@ impl Live<'_, '_> {
             stats: self.ports.iter().map(|p| p.port.stats()).collect(),
             problems: Vec::new(),
         };
-        build_result(&plan, self.rt, self.ports, &ups, &meta, outcomes, timing, seen)
+        build_result(
+            &plan, self.rt, self.ports, &ups, &meta, outcomes, timing, seen,
+        )
     }
 }
 
 /// What a trial's workers give back: outcome, thread time and queues.
-type TxBack<'q> = ((tx::TxOutcome, dpdk::TxQueue<'q>), Option<super::sched::CpuTime>);
+type TxBack<'q> = (
+    (tx::TxOutcome, dpdk::TxQueue<'q>),
+    Option<super::sched::CpuTime>,
+);
 type RxBack<'q> = (
     (rx::RxOutcome, Option<super::sched::CpuTime>),
     Vec<dpdk::RxQueue<'q>>,
@@ -281,7 +295,9 @@ fn drive<'scope, 'q: 'scope>(
     let mut rxw = Vec::new();
     for (i, t) in tasks.rx.into_iter().enumerate() {
         let field = format!("rx[{i}].lcore");
-        let lcore = eal.worker_lcore(t.lcore).map_err(|e| perr(plan, &field, e))?;
+        let lcore = eal
+            .worker_lcore(t.lcore)
+            .map_err(|e| perr(plan, &field, e))?;
         let w = s.launch(lcore, move || -> RxBack<'q> {
             let mut t = t;
             let out = timed(|| rx::run_borrowed(&mut t));
@@ -292,8 +308,12 @@ fn drive<'scope, 'q: 'scope>(
     let mut txw = Vec::new();
     for (i, t) in tasks.tx.into_iter().enumerate() {
         let field = format!("tx[{i}].lcore");
-        let lcore = eal.worker_lcore(t.lcore).map_err(|e| perr(plan, &field, e))?;
-        let w = s.launch(lcore, move || -> TxBack<'q> { timed(|| tx::run_keeping_queue(t)) });
+        let lcore = eal
+            .worker_lcore(t.lcore)
+            .map_err(|e| perr(plan, &field, e))?;
+        let w = s.launch(lcore, move || -> TxBack<'q> {
+            timed(|| tx::run_keeping_queue(t))
+        });
         txw.push(w.map_err(|e| perr(plan, &field, e))?);
     }
     wait_trial(spec, &live, stop);
@@ -389,7 +409,10 @@ fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64) -
         0.0
     };
     let doubt = r.outcome.problems.iter().any(|p| {
-        matches!(p, Problem::TargetMissed { .. } | Problem::Descheduled { .. })
+        matches!(
+            p,
+            Problem::TargetMissed { .. } | Problem::Descheduled { .. }
+        )
     });
     let short_burst = spec.burst.is_some_and(|n| tx_frames < n);
     Trial {
@@ -420,7 +443,11 @@ fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64) -
 /// streams their frame-weighted means (min of the minima, max of the
 /// maxima).
 fn merged_latency(rx: &crate::result::RxResult) -> Option<Percentiles> {
-    let v: Vec<&Percentiles> = rx.streams.iter().filter_map(|s| s.latency.as_ref()).collect();
+    let v: Vec<&Percentiles> = rx
+        .streams
+        .iter()
+        .filter_map(|s| s.latency.as_ref())
+        .collect();
     match v.as_slice() {
         [] => None,
         [one] => Some((*one).clone()),

@@ -450,7 +450,7 @@ fn merged_latency(rx: &crate::result::RxResult) -> Option<Percentiles> {
         .collect();
     match v.as_slice() {
         [] => None,
-        [one] => Some((*one).clone()),
+        [one] => Some(**one),
         many => {
             let n: u64 = many.iter().map(|p| p.count).sum();
             let w = |f: fn(&Percentiles) -> f64| {

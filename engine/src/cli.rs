@@ -458,3 +458,186 @@ pub fn report(tx: &Path, rx: &Path, json: Option<&Path>) -> Result<()> {
     }
     Ok(())
 }
+
+/// `landspeed rfc2544`.
+#[derive(Args, Debug)]
+pub struct Rfc2544Args {
+    /// The profile (YAML): its ports, streams, TX and RX tasks, and its
+    /// `certify:` section.
+    pub profile: PathBuf,
+    /// The tests to run, e.g. `throughput,latency,loss,back-to-back`
+    /// (overrides certify.tests).
+    #[arg(long, value_delimiter = ',')]
+    pub tests: Option<Vec<String>>,
+    /// Frame sizes with FCS, e.g. `64,128,256,512,1024,1280,1518`
+    /// (overrides certify.sizes).
+    #[arg(long, value_delimiter = ',')]
+    pub sizes: Option<Vec<u32>>,
+    /// Length of each throughput and loss trial, e.g. `60s` (overrides
+    /// certify.trial).
+    #[arg(long)]
+    pub trial: Option<String>,
+    /// Write the certification as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write the HTML report to this file.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// Write one CSV row per trial to this file.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Write JUnit XML (a test case per size and criterion) to this file.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    /// Show DPDK's own log in full (its `info` level).
+    #[arg(long)]
+    pub dpdk_log: bool,
+}
+
+/// The certification plan: the profile, the command line's overrides,
+/// every check that needs no device.
+fn certify_plan(args: &Rfc2544Args) -> Result<Plan> {
+    let plan = config::load(&args.profile)?;
+    let tests = match &args.tests {
+        Some(t) => Some(
+            config::parse_tests(t)
+                .map_err(|m| Error::option(format!("--tests {}", t.join(",")), m))?,
+        ),
+        None => None,
+    };
+    let trial = match &args.trial {
+        Some(d) => {
+            Some(config::parse_duration(d).map_err(|e| Error::option(format!("--trial {d}"), e))?)
+        }
+        None => None,
+    };
+    let mut plan = plan.with_certify_overrides(tests, args.sizes.clone(), trial);
+    plan.check_certify()?;
+    runtime::session::topology(&plan)?;
+    if args.dpdk_log {
+        plan.eal.show_dpdk_log();
+    }
+    Ok(plan)
+}
+
+/// The report files of `landspeed rfc2544`, by option.
+fn certify_outputs(args: &Rfc2544Args) -> Vec<(&'static str, &Path)> {
+    [
+        ("--json", &args.json),
+        ("--html", &args.html),
+        ("--csv", &args.csv),
+        ("--junit", &args.junit),
+    ]
+    .into_iter()
+    .filter_map(|(o, p)| p.as_deref().map(|p| (o, p)))
+    .collect()
+}
+
+/// Before the EAL starts: every output can be written, none is the
+/// profile or another output.
+fn check_certify_outputs(args: &Rfc2544Args) -> Result<()> {
+    let outs = certify_outputs(args);
+    for (i, &(opt, path)) in outs.iter().enumerate() {
+        let mut inputs: Vec<(&str, &Path)> = vec![("the profile being run", &args.profile)];
+        inputs.extend(
+            outs[..i]
+                .iter()
+                .map(|&(_, p)| ("another output of this run", p)),
+        );
+        output::check_output(opt, path, Kind::AnyFile, &inputs)?;
+    }
+    Ok(())
+}
+
+/// The report `opt` asks for, rendered from `cert`: every format from the
+/// one `Certification`, so they hold the same figures.
+fn render(opt: &str, cert: &crate::certify::model::Certification) -> String {
+    use crate::certify::{csv, html, junit};
+    match opt {
+        "--html" => html::render(cert),
+        "--csv" => csv::render(cert),
+        "--junit" => junit::render(cert),
+        _ => to_json(cert),
+    }
+}
+
+/// One progress line on standard error per trial.
+fn progress_line(st: &crate::certify::search::Step) {
+    let t = st.trial;
+    let _ = writeln!(
+        std::io::stderr(),
+        "landspeed: {} {} B {}: trial {} of ~{}: {:.3} % of line, {} sent, {} lost{}{} ({} left)",
+        st.test,
+        t.frame_size,
+        t.direction,
+        st.done,
+        st.planned,
+        t.offered_pct,
+        t.tx_frames,
+        t.lost,
+        if t.passed { ", pass" } else { ", fail" },
+        if t.tester_bound { ", tester-bound" } else { "" },
+        crate::units::format_duration(Duration::from_secs_f64(st.left_s.max(0.0)))
+    );
+}
+
+/// `landspeed rfc2544`: check everything, run the certification in one
+/// process, print the tables, write the reports. Exit status: 0 pass, 5
+/// a criterion failed, 3 a figure was the tester's, 4 interrupted (the
+/// reports hold what was measured, marked incomplete), 1 an error (the
+/// reports are still written).
+pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
+    use crate::certify::{criteria, model::Bound, table};
+    let plan = certify_plan(args)?;
+    check_certify_outputs(args)?;
+    signal::on_interrupt(&INTERRUPT, runtime::remove_own_run_dirs);
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let plan = runtime::session::port_plan(&plan);
+    let (mut cert, failed) = runtime::session::certify(&plan, &INTERRUPT, &mut progress_line)?;
+    cert.started = table::rfc3339(started);
+    if let (Some(sig), None) = (INTERRUPT.cause(), &failed) {
+        if !cert.complete {
+            cert.stopped_by = Some(format!("interrupted by {}", signal::name(sig)));
+        }
+    }
+    cert.criteria = criteria::judge(&cert, &plan.certify.criteria);
+    for r in cert.throughput.iter().filter(|r| r.bound == Bound::Tester) {
+        cert.problems.push(Problem::TesterBound {
+            test: "throughput".into(),
+            direction: r.direction.clone(),
+            frame_size: r.frame_size,
+            figure: format!("{:.3} % of line", r.rate_pct),
+        });
+    }
+    for r in cert
+        .back_to_back
+        .iter()
+        .filter(|r| r.bound == Bound::Tester)
+    {
+        cert.problems.push(Problem::TesterBound {
+            test: "back_to_back".into(),
+            direction: r.direction.clone(),
+            frame_size: r.frame_size,
+            figure: format!("{:.1} frames", r.mean_frames),
+        });
+    }
+    output::print(&table::summary(&cert));
+    for (opt, path) in certify_outputs(args) {
+        let opt: &'static str = opt;
+        output::write_atomic(opt, path, render(opt, &cert).as_bytes())?;
+    }
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    Ok(if !cert.complete {
+        crate::outcome::exit::INTERRUPTED
+    } else if cert.criteria.iter().any(|k| !k.passed) {
+        crate::outcome::exit::FAILED
+    } else if !cert.problems.is_empty() {
+        crate::outcome::exit::SHORTFALL
+    } else {
+        crate::outcome::exit::OK
+    })
+}

@@ -82,6 +82,10 @@ pub enum Error {
         /// serde_json's error (its line and column are the file's).
         source: serde_json::Error,
     },
+    /// A certification could not go on (a port that received nothing):
+    /// `certification stopped: what`.
+    #[error("certification stopped: {0}")]
+    Certify(String),
 }
 
 impl Error {

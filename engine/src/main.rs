@@ -39,6 +39,9 @@ enum Cmd {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Certify a device under test as RFC 2544 asks: throughput, latency,
+    /// frame loss rate and back-to-back frames.
+    Rfc2544(cli::Rfc2544Args),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
             .map_err(landspeed::Error::from)),
         Cmd::Replay(args) => ok(cli::replay(&args)),
         Cmd::Report { tx, rx, json } => ok(cli::report(&tx, &rx, json.as_deref())),
+        Cmd::Rfc2544(args) => cli::rfc2544(&args),
     };
     match result {
         Ok(status) => ExitCode::from(status),

@@ -27,6 +27,9 @@ pub mod exit {
     /// A signal stopped the run before its duration; the summary and the
     /// JSON were written and say `complete: false`.
     pub const INTERRUPTED: u8 = 4;
+    /// `landspeed rfc2544` completed cleanly but the device failed at
+    /// least one of the profile's acceptance criteria.
+    pub const FAILED: u8 = 5;
 }
 
 /// One reason the run's figures are not a clean measurement of the device.
@@ -129,6 +132,19 @@ pub enum Problem {
         /// Streams one RX lcore tracks.
         limit: u64,
     },
+    /// A certification figure was capped by the tester (its TX missed the
+    /// offered load or its lcore was descheduled), not by the device: the
+    /// figure is a lower bound of the device's.
+    TesterBound {
+        /// The test: `throughput` or `back_to_back`.
+        test: String,
+        /// The direction measured.
+        direction: String,
+        /// The frame size, bytes with FCS.
+        frame_size: u32,
+        /// The figure, in words (`41.992 % of line`).
+        figure: String,
+    },
 }
 
 impl Problem {
@@ -205,6 +221,16 @@ impl Problem {
                 limit,
             } => format!(
                 "overflow {frames} frames of {streams} streams not tracked: an RX lcore tracks at most {limit} streams, so their loss, order and integrity were not checked (spread the streams over more RX lcores or queues)"
+            ),
+            Problem::TesterBound {
+                test,
+                direction,
+                frame_size,
+                figure,
+            } => format!(
+                "{test} of {frame_size}-byte frames ({direction}): {figure} is the tester's \
+                 limit, not the device's (the tester could not offer more): the device's \
+                 figure is at least this"
             ),
         }
     }

@@ -21,10 +21,10 @@ use crate::pace::pattern::{Pacer, Pattern};
 use crate::pace::rate::Rate;
 use crate::pace::schedule::{Interleave, Schedule};
 use crate::pace::tsc::ns_to_ticks;
+use crate::tx_payload::Payload;
 use crate::wire::builder::{FrameBuilder, FramePlan};
 use crate::wire::pause::{PauseFrame, PauseRepr};
 use crate::wire::spec::FCS_LEN;
-use crate::tx_payload::Payload;
 use crate::wire::MacAddr;
 
 /// Frames prepared ahead in spin mode (each still leaves at its own time).
@@ -78,6 +78,9 @@ pub struct TxTask<'q> {
     pub payload: Payload<'q>,
     /// Its part in a memif link's departure handshake (see [`crate::depart`]).
     pub peer: Option<crate::depart::TxPeer>,
+    /// The task stops by itself once it has prepared this many frames (a
+    /// back-to-back burst); `u64::MAX`: only the stop signal ends it.
+    pub frame_limit: u64,
 }
 
 /// Most streams of a task whose frames come from template pools of their
@@ -229,7 +232,11 @@ impl Stream<'_> {
         s: usize,
     ) {
         let seg = payload.segment(plan);
-        let len = if seg.is_some() { plan.head_len } else { plan.len };
+        let len = if seg.is_some() {
+            plan.head_len
+        } else {
+            plan.len
+        };
         let f = batch.frame_mut(i, len);
         if self.pool.is_none() {
             self.builder.init_head(f);
@@ -340,6 +347,8 @@ struct Tx<'q> {
     rate: Rate,
     /// TSC of the first departure time in modes that wait.
     first_due: u64,
+    /// Frames still allowed by the task's `frame_limit`.
+    left: u64,
     totals: Totals,
     live: Arc<Padded<TxLive>>,
     stop: Arc<StopFlag>,
@@ -347,6 +356,12 @@ struct Tx<'q> {
 
 /// Run the task until the stop flag is set.
 pub fn run(t: TxTask<'_>) -> TxOutcome {
+    run_keeping_queue(t).0
+}
+
+/// Run the task until the stop flag is set (or its frame limit is
+/// reached), and give its queue back for the next run on it.
+pub fn run_keeping_queue(t: TxTask<'_>) -> (TxOutcome, TxQueue<'_>) {
     let paced = t.mode.waits();
     let peer = t.peer.clone();
     let mut tx = Tx::new(t);
@@ -416,6 +431,7 @@ impl<'q> Tx<'q> {
             recorder: DepartureRecorder::new(t.tsc_hz, t.trace_frames as usize),
             rate: t.rate,
             first_due: start,
+            left: t.frame_limit,
             totals: Totals::default(),
             live: t.live,
             stop: t.stop,
@@ -432,7 +448,7 @@ impl<'q> Tx<'q> {
         let mut now = tsc::now();
         loop {
             if self.batch.is_empty() {
-                if self.stop.stopped() {
+                if self.stop.stopped() || self.left == 0 {
                     return;
                 }
                 if !self.fill::<PACED>() {
@@ -463,10 +479,14 @@ impl<'q> Tx<'q> {
     }
 
     /// Prepare a batch: plan its slots (kept as planned while the pool is
-    /// empty), allocate their mbufs, write the frames.
+    /// empty), allocate their mbufs, write the frames. A task with a frame
+    /// limit prepares its last batch short, up to the limit.
     #[inline(always)]
     fn fill<const PACED: bool>(&mut self) -> bool {
         if !self.planned {
+            if self.left < self.ahead as u64 {
+                self.ahead = self.left as usize;
+            }
             self.plan::<PACED>();
             self.planned = true;
         }
@@ -474,6 +494,7 @@ impl<'q> Tx<'q> {
             return false;
         }
         self.write();
+        self.left -= self.ahead as u64;
         self.planned = false;
         true
     }
@@ -655,13 +676,13 @@ impl<'q> Tx<'q> {
     }
 
     /// What the task did over a loop of `loop_cycles` that sent for
-    /// `span_cycles`; frees the mbufs not sent.
-    fn outcome(self, loop_cycles: u64, span_cycles: u64) -> TxOutcome {
+    /// `span_cycles`, and its queue; frees the mbufs not sent.
+    fn outcome(self, loop_cycles: u64, span_cycles: u64) -> (TxOutcome, TxQueue<'q>) {
         let unsent_attached = self.batch.chained_pending() as u64;
         drop(self.batch);
         let mut pace = self.recorder.summary();
         pace.set_target(&self.rate);
-        TxOutcome {
+        let out = TxOutcome {
             frames: self.totals.frames,
             bytes: self.totals.bytes,
             gap_frames: self.totals.gap_frames,
@@ -680,7 +701,8 @@ impl<'q> Tx<'q> {
             alloc_failed: self.totals.alloc_failed,
             span_cycles,
             attached: self.source.payload.attached() - unsent_attached,
-        }
+        };
+        (out, self.queue)
     }
 }
 

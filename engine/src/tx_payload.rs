@@ -18,8 +18,8 @@ use crate::config::{Payload as Mode, Plan};
 use crate::dpdk::{
     DpdkError, Eal, ExtPattern, Mempool, PortInfo, Segment, Segments, TxBatch, TxQueue,
 };
-use crate::wire::fill::FillPattern;
 use crate::wire::builder::{FrameBuilder, FramePlan};
+use crate::wire::fill::FillPattern;
 use crate::Result;
 
 /// In `auto`, fills shorter than this are copied: below it a copy costs

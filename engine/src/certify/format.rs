@@ -756,6 +756,7 @@ pub(crate) mod sample {
             bound,
             trial_count: trials.len() as u32,
             trials,
+            complete: true,
         }
     }
 
@@ -770,6 +771,7 @@ pub(crate) mod sample {
             summary: latency(size, dir),
             jitter_ns: latency(size, dir).stddev_ns,
             trials,
+            complete: true,
         }
     }
 
@@ -792,6 +794,7 @@ pub(crate) mod sample {
             direction: DIRS[dir].to_string(),
             frame_size: size,
             points,
+            complete: true,
         }
     }
 
@@ -827,7 +830,9 @@ pub(crate) mod sample {
             mean_frames: mean,
             mean_s: mean / line_fps(size),
             at_limit,
+            bound: Bound::Device,
             trials,
+            complete: true,
         }
     }
 
@@ -849,6 +854,7 @@ pub(crate) mod sample {
             loss_step_pct: 10.0,
             back_to_back_trials: 4,
             back_to_back_max_s: 2.0,
+            learning: false,
         }
     }
 

@@ -20,9 +20,12 @@
 //! This module is pure: it never touches DPDK.
 #![forbid(unsafe_code)]
 
+pub mod criteria;
 pub mod csv;
 pub mod format;
 pub mod html;
 pub mod junit;
 pub mod model;
+pub mod search;
 pub mod svg;
+pub mod table;

@@ -42,6 +42,9 @@ pub trait Tester {
     /// Run one trial and return what it measured. An error ends the
     /// certification (the results so far are still written).
     fn trial(&mut self, spec: &TrialSpec) -> crate::Result<Trial>;
+    /// The receiving port of `direction` (`None`: every receiving port),
+    /// as the profile names it, for messages (`port p1 received nothing`).
+    fn rx_port(&self, direction: Option<usize>) -> String;
     /// True once a signal asked the certification to stop: the searches
     /// stop after the current trial and the result is marked incomplete.
     fn stopped(&self) -> bool;
@@ -122,6 +125,10 @@ pub struct ThroughputRow {
     pub trial_count: u32,
     /// Every trial of the search, in order; the last is the confirmation.
     pub trials: Vec<Trial>,
+    /// The search ran to its end; false when a signal stopped it (the
+    /// figure is then the best rate found so far).
+    #[serde(default = "yes")]
+    pub complete: bool,
 }
 
 /// Latency (RFC 2544 section 26.2) of one frame size in one direction, at
@@ -142,6 +149,9 @@ pub struct LatencyRow {
     pub jitter_ns: f64,
     /// Every trial.
     pub trials: Vec<Trial>,
+    /// Every trial asked for ran; false when a signal stopped the row.
+    #[serde(default = "yes")]
+    pub complete: bool,
 }
 
 /// One point of a frame-loss curve.
@@ -166,6 +176,10 @@ pub struct LossCurve {
     pub frame_size: u32,
     /// The points, highest rate first.
     pub points: Vec<LossPoint>,
+    /// The curve reached two successive loss-free steps (or the lowest
+    /// rate); false when a signal stopped it.
+    #[serde(default = "yes")]
+    pub complete: bool,
 }
 
 /// Back-to-back (RFC 2544 section 26.4) of one frame size in one
@@ -188,6 +202,25 @@ pub struct BackToBackRow {
     pub at_limit: bool,
     /// Every trial of every search.
     pub trials: Vec<Trial>,
+    /// What bound the figure: `line` when no burst up to the longest
+    /// tried lost anything, `tester` when a failing burst was one the
+    /// tester could not send at line rate (not the device's figure),
+    /// else `device`.
+    #[serde(default = "device")]
+    pub bound: Bound,
+    /// Every search asked for ran; false when a signal stopped the row.
+    #[serde(default = "yes")]
+    pub complete: bool,
+}
+
+/// Serde default of the `complete` fields: results without it ran whole.
+fn yes() -> bool {
+    true
+}
+
+/// Serde default of [`BackToBackRow::bound`].
+fn device() -> Bound {
+    Bound::Device
 }
 
 /// The outcome of one acceptance criterion of the profile.
@@ -239,6 +272,41 @@ pub struct Settings {
     pub back_to_back_trials: u32,
     /// Back-to-back: the longest burst tried, seconds at line rate.
     pub back_to_back_max_s: f64,
+    /// Learning frames are sent before the first trial (RFC 2544
+    /// section 23).
+    #[serde(default)]
+    pub learning: bool,
+}
+
+/// RFC 2544's frame sizes for Ethernet (section 9.1), FCS included.
+pub const RFC2544_SIZES: [u32; 7] = [64, 128, 256, 512, 1024, 1280, 1518];
+
+impl Default for Settings {
+    /// RFC 2544 section 26's defaults: every test, the Ethernet sizes,
+    /// 60 s trials, 2 s settle, a 0–100 % NDR search to 0.1 %, 20
+    /// latency trials of 120 s, 10 % loss steps, 50 back-to-back trials
+    /// of bursts up to 2 s, learning frames.
+    fn default() -> Settings {
+        Settings {
+            tests: ["throughput", "latency", "loss", "back_to_back"]
+                .map(String::from)
+                .to_vec(),
+            sizes: RFC2544_SIZES.to_vec(),
+            trial_s: 60.0,
+            settle_s: 2.0,
+            resolution_pct: 0.1,
+            loss_tolerance_pct: 0.0,
+            lower_pct: 0.0,
+            upper_pct: 100.0,
+            max_p99_ns: None,
+            latency_trials: 20,
+            latency_trial_s: 120.0,
+            loss_step_pct: 10.0,
+            back_to_back_trials: 50,
+            back_to_back_max_s: 2.0,
+            learning: true,
+        }
+    }
 }
 
 /// A whole certification: what every output is rendered from.

@@ -7,6 +7,7 @@
 
 #![forbid(unsafe_code)]
 
+mod certify;
 mod duration;
 mod eal;
 mod error;
@@ -24,6 +25,7 @@ mod tests;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use certify::parse_tests;
 pub use duration::parse_duration;
 pub use error::ConfigError;
 #[cfg(test)]

@@ -31,6 +31,8 @@ pub struct Plan {
     pub rx: Vec<RxTaskPlan>,
     /// Run length and reporting.
     pub run: RunPlan,
+    /// What `landspeed rfc2544` runs (`certify:`; RFC 2544's defaults).
+    pub certify: super::certify::CertifyPlan,
 }
 
 /// EAL start-up settings.

@@ -28,6 +28,8 @@ pub(crate) struct Profile {
     pub rx: Vec<Rx>,
     #[serde(default)]
     pub run: Run,
+    #[serde(default)]
+    pub certify: super::certify::Raw,
 }
 
 /// `eal:`

@@ -122,6 +122,7 @@ impl Checker<'_> {
             &by_name,
         )?;
         let run = self.run(&p.run)?;
+        let certify = self.certify(&p.certify)?;
         Ok(Plan {
             origin: self.origin.to_string(),
             lines: Locator::default(),
@@ -131,6 +132,7 @@ impl Checker<'_> {
             tx,
             rx,
             run,
+            certify,
         })
     }
 

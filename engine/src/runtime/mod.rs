@@ -37,6 +37,7 @@ mod clock;
 mod depart;
 mod devices;
 pub mod sched;
+pub(crate) mod session;
 mod tasks;
 mod watch;
 
@@ -324,9 +325,10 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
         &ports,
         &ups,
         &mut handles,
-        &mut tx_pools,
+        Some(&mut tx_pools),
     )?;
     let departures = depart::Departures::plan(plan, &ports, &mut handles, &mut tasks);
+    drop(handles);
     let meta = Meta::of(plan, &ports, &tasks);
     let grace = drain_grace(plan, &ports);
     let mut watch = PortWatch::new(plan, &ports, &ups, departures);
@@ -645,8 +647,39 @@ fn finish(
     timing: Timing,
     seen: Seen,
 ) -> Result<RunResult> {
+    let mut result = build_result(plan, rt, &ports, ups, meta, outcomes, timing, seen)?;
+    result.mbufs_leaked = close_ports(ports);
+    Ok(result)
+}
+
+/// Close the ports; returns the mbufs not back in their pools once each
+/// port's rings were freed (what is not was leaked somewhere).
+fn close_ports(ports: Vec<PortRt>) -> u64 {
+    // Every mbuf must be back in its pool once its port is closed (its
+    // rings freed): what is not was leaked somewhere.
+    ports
+        .into_iter()
+        .flat_map(|p| p.port.close_pools())
+        .map(|pool| u64::from(pool.in_use()))
+        .sum()
+}
+
+/// Save the traces, take the PMD's counters, build the result and its
+/// outcome; the ports stay open (a certification runs its next trial on
+/// them).
+#[allow(clippy::too_many_arguments)]
+fn build_result(
+    plan: &Plan,
+    rt: &Runtime,
+    ports: &[PortRt],
+    ups: &[Up],
+    meta: &Meta,
+    outcomes: Outcomes,
+    timing: Timing,
+    seen: Seen,
+) -> Result<RunResult> {
     save_traces(plan, &outcomes.tx)?;
-    let port_results = port_results(plan, &ports, ups, &seen.stats);
+    let port_results = port_results(plan, ports, ups, &seen.stats);
     let mut result = RunResult::new(
         plan,
         rt.tsc_hz,
@@ -662,13 +695,6 @@ fn finish(
         result.outcome.target_met = Some(false);
         result.outcome.add(p);
     }
-    // Every mbuf must be back in its pool once its port is closed (its
-    // rings freed): what is not was leaked somewhere.
-    result.mbufs_leaked = ports
-        .into_iter()
-        .flat_map(|p| p.port.close_pools())
-        .map(|pool| u64::from(pool.in_use()))
-        .sum();
     Ok(result)
 }
 

@@ -57,6 +57,18 @@ impl<'q> Handles<'q> {
     pub(super) fn rx(&mut self, port: usize, queue: u16) -> Option<RxQueue<'q>> {
         self.rx.get_mut(port)?.get_mut(usize::from(queue))?.take()
     }
+
+    /// Takes back the TX queue `q` of port index `port` after a run.
+    pub(super) fn put_tx(&mut self, port: usize, q: TxQueue<'q>) {
+        let id = usize::from(q.id());
+        self.tx[port][id] = Some(q);
+    }
+
+    /// Takes back the RX queue `q` of port index `port` after a run.
+    pub(super) fn put_rx(&mut self, port: usize, q: RxQueue<'q>) {
+        let id = usize::from(q.id());
+        self.rx[port][id] = Some(q);
+    }
 }
 
 /// The tasks of a run and their stop signals: senders stop first,
@@ -81,7 +93,7 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
     ports: &[PortRt],
     ups: &[Up],
     handles: &mut Handles<'q>,
-    tx_pools: &mut Vec<Arc<TemplatePool<'e>>>,
+    mut tx_pools: Option<&mut Vec<Arc<TemplatePool<'e>>>>,
 ) -> Result<Tasks<'q>> {
     let stop_tx = Arc::new(StopFlag::default());
     let stop_rx = Arc::new(StopFlag::default());
@@ -111,7 +123,7 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
             up,
             queue,
             &shared,
-            tx_pools,
+            tx_pools.as_deref_mut(),
         )?);
     }
     check_port_lines(plan, &tx)?;
@@ -138,7 +150,7 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
 }
 
 /// The rate the port's link is taken to have.
-fn line_bps(up: &Up) -> u64 {
+pub(super) fn line_bps(up: &Up) -> u64 {
     if up.link_bps == 0 {
         LINK_FALLBACK_BPS
     } else {
@@ -156,7 +168,7 @@ fn tx_task<'e: 'q, 'q>(
     up: &Up,
     queue: TxQueue<'q>,
     shared: &TxShared<'e>,
-    tx_pools: &mut Vec<Arc<TemplatePool<'e>>>,
+    tx_pools: Option<&mut Vec<Arc<TemplatePool<'e>>>>,
 ) -> Result<TxTask<'q>> {
     let t = &plan.tx[ti];
     let link_bps = line_bps(up);
@@ -177,15 +189,23 @@ fn tx_task<'e: 'q, 'q>(
     let payload = crate::tx_payload::for_task(plan, ti, &queue, &builders, pr.payload)?;
     let info = pr.port.info();
     let ring = super::devices::clamp_ring(plan.ports[t.port].tx_ring, info.tx_ring);
-    let pools = tx::template_pools(
-        shared.eal,
-        &format!("ls_tx{ti}"),
-        &builders,
-        ring,
-        info.socket,
-    )
-    .map_err(|e| perr(plan, &format!("tx[{ti}]"), e))?;
-    tx_pools.extend(pools.iter().flatten().cloned());
+    // Without a place to keep template pools (a certification's trials),
+    // the port's pool is used and headers are written per frame.
+    let pools = match tx_pools {
+        Some(keep) => {
+            let pools = tx::template_pools(
+                shared.eal,
+                &format!("ls_tx{ti}"),
+                &builders,
+                ring,
+                info.socket,
+            )
+            .map_err(|e| perr(plan, &format!("tx[{ti}]"), e))?;
+            keep.extend(pools.iter().flatten().cloned());
+            pools
+        }
+        None => builders.iter().map(|_| None).collect(),
+    };
     Ok(TxTask {
         payload,
         lcore: t.lcore,
@@ -205,6 +225,7 @@ fn tx_task<'e: 'q, 'q>(
         live: Arc::new(Padded::new(TxLive::default())),
         stop: Arc::clone(&shared.stop),
         peer: None,
+        frame_limit: u64::MAX,
     })
 }
 

@@ -674,6 +674,8 @@ trait Burst {
     fn ol_flags(&self, i: usize) -> u64;
     /// Starts bringing frame `i`'s headers into the cache.
     fn prefetch(&self, i: usize);
+    /// Every byte of frame `i`, over all its segments, into `out`.
+    fn copy_frame(&self, i: usize, out: &mut Vec<u8>);
 }
 
 impl Burst for RxBatch<'_> {
@@ -696,6 +698,11 @@ impl Burst for RxBatch<'_> {
     fn prefetch(&self, i: usize) {
         prefetch0(RxBatch::frame(self, i).0.as_ptr());
     }
+
+    #[cold]
+    fn copy_frame(&self, i: usize, out: &mut Vec<u8>) {
+        RxBatch::copy_frame(self, i, out)
+    }
 }
 
 /// Poll `queue` for up to a batch of frames (freeing what the batch
@@ -707,7 +714,12 @@ fn receive<'q>(batch: &mut RxBatch<'q>, queue: &mut RxQueue<'q>) -> usize {
 
 /// Run the task until the stop flag is set and the queues are drained.
 pub fn run(mut t: RxTask<'_>) -> RxOutcome {
-    let mut rx = Rx::new(&mut t);
+    run_borrowed(&mut t)
+}
+
+/// [`run`] on a task the caller keeps, so its queues serve the next run.
+pub fn run_borrowed(t: &mut RxTask<'_>) -> RxOutcome {
+    let mut rx = Rx::new(t);
     let mut batch = RxBatch::new();
     let mut drain: Option<Drain> = None;
     let mut q = 0usize;
@@ -748,6 +760,8 @@ struct Rx {
     idle_since_last: u64,
     lost_published: u64,
     live: Arc<Padded<RxLive>>,
+    /// A chained frame's bytes, made whole to be checked.
+    whole: Vec<u8>,
 }
 
 impl Rx {
@@ -767,6 +781,7 @@ impl Rx {
             idle_since_last: 0,
             lost_published: 0,
             live: Arc::clone(&t.live),
+            whole: Vec::new(),
         }
     }
 
@@ -857,7 +872,17 @@ impl Rx {
             let (data, len) = batch.frame(i);
             let wire = wire_len(len);
             bytes += wire;
-            check(self, data, wire, i);
+            if data.len() < len {
+                // A frame in several segments (a payload attached by a
+                // sender on a ring, a NIC's scattered jumbo frame) is made
+                // whole, off the fast path, so all of it is checked.
+                let mut whole = std::mem::take(&mut self.whole);
+                batch.copy_frame(i, &mut whole);
+                check(self, &whole, wire, i);
+                self.whole = whole;
+            } else {
+                check(self, data, wire, i);
+            }
         }
         bytes
     }
@@ -1308,6 +1333,10 @@ mod tests {
         }
         fn prefetch(&self, i: usize) {
             prefetch0(self.0[i].as_ptr());
+        }
+        fn copy_frame(&self, i: usize, out: &mut Vec<u8>) {
+            out.clear();
+            out.extend_from_slice(self.0[i]);
         }
     }
 

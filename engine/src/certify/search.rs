@@ -1,0 +1,704 @@
+//! The RFC 2544 searches (section 26), driven over a [`Tester`].
+//!
+//! - throughput (26.1): per frame size, a binary search for the highest
+//!   rate whose trial loses no more than the tolerance, between the lower
+//!   and upper bounds, to the resolution; then one confirming trial at the
+//!   result (a failed confirmation searches again below it);
+//! - latency (26.2): trials at each size's throughput rate;
+//! - frame loss rate (26.3): from the upper bound down in steps until two
+//!   successive steps lose nothing;
+//! - back-to-back (26.4): the longest burst at line rate that loses
+//!   nothing, by binary search on the burst length, averaged over trials.
+//!
+//! A trial the tester could not offer (its `tester_bound`) never passes and
+//! never counts as the device's figure: a result whose nearest failure was
+//! the tester's says `bound: tester`. The first trial of each direction
+//! that receives nothing at all ends the certification with an error
+//! naming the port, rather than searching down to zero. A signal
+//! ([`Tester::stopped`]) ends it after the current trial: the rows so far
+//! are kept, the interrupted one marked `complete: false`.
+
+use super::model::{
+    BackToBackRow, Bound, Certification, LatencyRow, LossCurve, LossPoint, Settings, Tester,
+    ThroughputRow, Trial, TrialSpec,
+};
+use crate::report::Percentiles;
+use crate::wire::spec::L1_OVERHEAD;
+
+/// Label of the aggregate direction of a bidirectional topology.
+pub const AGGREGATE: &str = "aggregate";
+/// Confirmations a throughput search tries before it gives up on a rate.
+const MAX_CONFIRMS: u32 = 4;
+
+/// What the searches report as each trial ends (for a progress display).
+#[derive(Debug)]
+pub struct Step<'a> {
+    /// The test: `throughput`, `latency`, `loss` or `back_to_back`.
+    pub test: &'static str,
+    /// The trial as measured, `passed` decided.
+    pub trial: &'a Trial,
+    /// Trials run so far in the certification, this one included.
+    pub done: u32,
+    /// Trials the certification is expected to run in all (an estimate:
+    /// a search may end sooner).
+    pub planned: u32,
+    /// Seconds the remaining planned trials are expected to take.
+    pub left_s: f64,
+}
+
+/// Why a search ended before its end.
+enum Halt {
+    /// A signal asked to stop.
+    Stopped,
+    /// The tester failed, or a port received nothing.
+    Error(crate::Error),
+}
+
+impl From<crate::Error> for Halt {
+    fn from(e: crate::Error) -> Halt {
+        Halt::Error(e)
+    }
+}
+
+/// A search's own result: `Err(Halt::Stopped)` ends it early.
+type Flow<T> = std::result::Result<T, Halt>;
+
+/// Runs the tests of `settings` over `tester`, appending rows to `cert` as
+/// each ends (so an error or a signal leaves the rows so far in it), and
+/// calls `progress` after every trial. On a signal `cert.complete` is
+/// false and `stopped_by` says so; on an error too, and the error is
+/// returned after the rows were kept.
+pub fn run(
+    tester: &mut dyn Tester,
+    settings: &Settings,
+    cert: &mut Certification,
+    progress: &mut dyn FnMut(&Step),
+) -> crate::Result<()> {
+    let mut s = Search::new(tester, settings, progress);
+    match s.all(cert) {
+        Ok(()) => {
+            cert.complete = true;
+            Ok(())
+        }
+        Err(Halt::Stopped) => {
+            cert.complete = false;
+            cert.stopped_by = Some("interrupted".into());
+            Ok(())
+        }
+        Err(Halt::Error(e)) => {
+            cert.complete = false;
+            cert.stopped_by = Some(e.to_string());
+            Err(e)
+        }
+    }
+}
+
+/// A certification before its first trial: the settings and the
+/// tester's directions and line rate; the caller fills in the DPDK
+/// version, the profile, the start time, the topology and the ports.
+pub fn blank(settings: &Settings, directions: Vec<String>, line_bps: u64) -> Certification {
+    Certification {
+        landspeed: env!("CARGO_PKG_VERSION").to_string(),
+        dpdk: String::new(),
+        profile: String::new(),
+        started: String::new(),
+        topology: String::new(),
+        directions,
+        line_bps,
+        ports: Vec::new(),
+        settings: settings.clone(),
+        throughput: Vec::new(),
+        latency: Vec::new(),
+        loss: Vec::new(),
+        back_to_back: Vec::new(),
+        criteria: Vec::new(),
+        complete: false,
+        stopped_by: None,
+        problems: Vec::new(),
+    }
+}
+
+/// The state of a certification between trials.
+struct Search<'a> {
+    tester: &'a mut dyn Tester,
+    s: &'a Settings,
+    progress: &'a mut dyn FnMut(&Step),
+    directions: Vec<String>,
+    line_bps: u64,
+    done: u32,
+    planned: u32,
+    learned: bool,
+    /// Directions whose first trial was checked for silence.
+    heard: Vec<bool>,
+    /// The trial that received nothing, to keep in its row.
+    silent: Option<Trial>,
+}
+
+impl<'a> Search<'a> {
+    fn new(
+        tester: &'a mut dyn Tester,
+        s: &'a Settings,
+        progress: &'a mut dyn FnMut(&Step),
+    ) -> Self {
+        let directions = tester.directions();
+        let line_bps = tester.line_bps();
+        let planned = planned_trials(s, directions.len(), line_bps);
+        Search {
+            heard: vec![false; directions.len() + 1],
+            directions,
+            line_bps,
+            tester,
+            s,
+            progress,
+            done: 0,
+            planned,
+            learned: false,
+            silent: None,
+        }
+    }
+
+    /// Every test, size and direction, in the settings' order.
+    fn all(&mut self, cert: &mut Certification) -> Flow<()> {
+        let tests = self.s.tests.clone();
+        for test in &tests {
+            for &size in &self.s.sizes {
+                for dir in self.direction_list() {
+                    self.one(cert, test, dir, size)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Each direction on its own, then (bidirectional) all at once.
+    fn direction_list(&self) -> Vec<Option<usize>> {
+        let mut v: Vec<Option<usize>> = (0..self.directions.len()).map(Some).collect();
+        if v.len() > 1 {
+            v.push(None);
+        }
+        v
+    }
+
+    /// The label of a direction.
+    fn label(&self, dir: Option<usize>) -> String {
+        match dir {
+            Some(d) => self.directions[d].clone(),
+            None => AGGREGATE.to_string(),
+        }
+    }
+
+    /// One test of one size in one direction; its row is kept even when a
+    /// signal cut it short.
+    fn one(
+        &mut self,
+        cert: &mut Certification,
+        test: &str,
+        dir: Option<usize>,
+        size: u32,
+    ) -> Flow<()> {
+        let flow = match test {
+            "throughput" => {
+                let (row, flow) = self.throughput(dir, size);
+                cert.throughput.push(row);
+                flow
+            }
+            "latency" => {
+                let rate = self.latency_rate(cert, dir, size);
+                let (row, flow) = self.latency(dir, size, rate);
+                cert.latency.extend(row);
+                flow
+            }
+            "loss" => {
+                let (row, flow) = self.loss(dir, size);
+                cert.loss.push(row);
+                flow
+            }
+            _ => {
+                let (row, flow) = self.back_to_back(dir, size);
+                cert.back_to_back.push(row);
+                flow
+            }
+        };
+        if let Some(t) = self.silent.take() {
+            keep_silent(cert, test, t);
+        }
+        flow
+    }
+
+    /// Runs one trial and decides whether it passed (loss within
+    /// `tolerance`, nothing corrupt, the p99 bound, not tester-bound).
+    fn trial(&mut self, test: &'static str, spec: TrialSpec, tolerance: f64) -> Flow<Trial> {
+        if self.tester.stopped() {
+            return Err(Halt::Stopped);
+        }
+        if self.s.learning && !self.learned {
+            self.tester.learn()?;
+            self.learned = true;
+        }
+        let mut t = self.tester.trial(&spec)?;
+        t.passed = passes(&t, tolerance, self.s.max_p99_ns);
+        self.check_heard(&spec, &t)?;
+        self.done += 1;
+        self.planned = self.planned.max(self.done);
+        let left = f64::from(self.planned - self.done) * (self.s.trial_s + self.s.settle_s);
+        (self.progress)(&Step {
+            test,
+            trial: &t,
+            done: self.done,
+            planned: self.planned,
+            left_s: left,
+        });
+        Ok(t)
+    }
+
+    /// The first trial of a direction that received nothing at all (no
+    /// frame, good or corrupt) ends the certification: cabling or the
+    /// device is down, and a search down to zero would only hide it.
+    fn check_heard(&mut self, spec: &TrialSpec, t: &Trial) -> crate::Result<()> {
+        let k = spec.direction.unwrap_or(self.directions.len());
+        if self.heard[k] {
+            return Ok(());
+        }
+        self.heard[k] = true;
+        if t.tx_frames > 0 && t.rx_frames == 0 && t.corrupt == 0 {
+            self.silent = Some(t.clone());
+            return Err(crate::Error::Certify(format!(
+                "port {} received nothing of the {} frames sent in the first trial \
+                 ({} B at {:.1} % of line, {}): check the cabling and that the device \
+                 under test forwards; stopping rather than searching down to zero",
+                self.tester.rx_port(spec.direction),
+                t.tx_frames,
+                spec.frame_size,
+                spec.rate_pct,
+                self.label(spec.direction)
+            )));
+        }
+        Ok(())
+    }
+
+    /// A timed trial at `rate_pct`.
+    fn spec(&self, dir: Option<usize>, size: u32, rate_pct: f64, duration_s: f64) -> TrialSpec {
+        TrialSpec {
+            direction: dir,
+            frame_size: size,
+            rate_pct,
+            duration_s,
+            burst: None,
+            settle_s: self.s.settle_s,
+        }
+    }
+}
+
+/// Whether trial `t` passed: something was sent, the tester offered the
+/// load, nothing was corrupt, loss is within `tolerance` % and the p99
+/// latency within `max_p99_ns` (a trial without latency figures fails a
+/// latency bound: it cannot be shown to meet it).
+pub fn passes(t: &Trial, tolerance: f64, max_p99_ns: Option<f64>) -> bool {
+    let latency_ok = match (max_p99_ns, &t.latency) {
+        (None, _) => true,
+        (Some(max), Some(l)) => l.p99_ns <= max,
+        (Some(_), None) => false,
+    };
+    t.tx_frames > 0 && !t.tester_bound && t.corrupt == 0 && t.loss_pct <= tolerance && latency_ok
+}
+
+/// Frames per second at `pct` % of a line of `line_bps` (L1) for frames of
+/// `size` bytes.
+pub fn fps_at(line_bps: u64, size: u32, pct: f64) -> f64 {
+    line_bps as f64 * pct / 100.0 / ((f64::from(size) + L1_OVERHEAD as f64) * 8.0)
+}
+
+/// The trials a certification is expected to run (each search at its
+/// longest).
+pub fn planned_trials(s: &Settings, directions: usize, line_bps: u64) -> u32 {
+    let rows = s.sizes.len() as u32 * (directions as u32 + u32::from(directions > 1));
+    let per_size = |test: &str| -> u32 {
+        match test {
+            "throughput" => bisect_steps((s.upper_pct - s.lower_pct) / s.resolution_pct) + 2,
+            "latency" => s.latency_trials,
+            "loss" => (s.upper_pct / s.loss_step_pct).ceil() as u32,
+            _ => {
+                let big = s.sizes.iter().map(|&z| max_burst(s, line_bps, z)).max();
+                s.back_to_back_trials * (bisect_steps(big.unwrap_or(1) as f64) + 1)
+            }
+        }
+    };
+    s.tests.iter().map(|t| per_size(t) * rows).sum()
+}
+
+/// Halvings that bring a span of `ratio` resolutions down to one.
+fn bisect_steps(ratio: f64) -> u32 {
+    if ratio <= 1.0 {
+        0
+    } else {
+        ratio.log2().ceil() as u32
+    }
+}
+
+/// The longest burst back-to-back tries for `size`: the settings' seconds
+/// at line rate, at least one frame.
+pub fn max_burst(s: &Settings, line_bps: u64, size: u32) -> u64 {
+    ((s.back_to_back_max_s * fps_at(line_bps, size, 100.0)).ceil() as u64).max(1)
+}
+
+/// Where a binary search on the rate stands.
+struct Bisect {
+    /// Highest rate known (or assumed) to pass.
+    lo: f64,
+    /// Lowest rate known to fail.
+    hi: f64,
+    /// The highest rate seen to pass.
+    best: Option<f64>,
+    /// The failure at `hi` was the tester's.
+    hi_tester: bool,
+}
+
+impl Search<'_> {
+    /// Throughput of `size` in `dir`: the row (incomplete after a signal)
+    /// and how the search ended.
+    fn throughput(&mut self, dir: Option<usize>, size: u32) -> (ThroughputRow, Flow<()>) {
+        let mut trials = Vec::new();
+        let mut b = Bisect {
+            lo: self.s.lower_pct,
+            hi: self.s.upper_pct,
+            best: None,
+            hi_tester: false,
+        };
+        let flow = self.throughput_search(dir, size, &mut b, &mut trials);
+        let rate = b.best.unwrap_or(0.0);
+        let bound = if b.best == Some(self.s.upper_pct) {
+            Bound::Line
+        } else if b.hi_tester {
+            Bound::Tester
+        } else {
+            Bound::Device
+        };
+        let l1 = self.line_bps as f64 * rate / 100.0;
+        let fps = fps_at(self.line_bps, size, rate);
+        let row = ThroughputRow {
+            direction: self.label(dir),
+            frame_size: size,
+            rate_pct: rate,
+            l1_bps: l1,
+            l2_bps: fps * f64::from(size) * 8.0,
+            fps,
+            bound,
+            trial_count: trials.len() as u32,
+            trials,
+            complete: flow.is_ok(),
+        };
+        (row, flow)
+    }
+
+    /// Bisect, confirm; a failed confirmation searches again below it.
+    fn throughput_search(
+        &mut self,
+        dir: Option<usize>,
+        size: u32,
+        b: &mut Bisect,
+        trials: &mut Vec<Trial>,
+    ) -> Flow<()> {
+        let tol = self.s.loss_tolerance_pct;
+        for _ in 0..MAX_CONFIRMS {
+            self.bisect(dir, size, b, trials)?;
+            let Some(best) = b.best else {
+                return Ok(());
+            };
+            let t = self.trial(
+                "throughput",
+                self.spec(dir, size, best, self.s.trial_s),
+                tol,
+            )?;
+            let (passed, tester) = (t.passed, t.tester_bound);
+            trials.push(t);
+            if passed {
+                return Ok(());
+            }
+            (b.lo, b.hi, b.best, b.hi_tester) = (self.s.lower_pct, best, None, tester);
+        }
+        Ok(())
+    }
+
+    /// The binary search proper: the upper bound first (on the first
+    /// round), then halving until the span is within the resolution, then
+    /// the lower bound itself when nothing above it passed.
+    fn bisect(
+        &mut self,
+        dir: Option<usize>,
+        size: u32,
+        b: &mut Bisect,
+        trials: &mut Vec<Trial>,
+    ) -> Flow<()> {
+        if trials.is_empty() {
+            self.probe(dir, size, b.hi, b, trials)?;
+            if b.best.is_some() {
+                return Ok(());
+            }
+        }
+        while b.hi - b.lo > self.s.resolution_pct {
+            self.probe(dir, size, (b.lo + b.hi) / 2.0, b, trials)?;
+        }
+        let lower = self.s.lower_pct;
+        if b.best.is_none() && lower > 0.0 && lower < b.hi {
+            self.probe(dir, size, lower, b, trials)?;
+        }
+        Ok(())
+    }
+
+    /// One trial of the binary search at `rate`, moving its bounds.
+    fn probe(
+        &mut self,
+        dir: Option<usize>,
+        size: u32,
+        rate: f64,
+        b: &mut Bisect,
+        trials: &mut Vec<Trial>,
+    ) -> Flow<()> {
+        let spec = self.spec(dir, size, rate, self.s.trial_s);
+        let t = self.trial("throughput", spec, self.s.loss_tolerance_pct)?;
+        if t.passed {
+            (b.lo, b.best) = (rate, Some(rate));
+        } else {
+            (b.hi, b.hi_tester) = (rate, t.tester_bound);
+        }
+        trials.push(t);
+        Ok(())
+    }
+
+    /// The rate latency runs at for `size` in `dir`: its throughput, when
+    /// this certification measured it (`None` when that was zero: nothing
+    /// to measure), else the upper bound.
+    fn latency_rate(&self, cert: &Certification, dir: Option<usize>, size: u32) -> Option<f64> {
+        let label = self.label(dir);
+        let row = (cert.throughput.iter()).find(|r| r.direction == label && r.frame_size == size);
+        match row {
+            Some(r) if r.rate_pct > 0.0 => Some(r.rate_pct),
+            Some(_) => None,
+            None => Some(self.s.upper_pct),
+        }
+    }
+
+    /// Latency of `size` in `dir` at `rate` (none without a rate).
+    fn latency(
+        &mut self,
+        dir: Option<usize>,
+        size: u32,
+        rate: Option<f64>,
+    ) -> (Option<LatencyRow>, Flow<()>) {
+        let Some(rate) = rate else {
+            return (None, Ok(()));
+        };
+        let mut trials = Vec::new();
+        let mut flow = Ok(());
+        for _ in 0..self.s.latency_trials {
+            let spec = self.spec(dir, size, rate, self.s.latency_trial_s);
+            match self.trial("latency", spec, self.s.loss_tolerance_pct) {
+                Ok(t) => trials.push(t),
+                Err(h) => {
+                    flow = Err(h);
+                    break;
+                }
+            }
+        }
+        let lats: Vec<&Percentiles> = trials.iter().filter_map(|t| t.latency.as_ref()).collect();
+        let row = LatencyRow {
+            direction: self.label(dir),
+            frame_size: size,
+            rate_pct: rate,
+            summary: mean_percentiles(&lats),
+            jitter_ns: mean(lats.iter().map(|l| l.stddev_ns)),
+            trials,
+            complete: flow.is_ok(),
+        };
+        (Some(row), flow)
+    }
+
+    /// The loss curve of `size` in `dir`: from the upper bound down by the
+    /// step until two successive points lose nothing (or the rate would
+    /// reach zero).
+    fn loss(&mut self, dir: Option<usize>, size: u32) -> (LossCurve, Flow<()>) {
+        let mut points = Vec::new();
+        let (mut zeros, mut k) = (0, 0u32);
+        let mut flow = Ok(());
+        while zeros < 2 {
+            let rate = self.s.upper_pct - f64::from(k) * self.s.loss_step_pct;
+            if rate <= 1e-9 {
+                break;
+            }
+            let spec = self.spec(dir, size, rate, self.s.trial_s);
+            let t = match self.trial("loss", spec, self.s.loss_tolerance_pct) {
+                Ok(t) => t,
+                Err(h) => {
+                    flow = Err(h);
+                    break;
+                }
+            };
+            zeros = if t.lost == 0 && t.tx_frames > 0 {
+                zeros + 1
+            } else {
+                0
+            };
+            points.push(LossPoint {
+                rate_pct: rate,
+                loss_pct: t.loss_pct,
+                trial: t,
+            });
+            k += 1;
+        }
+        let curve = LossCurve {
+            direction: self.label(dir),
+            frame_size: size,
+            points,
+            complete: flow.is_ok(),
+        };
+        (curve, flow)
+    }
+
+    /// Back-to-back of `size` in `dir`: a burst search per trial.
+    fn back_to_back(&mut self, dir: Option<usize>, size: u32) -> (BackToBackRow, Flow<()>) {
+        let max = max_burst(self.s, self.line_bps, size);
+        let mut trials = Vec::new();
+        let mut bursts = Vec::new();
+        let mut tester = false;
+        let mut flow = Ok(());
+        for _ in 0..self.s.back_to_back_trials {
+            match self.burst_search(dir, size, max, &mut trials) {
+                Ok((len, t)) => {
+                    bursts.push(len);
+                    tester |= t;
+                }
+                Err(h) => {
+                    flow = Err(h);
+                    break;
+                }
+            }
+        }
+        let mean_frames = mean(bursts.iter().map(|&b| b as f64));
+        let at_limit = !bursts.is_empty() && bursts.iter().all(|&b| b == max);
+        let bound = match (at_limit, tester) {
+            (true, _) => Bound::Line,
+            (false, true) => Bound::Tester,
+            (false, false) => Bound::Device,
+        };
+        let row = BackToBackRow {
+            direction: self.label(dir),
+            frame_size: size,
+            bursts,
+            mean_frames,
+            mean_s: mean_frames / fps_at(self.line_bps, size, 100.0),
+            at_limit,
+            trials,
+            bound,
+            complete: flow.is_ok(),
+        };
+        (row, flow)
+    }
+
+    /// One back-to-back search: the longest burst, then halving the span
+    /// between the longest burst that passed and the shortest that failed
+    /// down to one frame. Returns the length and whether the failure it
+    /// stopped below was the tester's.
+    fn burst_search(
+        &mut self,
+        dir: Option<usize>,
+        size: u32,
+        max: u64,
+        trials: &mut Vec<Trial>,
+    ) -> Flow<(u64, bool)> {
+        let (mut lo, mut hi, mut hi_tester) = (0u64, max, false);
+        let first = self.burst(dir, size, max)?;
+        let passed = first.passed;
+        hi_tester |= first.tester_bound;
+        trials.push(first);
+        if passed {
+            return Ok((max, false));
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            let t = self.burst(dir, size, mid)?;
+            if t.passed {
+                lo = mid;
+            } else {
+                (hi, hi_tester) = (mid, t.tester_bound);
+            }
+            trials.push(t);
+        }
+        Ok((lo, hi_tester))
+    }
+
+    /// A burst of `n` frames at line rate (nothing may be lost).
+    fn burst(&mut self, dir: Option<usize>, size: u32, n: u64) -> Flow<Trial> {
+        let spec = TrialSpec {
+            direction: dir,
+            frame_size: size,
+            rate_pct: 100.0,
+            duration_s: n as f64 / fps_at(self.line_bps, size, 100.0),
+            burst: Some(n),
+            settle_s: self.s.settle_s,
+        };
+        self.trial("back_to_back", spec, 0.0)
+    }
+}
+
+/// Keeps the trial that received nothing in the row of `test` it ended
+/// (the last one), so the JSON shows what was sent.
+fn keep_silent(cert: &mut Certification, test: &str, t: Trial) {
+    match test {
+        "throughput" => {
+            if let Some(r) = cert.throughput.last_mut() {
+                r.trials.push(t);
+                r.trial_count = r.trials.len() as u32;
+            }
+        }
+        "latency" => {
+            if let Some(r) = cert.latency.last_mut() {
+                r.trials.push(t);
+            }
+        }
+        "loss" => {
+            if let Some(r) = cert.loss.last_mut() {
+                let (rate_pct, loss_pct) = (t.offered_pct, t.loss_pct);
+                r.points.push(LossPoint {
+                    rate_pct,
+                    loss_pct,
+                    trial: t,
+                });
+            }
+        }
+        _ => {
+            if let Some(r) = cert.back_to_back.last_mut() {
+                r.trials.push(t);
+            }
+        }
+    }
+}
+
+/// The mean of `v` (0 when empty).
+fn mean(v: impl Iterator<Item = f64>) -> f64 {
+    let (n, sum) = v.fold((0u32, 0.0), |(n, s), x| (n + 1, s + x));
+    if n == 0 {
+        0.0
+    } else {
+        sum / f64::from(n)
+    }
+}
+
+/// The trials' latencies averaged field by field (RFC 2544 section 26.2
+/// reports the mean of the trials); `count` is the frames of all trials.
+fn mean_percentiles(v: &[&Percentiles]) -> Percentiles {
+    let m = |f: fn(&Percentiles) -> f64| mean(v.iter().map(|p| f(p)));
+    Percentiles {
+        count: v.iter().map(|p| p.count).sum(),
+        min_ns: m(|p| p.min_ns),
+        mean_ns: m(|p| p.mean_ns),
+        p50_ns: m(|p| p.p50_ns),
+        p99_ns: m(|p| p.p99_ns),
+        p999_ns: m(|p| p.p999_ns),
+        max_ns: m(|p| p.max_ns),
+        stddev_ns: m(|p| p.stddev_ns),
+    }
+}
+
+#[cfg(test)]
+#[path = "search_tests.rs"]
+mod tests;

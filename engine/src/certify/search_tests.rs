@@ -1,0 +1,573 @@
+//! The searches against simulated devices whose answer is known.
+
+use super::*;
+use crate::certify::criteria::{judge, Acceptance, LossBound};
+
+const LINE: u64 = 10_000_000_000;
+
+/// A simulated device and tester.
+struct Sim {
+    directions: Vec<String>,
+    /// The device forwards everything up to this rate (% of line) and
+    /// loses the excess above it.
+    forwards_pct: f64,
+    /// The tester cannot send above this rate (% of line).
+    tester_pct: f64,
+    /// The device buffers bursts of this many frames at line rate.
+    buffer: u64,
+    /// The tester cannot send bursts longer than this at line rate.
+    tester_burst: u64,
+    /// Frames reordered / corrupted in every trial.
+    reorder: u64,
+    corrupt: u64,
+    /// The receiving port receives nothing.
+    silent: bool,
+    /// p99 latency = base + slope × rate, ns.
+    latency: (f64, f64),
+    /// `stopped()` answers true once this many trials ran.
+    stop_after: Option<usize>,
+    specs: Vec<TrialSpec>,
+    learned: u32,
+}
+
+impl Sim {
+    fn new() -> Sim {
+        Sim {
+            directions: vec!["p0 → p1".into()],
+            forwards_pct: 100.0,
+            tester_pct: 100.0,
+            buffer: u64::MAX,
+            tester_burst: u64::MAX,
+            reorder: 0,
+            corrupt: 0,
+            silent: false,
+            latency: (1000.0, 0.0),
+            stop_after: None,
+            specs: Vec::new(),
+            learned: 0,
+        }
+    }
+}
+
+impl Tester for Sim {
+    fn directions(&self) -> Vec<String> {
+        self.directions.clone()
+    }
+    fn line_bps(&self) -> u64 {
+        LINE
+    }
+    fn learn(&mut self) -> crate::Result<()> {
+        assert!(
+            self.specs.is_empty(),
+            "learning comes before the first trial"
+        );
+        self.learned += 1;
+        Ok(())
+    }
+    fn trial(&mut self, spec: &TrialSpec) -> crate::Result<Trial> {
+        self.specs.push(spec.clone());
+        let sent_pct = spec.rate_pct.min(self.tester_pct);
+        let (tx, lost, tester_bound) = match spec.burst {
+            Some(n) => {
+                let tx = n.min(self.tester_burst);
+                (tx, tx.saturating_sub(self.buffer), n > self.tester_burst)
+            }
+            None => {
+                let tx = (fps_at(LINE, spec.frame_size, sent_pct) * spec.duration_s) as u64;
+                let excess = (sent_pct - self.forwards_pct).max(0.0) / sent_pct;
+                (
+                    tx,
+                    (tx as f64 * excess).round() as u64,
+                    spec.rate_pct > self.tester_pct,
+                )
+            }
+        };
+        let rx = if self.silent {
+            0
+        } else {
+            tx - lost - self.corrupt
+        };
+        let lost = if self.silent { tx } else { lost };
+        let p99 = self.latency.0 + self.latency.1 * spec.rate_pct;
+        Ok(Trial {
+            direction: spec
+                .direction
+                .map_or(AGGREGATE.into(), |d| self.directions[d].clone()),
+            frame_size: spec.frame_size,
+            offered_pct: spec.rate_pct,
+            sent_pct,
+            tx_frames: tx,
+            rx_frames: rx,
+            lost,
+            loss_pct: if tx == 0 {
+                0.0
+            } else {
+                lost as f64 * 100.0 / tx as f64
+            },
+            reordered: self.reorder,
+            corrupt: if self.silent { 0 } else { self.corrupt },
+            latency: Some(Percentiles {
+                count: rx,
+                p99_ns: p99,
+                mean_ns: p99 / 2.0,
+                stddev_ns: 10.0,
+                ..Percentiles::default()
+            }),
+            duration_s: spec.duration_s,
+            tester_bound,
+            ..Trial::default()
+        })
+    }
+    fn rx_port(&self, direction: Option<usize>) -> String {
+        match direction {
+            Some(0) => "p1".into(),
+            Some(_) => "p0".into(),
+            None => "p0, p1".into(),
+        }
+    }
+    fn stopped(&self) -> bool {
+        self.stop_after.is_some_and(|n| self.specs.len() >= n)
+    }
+}
+
+/// Short settings for one test on one size.
+fn settings(test: &str) -> Settings {
+    Settings {
+        tests: vec![test.into()],
+        sizes: vec![1518],
+        trial_s: 1.0,
+        settle_s: 0.5,
+        latency_trials: 3,
+        latency_trial_s: 1.0,
+        back_to_back_trials: 3,
+        back_to_back_max_s: 0.01,
+        ..Settings::default()
+    }
+}
+
+fn certify(sim: &mut Sim, s: &Settings) -> (Certification, crate::Result<()>) {
+    let mut cert = blank(s, sim.directions(), LINE);
+    let mut steps = 0;
+    let r = run(sim, s, &mut cert, &mut |st: &Step| {
+        steps += 1;
+        assert_eq!(st.done, steps);
+        assert!(st.planned >= st.done);
+    });
+    (cert, r)
+}
+
+#[test]
+fn a_lossless_device_passes_at_the_upper_bound_and_is_confirmed() {
+    let mut sim = Sim::new();
+    let (cert, r) = certify(&mut sim, &settings("throughput"));
+    r.unwrap();
+    let row = &cert.throughput[0];
+    assert_eq!(row.rate_pct, 100.0);
+    assert_eq!(row.bound, Bound::Line);
+    assert_eq!(row.trial_count, 2);
+    assert_eq!(row.trials.len(), 2);
+    assert!(row.trials.iter().all(|t| t.passed));
+    assert!(cert.complete && row.complete);
+    assert_eq!(sim.learned, 1);
+    let rates: Vec<f64> = sim.specs.iter().map(|s| s.rate_pct).collect();
+    assert_eq!(rates, [100.0, 100.0]);
+    assert_eq!(row.fps, fps_at(LINE, 1518, 100.0));
+    assert_eq!(row.l1_bps, LINE as f64);
+    assert_eq!(row.l2_bps, row.fps * 1518.0 * 8.0);
+}
+
+#[test]
+fn a_device_that_drops_above_r_is_found_below_r_within_the_resolution() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 42.0;
+    let (cert, r) = certify(&mut sim, &settings("throughput"));
+    r.unwrap();
+    let row = &cert.throughput[0];
+    // 100 F, 50 F, 25 P, 37.5 P, 43.75 F, 40.625 P, 42.1875 F, 41.40625 P,
+    // 41.796875 P, 41.9921875 P, 42.08984375 F: the span is 0.098 % < 0.1 %.
+    assert_eq!(row.rate_pct, 41.9921875);
+    assert_eq!(row.bound, Bound::Device);
+    assert_eq!(row.trial_count, 12);
+    let last = row.trials.last().unwrap();
+    assert_eq!(last.offered_pct, 41.9921875, "the confirmation");
+    assert!(last.passed);
+    let rates: Vec<f64> = sim.specs.iter().map(|s| s.rate_pct).collect();
+    assert_eq!(&rates[..5], &[100.0, 50.0, 25.0, 37.5, 43.75]);
+}
+
+#[test]
+fn a_tolerance_gives_the_partial_drop_rate() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 42.0;
+    let mut s = settings("throughput");
+    s.loss_tolerance_pct = 1.0;
+    s.resolution_pct = 0.01;
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    // Loss ≤ 1 % up to 42 / 0.99 = 42.4242... % of line.
+    let rate = cert.throughput[0].rate_pct;
+    assert!(rate > 42.0 / 0.99 - 0.01 && rate <= 42.0 / 0.99, "{rate}");
+    assert!(cert.throughput[0]
+        .trials
+        .iter()
+        .any(|t| t.passed && t.lost > 0));
+}
+
+#[test]
+fn a_p99_bound_fails_a_trial_like_a_loss() {
+    let mut sim = Sim::new();
+    sim.latency = (1000.0, 100.0);
+    let mut s = settings("throughput");
+    s.max_p99_ns = Some(5000.0);
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let row = &cert.throughput[0];
+    assert!(
+        row.rate_pct > 39.9 && row.rate_pct <= 40.0,
+        "{}",
+        row.rate_pct
+    );
+    assert_eq!(row.bound, Bound::Device);
+    assert!(row.trials.iter().all(|t| t.lost == 0));
+}
+
+#[test]
+fn a_tester_that_cannot_reach_the_rate_is_named_not_the_device() {
+    let mut sim = Sim::new();
+    sim.tester_pct = 30.0;
+    let (cert, r) = certify(&mut sim, &settings("throughput"));
+    r.unwrap();
+    let row = &cert.throughput[0];
+    assert!(
+        row.rate_pct > 29.9 && row.rate_pct <= 30.0,
+        "{}",
+        row.rate_pct
+    );
+    assert_eq!(row.bound, Bound::Tester);
+    for t in &row.trials {
+        assert_eq!(t.tester_bound, t.offered_pct > 30.0);
+        assert_eq!(t.lost, 0, "the device lost nothing");
+        assert_eq!(t.passed, !t.tester_bound);
+    }
+}
+
+#[test]
+fn reordering_is_reported_and_corruption_fails_every_trial() {
+    let mut sim = Sim::new();
+    sim.reorder = 5;
+    let (cert, r) = certify(&mut sim, &settings("throughput"));
+    r.unwrap();
+    assert_eq!(cert.throughput[0].rate_pct, 100.0);
+    assert!(cert.throughput[0].trials.iter().all(|t| t.reordered == 5));
+
+    let mut sim = Sim::new();
+    sim.corrupt = 1;
+    let (cert, r) = certify(&mut sim, &settings("throughput"));
+    r.unwrap();
+    let row = &cert.throughput[0];
+    assert_eq!(row.rate_pct, 0.0);
+    assert_eq!(row.bound, Bound::Device);
+    assert!(row.trials.iter().all(|t| !t.passed && t.corrupt == 1));
+    // No rate passed: no confirmation; 100, then halvings to 0.098 %.
+    assert_eq!(row.trial_count, 11);
+}
+
+#[test]
+fn a_silent_port_stops_after_the_first_trial_naming_it() {
+    let mut sim = Sim::new();
+    sim.silent = true;
+    let (cert, r) = certify(&mut sim, &Settings::default());
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("port p1 received nothing"), "{e}");
+    assert!(e.contains("1518 B") || e.contains("64 B"), "{e}");
+    assert_eq!(sim.specs.len(), 1);
+    assert!(!cert.complete);
+    assert_eq!(cert.stopped_by.as_deref(), Some(e.as_str()));
+    assert_eq!(cert.throughput.len(), 1);
+    assert_eq!(cert.throughput[0].trials.len(), 1);
+    assert!(!cert.throughput[0].complete);
+}
+
+#[test]
+fn a_signal_mid_search_keeps_the_trials_so_far_marked_incomplete() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 42.0;
+    sim.stop_after = Some(3);
+    let mut s = settings("throughput");
+    s.tests.push("loss".into());
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    assert!(!cert.complete);
+    assert_eq!(cert.stopped_by.as_deref(), Some("interrupted"));
+    assert_eq!(sim.specs.len(), 3);
+    let row = &cert.throughput[0];
+    assert_eq!(row.trials.len(), 3);
+    assert!(!row.complete);
+    assert_eq!(row.rate_pct, 25.0, "the best so far");
+    assert!(cert.loss.is_empty(), "the next test never started");
+}
+
+#[test]
+fn the_loss_curve_stops_after_two_loss_free_steps() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 75.0;
+    let (cert, r) = certify(&mut sim, &settings("loss"));
+    r.unwrap();
+    let c = &cert.loss[0];
+    let rates: Vec<f64> = c.points.iter().map(|p| p.rate_pct).collect();
+    assert_eq!(rates, [100.0, 90.0, 80.0, 70.0, 60.0]);
+    let loss: Vec<bool> = c.points.iter().map(|p| p.trial.lost > 0).collect();
+    assert_eq!(loss, [true, true, true, false, false]);
+    assert!((c.points[0].loss_pct - 25.0).abs() < 0.01);
+    assert!(c.complete);
+
+    let mut sim = Sim::new();
+    let (cert, _) = certify(&mut sim, &settings("loss"));
+    assert_eq!(cert.loss[0].points.len(), 2);
+}
+
+#[test]
+fn the_loss_curve_ends_at_the_lowest_step_above_zero() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 5.0;
+    let mut s = settings("loss");
+    s.loss_step_pct = 25.0;
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let rates: Vec<f64> = cert.loss[0].points.iter().map(|p| p.rate_pct).collect();
+    assert_eq!(rates, [100.0, 75.0, 50.0, 25.0]);
+}
+
+#[test]
+fn back_to_back_finds_the_buffer_exactly_and_averages_the_trials() {
+    let mut sim = Sim::new();
+    sim.buffer = 300;
+    let (cert, r) = certify(&mut sim, &settings("back_to_back"));
+    r.unwrap();
+    let row = &cert.back_to_back[0];
+    assert_eq!(row.bursts, [300, 300, 300]);
+    assert_eq!(row.mean_frames, 300.0);
+    assert!(!row.at_limit);
+    assert_eq!(row.bound, Bound::Device);
+    assert_eq!(row.mean_s, 300.0 / fps_at(LINE, 1518, 100.0));
+    assert!(sim
+        .specs
+        .iter()
+        .all(|s| s.rate_pct == 100.0 && s.burst.is_some()));
+    let max = max_burst(&settings("back_to_back"), LINE, 1518);
+    assert_eq!(max, 8128, "0.01 s of 1518-byte frames at 10 Gbit/s");
+    assert_eq!(sim.specs[0].burst, Some(max));
+}
+
+#[test]
+fn back_to_back_at_its_limit_and_bound_by_the_tester() {
+    let mut sim = Sim::new();
+    let (cert, _) = certify(&mut sim, &settings("back_to_back"));
+    let row = &cert.back_to_back[0];
+    let max = max_burst(&settings("back_to_back"), LINE, 1518);
+    assert_eq!(row.bursts, [max; 3]);
+    assert!(row.at_limit);
+    assert_eq!(row.bound, Bound::Line);
+    assert_eq!(row.trials.len(), 3);
+
+    let mut sim = Sim::new();
+    sim.tester_burst = 1000;
+    let (cert, _) = certify(&mut sim, &settings("back_to_back"));
+    let row = &cert.back_to_back[0];
+    assert_eq!(row.bursts, [1000; 3]);
+    assert_eq!(row.bound, Bound::Tester);
+}
+
+#[test]
+fn latency_runs_its_trials_at_the_throughput_rate() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 42.0;
+    sim.latency = (1000.0, 10.0);
+    let mut s = settings("throughput");
+    s.tests.push("latency".into());
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let rate = cert.throughput[0].rate_pct;
+    let row = &cert.latency[0];
+    assert_eq!(row.rate_pct, rate);
+    assert_eq!(row.trials.len(), 3);
+    let lat: Vec<&TrialSpec> = sim.specs.iter().skip(12).collect();
+    assert_eq!(lat.len(), 3);
+    assert!(lat
+        .iter()
+        .all(|s| s.rate_pct == rate && s.duration_s == 1.0));
+    assert_eq!(row.summary.p99_ns, 1000.0 + 10.0 * rate);
+    assert_eq!(row.jitter_ns, 10.0);
+    assert_eq!(
+        row.summary.count,
+        row.trials.iter().map(|t| t.rx_frames).sum::<u64>()
+    );
+}
+
+#[test]
+fn latency_without_throughput_runs_at_the_upper_bound() {
+    let mut sim = Sim::new();
+    let mut s = settings("latency");
+    s.upper_pct = 80.0;
+    let (cert, _) = certify(&mut sim, &s);
+    assert_eq!(cert.latency[0].rate_pct, 80.0);
+    assert!(cert.throughput.is_empty());
+}
+
+#[test]
+fn bidirectional_rows_per_direction_then_aggregate() {
+    let mut sim = Sim::new();
+    sim.directions = vec!["p0 → p1".into(), "p1 → p0".into()];
+    let (cert, r) = certify(&mut sim, &settings("throughput"));
+    r.unwrap();
+    let dirs: Vec<&str> = cert
+        .throughput
+        .iter()
+        .map(|r| r.direction.as_str())
+        .collect();
+    assert_eq!(dirs, ["p0 → p1", "p1 → p0", "aggregate"]);
+    let sent: Vec<Option<usize>> = sim.specs.iter().map(|s| s.direction).collect();
+    assert_eq!(sent, [Some(0), Some(0), Some(1), Some(1), None, None]);
+}
+
+#[test]
+fn learning_happens_once_and_only_when_asked() {
+    let mut sim = Sim::new();
+    let mut s = settings("loss");
+    s.sizes = vec![64, 1518];
+    certify(&mut sim, &s).1.unwrap();
+    assert_eq!(sim.learned, 1);
+    let mut sim = Sim::new();
+    s.learning = false;
+    certify(&mut sim, &s).1.unwrap();
+    assert_eq!(sim.learned, 0);
+}
+
+#[test]
+fn every_trial_waits_the_settle_time() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 50.0;
+    let s = Settings {
+        tests: vec!["throughput".into(), "loss".into(), "back_to_back".into()],
+        ..settings("throughput")
+    };
+    certify(&mut sim, &s).1.unwrap();
+    assert!(sim
+        .specs
+        .iter()
+        .all(|t| t.settle_s == 0.5 && t.frame_size == 1518));
+}
+
+#[test]
+fn planned_trials_counts_each_search_at_its_longest() {
+    let s = settings("throughput");
+    // log2(100 / 0.1) = 9.97 → 10 halvings, the upper bound and the confirmation.
+    assert_eq!(planned_trials(&s, 1, LINE), 12);
+    assert_eq!(planned_trials(&s, 2, LINE), 36);
+    let s = settings("loss");
+    assert_eq!(planned_trials(&s, 1, LINE), 10);
+    let s = settings("back_to_back");
+    // 8128 frames: 13 halvings and the longest burst, 3 times.
+    assert_eq!(planned_trials(&s, 1, LINE), 3 * 14);
+    assert_eq!(planned_trials(&settings("latency"), 1, LINE), 3);
+}
+
+#[test]
+fn passes_needs_frames_no_corruption_loss_within_and_latency_within() {
+    let t = Trial {
+        tx_frames: 100,
+        rx_frames: 99,
+        lost: 1,
+        loss_pct: 1.0,
+        latency: Some(Percentiles {
+            p99_ns: 10.0,
+            ..Percentiles::default()
+        }),
+        ..Trial::default()
+    };
+    assert!(passes(&t, 1.0, None));
+    assert!(!passes(&t, 0.5, None));
+    assert!(passes(&t, 1.0, Some(10.0)));
+    assert!(!passes(&t, 1.0, Some(9.9)));
+    assert!(!passes(
+        &Trial {
+            latency: None,
+            ..t.clone()
+        },
+        1.0,
+        Some(10.0)
+    ));
+    assert!(!passes(
+        &Trial {
+            corrupt: 1,
+            ..t.clone()
+        },
+        1.0,
+        None
+    ));
+    assert!(!passes(
+        &Trial {
+            tester_bound: true,
+            ..t.clone()
+        },
+        1.0,
+        None
+    ));
+    assert!(!passes(&Trial { tx_frames: 0, ..t }, 1.0, None));
+}
+
+#[test]
+fn criteria_judge_each_size_and_fail_what_was_not_measured() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 75.0;
+    let mut s = settings("throughput");
+    s.tests = ["throughput", "latency", "loss"].map(String::from).to_vec();
+    s.sizes = vec![64, 1518];
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let list = [
+        Acceptance {
+            sizes: vec![1518],
+            min_throughput_pct: Some(70.0),
+            max_latency_ns: Some(600.0),
+            max_loss: Some(LossBound {
+                rate_pct: 80.0,
+                loss_pct: 5.0,
+            }),
+        },
+        Acceptance {
+            min_throughput_pct: Some(80.0),
+            max_loss: Some(LossBound {
+                rate_pct: 65.0,
+                loss_pct: 0.0,
+            }),
+            ..Acceptance::default()
+        },
+    ];
+    let c = judge(&cert, &list);
+    let got: Vec<(&str, u32, bool)> = c
+        .iter()
+        .map(|c| (c.test.as_str(), c.frame_size, c.passed))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("throughput", 1518, true),
+            ("latency", 1518, true),
+            ("loss", 1518, false),
+            ("throughput", 64, false),
+            ("loss", 64, true),
+            ("throughput", 1518, false),
+            ("loss", 1518, true),
+        ]
+    );
+    assert!(c[2].measured.starts_with("6.250 "), "{}", c[2].measured);
+    assert_eq!(
+        c[4].measured, "0.000 % lost",
+        "65 % lies below 70 %, a loss-free step"
+    );
+    let none = judge(&blank(&s, sim.directions(), LINE), &list[..1]);
+    assert!(none
+        .iter()
+        .all(|c| !c.passed && c.measured == "not measured"));
+}

@@ -1,0 +1,354 @@
+//! The profile's `certify:` section: what `landspeed rfc2544` runs, with
+//! RFC 2544's defaults, and the acceptance criteria. The command line's
+//! `--tests`, `--sizes` and `--trial` replace the matching keys
+//! ([`Plan::with_certify_overrides`]); [`Plan::check_certify`] then checks
+//! the whole, before the EAL starts, blaming the key or the option.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::error::ConfigError;
+use super::plan::Plan;
+use super::raw::Scalar;
+use super::validate::Checker;
+use crate::certify::criteria::{Acceptance, LossBound};
+use crate::certify::model::Settings;
+use crate::units::parse_duration;
+use crate::wire::spec::MAX_FRAME_SIZE;
+
+/// The tests `certify.tests` may name, in the order they run.
+pub const TESTS: [&str; 4] = ["throughput", "latency", "loss", "back_to_back"];
+
+/// `certify:` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping of certification settings (tests:, sizes:, trial:, settle:, ...)"
+)]
+pub(crate) struct Raw {
+    #[serde(default)]
+    pub tests: Option<Vec<String>>,
+    #[serde(default)]
+    pub sizes: Option<Vec<u32>>,
+    #[serde(default)]
+    pub trial: Option<Scalar>,
+    #[serde(default)]
+    pub settle: Option<Scalar>,
+    #[serde(default)]
+    pub resolution: Option<Scalar>,
+    #[serde(default)]
+    pub tolerance: Option<Scalar>,
+    #[serde(default)]
+    pub lower: Option<Scalar>,
+    #[serde(default)]
+    pub upper: Option<Scalar>,
+    #[serde(default)]
+    pub max_p99: Option<Scalar>,
+    #[serde(default)]
+    pub latency_trials: Option<u32>,
+    #[serde(default)]
+    pub latency_trial: Option<Scalar>,
+    #[serde(default)]
+    pub loss_step: Option<Scalar>,
+    #[serde(default)]
+    pub back_to_back_trials: Option<u32>,
+    #[serde(default)]
+    pub back_to_back_max: Option<Scalar>,
+    #[serde(default)]
+    pub learning: Option<bool>,
+    #[serde(default)]
+    pub criteria: Vec<RawCriterion>,
+}
+
+/// One item of `certify.criteria:`.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a criterion: a mapping with optional sizes:, min_throughput:, max_latency:, max_loss:"
+)]
+pub(crate) struct RawCriterion {
+    #[serde(default)]
+    pub sizes: Vec<u32>,
+    #[serde(default)]
+    pub min_throughput: Option<Scalar>,
+    #[serde(default)]
+    pub max_latency: Option<Scalar>,
+    #[serde(default)]
+    pub max_loss: Option<RawLoss>,
+}
+
+/// `certify.criteria[i].max_loss:`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a mapping with rate: and loss:")]
+pub(crate) struct RawLoss {
+    pub rate: Scalar,
+    pub loss: Scalar,
+}
+
+/// The checked `certify:` section.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CertifyPlan {
+    /// What the searches run with.
+    pub settings: Settings,
+    /// The acceptance criteria.
+    pub criteria: Vec<Acceptance>,
+}
+
+/// A percentage: `95%`, `95` or `0.1 %`.
+pub fn parse_pct(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let n = t.strip_suffix('%').unwrap_or(t).trim();
+    match n.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("`{t}` is not a percentage (e.g. 95%, 0.1%)")),
+    }
+}
+
+/// Seconds of a duration.
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+impl Checker<'_> {
+    /// `certify:`, defaults filled in; cross-checks wait for the command
+    /// line ([`Plan::check_certify`]).
+    pub(crate) fn certify(&self, raw: &Raw) -> Result<CertifyPlan, ConfigError> {
+        let mut s = Settings::default();
+        if let Some(t) = &raw.tests {
+            s.tests = parse_tests(t).map_err(|m| self.err("certify.tests", m))?;
+        }
+        if let Some(v) = &raw.sizes {
+            s.sizes = v.clone();
+        }
+        let dur = |key: &str, v: &Option<Scalar>, into: &mut f64| -> Result<(), ConfigError> {
+            if let Some(v) = v {
+                let d = parse_duration(v.as_str())
+                    .map_err(|m| self.err(format!("certify.{key}"), m.to_string()))?;
+                *into = secs(d);
+            }
+            Ok(())
+        };
+        dur("trial", &raw.trial, &mut s.trial_s)?;
+        dur("settle", &raw.settle, &mut s.settle_s)?;
+        dur("latency_trial", &raw.latency_trial, &mut s.latency_trial_s)?;
+        dur(
+            "back_to_back_max",
+            &raw.back_to_back_max,
+            &mut s.back_to_back_max_s,
+        )?;
+        let pct = |key: &str, v: &Option<Scalar>, into: &mut f64| -> Result<(), ConfigError> {
+            if let Some(v) = v {
+                *into = parse_pct(v.as_str()).map_err(|m| self.err(format!("certify.{key}"), m))?;
+            }
+            Ok(())
+        };
+        pct("resolution", &raw.resolution, &mut s.resolution_pct)?;
+        pct("tolerance", &raw.tolerance, &mut s.loss_tolerance_pct)?;
+        pct("lower", &raw.lower, &mut s.lower_pct)?;
+        pct("upper", &raw.upper, &mut s.upper_pct)?;
+        pct("loss_step", &raw.loss_step, &mut s.loss_step_pct)?;
+        if let Some(v) = &raw.max_p99 {
+            let d = parse_duration(v.as_str())
+                .map_err(|m| self.err("certify.max_p99", m.to_string()))?;
+            s.max_p99_ns = Some(secs(d) * 1e9);
+        }
+        s.latency_trials = raw.latency_trials.unwrap_or(s.latency_trials);
+        s.back_to_back_trials = raw.back_to_back_trials.unwrap_or(s.back_to_back_trials);
+        s.learning = raw.learning.unwrap_or(s.learning);
+        let criteria = (raw.criteria.iter().enumerate())
+            .map(|(i, c)| self.criterion(i, c))
+            .collect::<Result<_, _>>()?;
+        Ok(CertifyPlan {
+            settings: s,
+            criteria,
+        })
+    }
+
+    /// `certify.criteria[i]`.
+    fn criterion(&self, i: usize, c: &RawCriterion) -> Result<Acceptance, ConfigError> {
+        let at = |k: &str| format!("certify.criteria[{i}].{k}");
+        let pct = |k: &str, v: &Scalar| parse_pct(v.as_str()).map_err(|m| self.err(at(k), m));
+        let min_throughput_pct = c
+            .min_throughput
+            .as_ref()
+            .map(|v| pct("min_throughput", v))
+            .transpose()?;
+        let max_latency_ns = match &c.max_latency {
+            Some(v) => Some(
+                secs(
+                    parse_duration(v.as_str())
+                        .map_err(|m| self.err(at("max_latency"), m.to_string()))?,
+                ) * 1e9,
+            ),
+            None => None,
+        };
+        let max_loss = match &c.max_loss {
+            Some(l) => Some(LossBound {
+                rate_pct: pct("max_loss.rate", &l.rate)?,
+                loss_pct: pct("max_loss.loss", &l.loss)?,
+            }),
+            None => None,
+        };
+        if min_throughput_pct.is_none() && max_latency_ns.is_none() && max_loss.is_none() {
+            return Err(self.err(
+                format!("certify.criteria[{i}]"),
+                "a criterion needs min_throughput:, max_latency: or max_loss:",
+            ));
+        }
+        Ok(Acceptance {
+            sizes: c.sizes.clone(),
+            min_throughput_pct,
+            max_latency_ns,
+            max_loss,
+        })
+    }
+}
+
+/// Test names as written (`back-to-back` or `back_to_back`), in the
+/// order they run, each once.
+pub fn parse_tests(list: &[String]) -> Result<Vec<String>, String> {
+    let mut asked = Vec::new();
+    for t in list {
+        let name = t.trim().to_ascii_lowercase().replace('-', "_");
+        if !TESTS.contains(&name.as_str()) {
+            return Err(format!(
+                "unknown test `{}`: use throughput, latency, loss or back-to-back",
+                t.trim()
+            ));
+        }
+        asked.push(name);
+    }
+    if asked.is_empty() {
+        return Err("name at least one test".into());
+    }
+    Ok(TESTS
+        .iter()
+        .filter(|t| asked.iter().any(|a| a == *t))
+        .map(|t| t.to_string())
+        .collect())
+}
+
+impl Plan {
+    /// Apply `landspeed rfc2544`'s `--tests`, `--sizes` and `--trial`
+    /// (each already parsed): errors about them name the option.
+    pub fn with_certify_overrides(
+        mut self,
+        tests: Option<Vec<String>>,
+        sizes: Option<Vec<u32>>,
+        trial: Option<Duration>,
+    ) -> Plan {
+        let s = &mut self.certify.settings;
+        if let Some(t) = tests {
+            s.tests = t;
+            self.lines
+                .overrides
+                .insert("certify.tests".into(), "--tests");
+        }
+        if let Some(v) = sizes {
+            s.sizes = v;
+            self.lines
+                .overrides
+                .insert("certify.sizes".into(), "--sizes");
+        }
+        if let Some(d) = trial {
+            s.trial_s = secs(d);
+            self.lines
+                .overrides
+                .insert("certify.trial".into(), "--trial");
+        }
+        self
+    }
+
+    /// Check the certification against itself and the profile's streams:
+    /// sizes every sending stream can carry, a trial longer than the
+    /// settle time, percentages within 0–100 %, bounds in order.
+    pub fn check_certify(&self) -> Result<(), ConfigError> {
+        let s = &self.certify.settings;
+        let err = |f: &str, m: String| Err(self.error(f, m));
+        if self.tx.is_empty() || self.rx.is_empty() {
+            return err(
+                if self.tx.is_empty() { "tx" } else { "rx" },
+                "a certification needs TX and RX tasks: the profile sends and receives the frames"
+                    .into(),
+            );
+        }
+        if s.sizes.is_empty() {
+            return err("certify.sizes", "name at least one frame size".into());
+        }
+        self.check_sizes()?;
+        for (f, v) in [
+            ("certify.tolerance", s.loss_tolerance_pct),
+            ("certify.lower", s.lower_pct),
+            ("certify.upper", s.upper_pct),
+        ] {
+            if !(0.0..=100.0).contains(&v) {
+                return err(f, format!("{v} % is outside 0–100 %"));
+            }
+        }
+        if s.lower_pct >= s.upper_pct {
+            return err(
+                "certify.lower",
+                format!(
+                    "the lower bound {} % is not below the upper bound {} %",
+                    s.lower_pct, s.upper_pct
+                ),
+            );
+        }
+        for (f, v) in [
+            ("certify.resolution", s.resolution_pct),
+            ("certify.loss_step", s.loss_step_pct),
+        ] {
+            if v <= 0.0 || v > 100.0 {
+                return err(f, format!("{v} % must be above 0 and at most 100 %"));
+            }
+        }
+        for (f, v) in [
+            ("certify.trial", s.trial_s),
+            ("certify.latency_trial", s.latency_trial_s),
+        ] {
+            if v <= s.settle_s {
+                return err(
+                    f,
+                    format!("a trial of {v} s is not longer than the settle time of {} s (certify.settle)", s.settle_s),
+                );
+            }
+        }
+        if s.back_to_back_max_s <= 0.0 {
+            return err(
+                "certify.back_to_back_max",
+                "the longest burst must last above zero".into(),
+            );
+        }
+        for (f, n) in [
+            ("certify.latency_trials", s.latency_trials),
+            ("certify.back_to_back_trials", s.back_to_back_trials),
+        ] {
+            if n == 0 {
+                return err(f, "at least one trial".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// Every size fits every stream a TX task sends: above its headers and
+    /// stamp, at most the largest frame landspeed builds.
+    fn check_sizes(&self) -> Result<(), ConfigError> {
+        for &size in &self.certify.settings.sizes {
+            for &si in self.tx.iter().flat_map(|t| &t.streams) {
+                let st = &self.streams[si];
+                let min = st.min_frame_size();
+                if (size as usize) < min || size as usize > MAX_FRAME_SIZE {
+                    return Err(self.error(
+                        "certify.sizes",
+                        format!(
+                            "stream {} cannot carry {size}-byte frames: its frames take {min} to {MAX_FRAME_SIZE} bytes (headers, stamp and FCS)",
+                            st.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,481 @@
+//! The runtime side of a certification: one EAL, ports opened and started
+//! once, and each trial a bounded run of the profile's TX and RX tasks at
+//! the trial's frame size and rate (or a burst of N frames).
+//!
+//! Ports stay started from the first trial to the last: a real NIC
+//! renegotiates its link when it is stopped and started, which takes
+//! seconds and would land in a trial. So the tasks of a trial give their
+//! queue handles back when they end ([`tx::run_keeping_queue`],
+//! [`rx::run_borrowed`]) and the next trial's tasks are planned around the
+//! same handles. Every trial plans fresh tasks: sequence numbers start at
+//! 0 and every receiver counts from 0, so frames lost at the start of a
+//! trial count, and late frames of one trial (the settle time lets them
+//! arrive) never reach the next one's counts.
+//!
+//! Topologies, from the profile's TX and RX tasks: one port out and one
+//! back (`one_way`), one port that sends and receives (`loopback`), two
+//! ports that each send and receive (`bidirectional`: each direction on its
+//! own, then both at once as the aggregate).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::tasks::{self, Handles, Tasks};
+use super::{
+    build_result, clock, close_ports, open_ports, perr, start_ports, timed, Meta, Outcomes, PortRt,
+    Runtime, Seen, Snapshot, StopAll, Timing, Up, REPORT_POLL,
+};
+use crate::certify::model::{Certification, Tester, Trial, TrialSpec};
+use crate::certify::search::{self, Step, AGGREGATE};
+use crate::config::{CountFrom, Plan};
+use crate::counter::{Padded, StopFlag, TxLive};
+use crate::dpdk::{self, Eal, Scope};
+use crate::outcome::Problem;
+use crate::pace::rate::{Layer, RateSpec};
+use crate::report::Percentiles;
+use crate::result::RunResult;
+use crate::wire::spec::{SizeSpec, L1_OVERHEAD};
+use crate::{rx, tx, Error, Result};
+
+/// One measured direction: the port that sends and the one that receives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Direction {
+    /// Index of the sending port in the plan.
+    pub tx_port: usize,
+    /// Index of the receiving port.
+    pub rx_port: usize,
+}
+
+/// The topology of a profile: its kind (`one_way`, `loopback`,
+/// `bidirectional`) and its directions, or an error naming what does not
+/// fit. Checked before the EAL starts.
+pub fn topology(plan: &Plan) -> Result<(&'static str, Vec<Direction>)> {
+    let uniq = |v: Vec<usize>| {
+        let mut u: Vec<usize> = Vec::new();
+        for p in v {
+            if !u.contains(&p) {
+                u.push(p);
+            }
+        }
+        u
+    };
+    let txp = uniq(plan.tx.iter().map(|t| t.port).collect());
+    let rxp = uniq(plan.rx.iter().map(|r| r.port).collect());
+    let d = |tx_port, rx_port| Direction { tx_port, rx_port };
+    match (txp.as_slice(), rxp.as_slice()) {
+        ([a], [b]) if a == b => Ok(("loopback", vec![d(*a, *a)])),
+        ([a], [b]) => Ok(("one_way", vec![d(*a, *b)])),
+        ([a, b], [c, e]) if (a == e && b == c) || (a == c && b == e) => {
+            Ok(("bidirectional", vec![d(*a, *b), d(*b, *a)]))
+        }
+        _ => Err(perr(
+            plan,
+            "tx",
+            "a certification needs TX tasks on one port and RX tasks on one port (the same \
+             port when it is looped back), or two ports that each send and receive",
+        )),
+    }
+}
+
+/// The plan a certification opens its ports for: each port's largest
+/// frame raised to the largest size the certification sends.
+pub fn port_plan(plan: &Plan) -> Plan {
+    let mut p = plan.clone();
+    let max = p.certify.settings.sizes.iter().copied().max().unwrap_or(0);
+    for port in &mut p.ports {
+        port.max_frame = port.max_frame.max(max);
+    }
+    p
+}
+
+/// Run the certification of `plan` (already checked, with
+/// [`port_plan`] applied): open the runtime and the ports once, run every
+/// trial the searches ask for, close. `stop` is the signal flag: the
+/// searches end after the current trial once it is set; a second signal
+/// cuts the trial short. The certification is returned with what it has
+/// even when a trial failed (its error is the second member).
+pub fn certify(
+    plan: &Plan,
+    stop: &StopFlag,
+    progress: &mut dyn FnMut(&Step),
+) -> Result<(Certification, Option<Error>)> {
+    let (kind, dirs) = topology(plan)?;
+    let rt = Runtime::open(plan)?;
+    let ports = open_ports(&rt, plan)?;
+    let (queues, ups) = start_ports(plan, &ports)?;
+    let mut tester = Live {
+        rt: &rt,
+        base: plan,
+        ports: &ports,
+        ups,
+        handles: Handles::new(queues),
+        dirs,
+        stop,
+    };
+    let s = &plan.certify.settings;
+    let mut cert = search::blank(s, tester.directions(), tester.line_bps());
+    cert.dpdk = dpdk::dpdk_version().to_string();
+    cert.profile = plan.origin.clone();
+    cert.topology = kind.to_string();
+    cert.ports = (plan.ports.iter().zip(&ports))
+        .map(|(pp, pr)| {
+            format!(
+                "{} ({}, {})",
+                pp.name,
+                pr.port.info().name,
+                pr.port.info().driver
+            )
+        })
+        .collect();
+    let failed = search::run(&mut tester, s, &mut cert, progress).err();
+    drop(tester);
+    let leaked = close_ports(ports);
+    if leaked > 0 {
+        cert.problems.push(Problem::Other {
+            detail: format!("{leaked} mbufs were not back in their pools after the ports closed"),
+        });
+    }
+    Ok((cert, failed))
+}
+
+/// The [`Tester`] over the open ports.
+struct Live<'a, 'q> {
+    rt: &'a Runtime,
+    base: &'a Plan,
+    ports: &'q [PortRt<'q>],
+    ups: Vec<Up>,
+    handles: Handles<'q>,
+    dirs: Vec<Direction>,
+    stop: &'a StopFlag,
+}
+
+impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
+    fn directions(&self) -> Vec<String> {
+        let name = |i: usize| self.base.ports[i].name.as_str();
+        (self.dirs.iter())
+            .map(|d| format!("{} → {}", name(d.tx_port), name(d.rx_port)))
+            .collect()
+    }
+
+    fn line_bps(&self) -> u64 {
+        tasks::line_bps(&self.ups[self.dirs[0].tx_port])
+    }
+
+    /// Learning frames (RFC 2544 section 23): a short run at 1 % of line
+    /// at the first size, so a switch learns the addresses before the
+    /// first trial; its counts are not kept.
+    fn learn(&mut self) -> Result<()> {
+        let s = &self.base.certify.settings;
+        let spec = TrialSpec {
+            direction: None,
+            frame_size: s.sizes[0],
+            rate_pct: 1.0,
+            duration_s: (s.trial_s / 10.0).clamp(0.05, 1.0),
+            burst: None,
+            settle_s: s.settle_s,
+        };
+        self.run_trial(&spec).map(|_| ())
+    }
+
+    fn trial(&mut self, spec: &TrialSpec) -> Result<Trial> {
+        let r = self.run_trial(spec)?;
+        let label = match spec.direction {
+            Some(d) => self.directions()[d].clone(),
+            None => AGGREGATE.to_string(),
+        };
+        Ok(to_trial(&r, spec, label, self.line_bps()))
+    }
+
+    fn rx_port(&self, direction: Option<usize>) -> String {
+        let name = |d: &Direction| self.base.ports[d.rx_port].name.clone();
+        match direction {
+            Some(d) => name(&self.dirs[d]),
+            None => self.dirs.iter().map(name).collect::<Vec<_>>().join(", "),
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.stopped()
+    }
+}
+
+impl<'a: 'q, 'q> Live<'a, 'q> {
+    /// The plan of one trial: the sending direction's TX tasks only, at
+    /// the trial's share of line (L1) and frame size, every receiver
+    /// counting from sequence 0, no traces.
+    fn trial_plan(&self, spec: &TrialSpec) -> Plan {
+        let mut p = self.base.clone();
+        let senders: Vec<usize> = match spec.direction {
+            Some(d) => vec![self.dirs[d].tx_port],
+            None => self.dirs.iter().map(|d| d.tx_port).collect(),
+        };
+        p.tx.retain(|t| senders.contains(&t.port));
+        let per_port = |port: usize| p.tx.iter().filter(|t| t.port == port).count() as f64;
+        let shares: Vec<f64> = p.tx.iter().map(|t| per_port(t.port)).collect();
+        for (t, k) in p.tx.iter_mut().zip(shares) {
+            let ppm = (spec.rate_pct / k * 10_000.0)
+                .round()
+                .clamp(1.0, 1_000_000.0);
+            t.rate = RateSpec::PercentOfLine { ppm: ppm as u32 };
+            t.layer = Layer::L1;
+            t.trace = None;
+        }
+        let streams: Vec<usize> = p.tx.iter().flat_map(|t| t.streams.clone()).collect();
+        for s in streams {
+            p.streams[s].size = SizeSpec::Fixed(spec.frame_size as usize);
+        }
+        for r in &mut p.rx {
+            r.count_from = CountFrom::Zero;
+        }
+        p.run.duration = Duration::from_secs_f64(spec.duration_s.max(0.001));
+        p
+    }
+
+    /// One bounded run on the open ports; its queue handles come back.
+    fn run_trial(&mut self, spec: &TrialSpec) -> Result<RunResult> {
+        let plan = self.trial_plan(spec);
+        let ups: Vec<Up> = (self.ports.iter().zip(&self.ups))
+            .map(|(p, u)| Up {
+                link_bps: u.link_bps,
+                before: p.port.stats(),
+            })
+            .collect();
+        // No template pools: a pool cannot be freed while a PMD may still
+        // hold its mbufs, and one per trial would pile up.
+        let rt = self.rt;
+        let mut tasks = tasks::plan_tasks(
+            &rt.eal,
+            &plan,
+            self.rt.tsc_hz,
+            self.ports,
+            &ups,
+            &mut self.handles,
+            None,
+        )?;
+        if let Some(n) = spec.burst {
+            let k = tasks.tx.len() as u64;
+            for (i, t) in tasks.tx.iter_mut().enumerate() {
+                t.frame_limit = n / k + u64::from((i as u64) < n % k);
+            }
+        }
+        let meta = Meta::of(&plan, self.ports, &tasks);
+        let (ports, handles, stop) = (self.ports, &mut self.handles, self.stop);
+        let (outcomes, timing) = dpdk::scope(&self.rt.eal, |s| {
+            drive(s, &self.rt.eal, &plan, spec, tasks, handles, ports, stop)
+        })?;
+        let seen = Seen {
+            stats: self.ports.iter().map(|p| p.port.stats()).collect(),
+            problems: Vec::new(),
+        };
+        build_result(
+            &plan, self.rt, self.ports, &ups, &meta, outcomes, timing, seen,
+        )
+    }
+}
+
+/// What a trial's workers give back: outcome, thread time and queues.
+type TxBack<'q> = (
+    (tx::TxOutcome, dpdk::TxQueue<'q>),
+    Option<super::sched::CpuTime>,
+);
+type RxBack<'q> = (
+    (rx::RxOutcome, Option<super::sched::CpuTime>),
+    Vec<dpdk::RxQueue<'q>>,
+);
+
+/// Launch the receivers then the senders, wait out the trial, stop the
+/// senders, wait the settle time, stop the receivers; every queue handle
+/// goes back to `handles`.
+#[allow(clippy::too_many_arguments)]
+fn drive<'scope, 'q: 'scope>(
+    s: &'scope Scope<'scope, '_>,
+    eal: &Eal,
+    plan: &Plan,
+    spec: &TrialSpec,
+    tasks: Tasks<'q>,
+    handles: &mut Handles<'q>,
+    ports: &[PortRt],
+    stop: &StopFlag,
+) -> Result<(Outcomes, Timing)> {
+    let _stop_all = StopAll(Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
+    let (stop_tx, stop_rx) = (Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
+    let live: Vec<Arc<Padded<TxLive>>> = tasks.tx.iter().map(|t| Arc::clone(&t.live)).collect();
+    let started = Instant::now();
+    let t0 = clock::sample();
+    let mut rxw = Vec::new();
+    for (i, t) in tasks.rx.into_iter().enumerate() {
+        let field = format!("rx[{i}].lcore");
+        let lcore = eal
+            .worker_lcore(t.lcore)
+            .map_err(|e| perr(plan, &field, e))?;
+        let w = s.launch(lcore, move || -> RxBack<'q> {
+            let mut t = t;
+            let out = timed(|| rx::run_borrowed(&mut t));
+            (out, t.queues)
+        });
+        rxw.push(w.map_err(|e| perr(plan, &field, e))?);
+    }
+    let mut txw = Vec::new();
+    for (i, t) in tasks.tx.into_iter().enumerate() {
+        let field = format!("tx[{i}].lcore");
+        let lcore = eal
+            .worker_lcore(t.lcore)
+            .map_err(|e| perr(plan, &field, e))?;
+        let w = s.launch(lcore, move || -> TxBack<'q> {
+            timed(|| tx::run_keeping_queue(t))
+        });
+        txw.push(w.map_err(|e| perr(plan, &field, e))?);
+    }
+    wait_trial(spec, &live, stop);
+    stop_tx.stop();
+    let index = |pid: u16| ports.iter().position(|p| p.port.id() == pid).unwrap_or(0);
+    let (mut tx_out, mut tx_cpu) = (Vec::new(), Vec::new());
+    for w in txw {
+        let ((o, q), cpu) = w.join();
+        handles.put_tx(index(q.port_id()), q);
+        tx_out.push(o);
+        tx_cpu.push(cpu);
+    }
+    let elapsed_s = started.elapsed().as_secs_f64();
+    let end = clock::sample();
+    sleep_unless_hurried(Duration::from_secs_f64(spec.settle_s), stop);
+    stop_rx.stop();
+    let (mut rx_out, mut rx_cpu) = (Vec::new(), Vec::new());
+    for w in rxw {
+        let ((o, cpu), qs) = w.join();
+        for q in qs {
+            handles.put_rx(index(q.port_id()), q);
+        }
+        rx_out.push(o);
+        rx_cpu.push(cpu);
+    }
+    let outcomes = Outcomes {
+        tx: tx_out,
+        rx: rx_out,
+        tx_cpu,
+        rx_cpu,
+    };
+    let timing = Timing {
+        intervals: Vec::new(),
+        open: (Snapshot::default(), 0.0),
+        tsc_hz_run: clock::hz_between(t0, end),
+        elapsed_s,
+        peer_left: None,
+    };
+    Ok((outcomes, timing))
+}
+
+/// Wait out a trial: its duration, or (a burst) until the senders have
+/// sent the burst, within four times its duration and a second. A second
+/// signal (`hurried`) cuts it short.
+fn wait_trial(spec: &TrialSpec, live: &[Arc<Padded<TxLive>>], stop: &StopFlag) {
+    let start = Instant::now();
+    let dur = Duration::from_secs_f64(spec.duration_s.max(0.0));
+    match spec.burst {
+        None => sleep_unless_hurried(dur, stop),
+        Some(n) => {
+            let limit = dur * 4 + Duration::from_secs(1);
+            while live.iter().map(|l| l.frames.get()).sum::<u64>() < n
+                && start.elapsed() < limit
+                && !stop.hurried()
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    }
+}
+
+/// Sleep `d`, waking early on a second signal.
+fn sleep_unless_hurried(d: Duration, stop: &StopFlag) {
+    let end = Instant::now() + d;
+    while !stop.hurried() {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep(REPORT_POLL.min(end - now));
+    }
+}
+
+/// A trial's figures from its run: loss from the frames sent less the
+/// distinct frames received (so a tail lost after the last frame counts),
+/// the senders' shortfall or a descheduled lcore as `tester_bound`.
+fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64) -> Trial {
+    let (tx_frames, span_s, missed) = match &r.tx {
+        Some(t) => (
+            t.frames,
+            t.tasks.iter().map(|k| k.span_s).fold(0.0, f64::max),
+            t.target_met == Some(false),
+        ),
+        None => (0, 0.0, false),
+    };
+    let rx = r.rx.clone().unwrap_or_default();
+    let received = (rx.good + rx.corrupt).saturating_sub(rx.duplicated);
+    let lost = tx_frames.saturating_sub(received);
+    let wire_bits = (f64::from(spec.frame_size) + L1_OVERHEAD as f64) * 8.0;
+    let sent_pct = if span_s > 0.0 && line_bps > 0 {
+        tx_frames as f64 * wire_bits / span_s / line_bps as f64 * 100.0
+    } else {
+        0.0
+    };
+    let doubt = r.outcome.problems.iter().any(|p| {
+        matches!(
+            p,
+            Problem::TargetMissed { .. } | Problem::Descheduled { .. }
+        )
+    });
+    let short_burst = spec.burst.is_some_and(|n| tx_frames < n);
+    Trial {
+        direction,
+        frame_size: spec.frame_size,
+        offered_pct: spec.rate_pct,
+        sent_pct,
+        tx_frames,
+        rx_frames: rx.good.saturating_sub(rx.duplicated),
+        lost,
+        loss_pct: if tx_frames == 0 {
+            0.0
+        } else {
+            lost as f64 * 100.0 / tx_frames as f64
+        },
+        reordered: rx.reordered,
+        duplicated: rx.duplicated,
+        corrupt: rx.corrupt,
+        latency: merged_latency(&rx),
+        duration_s: span_s,
+        tester_bound: missed || doubt || short_burst,
+        passed: false,
+        problems: r.outcome.problems.clone(),
+    }
+}
+
+/// One latency figure for the trial: its stream's, or over several
+/// streams their frame-weighted means (min of the minima, max of the
+/// maxima).
+fn merged_latency(rx: &crate::result::RxResult) -> Option<Percentiles> {
+    let v: Vec<&Percentiles> = rx
+        .streams
+        .iter()
+        .filter_map(|s| s.latency.as_ref())
+        .collect();
+    match v.as_slice() {
+        [] => None,
+        [one] => Some(**one),
+        many => {
+            let n: u64 = many.iter().map(|p| p.count).sum();
+            let w = |f: fn(&Percentiles) -> f64| {
+                many.iter().map(|p| f(p) * p.count as f64).sum::<f64>() / n.max(1) as f64
+            };
+            Some(Percentiles {
+                count: n,
+                min_ns: many.iter().map(|p| p.min_ns).fold(f64::INFINITY, f64::min),
+                mean_ns: w(|p| p.mean_ns),
+                p50_ns: w(|p| p.p50_ns),
+                p99_ns: w(|p| p.p99_ns),
+                p999_ns: w(|p| p.p999_ns),
+                max_ns: many.iter().map(|p| p.max_ns).fold(0.0, f64::max),
+                stddev_ns: w(|p| p.stddev_ns),
+            })
+        }
+    }
+}

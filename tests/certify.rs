@@ -1,0 +1,293 @@
+//! `landspeed rfc2544` end to end: bad input refused before the EAL
+//! starts, and whole certifications on a `net_ring0` loopback (one
+//! process: TX and RX on the ring's two ends) with short trials.
+
+mod common;
+
+use std::path::Path;
+
+use common::{f, landspeed, read_json, s, u, write_file};
+use serde_json::Value;
+
+/// A loopback profile with short trials; `extra` goes into `certify:`.
+fn ring(extra: &str) -> String {
+    format!(
+        "eal:\n  cores: [0, 1, 2]\n  vdevs: [net_ring0]\n\
+         ports:\n  - name: p0\n    device: net_ring0\n    link: 100m\n\
+         streams:\n  - name: cert\n    ipv4: {{ src: 198.18.0.1, dst: 198.19.0.1 }}\n    udp: {{ src: 49152, dst: 7 }}\n\
+         tx:\n  - lcore: 1\n    port: p0\n    rate: line\n    mode: spin\n\
+         rx:\n  - lcore: 2\n    port: p0\n    verify: full\n\
+         certify:\n  sizes: [512, 1518]\n  trial: 0.2s\n  settle: 0.1s\n  resolution: 5%\n  \
+         latency_trials: 2\n  latency_trial: 0.2s\n  loss_step: 25%\n  back_to_back_trials: 2\n  \
+         back_to_back_max: 0.05s\n  learning: false\n{extra}"
+    )
+}
+
+fn rfc(dir: &Path, yaml: &str, args: &[&str]) -> common::Output {
+    let p = write_file(dir, "cert.yaml", yaml);
+    let mut v = vec!["rfc2544".to_string(), p.display().to_string()];
+    v.extend(args.iter().map(|a| a.to_string()));
+    landspeed(dir, v)
+}
+
+/// A refusal that came before the EAL started: nothing of DPDK's in it.
+fn refused(out: &common::Output, words: &[&str]) {
+    out.assert_error(words);
+    assert!(
+        !out.stderr.contains("EAL"),
+        "the EAL started:\n{}",
+        out.stderr
+    );
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+}
+
+#[test]
+fn sizes_the_stream_cannot_carry_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = rfc(dir.path(), &ring(""), &["--sizes", "64,40"]);
+    refused(
+        &out,
+        &["--sizes", "certify.sizes", "cannot carry 40-byte frames"],
+    );
+    let out = rfc(dir.path(), &ring(""), &["--sizes", "20000"]);
+    refused(&out, &["cannot carry 20000-byte frames"]);
+}
+
+#[test]
+fn a_trial_not_longer_than_the_settle_time_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = rfc(dir.path(), &ring(""), &["--trial", "100ms"]);
+    refused(&out, &["--trial", "not longer than the settle time"]);
+    let out = rfc(
+        dir.path(),
+        &ring("").replace("latency_trial: 0.2s", "latency_trial: 50ms"),
+        &[],
+    );
+    refused(
+        &out,
+        &["cert.yaml:", "certify.latency_trial", "settle time"],
+    );
+}
+
+#[test]
+fn tolerance_outside_0_to_100_and_reversed_bounds_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = rfc(dir.path(), &ring("  tolerance: 150%\n"), &[]);
+    refused(
+        &out,
+        &["cert.yaml:", "certify.tolerance", "outside 0–100 %"],
+    );
+    let out = rfc(dir.path(), &ring("  lower: 60%\n  upper: 50%\n"), &[]);
+    refused(&out, &["certify.lower", "not below the upper bound"]);
+    let out = rfc(
+        dir.path(),
+        &ring("").replace("resolution: 5%", "resolution: fast"),
+        &[],
+    );
+    refused(&out, &["certify.resolution", "not a percentage"]);
+}
+
+#[test]
+fn unknown_tests_keys_and_outputs_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = rfc(dir.path(), &ring(""), &["--tests", "throughput,speed"]);
+    refused(&out, &["--tests", "unknown test `speed`"]);
+    let out = rfc(dir.path(), &ring("  colour: red\n"), &[]);
+    refused(&out, &["certify", "colour"]);
+    let out = rfc(dir.path(), &ring(""), &["--json", "no/such/dir/c.json"]);
+    refused(&out, &["--json", "does not exist"]);
+    let out = rfc(
+        dir.path(),
+        &ring(""),
+        &["--json", "a.json", "--csv", "a.json"],
+    );
+    refused(&out, &["--csv", "another output"]);
+    let out = rfc(dir.path(), &ring(""), &["--json", "cert.yaml"]);
+    refused(&out, &["--json", "the profile being run"]);
+    let out = rfc(dir.path(), &ring("  criteria:\n    - sizes: [64]\n"), &[]);
+    refused(&out, &["certify.criteria[0]", "needs min_throughput"]);
+}
+
+#[test]
+fn a_profile_without_a_receiver_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = ring("").replace("rx:\n  - lcore: 2\n    port: p0\n    verify: full\n", "");
+    let out = rfc(dir.path(), &yaml, &[]);
+    refused(&out, &["needs TX and RX tasks"]);
+}
+
+/// The machine has the three lcores a one-process loopback needs (the
+/// main one, TX, RX); with fewer, the refusal is what is checked.
+fn three_lcores(dir: &Path, yaml: &str, test: &str) -> bool {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus >= 3 {
+        return true;
+    }
+    let out = rfc(dir, yaml, &[]);
+    out.assert_error(&["eal.cores", "lcore 2 does not exist"]);
+    eprintln!("{test}: {cpus} CPUs, needs 3: only the refusal was checked");
+    false
+}
+
+fn rows<'a>(v: &'a Value, test: &str) -> &'a Vec<Value> {
+    v[test].as_array().unwrap()
+}
+
+#[test]
+fn a_lossless_ring_certifies_at_its_limits_and_the_json_holds_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml =
+        ring("  criteria:\n    - min_throughput: 95%\n      max_loss: { rate: 100%, loss: 0% }\n");
+    if !three_lcores(dir.path(), &yaml, "a_lossless_ring_certifies") {
+        return;
+    }
+    let out = rfc(dir.path(), &yaml, &["--json", "c.json"]);
+    let v = read_json(&dir.path().join("c.json"));
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(v["complete"].as_bool().unwrap());
+    assert_eq!(s(&v, "/topology"), "loopback");
+    assert_eq!(u(&v, "/line_bps"), 100_000_000);
+    for (i, size) in [512u64, 1518].into_iter().enumerate() {
+        let t = &rows(&v, "throughput")[i];
+        assert_eq!(u(t, "/frame_size"), size);
+        assert_eq!(f(t, "/rate_pct"), 100.0, "the upper bound");
+        assert_eq!(s(t, "/bound"), "line");
+        assert_eq!(
+            u(t, "/trial_count"),
+            2,
+            "the upper bound, then the confirmation"
+        );
+        for tr in t["trials"].as_array().unwrap() {
+            assert_eq!(u(tr, "/lost"), 0);
+            assert_eq!(u(tr, "/rx_frames"), u(tr, "/tx_frames"));
+            assert!(u(tr, "/tx_frames") > 0);
+        }
+        let l = &rows(&v, "loss")[i];
+        let rates: Vec<f64> = l["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| f(p, "/rate_pct"))
+            .collect();
+        assert_eq!(rates, [100.0, 75.0], "two loss-free steps end the curve");
+        let b = &rows(&v, "back_to_back")[i];
+        let max = (0.05 * 100e6 / ((size as f64 + 20.0) * 8.0)).ceil() as u64;
+        assert_eq!(b["bursts"], serde_json::json!([max, max]));
+        assert!(b["at_limit"].as_bool().unwrap());
+        for tr in b["trials"].as_array().unwrap() {
+            assert_eq!(u(tr, "/tx_frames"), max, "exactly the burst");
+            assert_eq!(u(tr, "/rx_frames"), max);
+        }
+        let lat = &rows(&v, "latency")[i];
+        assert_eq!(lat["trials"].as_array().unwrap().len(), 2);
+        assert!(f(lat, "/summary/mean_ns") > 0.0);
+        // The table prints the JSON's figures.
+        let line = format!("{:>6} {:<16} {:>9.3}", size, "p0 → p0", f(t, "/rate_pct"));
+        assert!(out.stdout.contains(&line), "{line}\n{}", out.stdout);
+    }
+    let crit = v["criteria"].as_array().unwrap();
+    assert_eq!(crit.len(), 4);
+    assert!(crit.iter().all(|c| c["passed"].as_bool().unwrap()));
+    assert!(out.stdout.contains("certification: PASS"), "{}", out.stdout);
+}
+
+#[test]
+fn a_receiver_that_hears_nothing_stops_after_the_first_trial() {
+    let dir = tempfile::tempdir().unwrap();
+    // The null PMD swallows what is sent on net_null0; net_null1 receives
+    // only frames of its own that are not landspeed's.
+    let yaml = ring("")
+        .replace("vdevs: [net_ring0]", "vdevs: [net_null0, net_null1]")
+        .replace(
+            "  - name: p0\n    device: net_ring0\n    link: 100m\n",
+            "  - name: p0\n    device: net_null0\n    link: 100m\n  - name: p1\n    device: net_null1\n    link: 100m\n",
+        )
+        .replace("rx:\n  - lcore: 2\n    port: p0", "rx:\n  - lcore: 2\n    port: p1");
+    // The RX lcore shares CPU 0 with the main lcore: a machine of two runs it.
+    let yaml = yaml.replace("  cores: [0, 1, 2]\n", "  cores: [0, 1, 2]\n  cpus: [0, 1, 0]\n");
+    let out = rfc(dir.path(), &yaml, &["--json", "c.json"]);
+    out.assert_error(&["port p1 received nothing", "first trial"]);
+    let v = read_json(&dir.path().join("c.json"));
+    assert!(!v["complete"].as_bool().unwrap());
+    let t = &rows(&v, "throughput")[0];
+    assert_eq!(t["trials"].as_array().unwrap().len(), 1);
+}
+
+/// The same loopback on a machine of two CPUs: the RX lcore shares CPU 0
+/// with the main lcore (`eal.cpus`). Sharing may make a trial
+/// tester-bound (then said so, exit 3), but every count stays exact, and
+/// the JSON, CSV, HTML and JUnit reports hold the same figures.
+#[test]
+fn a_ring_on_two_cpus_counts_every_trial_exactly_in_every_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = ring("").replace(
+        "  cores: [0, 1, 2]\n",
+        "  cores: [0, 1, 2]\n  cpus: [0, 1, 0]\n",
+    );
+    let args = [
+        "--json", "c.json", "--csv", "c.csv", "--html", "c.html", "--junit", "c.xml",
+    ];
+    let out = rfc(dir.path(), &yaml, &args);
+    let v = read_json(&dir.path().join("c.json"));
+    match out.status.code() {
+        Some(0) => assert!(v["problems"].as_array().unwrap().is_empty()),
+        Some(3) => {
+            for p in v["problems"].as_array().unwrap() {
+                assert_eq!(s(p, "/kind"), "tester_bound", "{p}");
+            }
+        }
+        other => panic!("exit {other:?}\n{}\n{}", out.stdout, out.stderr),
+    }
+    assert!(v["complete"].as_bool().unwrap());
+    let every_trial = ["throughput", "latency", "back_to_back"]
+        .iter()
+        .flat_map(|t| rows(&v, t).iter())
+        .flat_map(|r| r["trials"].as_array().unwrap().iter())
+        .chain(
+            rows(&v, "loss")
+                .iter()
+                .flat_map(|c| c["points"].as_array().unwrap().iter().map(|p| &p["trial"])),
+        );
+    let mut n = 0;
+    for t in every_trial {
+        n += 1;
+        assert!(u(t, "/tx_frames") > 0, "{t}");
+        assert_eq!(
+            u(t, "/rx_frames"),
+            u(t, "/tx_frames"),
+            "a ring loses nothing: {t}"
+        );
+        assert_eq!(u(t, "/lost"), 0, "{t}");
+        assert_eq!(
+            u(t, "/corrupt") + u(t, "/duplicated") + u(t, "/reordered"),
+            0,
+            "{t}"
+        );
+    }
+    assert!(n >= 12, "{n} trials");
+    for (i, size) in [512u64, 1518].into_iter().enumerate() {
+        let b = &rows(&v, "back_to_back")[i];
+        let max = (0.05 * 100e6 / ((size as f64 + 20.0) * 8.0)).ceil() as u64;
+        assert_eq!(b["bursts"], serde_json::json!([max, max]), "size {size}");
+    }
+    // One source: each throughput figure, as the CSV prints it, is in the HTML.
+    let csv = std::fs::read_to_string(dir.path().join("c.csv")).unwrap();
+    let html = std::fs::read_to_string(dir.path().join("c.html")).unwrap();
+    let junit = std::fs::read_to_string(dir.path().join("c.xml")).unwrap();
+    let rows_csv: Vec<&str> = csv
+        .lines()
+        .filter(|l| l.starts_with("throughput,result"))
+        .collect();
+    assert_eq!(rows_csv.len(), 2, "{csv}");
+    for t in rows(&v, "throughput") {
+        let pct = format!("{:.2}", f(t, "/rate_pct"));
+        assert!(
+            rows_csv.iter().any(|l| l.contains(&pct)),
+            "{pct} not in {rows_csv:?}"
+        );
+        assert!(html.contains(&pct), "{pct} not in the HTML");
+    }
+    assert_eq!(html.matches("<svg").count(), 4, "one chart per test");
+    assert!(!html.contains("http"), "no outside reference");
+    assert!(junit.contains("<testsuites"), "{junit}");
+}

@@ -204,7 +204,10 @@ fn a_receiver_that_hears_nothing_stops_after_the_first_trial() {
         )
         .replace("rx:\n  - lcore: 2\n    port: p0", "rx:\n  - lcore: 2\n    port: p1");
     // The RX lcore shares CPU 0 with the main lcore: a machine of two runs it.
-    let yaml = yaml.replace("  cores: [0, 1, 2]\n", "  cores: [0, 1, 2]\n  cpus: [0, 1, 0]\n");
+    let yaml = yaml.replace(
+        "  cores: [0, 1, 2]\n",
+        "  cores: [0, 1, 2]\n  cpus: [0, 1, 0]\n",
+    );
     let out = rfc(dir.path(), &yaml, &["--json", "c.json"]);
     out.assert_error(&["port p1 received nothing", "first trial"]);
     let v = read_json(&dir.path().join("c.json"));

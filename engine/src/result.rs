@@ -238,6 +238,11 @@ fn add_corrupt(c: &mut CorruptCounts, o: &CorruptCounts) {
 /// is kept per queue, and an order between frames of two queues (which
 /// RX lcores poll independently) says nothing about the network.
 pub fn merge_seq(parts: &[SeqCounts]) -> SeqCounts {
+    // One part is taken as it is: nothing to merge, and capping unique at
+    // its range would hide a count past what was sent.
+    if let [one] = parts {
+        return *one;
+    }
     // Each part's first expected sequence number: its range less its
     // unique frames is its lost count.
     let seen = parts.iter().filter(|p| p.unique > 0);

@@ -838,23 +838,11 @@ pub(crate) mod sample {
 
     fn settings() -> Settings {
         Settings {
-            tests: ["throughput", "latency", "loss", "back_to_back"]
-                .map(String::from)
-                .to_vec(),
             sizes: SIZES.to_vec(),
-            trial_s: 60.0,
-            settle_s: 2.0,
-            resolution_pct: 0.1,
-            loss_tolerance_pct: 0.0,
-            lower_pct: 0.0,
-            upper_pct: 100.0,
-            max_p99_ns: None,
             latency_trials: 3,
-            latency_trial_s: 120.0,
-            loss_step_pct: 10.0,
             back_to_back_trials: 4,
-            back_to_back_max_s: 2.0,
             learning: false,
+            ..Settings::default()
         }
     }
 

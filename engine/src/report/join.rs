@@ -300,12 +300,7 @@ fn received_of(id: u32, rx: &RxResult) -> Received {
     Received {
         frames: parts.iter().map(|x| x.frames).sum(),
         corrupt: parts.iter().map(|x| x.corrupt_total).sum(),
-        // One entry is taken as it is: merging caps unique at the range of
-        // sequence numbers, which would hide a count past what was sent.
-        seq: match seqs.as_slice() {
-            [one] => *one,
-            _ => merge_seq(&seqs),
-        },
+        seq: merge_seq(&seqs),
     }
 }
 

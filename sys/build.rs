@@ -89,6 +89,7 @@ fn main() {
         .allowlist_type("rte_eth_.*")
         .allowlist_type("rte_mbuf")
         .allowlist_var("LS_.*")
+        .allowlist_var("SOCKET_ID_ANY")
         .allowlist_var("RTE_(MAX_ETHPORTS|MAX_LCORE|ETH_NAME_MAX_LEN|ETH_XSTATS_NAME_SIZE|PKTMBUF_HEADROOM|MBUF_DEFAULT_BUF_SIZE|ETHER_MAX_LEN|ETHER_CRC_LEN|ETHER_HDR_LEN|ETH_LINK_.*|ETH_SPEED_NUM_.*)")
         .blocklist_type("rte_arp_hdr")
         .blocklist_type("__tile1024i")

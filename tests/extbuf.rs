@@ -52,6 +52,8 @@ fn pattern_memory_outlives_frames_a_pmd_still_holds() {
         rx_ring: 256,
         tx_ring: 256,
         max_frame: 2048,
+        mtu: Some(2030),
+        rx_scatter: false,
         tx_checksum_offload: false,
         tx_multi_segs: true,
         rx_checksum_offload: false,

@@ -145,6 +145,15 @@ pub enum Problem {
         /// The figure, in words (`41.992 % of line`).
         figure: String,
     },
+    /// The host's TSC is not invariant (`/proc/cpuinfo` lacks
+    /// `constant_tsc` or `nonstop_tsc`): departures are scheduled and
+    /// cycles counted on a clock whose rate follows the core clock or
+    /// stops in idle states, so paced rates and cycles per frame may be
+    /// off.
+    TscNotInvariant {
+        /// The flags missing, in `/proc/cpuinfo`'s spelling.
+        missing: Vec<String>,
+    },
 }
 
 impl Problem {
@@ -231,6 +240,11 @@ impl Problem {
                 "{test} of {frame_size}-byte frames ({direction}): {figure} is the tester's \
                  limit, not the device's (the tester could not offer more): the device's \
                  figure is at least this"
+            ),
+            Problem::TscNotInvariant { missing } => format!(
+                "this CPU's TSC is not invariant (/proc/cpuinfo lacks {}): paced rates and \
+                 cycle counts drift with the core clock and its idle states",
+                missing.join(" and ")
             ),
         }
     }

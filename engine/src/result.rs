@@ -37,6 +37,14 @@ pub struct PortResult {
     pub stats: PortStats,
     /// Extended counters that are not zero, in the driver's order.
     pub xstats: Vec<(String, u64)>,
+    /// The port's MTU during the run, as the driver reports it (0: it
+    /// cannot say; absent in results of older versions).
+    #[serde(default)]
+    pub mtu: u16,
+    /// Bytes of each mbuf of the port's pool after the headroom: a frame
+    /// up to this long arrives in one segment.
+    #[serde(default)]
+    pub rx_mbuf_room: u32,
 }
 
 /// An RX stream's result, for the report.

@@ -89,6 +89,16 @@ impl Eal {
         Ok(Lcore::checked(id))
     }
 
+    /// The NUMA socket lcore `lcore` runs on (`rte_lcore_to_socket_id`);
+    /// `None` for an lcore the EAL does not have.
+    pub fn lcore_socket(&self, lcore: u32) -> Option<u32> {
+        if !self.lcore_enabled(lcore) {
+            return None;
+        }
+        // SAFETY: plain query on EAL's lcore table for an enabled lcore.
+        Some(unsafe { sys::rte_lcore_to_socket_id(lcore) })
+    }
+
     /// The main lcore (the thread that called `init`).
     pub fn main_lcore(&self) -> u32 {
         // SAFETY: plain getter, valid after init.

@@ -38,6 +38,8 @@
 //!     rx_ring: 1024,
 //!     tx_ring: 1024,
 //!     max_frame: 2048,
+//!     mtu: Some(2030),
+//!     rx_scatter: false,
 //!     tx_checksum_offload: false,
 //!     tx_multi_segs: false,
 //!     rx_checksum_offload: false,

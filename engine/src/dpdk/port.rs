@@ -10,9 +10,6 @@ use serde::Serialize;
 
 use super::{DpdkError, Eal, Mempool};
 
-/// Ethernet header (14) + FCS (4): what a frame adds to the MTU.
-const L2_OVERHEAD: u32 = sys::RTE_ETHER_HDR_LEN + sys::RTE_ETHER_CRC_LEN;
-
 /// What a port's driver says it can do.
 #[derive(Clone, Debug, Serialize)]
 pub struct PortInfo {
@@ -127,6 +124,15 @@ pub struct PortConfig {
     pub tx_ring: u16,
     /// Largest frame the run sends or expects, FCS included.
     pub max_frame: u32,
+    /// The MTU to configure (`rxmode.mtu`); `None` keeps the driver's
+    /// default (a device whose MTU is not set through DPDK, such as
+    /// af_packet's kernel interface). ethdev checks it against the
+    /// driver's limits.
+    pub mtu: Option<u16>,
+    /// Ask for scattered RX (`RTE_ETH_RX_OFFLOAD_SCATTER`) where the
+    /// driver offers it: a frame may not fit one mbuf of the pool, and
+    /// the receiver walks the segments.
+    pub rx_scatter: bool,
     /// Ask the NIC to compute TX checksums.
     pub tx_checksum_offload: bool,
     /// Frames may be chained (an attached payload segment): multi-segment
@@ -245,6 +251,8 @@ pub struct Port<'eal> {
     info: PortInfo,
     /// Queues configured (RX, TX); (0, 0) until `configure`.
     queues: (u16, u16),
+    /// Descriptors per RX and TX queue, as the driver adjusted them.
+    rings: (u16, u16),
     started: Cell<bool>,
     closed: bool,
     /// Dropped after the port is closed (fields drop after `Drop::drop`).
@@ -335,6 +343,7 @@ impl<'eal> Port<'eal> {
             id,
             info,
             queues: (0, 0),
+            rings: (0, 0),
             started: Cell::new(false),
             closed: false,
             pool: None,
@@ -375,6 +384,12 @@ impl<'eal> Port<'eal> {
                 ret,
             ));
         }
+        let rings = self.adjust_rings(cfg.rx_ring, cfg.tx_ring)?;
+        let cfg = &PortConfig {
+            rx_ring: rings.0,
+            tx_ring: rings.1,
+            ..cfg.clone()
+        };
         // Owned before any RX queue holds its mbufs.
         let pool = &*self.pool.insert(pool);
         setup_rx_queues(self.id, &self.info, cfg, rxq, pool)?;
@@ -382,6 +397,7 @@ impl<'eal> Port<'eal> {
         txconf.offloads = conf.txmode.offloads;
         setup_tx_queues(self.id, &self.info, cfg, &txconf)?;
         self.queues = (rxq, cfg.tx_queues);
+        self.rings = rings;
         // Flow control off: a paused port would skew every rate measured.
         // Virtual devices do not support it, which is fine.
         let mut fc = sys::rte_eth_fc_conf::default();
@@ -397,6 +413,47 @@ impl<'eal> Port<'eal> {
             unsafe { sys::rte_eth_promiscuous_enable(self.id) };
         }
         Ok(())
+    }
+
+    /// `rx` and `tx` descriptors per queue as the driver takes them
+    /// (`rte_eth_dev_adjust_nb_rx_tx_desc`: aligned up to its multiple,
+    /// then within its minimum and maximum). Needs no configuration, so a
+    /// pool can be sized for the rings before [`configure`](Self::configure),
+    /// which adjusts the same way.
+    pub fn adjust_rings(&self, rx: u16, tx: u16) -> Result<(u16, u16), DpdkError> {
+        let (mut rx, mut tx) = (rx, tx);
+        // SAFETY: valid port id; both out pointers are live u16s.
+        let ret = unsafe { sys::rte_eth_dev_adjust_nb_rx_tx_desc(self.id, &mut rx, &mut tx) };
+        if ret < 0 {
+            return Err(DpdkError::from_ret(
+                format!("rte_eth_dev_adjust_nb_rx_tx_desc(port {})", self.info.name),
+                ret,
+            ));
+        }
+        Ok((rx, tx))
+    }
+
+    /// Descriptors per RX and TX queue since [`configure`](Self::configure)
+    /// ((0, 0) before).
+    pub fn rings(&self) -> (u16, u16) {
+        self.rings
+    }
+
+    /// Bytes of each mbuf of the port's pool after the headroom (0 before
+    /// [`configure`](Self::configure)).
+    pub fn frame_room(&self) -> u32 {
+        self.pool.as_ref().map_or(0, Mempool::max_frame)
+    }
+
+    /// The MTU the device has now (`rte_eth_dev_get_mtu`; 0 when the
+    /// driver cannot say).
+    pub fn mtu(&self) -> u16 {
+        let mut mtu = 0u16;
+        // SAFETY: valid port id and out pointer.
+        if unsafe { sys::rte_eth_dev_get_mtu(self.id, &mut mtu) } != 0 {
+            return 0;
+        }
+        mtu
     }
 
     fn tx_defaults(&self) -> sys::rte_eth_txconf {
@@ -569,19 +626,14 @@ fn check_config(
     Ok(())
 }
 
-/// The device configuration for `cfg`: MTU, checksum offloads, fast free,
-/// RSS over `rxq` queues.
+/// The device configuration for `cfg`: MTU, scattered RX, checksum
+/// offloads, fast free, RSS over `rxq` queues.
 fn eth_conf(info: &PortInfo, cfg: &PortConfig, rxq: u16) -> sys::rte_eth_conf {
     let mut conf = sys::rte_eth_conf::default();
-    // The MTU is the frame less Ethernet header and FCS. A driver whose
-    // own limit is lower (af_packet reports 1518 whatever the kernel
-    // interface allows) keeps its default: its MTU is the kernel's.
-    let mtu = cfg
-        .max_frame
-        .saturating_sub(L2_OVERHEAD)
-        .max(u32::from(info.min_mtu));
-    if mtu <= u32::from(info.max_mtu) && info.max_rx_pktlen >= mtu + L2_OVERHEAD {
-        conf.rxmode.mtu = mtu;
+    // 0 is ethdev's "default" (1500).
+    conf.rxmode.mtu = cfg.mtu.map_or(0, u32::from);
+    if cfg.rx_scatter {
+        conf.rxmode.offloads |= info.rx_offload_capa & sys::RTE_ETH_RX_OFFLOAD_SCATTER;
     }
     if cfg.tx_checksum_offload {
         conf.txmode.offloads |= sys::RTE_ETH_TX_OFFLOAD_IPV4_CKSUM
@@ -606,6 +658,18 @@ fn eth_conf(info: &PortInfo, cfg: &PortConfig, rxq: u16) -> sys::rte_eth_conf {
     conf
 }
 
+/// The NUMA socket argument of a queue setup for a device on `socket`:
+/// the device's own, or `SOCKET_ID_ANY` when it has none (-1), which the
+/// unsigned parameter carries as all ones (not socket 0, which a
+/// two-socket host may not have the device on).
+fn queue_socket(socket: i32) -> u32 {
+    if socket < 0 {
+        sys::SOCKET_ID_ANY as u32
+    } else {
+        socket as u32
+    }
+}
+
 /// Set up RX queues 0..rxq of configured port `id`, filling from `pool`.
 fn setup_rx_queues(
     id: u16,
@@ -614,7 +678,7 @@ fn setup_rx_queues(
     rxq: u16,
     pool: &Mempool,
 ) -> Result<(), DpdkError> {
-    let socket = info.socket.max(0) as u32;
+    let socket = queue_socket(info.socket);
     for q in 0..rxq {
         // SAFETY: the port is configured with rxq queues; a null rxconf
         // selects the driver's defaults; the port owns the pool, which it
@@ -642,7 +706,7 @@ fn setup_tx_queues(
     cfg: &PortConfig,
     txconf: &sys::rte_eth_txconf,
 ) -> Result<(), DpdkError> {
-    let socket = info.socket.max(0) as u32;
+    let socket = queue_socket(info.socket);
     for q in 0..cfg.tx_queues {
         // SAFETY: the port is configured with tx_queues queues; txconf is
         // a valid, initialised struct for the call.
@@ -762,5 +826,13 @@ mod tests {
         drop(first);
         let _ = Claim::take(7).expect("a released id is free again");
         assert!(Claim::take(sys::RTE_MAX_ETHPORTS as u16).is_err());
+    }
+
+    #[test]
+    fn an_unknown_socket_is_any_socket_not_socket_0() {
+        assert_eq!(queue_socket(-1), u32::MAX);
+        assert_eq!(sys::SOCKET_ID_ANY as u32, u32::MAX);
+        assert_eq!(queue_socket(0), 0);
+        assert_eq!(queue_socket(1), 1);
     }
 }

@@ -14,7 +14,9 @@
 pub mod bus;
 pub mod cli;
 pub mod cpu;
+pub mod host;
 pub mod link;
+pub mod nic;
 pub mod report;
 pub mod tcp;
 pub mod units;

@@ -7,9 +7,11 @@ use std::path::PathBuf;
 use std::sync::{Mutex, Once, TryLockError};
 use std::time::{Duration, Instant};
 
-use crate::config::{Plan, PortPlan};
+use crate::config::{Device, Plan, PortPlan, RxStreams};
 use crate::dpdk::{self, Port, PortInfo, CACHE_MAX};
-use crate::wire::spec::FCS_LEN;
+use crate::limits::nic::{self, Mtu, PmdLimits};
+use crate::outcome::Problem;
+use crate::wire::spec::{FCS_LEN, MAX_FRAME_SIZE};
 use crate::wire::{EthernetFrame, VlanTag};
 use crate::Result;
 
@@ -33,6 +35,10 @@ const POOL_SLACK: u32 = 1024;
 const LINK_WAIT: Duration = Duration::from_secs(1);
 /// How often the link is asked while waiting.
 const LINK_POLL: Duration = Duration::from_millis(10);
+/// Smallest frame room of a pool: DPDK's default mbuf data room
+/// (`RTE_MBUF_DEFAULT_DATAROOM`), which drivers size RX buffers for
+/// whatever the run's own frames are.
+const MIN_DATA_ROOM: u32 = 2048;
 
 /// af_packet copies whole TPACKET frames into mbufs: its RX queue needs a
 /// data room of at least `framesz + 96` (headroom 128 + framesz − 32), so
@@ -246,10 +252,53 @@ impl Drop for RunDirCleanup {
 /// asked for and none reserved, more memory than the host has (the EAL's
 /// and the departure traces'), and memif sockets that cannot work.
 pub(super) fn check_host(plan: &Plan) -> Result<()> {
+    check_pci_hugepages(plan)?;
     let meminfo = meminfo();
     check_hugepages(plan, &meminfo)?;
     check_memory(plan, &meminfo)?;
     check_memif_sockets(plan)
+}
+
+/// A PCI device needs hugepages: without them (`--no-huge`) the EAL has
+/// no physical addresses to give the device, and DPDK refuses the
+/// physical-address IOVA mode a device without an IOMMU needs (with one,
+/// vfio would pin ordinary pages the kernel may still move).
+fn check_pci_hugepages(plan: &Plan) -> Result<()> {
+    if plan.eal.hugepages {
+        return Ok(());
+    }
+    let by_port = plan.ports.iter().find_map(|p| match &p.device {
+        Device::Pci(a) => Some(a.as_str()),
+        Device::Vdev(_) => None,
+    });
+    let Some(addr) = by_port.or(plan.eal.pci.first().map(String::as_str)) else {
+        return Ok(());
+    };
+    Err(perr(
+        plan,
+        "eal.hugepages",
+        format!(
+            "false, but PCI device {addr} needs hugepages (DMA needs memory at fixed \
+             physical addresses, which --no-huge cannot give): set `hugepages: true` and \
+             reserve hugepages (docs/real-nics.md, section 3)"
+        ),
+    ))
+}
+
+/// The invariant-TSC flags this host's CPU lacks, as a problem of every
+/// run's figures (paced rates and cycle counts drift with the core
+/// clock); `None` when both are there or `/proc/cpuinfo` has no flags.
+pub(super) fn tsc_problem() -> Option<Problem> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    tsc_problem_of(&text)
+}
+
+/// [`tsc_problem`] for the text of `/proc/cpuinfo`.
+fn tsc_problem_of(cpuinfo: &str) -> Option<Problem> {
+    let missing = crate::limits::host::missing_tsc_flags(cpuinfo)?;
+    (!missing.is_empty()).then(|| Problem::TscNotInvariant {
+        missing: missing.iter().map(|f| f.to_string()).collect(),
+    })
 }
 
 /// `/proc/meminfo` as (key, kB) pairs (empty when it cannot be read).
@@ -457,6 +506,74 @@ pub(super) fn clamp_ring(want: u16, (min, max): (u16, u16)) -> u16 {
     want.clamp(min.max(1), max)
 }
 
+/// How a port is set up for its frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Sizing {
+    /// The largest frame it sends or may receive, FCS included.
+    pub max_frame: u32,
+    /// Its MTU (`None`: the driver's default, see [`Mtu::Default`]).
+    pub mtu: Option<u16>,
+    /// Bytes of each mbuf after the headroom.
+    pub room: u32,
+    /// Scattered RX is asked: a frame the port accepts may not fit one
+    /// mbuf.
+    pub rx_scatter: bool,
+    /// Descriptors per RX and TX queue, as the driver adjusts them.
+    pub rings: (u16, u16),
+    /// Mbufs in its pool.
+    pub mbufs: u32,
+}
+
+/// The limits port `info`'s driver reports.
+fn pmd_limits(info: &PortInfo) -> PmdLimits {
+    PmdLimits {
+        max_rx_pktlen: info.max_rx_pktlen,
+        min_mtu: info.min_mtu,
+        max_mtu: info.max_mtu,
+    }
+}
+
+/// Size port `i` of the plan: its largest frame (a receiver that learns
+/// its streams may get any frame the driver carries), MTU, RX buffers
+/// (one frame, one segment: [`nic::one_segment_room`]), rings and pool.
+/// A frame the port cannot carry is an error, before any traffic.
+pub(super) fn port_sizing(plan: &Plan, i: usize, port: &Port) -> Result<Sizing> {
+    let pp = &plan.ports[i];
+    let info = port.info();
+    check_frame_fits(plan, i, info)?;
+    let limits = pmd_limits(info);
+    let rx_auto = (plan.rx.iter()).any(|r| r.port == i && r.streams == RxStreams::Auto);
+    let max_frame = if rx_auto {
+        pp.max_frame
+            .max((MAX_FRAME_SIZE as u32).min(limits.max_frame()))
+    } else {
+        pp.max_frame
+    };
+    let mtu = match limits.mtu_for(max_frame) {
+        Ok(Mtu::Set(m)) => Some(m),
+        Ok(Mtu::Default) => None,
+        Err(e) => return Err(too_large(plan, i, info, e)),
+    };
+    let room = nic::one_segment_room(max_frame)
+        .max(MIN_DATA_ROOM)
+        .max(af_packet_room(plan, pp));
+    // The largest frame the port accepts at its MTU must fit one mbuf,
+    // or the receiver walks the segments the driver chains.
+    let accepted = mtu.map_or(0, |m| u32::from(m) + limits.overhead());
+    let rings = port
+        .adjust_rings(pp.rx_ring.max(1), pp.tx_ring.max(1))
+        .map_err(|e| perr(plan, &format!("ports[{i}]"), e))?;
+    let lcores = plan.eal.lcores.len();
+    Ok(Sizing {
+        max_frame,
+        mtu,
+        room,
+        rx_scatter: !nic::fits_one_segment(accepted, room),
+        rings,
+        mbufs: mbufs_needed(pp.rx_queues, rings.0, pp.tx_queues, rings.1, lcores),
+    })
+}
+
 /// Wait up to [`LINK_WAIT`] for the link to come up.
 pub(super) fn wait_link(port: &Port) -> dpdk::LinkStatus {
     let deadline = Instant::now() + LINK_WAIT;
@@ -470,30 +587,68 @@ pub(super) fn wait_link(port: &Port) -> dpdk::LinkStatus {
 }
 
 /// The largest frame any stream on port `i` uses must fit what the device
-/// accepts.
+/// carries: the PMD's own limit ([`PmdLimits::max_frame`]), or for
+/// af_packet the kernel interface's MTU.
 pub(super) fn check_frame_fits(plan: &Plan, i: usize, info: &PortInfo) -> Result<()> {
-    let pp = &plan.ports[i];
-    let frame = pp.max_frame;
     if info.driver == "net_af_packet" {
         // af_packet reports 1518 whatever the kernel allows: the kernel
         // interface's MTU is the limit.
         return check_kernel_mtu(plan, i);
     }
-    // DPDK reports max_rx_pktlen without the FCS.
-    let max = info
-        .max_rx_pktlen
-        .max(u32::from(info.max_mtu).saturating_add(L2_OVERHEAD));
-    if frame > max {
-        return Err(perr(
-            plan,
-            &format!("ports[{i}].device"),
-            format!(
-                "{frame}-byte frames exceed the port's maximum of {max} bytes ({} reports max_rx_pktlen {}, max_mtu {})",
-                info.driver, info.max_rx_pktlen, info.max_mtu
-            ),
-        ));
+    match pmd_limits(info).mtu_for(plan.ports[i].max_frame) {
+        Err(e) => Err(too_large(plan, i, info, e)),
+        Ok(_) => Ok(()),
     }
-    Ok(())
+}
+
+/// The error for frames port `i` cannot carry: port, device, driver,
+/// frame and the PMD's limit.
+fn too_large(plan: &Plan, i: usize, info: &PortInfo, e: nic::TooLarge) -> crate::Error {
+    perr(
+        plan,
+        &format!("ports[{i}].device"),
+        format!(
+            "port {} ({}, driver {}) cannot carry {}-byte frames: its PMD's largest frame is \
+             {} bytes with FCS (max_rx_pktlen {}, max_mtu {}, L2 overhead {}); use frames of \
+             at most {} bytes on this port",
+            plan.ports[i].name,
+            info.name,
+            info.driver,
+            e.frame,
+            e.limit,
+            info.max_rx_pktlen,
+            info.max_mtu,
+            e.overhead,
+            e.limit
+        ),
+    )
+}
+
+/// The lcores of the plan's tasks on port `i` that sit on another NUMA
+/// socket than the port (`port_socket`; -1, unknown, matches every one),
+/// each as a warning line. `lcore_socket` gives an lcore's socket.
+pub(super) fn numa_warnings(
+    plan: &Plan,
+    i: usize,
+    port_socket: i32,
+    lcore_socket: impl Fn(u32) -> Option<u32>,
+) -> Vec<String> {
+    let Ok(want) = u32::try_from(port_socket) else {
+        return Vec::new();
+    };
+    let tx = (plan.tx.iter()).map(|t| ("TX", t.lcore, t.port));
+    let rx = (plan.rx.iter()).map(|t| ("RX", t.lcore, t.port));
+    tx.chain(rx)
+        .filter(|&(_, _, port)| port == i)
+        .filter_map(|(role, lcore, _)| {
+            let on = lcore_socket(lcore).filter(|&s| s != want)?;
+            Some(format!(
+                "{role} lcore {lcore} is on NUMA socket {on}, port {} on socket {want}: every \
+                 frame crosses the inter-socket link (choose lcores on the port's socket)",
+                plan.ports[i].name
+            ))
+        })
+        .collect()
 }
 
 /// An af_packet port sends through a kernel interface: its MTU (the IP
@@ -596,6 +751,56 @@ mod tests {
         let n = mbufs_needed(1, 1024, 1, 1024, 2);
         assert!(n >= 2048 + 2 * (128 + 256) + 1024);
         assert_eq!((n + 1).count_ones(), 1, "DPDK pools are best sized 2^k - 1");
+    }
+
+    /// A pool sized for 9130-byte frames holds each in one 9 KB segment
+    /// (ixgbe's 1 KB buffer units, frame + 8 bytes); 64-byte frames keep
+    /// DPDK's default.
+    #[test]
+    fn rx_rooms_hold_a_frame_in_one_segment() {
+        assert_eq!(nic::one_segment_room(9130).max(MIN_DATA_ROOM), 9216);
+        assert_eq!(nic::one_segment_room(64).max(MIN_DATA_ROOM), 2048);
+        assert_eq!(nic::one_segment_room(2041).max(MIN_DATA_ROOM), 3072);
+    }
+
+    #[test]
+    fn tsc_problem_names_the_missing_flags() {
+        assert_eq!(tsc_problem_of("flags : tsc constant_tsc nonstop_tsc\n"), None);
+        assert_eq!(tsc_problem_of(""), None);
+        let p = tsc_problem_of("flags : tsc constant_tsc\n").expect("a problem");
+        assert_eq!(
+            p,
+            Problem::TscNotInvariant {
+                missing: vec!["nonstop_tsc".to_string()]
+            }
+        );
+        assert_eq!(
+            p.text(),
+            "this CPU's TSC is not invariant (/proc/cpuinfo lacks nonstop_tsc): paced rates \
+             and cycle counts drift with the core clock and its idle states"
+        );
+    }
+
+    #[test]
+    fn lcores_on_another_socket_than_their_port_are_named() {
+        let text = "eal:\n  cores: [0, 1, 2]\n  vdevs: [net_null0]\n\
+                    ports:\n  - { name: p0, device: net_null0 }\n\
+                    streams:\n  - { name: a, id: 1, frame_size: 1518, ipv4: { src: 198.18.0.1, dst: 198.19.0.1 }, udp: { src: 1, dst: 2 } }\n\
+                    tx:\n  - { lcore: 1, port: p0, rate: 1G }\n\
+                    rx:\n  - { lcore: 2, port: p0 }\n";
+        let plan = crate::config::load_str(text, "profile").expect("a valid profile");
+        let socket = |l: u32| Some(if l == 2 { 1 } else { 0 });
+        let w = numa_warnings(&plan, 0, 0, socket);
+        assert_eq!(
+            w,
+            vec![
+                "RX lcore 2 is on NUMA socket 1, port p0 on socket 0: every frame crosses \
+                 the inter-socket link (choose lcores on the port's socket)"
+            ]
+        );
+        assert_eq!(numa_warnings(&plan, 0, 1, socket).len(), 1, "TX lcore 1 on 0");
+        assert!(numa_warnings(&plan, 0, -1, socket).is_empty(), "unknown: no warning");
+        assert!(numa_warnings(&plan, 0, 0, |_| None).is_empty());
     }
 
     #[test]

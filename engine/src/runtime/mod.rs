@@ -41,10 +41,11 @@ pub(crate) mod session;
 mod tasks;
 mod watch;
 
+use std::io::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::config::{Device, Plan, RxStreams};
+use crate::config::{Device, Plan};
 use crate::counter::{Padded, RxLive, StopFlag, TxLive};
 use crate::dpdk::{
     self, DpdkError, Eal, Mempool, Port, PortConfig, PortStats, Queues, Scope, Worker,
@@ -56,7 +57,6 @@ use crate::report::{self, Interval, Span};
 use crate::result::{self, PortResult, RunResult};
 use crate::rx::{self, RxOutcome};
 use crate::tx::{self, TxOutcome};
-use crate::wire::spec::MAX_FRAME_SIZE;
 use crate::wire::CsumMode;
 use crate::{Error, Result};
 
@@ -69,10 +69,6 @@ use watch::PortWatch;
 /// (1 µs of read uncertainty over 100 ms is 10 ppm, well inside the
 /// 0.01 % a rate report needs).
 const TSC_CALIBRATION: Duration = Duration::from_millis(100);
-/// Smallest frame room of a pool: DPDK's default mbuf data room
-/// (`RTE_MBUF_DEFAULT_DATAROOM`), which drivers size RX buffers for
-/// whatever the run's own frames are.
-const MIN_DATA_ROOM: u32 = 2048;
 /// How long receivers keep running after the senders stopped when the run
 /// both sends and receives: frames in flight (loopback rings, veths,
 /// cables) arrive well within it.
@@ -119,6 +115,8 @@ pub(crate) fn perr(plan: &Plan, field: &str, message: impl std::fmt::Display) ->
 pub struct Runtime {
     eal: Eal,
     tsc_hz: u64,
+    /// The host's TSC is not invariant: a problem of every result.
+    tsc_problem: Option<Problem>,
     _run_dir: RunDirCleanup,
 }
 
@@ -145,6 +143,7 @@ impl Runtime {
         Ok(Runtime {
             eal,
             tsc_hz: clock::calibrate(TSC_CALIBRATION),
+            tsc_problem: devices::tsc_problem(),
             _run_dir: run_dir,
         })
     }
@@ -207,24 +206,12 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
     let field = format!("ports[{i}]");
     let mut port = open_device(rt, plan, i)?;
     let info = port.info().clone();
-    devices::check_frame_fits(plan, i, &info)?;
-    // A receiver that learns its streams may get any frame size.
-    let rx_auto = plan
-        .rx
-        .iter()
-        .any(|r| r.port == i && r.streams == RxStreams::Auto);
-    let max_frame = if rx_auto {
-        pp.max_frame
-            .max((MAX_FRAME_SIZE as u32).min(info.max_rx_pktlen))
-    } else {
-        pp.max_frame
-    };
-    let room = max_frame
-        .max(MIN_DATA_ROOM)
-        .max(devices::af_packet_room(plan, pp));
-    let lcores = plan.eal.lcores.len();
-    let mbufs = devices::mbufs_needed(pp.rx_queues, pp.rx_ring, pp.tx_queues, pp.tx_ring, lcores);
-    let pool = Mempool::create(&rt.eal, &format!("ls_pool{i}"), mbufs, room, info.socket)
+    let size = devices::port_sizing(plan, i, &port)?;
+    for w in devices::numa_warnings(plan, i, info.socket, |l| rt.eal.lcore_socket(l)) {
+        let _ = writeln!(std::io::stderr(), "landspeed: warning: {w}");
+    }
+    let mbufs = size.mbufs;
+    let pool = Mempool::create(&rt.eal, &format!("ls_pool{i}"), mbufs, size.room, info.socket)
         .map_err(|e| perr(plan, &field, e))?;
     let tx_offload = match pp.checksum.resolve(info.tx_checksum_offload()) {
         Some(mode) => mode == CsumMode::Offload,
@@ -243,9 +230,11 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
     let cfg = PortConfig {
         rx_queues: pp.rx_queues,
         tx_queues: pp.tx_queues,
-        rx_ring: devices::clamp_ring(pp.rx_ring, info.rx_ring),
-        tx_ring: devices::clamp_ring(pp.tx_ring, info.tx_ring),
-        max_frame,
+        rx_ring: size.rings.0,
+        tx_ring: size.rings.1,
+        max_frame: size.max_frame,
+        mtu: size.mtu,
+        rx_scatter: size.rx_scatter,
         tx_checksum_offload: tx_offload,
         tx_multi_segs: payload.attach_from.is_some(),
         rx_checksum_offload: info.rx_checksum_offload(),
@@ -690,6 +679,7 @@ fn build_result(
     );
     add_task_results(plan, &mut result, meta, &outcomes, ups);
     add_problems(&mut result, seen.problems);
+    result.outcome.problems.extend(rt.tsc_problem.clone());
     result.note_descheduled();
     if let Some(p) = timing.peer_left {
         result.outcome.target_met = Some(false);
@@ -766,6 +756,8 @@ fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up], stats: &[PortStats]) 
                 xstats: (pr.port.xstats().into_iter())
                     .filter(|(_, v)| *v != 0)
                     .collect(),
+                mtu: pr.port.mtu(),
+                rx_mbuf_room: pr.port.frame_room(),
             }
         })
         .collect()

@@ -141,3 +141,34 @@ fn bench_quick_prints_table_and_json() {
         assert!(p["error_ns"]["p99"].is_u64(), "{p}");
     }
 }
+
+/// `--case`/`--cases` with a name that is no case: exit 2 and one line
+/// naming it and the known cases, before anything is built or run (the
+/// binary given is not even looked at).
+#[test]
+fn bench_refuses_unknown_case_names() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let known = "tx64, tx1518, tx9130, rx64, rx1518, rx9130, rxs64, rxs9130, \
+                 line64spin, line64burst, line1518spin, line9130spin, line9130burst, 5g9130spin";
+    for (args, bad) in [
+        (&["--cases", "tx64,rxs46"][..], "rxs46"),
+        (&["--case", "tx64", "--case", "TX64"][..], "TX64"),
+        (&["--quick", "--case", "line64"][..], "line64"),
+    ] {
+        let out = Command::new(root.join("scripts/bench"))
+            .args(args)
+            .env("LANDSPEED", "/nonexistent/landspeed")
+            .current_dir(&root)
+            .stdin(Stdio::null())
+            .output()
+            .expect("scripts/bench starts");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: printed a table");
+        assert_eq!(
+            stderr,
+            format!("bench: unknown case `{bad}` (known: {known})\n"),
+            "{args:?}"
+        );
+    }
+}

@@ -360,7 +360,9 @@ pub fn run(t: TxTask<'_>) -> TxOutcome {
 }
 
 /// Run the task until the stop flag is set (or its frame limit is
-/// reached), and give its queue back for the next run on it.
+/// reached), and give its queue back for the next run on it. Kept out of
+/// line: instruction counts (`scripts/bench`) are taken inside it by name.
+#[inline(never)]
 pub fn run_keeping_queue(t: TxTask<'_>) -> (TxOutcome, TxQueue<'_>) {
     let paced = t.mode.waits();
     let peer = t.peer.clone();

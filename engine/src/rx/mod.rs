@@ -718,6 +718,9 @@ pub fn run(mut t: RxTask<'_>) -> RxOutcome {
 }
 
 /// [`run`] on a task the caller keeps, so its queues serve the next run.
+/// Kept out of line: instruction counts (`scripts/bench`) are taken
+/// inside it by name.
+#[inline(never)]
 pub fn run_borrowed(t: &mut RxTask<'_>) -> RxOutcome {
     let mut rx = Rx::new(t);
     let mut batch = RxBatch::new();

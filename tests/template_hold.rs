@@ -1,0 +1,127 @@
+//! No frame of a template pool is rewritten while the PMD still holds it,
+//! through the binary.
+//!
+//! A stream's TX frames come from a pool of its own whose mbufs keep the
+//! stream's headers across free and alloc (`TemplatePool`), and each frame
+//! gets only its changing fields written. That is safe only if an mbuf
+//! goes back to its pool when the PMD frees it, never while the PMD still
+//! holds it. Here the PMD is `net_ring`, which keeps every frame sent in
+//! its ring (1024 slots) until the receiver on the other end reads it. The
+//! sender and the receiver are two lcores on the same CPU (`eal.cpus`):
+//! while the sender has the CPU the receiver reads nothing, so the ring
+//! fills, `tx_burst` refuses frames (offered again, never dropped), and
+//! the sender keeps taking mbufs its pool got back from the receiver's
+//! frees while a ring's worth of others still waits to be read. A frame
+//! rewritten in the ring would be read with another frame's stamp (a
+//! sequence number twice, one missing) or, caught half-written, with a bad
+//! checksum, stamp or fill.
+
+mod common;
+
+use std::ffi::OsStr;
+
+use common::{by_id, read_json, u, write_file};
+
+/// Frames a template pool holds with the default `tx_ring` of 1024
+/// (`tx::template_pools`): the ring's 1024 slots, two batches of 32 and
+/// three lcores' caches of 256, rounded up to a power of two, less one.
+const POOL_MBUFS: u64 = 2047;
+
+/// Two streams, so two template pools: IPv4/UDP and IPv6/TCP, both of
+/// 1024 bytes (so the task's rate gives each as many frames), whose fill
+/// is copied into each frame (the fill check reads every byte of it).
+/// Lcore 0 (the main lcore) has CPU 0; the sender (lcore 1) and the
+/// receiver (lcore 2) share CPU 1.
+fn profile(prefix: &str) -> String {
+    format!(
+        "eal:\n  cores: [0, 1, 2]\n  cpus: [0, 1, 1]\n  vdevs: [net_ring0]\n  file_prefix: {prefix}\n\
+         ports:\n  - {{ name: p0, device: net_ring0, link: 10g, payload: copy }}\n\
+         streams:\n\
+         \x20 - {{ name: a, id: 1, frame_size: 1024, ipv4: {{ src: 198.18.0.1, dst: 198.19.0.1 }}, udp: {{ src: 49152, dst: 5001 }} }}\n\
+         \x20 - {{ name: b, id: 2, frame_size: 1024, ipv6: {{ src: \"2001:db8::1\", dst: \"2001:db8::2\" }}, tcp: {{ src: 49153, dst: 5002 }} }}\n\
+         tx:\n  - {{ lcore: 1, port: p0, streams: [a, b], rate: 10G, mode: max }}\n\
+         rx:\n  - {{ lcore: 2, port: p0, verify: full }}\n\
+         run:\n  duration: 1s\n"
+    )
+}
+
+#[test]
+fn frames_a_full_ring_holds_are_never_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = format!("lsahold{}", std::process::id());
+    let p = write_file(dir.path(), "hold.yaml", &profile(&prefix));
+    let json = dir.path().join("hold.json");
+    let out = common::landspeed(
+        dir.path(),
+        [
+            OsStr::new("run"),
+            p.as_os_str(),
+            OsStr::new("-q"),
+            OsStr::new("--json"),
+            json.as_os_str(),
+        ],
+    );
+    for base in ["/var/run/dpdk", "/tmp/dpdk"] {
+        let _ = std::fs::remove_dir_all(format!("{base}/{prefix}"));
+    }
+    // Two lcores sharing a CPU are descheduled by design: exit 3 with that
+    // problem alone is the expected outcome, as is a clean 0.
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)) && !out.stderr.contains("panicked"),
+        "`{}` failed with {}\n{}",
+        out.cmdline,
+        out.status,
+        out.stderr
+    );
+    let r = read_json(&json);
+    let problems = r["outcome"]["problems"].as_array().unwrap();
+    assert!(
+        problems.iter().all(|p| p["kind"] == "descheduled"),
+        "only `descheduled` may qualify a run on a shared CPU: {problems:?}"
+    );
+    assert_eq!(u(&r, "/mbufs_leaked"), 0);
+
+    // The ring was full: the PMD held frames and refused more.
+    let task = &r["tx"]["tasks"][0];
+    assert!(
+        u(task, "/refused") > 0,
+        "the ring never filled: nothing was held while the sender sent"
+    );
+    // Each pool's mbufs went round: more frames than it has mbufs, twice
+    // over (on a loaded host the two lcores get little of their CPU).
+    let sent = u(&r, "/tx/frames");
+    let (sa, sb) = (
+        u(by_id(&r, "/tx/streams", 1), "/frames"),
+        u(by_id(&r, "/tx/streams", 2), "/frames"),
+    );
+    assert_eq!(sa + sb, sent);
+    assert!(
+        sa > 2 * POOL_MBUFS && sb > 2 * POOL_MBUFS,
+        "each pool recycled its mbufs: {sa} and {sb} frames of {POOL_MBUFS}-mbuf pools"
+    );
+
+    // Sent = received + drops, and nothing was dropped: what the PMD took
+    // came out of the ring, every frame whole.
+    assert_eq!(u(&r, "/tx/pmd_frames"), sent);
+    assert_eq!(u(&r, "/ports/0/stats/opackets"), sent);
+    assert_eq!(u(&r, "/ports/0/stats/ipackets"), sent);
+    assert_eq!(u(&r, "/ports/0/stats/imissed"), 0);
+    assert_eq!(u(&r, "/ports/0/stats/oerrors"), 0);
+    assert_eq!(u(&r, "/rx/frames"), sent);
+    assert_eq!(u(&r, "/rx/good"), sent);
+    assert_eq!(u(&r, "/rx/foreign"), 0);
+    assert_eq!(u(&r, "/rx/corrupt"), 0);
+    assert_eq!(u(&r, "/rx/lost"), 0);
+    assert_eq!(u(&r, "/rx/duplicated"), 0);
+    // Per stream: each sequence number 0..frames once, in order, and every
+    // frame's checksums, stamp and fill as the stamp says.
+    for (id, frames) in [(1, sa), (2, sb)] {
+        let st = by_id(&r, "/rx/streams", id);
+        assert_eq!(u(st, "/frames"), frames, "stream {id}");
+        assert_eq!(u(st, "/unique"), frames, "stream {id}");
+        assert_eq!(u(st, "/max_seq"), frames - 1, "stream {id}");
+        for key in ["/lost", "/reordered", "/duplicated", "/corrupt_total"] {
+            assert_eq!(u(st, key), 0, "stream {id} {key}");
+        }
+    }
+}

@@ -581,6 +581,25 @@ fn progress_line(st: &crate::certify::search::Step) {
     );
 }
 
+/// The host's name, CPU model and count and kernel, from `/proc`, for
+/// the certification's reports (a file that cannot be read leaves its
+/// figure empty).
+fn describe_host(host: &mut crate::certify::model::Host) {
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default()
+    };
+    (host.cpu, host.cpus) = crate::certify::model::Host::cpu_of(&read("/proc/cpuinfo"));
+    let kernel = format!(
+        "{} {}",
+        read("/proc/sys/kernel/ostype"),
+        read("/proc/sys/kernel/osrelease")
+    );
+    host.kernel = kernel.trim().to_string();
+    host.name = read("/proc/sys/kernel/hostname");
+}
+
 /// `landspeed rfc2544`: check everything, run the certification in one
 /// process, print the tables, write the reports. Exit status: 0 pass, 5
 /// a criterion failed, 3 a figure was the tester's, 4 interrupted (the
@@ -597,6 +616,8 @@ pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
     let plan = runtime::session::port_plan(&plan);
     let (mut cert, failed) = runtime::session::certify(&plan, &INTERRUPT, &mut progress_line)?;
     cert.started = table::rfc3339(started);
+    cert.device = plan.certify.device.clone();
+    describe_host(&mut cert.host);
     if let (Some(sig), None) = (INTERRUPT.cause(), &failed) {
         if !cert.complete {
             cert.stopped_by = Some(format!("interrupted by {}", signal::name(sig)));

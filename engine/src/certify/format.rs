@@ -872,6 +872,21 @@ pub(crate) mod sample {
             landspeed: "0.9.0".into(),
             dpdk: "22.11.4".into(),
             profile: "switch-a (configs/rfc2544.yaml)".into(),
+            device: Some("Example switch SW-48, firmware 7.2.1, ports 1/1 and 1/2".into()),
+            host: Host {
+                name: "tester-1".into(),
+                cpu: "Intel(R) Xeon(R) Gold 6326 CPU @ 2.90GHz".into(),
+                cpus: 32,
+                kernel: "Linux 6.1.0-18-amd64".into(),
+                ports: (0..2)
+                    .map(|i| HostPort {
+                        name: format!("p{i}"),
+                        device: format!("0000:3b:00.{i}"),
+                        driver: "net_ice".into(),
+                        link: "up, 100 Gbit/s, full duplex".into(),
+                    })
+                    .collect(),
+            },
             started: "2026-11-30T21:04:05Z".into(),
             topology: "bidirectional".into(),
             directions: DIRS.map(String::from).to_vec(),

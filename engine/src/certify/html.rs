@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 
 use super::format::{self, escape, Column, Record, Test};
-use super::model::Certification;
+use super::model::{Certification, Host};
 use super::svg;
 
 /// The inline style sheet: screen, and A4 print.
@@ -36,7 +36,7 @@ th, td { border: 1px solid #c8c8c8; padding: 3px 8px; text-align: right; vertica
 th { background: #f0f0f0; font-weight: 600; }
 th.t, td.t { text-align: left; }
 table.meta th { text-align: left; width: 13em; }
-table.meta td { text-align: left; }
+table.meta td { text-align: left; white-space: pre-line; }
 tr.tb td, td.tb { background: repeating-linear-gradient(135deg, #ffffff 0 5px, #f6e2bd 5px 10px); }
 td.yes { color: #1e7b34; font-weight: 600; }
 td.no { color: #b3261e; font-weight: 600; }
@@ -145,19 +145,51 @@ fn meta(h: &mut String, what: &str, value: &str) {
     );
 }
 
+/// The title block's device when the profile describes none.
+const NO_DEVICE: &str = "not described (the profile's certify.device says what is certified)";
+
+/// The host in one line: name, CPU model and count, kernel.
+fn host_line(host: &Host) -> String {
+    let cpu = if host.cpu.is_empty() {
+        "CPU unknown".to_string()
+    } else {
+        host.cpu.clone()
+    };
+    let name = if host.name.is_empty() {
+        String::new()
+    } else {
+        format!("{}: ", host.name)
+    };
+    let kernel = if host.kernel.is_empty() {
+        "kernel unknown"
+    } else {
+        &host.kernel
+    };
+    format!("{name}{cpu} × {}, {kernel}", host.cpus)
+}
+
 fn title_block(h: &mut String, c: &Certification) {
     let s = &c.settings;
     h.push_str("<h2 id=\"setup\">Device, tester and settings</h2>\n<table class=\"meta\">\n");
-    meta(h, "Device / profile", &c.profile);
+    let device = c.device.as_deref().unwrap_or(NO_DEVICE);
+    meta(h, "Device under test", device);
+    meta(h, "Profile", &c.profile);
     meta(h, "Started (UTC)", &c.started);
     meta(
         h,
         "Tester",
         &format!("landspeed {}, DPDK {}", c.landspeed, c.dpdk),
     );
+    meta(h, "Host", &host_line(&c.host));
     meta(h, "Topology", &c.topology);
     meta(h, "Directions", &c.directions.join("; "));
-    meta(h, "Ports", &c.ports.join("; "));
+    if c.host.ports.is_empty() {
+        meta(h, "Ports", &c.ports.join("; "));
+    }
+    for p in &c.host.ports {
+        let what = format!("Port {}", p.name);
+        meta(h, &what, &format!("{}, {}, {}", p.device, p.driver, p.link));
+    }
     let line = format!(
         "{} at L1 ({} bit/s)",
         format::bit_rate(c.line_bps),
@@ -494,6 +526,89 @@ mod tests {
         let doc = Html::parse_document(html);
         assert!(doc.errors.is_empty(), "HTML parse errors: {:?}", doc.errors);
         doc
+    }
+
+    /// The title block as (heading, text) pairs.
+    fn title_rows(html: &str) -> Vec<(String, String)> {
+        let doc = parse(html);
+        let rows = doc.select(&sel("table.meta tr"));
+        rows.map(|r| {
+            let th = r.select(&sel("th")).next().map(text).unwrap_or_default();
+            let td = r.select(&sel("td")).next().map(text).unwrap_or_default();
+            (th, td)
+        })
+        .collect()
+    }
+
+    fn row<'a>(rows: &'a [(String, String)], heading: &str) -> Option<&'a str> {
+        rows.iter()
+            .find(|(th, _)| th == heading)
+            .map(|(_, td)| td.as_str())
+    }
+
+    #[test]
+    fn the_title_block_describes_the_device_the_host_and_each_port() {
+        let rows = title_rows(&render(&sample::complete()));
+        let heads: Vec<&str> = rows.iter().take(9).map(|(th, _)| th.as_str()).collect();
+        assert_eq!(
+            heads,
+            [
+                "Device under test",
+                "Profile",
+                "Started (UTC)",
+                "Tester",
+                "Host",
+                "Topology",
+                "Directions",
+                "Port p0",
+                "Port p1"
+            ]
+        );
+        assert_eq!(
+            row(&rows, "Device under test"),
+            Some("Example switch SW-48, firmware 7.2.1, ports 1/1 and 1/2")
+        );
+        assert_eq!(row(&rows, "Tester"), Some("landspeed 0.9.0, DPDK 22.11.4"));
+        assert_eq!(
+            row(&rows, "Host"),
+            Some("tester-1: Intel(R) Xeon(R) Gold 6326 CPU @ 2.90GHz × 32, Linux 6.1.0-18-amd64")
+        );
+        assert_eq!(
+            row(&rows, "Port p1"),
+            Some("0000:3b:00.1, net_ice, up, 100 Gbit/s, full duplex")
+        );
+        assert_eq!(row(&rows, "Ports"), None);
+    }
+
+    #[test]
+    fn an_undescribed_device_and_host_say_so() {
+        let mut c = sample::complete();
+        c.device = None;
+        c.host = Host::default();
+        let rows = title_rows(&render(&c));
+        assert_eq!(
+            row(&rows, "Device under test"),
+            Some("not described (the profile's certify.device says what is certified)")
+        );
+        assert_eq!(row(&rows, "Host"), Some("CPU unknown × 0, kernel unknown"));
+        assert_eq!(
+            row(&rows, "Ports"),
+            Some("port 0: 0000:3b:00.0 (net_ice); port 1: 0000:3b:00.1 (net_ice)")
+        );
+    }
+
+    #[test]
+    fn a_hostile_device_description_stays_text() {
+        let mut c = sample::complete();
+        c.device = Some("<script>x()</script> & \"quoted\"\nline 2".into());
+        let html = render(&c);
+        let doc = parse(&html);
+        assert_eq!(doc.select(&sel("script")).count(), 0);
+        let rows = title_rows(&html);
+        assert_eq!(
+            row(&rows, "Device under test"),
+            Some("<script>x()</script> & \"quoted\"\nline 2")
+        );
     }
 
     #[test]

@@ -309,6 +309,94 @@ impl Default for Settings {
     }
 }
 
+/// One port of the tester as the certification found it when it opened
+/// the port.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct HostPort {
+    /// The profile's name for the port.
+    pub name: String,
+    /// The DPDK device behind it (`net_af_packet0`, `0000:03:00.0`).
+    pub device: String,
+    /// Its driver (`net_af_packet`, `net_ice`).
+    pub driver: String,
+    /// Its link as the driver reported it (`up, 10 Gbit/s, full duplex`),
+    /// and the line the figures count against when the profile's `link:`
+    /// sets it (`; line 100 Mbit/s (profile)`).
+    pub link: String,
+}
+
+impl HostPort {
+    /// [`HostPort::link`]'s text: the driver's link (`up`, its speed in
+    /// Mbit/s, 0 when unknown, and duplex), then the line rate at L1 the
+    /// figures count against, `profile` when the profile's `link:` set it.
+    pub fn link_text(
+        up: bool,
+        speed_mbps: u32,
+        full_duplex: bool,
+        line_bps: u64,
+        profile: bool,
+    ) -> String {
+        let driver = match (up, speed_mbps) {
+            (false, _) => "down".to_string(),
+            (true, 0) => "up, speed unknown".to_string(),
+            (true, m) => format!(
+                "up, {}, {} duplex",
+                super::format::bit_rate(u64::from(m) * 1_000_000),
+                if full_duplex { "full" } else { "half" }
+            ),
+        };
+        let whose = if profile {
+            " (the profile's link:)"
+        } else {
+            ""
+        };
+        format!(
+            "{driver}; line {} at L1{whose}",
+            super::format::bit_rate(line_bps)
+        )
+    }
+}
+
+/// The host the tester ran on, as the report describes it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Host {
+    /// The host's name.
+    pub name: String,
+    /// The CPU model (`/proc/cpuinfo`'s `model name`; empty when unknown).
+    pub cpu: String,
+    /// CPUs online.
+    pub cpus: u32,
+    /// The kernel: its name and release (`Linux 6.1.0-18-amd64`).
+    pub kernel: String,
+    /// The tester's ports, each with its driver and link.
+    pub ports: Vec<HostPort>,
+}
+
+impl Host {
+    /// The CPU model named by `/proc/cpuinfo`'s text `cpuinfo` (its first
+    /// `model name`, else its first `Hardware` or `cpu model` line), and
+    /// how many processors it lists; empty and 0 when it names none.
+    pub fn cpu_of(cpuinfo: &str) -> (String, u32) {
+        let value = |key: &str| {
+            cpuinfo.lines().find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                (k.trim() == key).then(|| v.split_whitespace().collect::<Vec<_>>().join(" "))
+            })
+        };
+        let model = ["model name", "Hardware", "cpu model"]
+            .iter()
+            .find_map(|k| value(k))
+            .unwrap_or_default();
+        let n = (cpuinfo.lines())
+            .filter(|l| {
+                l.split_once(':')
+                    .is_some_and(|(k, _)| k.trim() == "processor")
+            })
+            .count();
+        (model, n as u32)
+    }
+}
+
 /// A whole certification: what every output is rendered from.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Certification {
@@ -318,6 +406,14 @@ pub struct Certification {
     pub dpdk: String,
     /// The profile it ran.
     pub profile: String,
+    /// What was certified, as the profile's `certify.device` describes it
+    /// (model, firmware, ports: free text); `None` when it does not.
+    #[serde(default)]
+    pub device: Option<String>,
+    /// The host the tester ran on: CPU, kernel, each port's driver and
+    /// link (the versions are `landspeed` and `dpdk`).
+    #[serde(default)]
+    pub host: Host,
     /// When it started, UTC, RFC 3339.
     pub started: String,
     /// Topology: `one_way`, `bidirectional` or `loopback`.
@@ -346,4 +442,62 @@ pub struct Certification {
     pub stopped_by: Option<String>,
     /// What cast doubt on the figures (tester-bound trials, link loss...).
     pub problems: Vec<Problem>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cpu_model_and_count_come_from_cpuinfo() {
+        let x86 = "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R)  CPU @ 2.90GHz\n\n\
+                   processor\t: 1\nmodel name\t: Intel(R) Xeon(R)  CPU @ 2.90GHz\n";
+        assert_eq!(
+            Host::cpu_of(x86),
+            ("Intel(R) Xeon(R) CPU @ 2.90GHz".to_string(), 2)
+        );
+        let arm = "processor\t: 0\nBogoMIPS\t: 50.00\n\nHardware\t: BCM2835\n";
+        assert_eq!(Host::cpu_of(arm), ("BCM2835".to_string(), 1));
+        assert_eq!(Host::cpu_of(""), (String::new(), 0));
+    }
+
+    #[test]
+    fn a_link_reads_as_the_driver_and_the_profile_see_it() {
+        assert_eq!(
+            HostPort::link_text(true, 10_000, true, 100_000_000, true),
+            "up, 10 Gbit/s, full duplex; line 100 Mbit/s at L1 (the profile's link:)"
+        );
+        assert_eq!(
+            HostPort::link_text(true, 0, false, 25_000_000_000, false),
+            "up, speed unknown; line 25 Gbit/s at L1"
+        );
+        assert_eq!(
+            HostPort::link_text(false, 1000, false, 1_000_000_000, false),
+            "down; line 1 Gbit/s at L1"
+        );
+    }
+
+    #[test]
+    fn the_json_holds_the_device_and_the_host_and_older_json_loads() {
+        let mut c = crate::certify::search::blank(&Settings::default(), vec!["a → b".into()], 1);
+        c.device = Some("SW-48".into());
+        c.host.kernel = "Linux 6.1.0".into();
+        c.host.ports.push(HostPort {
+            name: "t0".into(),
+            device: "net_af_packet0".into(),
+            driver: "net_af_packet".into(),
+            link: "up, 10 Gbit/s, full duplex".into(),
+        });
+        let v = serde_json::to_value(&c).unwrap();
+        assert_eq!(v["device"], "SW-48");
+        assert_eq!(v["host"]["kernel"], "Linux 6.1.0");
+        assert_eq!(v["host"]["ports"][0]["driver"], "net_af_packet");
+        assert_eq!(v["host"]["ports"][0]["link"], "up, 10 Gbit/s, full duplex");
+        let mut old = v.clone();
+        let o = old.as_object_mut().unwrap();
+        o.remove("device");
+        o.remove("host");
+        let back: Certification = serde_json::from_value(old).unwrap();
+        assert_eq!((back.device, back.host), (None, Host::default()));
+    }
 }

@@ -101,6 +101,8 @@ pub fn blank(settings: &Settings, directions: Vec<String>, line_bps: u64) -> Cer
         landspeed: env!("CARGO_PKG_VERSION").to_string(),
         dpdk: String::new(),
         profile: String::new(),
+        device: None,
+        host: Default::default(),
         started: String::new(),
         topology: String::new(),
         directions,

@@ -20,6 +20,9 @@ use crate::wire::spec::MAX_FRAME_SIZE;
 /// The tests `certify.tests` may name, in the order they run.
 pub const TESTS: [&str; 4] = ["throughput", "latency", "loss", "back_to_back"];
 
+/// The longest `certify.device` description, characters.
+pub const DEVICE_MAX: usize = 1000;
+
 /// `certify:` as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(
@@ -27,6 +30,8 @@ pub const TESTS: [&str; 4] = ["throughput", "latency", "loss", "back_to_back"];
     expecting = "a mapping of certification settings (tests:, sizes:, trial:, settle:, ...)"
 )]
 pub(crate) struct Raw {
+    #[serde(default)]
+    pub device: Option<String>,
     #[serde(default)]
     pub tests: Option<Vec<String>>,
     #[serde(default)]
@@ -89,6 +94,9 @@ pub(crate) struct RawLoss {
 /// The checked `certify:` section.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CertifyPlan {
+    /// What is certified (`certify.device`: model, firmware, ports; free
+    /// text), for the reports.
+    pub device: Option<String>,
     /// What the searches run with.
     pub settings: Settings,
     /// The acceptance criteria.
@@ -160,9 +168,34 @@ impl Checker<'_> {
             .map(|(i, c)| self.criterion(i, c))
             .collect::<Result<_, _>>()?;
         Ok(CertifyPlan {
+            device: self.device(raw.device.as_deref())?,
             settings: s,
             criteria,
         })
+    }
+
+    /// `certify.device`: free text, not blank, at most [`DEVICE_MAX`]
+    /// characters; each line's ends trimmed.
+    fn device(&self, text: Option<&str>) -> Result<Option<String>, ConfigError> {
+        let Some(text) = text else {
+            return Ok(None);
+        };
+        let lines: Vec<&str> = text.trim().lines().map(str::trim).collect();
+        let d = lines.join("\n");
+        if d.is_empty() {
+            return Err(self.err(
+                "certify.device",
+                "is empty: describe what is certified (model, firmware, ports), or leave it out",
+            ));
+        }
+        let n = d.chars().count();
+        if n > DEVICE_MAX {
+            return Err(self.err(
+                "certify.device",
+                format!("is {n} characters long, more than {DEVICE_MAX}: keep it to the model, firmware and ports"),
+            ));
+        }
+        Ok(Some(d))
     }
 
     /// `certify.criteria[i]`.
@@ -350,5 +383,61 @@ impl Plan {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::load_str;
+
+    /// A profile whose `certify:` section is `section`.
+    fn with(section: &str) -> String {
+        format!(
+            "eal:\n  cores: [0, 1, 2]\n  vdevs: [net_ring0]\n\
+             ports:\n  - name: p0\n    device: net_ring0\n    link: 100m\n\
+             streams:\n  - name: s\n    ipv4: {{ src: 198.18.0.1, dst: 198.19.0.1 }}\n    udp: {{ src: 1, dst: 2 }}\n\
+             tx:\n  - lcore: 1\n    port: p0\n    rate: line\n\
+             rx:\n  - lcore: 2\n    port: p0\n\
+             certify:\n{section}"
+        )
+    }
+
+    #[test]
+    fn the_device_is_kept_with_each_line_trimmed() {
+        let p = load_str(
+            &with("  device: |\n    Switch SW-48  \n    firmware 7.2.1\n  sizes: [64]\n"),
+            "c.yaml",
+        )
+        .unwrap();
+        assert_eq!(
+            p.certify.device.as_deref(),
+            Some("Switch SW-48\nfirmware 7.2.1")
+        );
+        let p = load_str(&with("  sizes: [64]\n"), "c.yaml").unwrap();
+        assert_eq!(p.certify.device, None);
+    }
+
+    #[test]
+    fn a_blank_or_overlong_device_is_refused() {
+        let e = load_str(&with("  device: \"  \"\n"), "c.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("c.yaml:")
+                && e.contains("certify.device: is empty: describe what is certified"),
+            "{e}"
+        );
+        let long = "x".repeat(super::DEVICE_MAX + 1);
+        let e = load_str(&with(&format!("  device: {long}\n")), "c.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("certify.device: is 1001 characters long, more than 1000"),
+            "{e}"
+        );
+        let e = load_str(&with("  device: [a, b]\n"), "c.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("certify") && e.contains("device"), "{e}");
     }
 }

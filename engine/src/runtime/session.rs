@@ -25,7 +25,7 @@ use super::{
     build_result, clock, close_ports, open_ports, perr, start_ports, timed, Meta, Outcomes, PortRt,
     Runtime, Seen, Snapshot, StopAll, Timing, Up, REPORT_POLL,
 };
-use crate::certify::model::{Certification, Tester, Trial, TrialSpec};
+use crate::certify::model::{Certification, HostPort, Tester, Trial, TrialSpec};
 use crate::certify::search::{self, Step, AGGREGATE};
 use crate::config::{CountFrom, Plan};
 use crate::counter::{Padded, StopFlag, TxLive};
@@ -125,6 +125,24 @@ pub fn certify(
                 pr.port.info().name,
                 pr.port.info().driver
             )
+        })
+        .collect();
+    cert.host.ports = (plan.ports.iter().zip(&ports).zip(&tester.ups))
+        .map(|((pp, pr), up)| {
+            let (l, info) = (pr.port.link(), pr.port.info());
+            let line = tasks::line_bps(up);
+            HostPort {
+                name: pp.name.clone(),
+                device: info.name.clone(),
+                driver: info.driver.clone(),
+                link: HostPort::link_text(
+                    l.up,
+                    l.speed_mbps,
+                    l.full_duplex,
+                    line,
+                    pp.link.is_some(),
+                ),
+            }
         })
         .collect();
     let failed = search::run(&mut tester, s, &mut cert, progress).err();

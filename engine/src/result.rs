@@ -33,6 +33,9 @@ pub struct PortResult {
     pub driver: String,
     /// Link rate used for line-rate figures, bit/s (0: unknown).
     pub link_bps: u64,
+    /// Where `link_bps` comes from: the profile's `link:` or the driver.
+    #[serde(default)]
+    pub line_source: LineSource,
     /// The PMD's counters over the run.
     pub stats: PortStats,
     /// Extended counters that are not zero, in the driver's order.
@@ -45,6 +48,30 @@ pub struct PortResult {
     /// up to this long arrives in one segment.
     #[serde(default)]
     pub rx_mbuf_room: u32,
+}
+
+/// Where a port's line rate comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineSource {
+    /// The profile's `link:` for the port.
+    Declared,
+    /// The speed the port's driver reported once its link was up.
+    Reported,
+    /// Neither: the port has no line rate (`link_bps` 0).
+    #[default]
+    Unknown,
+}
+
+impl LineSource {
+    /// The word the summary prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LineSource::Declared => "declared",
+            LineSource::Reported => "reported",
+            LineSource::Unknown => "unknown",
+        }
+    }
 }
 
 /// An RX stream's result, for the report.
@@ -389,6 +416,10 @@ pub struct TxTaskResult {
     /// on a virtual device, which has no line rate (null, ring, pcap,
     /// memif, whatever `link:` the profile gives it).
     pub line_pct: Option<f64>,
+    /// Where `line_bps` comes from: the profile's `link:` (`declared`),
+    /// the driver (`reported`), or neither (`unknown`, `line_bps` 0).
+    #[serde(default)]
+    pub line_source: LineSource,
     /// Schedule keeping.
     pub pace: PaceSummary,
     /// How long the lcore's thread ran and waited for its CPU over the
@@ -938,8 +969,15 @@ fn tx_task_lines(s: &mut String, t: &TxTaskResult) {
         Some(pct) => {
             let _ = writeln!(
                 s,
-                "        {pct:.3} % of the {:.3} Gbit/s line rate (L1)",
-                t.line_bps as f64 / 1e9
+                "        {pct:.3} % of the {:.3} Gbit/s line rate (L1, {})",
+                t.line_bps as f64 / 1e9,
+                t.line_source.as_str()
+            );
+        }
+        None if t.line_source == LineSource::Unknown => {
+            let _ = writeln!(
+                s,
+                "        no line rate: the port reports no link speed and the profile declares none"
             );
         }
         None => {
@@ -1091,6 +1129,8 @@ pub struct TxMeta {
     /// The port has a line rate (false on the virtual devices null, ring,
     /// pcap and memif).
     pub has_line: bool,
+    /// Where `line_bps` comes from.
+    pub line_source: LineSource,
     /// How departures are spread (the tolerance of a random or bursty
     /// pattern is wider).
     pub pattern: Pattern,
@@ -1195,6 +1235,7 @@ fn tx_task_result(o: &TxOutcome, m: &TxMeta, tsc_hz: u64) -> TxTaskResult {
         line_bps: m.line_bps,
         line_pct: (m.has_line && m.line_bps > 0)
             .then(|| achieved.l1_bps * 100.0 / m.line_bps as f64),
+        line_source: m.line_source,
         schedule_kept: m.mode.waits(),
         gap_frames: o.gap_frames,
         gap_bytes: o.gap_bytes,

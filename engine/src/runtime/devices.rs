@@ -31,10 +31,14 @@ const AF_PACKET_FRAMESZ_SLACK: u32 = 32;
 /// Mbufs added to every pool beyond rings, batches and caches, so a burst
 /// of in-flight frames never empties it.
 const POOL_SLACK: u32 = 1024;
-/// How long a started port gets to report its link up.
-const LINK_WAIT: Duration = Duration::from_secs(1);
+/// How long a started port gets to report its link up: the 9 s that
+/// testpmd and l2fwd wait (an 82599 fibre link takes 0.5–8 s).
+pub(super) const LINK_WAIT: Duration = Duration::from_secs(9);
 /// How often the link is asked while waiting.
-const LINK_POLL: Duration = Duration::from_millis(10);
+const LINK_POLL: Duration = Duration::from_millis(50);
+/// How long a wait stays silent: a link still down after this is waited
+/// for with a line that says so.
+const LINK_QUIET: Duration = Duration::from_millis(500);
 /// Smallest frame room of a pool: DPDK's default mbuf data room
 /// (`RTE_MBUF_DEFAULT_DATAROOM`), which drivers size RX buffers for
 /// whatever the run's own frames are.
@@ -574,16 +578,102 @@ pub(super) fn port_sizing(plan: &Plan, i: usize, port: &Port) -> Result<Sizing> 
     })
 }
 
-/// Wait up to [`LINK_WAIT`] for the link to come up.
-pub(super) fn wait_link(port: &Port) -> dpdk::LinkStatus {
-    let deadline = Instant::now() + LINK_WAIT;
+/// Whether port `i`'s profile expects its link down when the run starts:
+/// a memif server's link comes up only when its peer connects, and the
+/// peer is started after it (the link watch reports the time it stays
+/// down).
+pub(super) fn link_down_expected(plan: &Plan, i: usize) -> bool {
+    let name = plan.ports[i].device.name();
+    (plan.eal.vdevs.iter())
+        .filter(|v| v.split(',').next() == Some(name))
+        .filter_map(|v| memif_socket(v))
+        .any(|(server, _, _)| server)
+}
+
+/// What waiting for a port's link found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LinkWait {
+    /// Up after this long.
+    Up(Duration),
+    /// Still down after this long, as the profile expects.
+    DownExpected,
+    /// Still down after this long: the run cannot start.
+    Down(Duration),
+}
+
+/// The decision once the link was last seen (`up`) `waited` into a wait
+/// of at most `limit`: `None` while it is worth asking again.
+pub(super) fn link_decision(
+    up: bool,
+    waited: Duration,
+    limit: Duration,
+    expected_down: bool,
+) -> Option<LinkWait> {
+    match (up, expected_down) {
+        (true, _) => Some(LinkWait::Up(waited)),
+        (false, true) => Some(LinkWait::DownExpected),
+        (false, false) if waited >= limit => Some(LinkWait::Down(waited)),
+        (false, false) => None,
+    }
+}
+
+/// Whether a wait of `waited` so far is long enough to say so (once).
+pub(super) fn link_wait_noticed(waited: Duration) -> bool {
+    waited >= LINK_QUIET
+}
+
+/// Wait up to `limit` for the link of `port` (port `i` of `plan`) to come
+/// up, polling every [`LINK_POLL`]; `say` gets one line when the wait
+/// takes longer than [`LINK_QUIET`]. A port whose link the profile expects
+/// down is not waited for. Returns the link as last seen and the decision.
+pub(super) fn wait_link(
+    plan: &Plan,
+    i: usize,
+    port: &Port,
+    limit: Duration,
+    say: &mut dyn FnMut(&str),
+) -> (dpdk::LinkStatus, LinkWait) {
+    let expected_down = link_down_expected(plan, i);
+    let start = Instant::now();
+    let mut told = false;
     loop {
         let l = port.link();
-        if l.up || Instant::now() >= deadline {
-            return l;
+        let waited = start.elapsed();
+        if let Some(d) = link_decision(l.up, waited, limit, expected_down) {
+            return (l, d);
         }
-        std::thread::sleep(LINK_POLL);
+        if !told && link_wait_noticed(waited) {
+            told = true;
+            say(&format!(
+                "waiting up to {} s for the link of port {} ({}) to come up",
+                limit.as_secs_f64(),
+                plan.ports[i].name,
+                port.info().name
+            ));
+        }
+        std::thread::sleep(LINK_POLL.min(limit.saturating_sub(waited)));
     }
+}
+
+/// The error of a link that stayed down for `waited` on port `i`.
+pub(super) fn link_down_error(
+    plan: &Plan,
+    i: usize,
+    info: &PortInfo,
+    waited: Duration,
+) -> crate::Error {
+    perr(
+        plan,
+        &format!("ports[{i}].device"),
+        format!(
+            "the link of port {} ({}, driver {}) stayed down for {:.1} s after the port \
+             started: check the cable, the peer or the switch port",
+            plan.ports[i].name,
+            info.name,
+            info.driver,
+            waited.as_secs_f64()
+        ),
+    )
 }
 
 /// The largest frame any stream on port `i` uses must fit what the device
@@ -863,6 +953,64 @@ mod tests {
         assert_eq!(auto_prefix_pid("ls123"), Some(123));
         assert_eq!(auto_prefix_pid("ls"), None);
         assert_eq!(auto_prefix_pid("ls12a"), None);
+    }
+
+    #[test]
+    fn a_down_link_is_waited_for_then_refused_unless_expected() {
+        let limit = LINK_WAIT;
+        let ms = Duration::from_millis;
+        assert_eq!(
+            link_decision(true, ms(0), limit, false),
+            Some(LinkWait::Up(ms(0)))
+        );
+        assert_eq!(
+            link_decision(true, ms(3000), limit, true),
+            Some(LinkWait::Up(ms(3000)))
+        );
+        assert_eq!(link_decision(false, ms(8999), limit, false), None);
+        assert_eq!(
+            link_decision(false, ms(9000), limit, false),
+            Some(LinkWait::Down(ms(9000)))
+        );
+        assert_eq!(
+            link_decision(false, ms(0), limit, true),
+            Some(LinkWait::DownExpected)
+        );
+        assert_eq!(
+            LINK_WAIT,
+            Duration::from_secs(9),
+            "testpmd's and l2fwd's wait"
+        );
+        assert!(LINK_POLL <= ms(100));
+        assert!(!link_wait_noticed(ms(499)));
+        assert!(link_wait_noticed(ms(500)));
+    }
+
+    #[test]
+    fn only_a_memif_server_expects_its_link_down() {
+        let plan = |vdev: &str, dev: &str| {
+            let yaml = format!(
+                "eal: {{ cores: [0, 1], vdevs: [\"{vdev}\"] }}\n\
+                 ports: [ {{ name: p0, device: {dev} }} ]\n\
+                 streams: [ {{ name: s, frame_size: 1518 }} ]\n\
+                 rx: [ {{ lcore: 1, port: p0 }} ]\n"
+            );
+            crate::config::load_str(&yaml, "t.yaml").unwrap()
+        };
+        assert!(link_down_expected(
+            &plan("net_memif0,role=server", "net_memif0"),
+            0
+        ));
+        assert!(link_down_expected(&plan("net_memif0", "net_memif0"), 0));
+        assert!(!link_down_expected(
+            &plan("net_memif0,role=client", "net_memif0"),
+            0
+        ));
+        assert!(!link_down_expected(
+            &plan("net_vhost0,iface=/tmp/x.sock", "net_vhost0"),
+            0
+        ));
+        assert!(!link_down_expected(&plan("net_null0", "net_null0"), 0));
     }
 
     #[test]

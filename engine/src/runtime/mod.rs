@@ -189,6 +189,8 @@ struct PortRt<'rt> {
 struct Up {
     /// Its link rate in bit/s (the profile's, else the driver's; 0 unknown).
     link_bps: u64,
+    /// Where `link_bps` comes from.
+    line: result::LineSource,
     /// Its counters at the start.
     before: PortStats,
 }
@@ -284,13 +286,16 @@ fn start_ports<'q>(plan: &Plan, ports: &'q [PortRt<'_>]) -> Result<(Vec<Queues<'
                 .start()
                 .map_err(|e| perr(plan, &format!("ports[{i}]"), e))?,
         );
-        let link = devices::wait_link(&pr.port);
-        let link_bps = match &plan.ports[i].link {
-            Some(kind) => kind.mac_bps() as u64,
-            None => u64::from(link.speed_mbps) * 1_000_000,
-        };
+        let mut say = |l: &str| eprintln!("landspeed: {l}");
+        let (link, wait) = devices::wait_link(plan, i, &pr.port, devices::LINK_WAIT, &mut say);
+        if let devices::LinkWait::Down(waited) = wait {
+            return Err(devices::link_down_error(plan, i, pr.port.info(), waited));
+        }
+        let declared = plan.ports[i].link.map(|kind| kind.mac_bps() as u64);
+        let (link_bps, line) = tasks::port_line(declared, link.speed_mbps);
         ups.push(Up {
             link_bps,
+            line,
             before: pr.port.stats(),
         });
     }
@@ -318,7 +323,7 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     )?;
     let departures = depart::Departures::plan(plan, &ports, &mut handles, &mut tasks);
     drop(handles);
-    let meta = Meta::of(plan, &ports, &tasks);
+    let meta = Meta::of(plan, &ports, &ups, &tasks);
     let grace = drain_grace(plan, &ports);
     let mut watch = PortWatch::new(plan, &ports, &ups, departures);
     let (outcomes, timing) = dpdk::scope(&rt.eal, |s| {
@@ -353,7 +358,7 @@ struct Meta {
 }
 
 impl Meta {
-    fn of(plan: &Plan, ports: &[PortRt], tasks: &Tasks) -> Meta {
+    fn of(plan: &Plan, ports: &[PortRt], ups: &[Up], tasks: &Tasks) -> Meta {
         let tx = (tasks.tx.iter().zip(&plan.tx))
             .map(|(t, pt)| result::TxMeta {
                 lcore: t.lcore,
@@ -363,6 +368,7 @@ impl Meta {
                 mode: t.mode,
                 line_bps: t.line_bps,
                 has_line: !VIRTUAL_DRIVERS.contains(&ports[pt.port].port.info().driver.as_str()),
+                line_source: ups[pt.port].line,
                 pattern: t.pattern,
             })
             .collect();
@@ -752,6 +758,7 @@ fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up], stats: &[PortStats]) 
                 device: info.name.clone(),
                 driver: info.driver.clone(),
                 link_bps: up.link_bps,
+                line_source: up.line,
                 stats: stats[i].since(&up.before),
                 xstats: (pr.port.xstats().into_iter())
                     .filter(|(_, v)| *v != 0)

@@ -255,6 +255,7 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
         let ups: Vec<Up> = (self.ports.iter().zip(&self.ups))
             .map(|(p, u)| Up {
                 link_bps: u.link_bps,
+                line: u.line,
                 before: p.port.stats(),
             })
             .collect();
@@ -276,7 +277,7 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
                 t.frame_limit = n / k + u64::from((i as u64) < n % k);
             }
         }
-        let meta = Meta::of(&plan, self.ports, &tasks);
+        let meta = Meta::of(&plan, self.ports, &self.ups, &tasks);
         let (ports, handles, stop) = (self.ports, &mut self.handles, self.stop);
         let (outcomes, timing) = dpdk::scope(&self.rt.eal, |s| {
             drive(s, &self.rt.eal, &plan, spec, tasks, handles, ports, stop)

@@ -8,8 +8,10 @@ use crate::config::{Clock, Plan, RxStreams};
 use crate::counter::{Padded, RxLive, StopFlag, TxLive};
 use crate::dpdk::{Eal, Queues, RxQueue, TemplatePool, TxQueue};
 use crate::pace::mode::{GapKind, GapPlanner, TxMode};
-use crate::pace::rate::{bits_per_frame, check_against_line, Layer, Rate};
+use crate::pace::pattern::Pattern;
+use crate::pace::rate::{bits_per_frame, check_against_line, Layer, Rate, RateSpec};
 use crate::pace::schedule::Interleave;
+use crate::result::LineSource;
 use crate::rx::RxTask;
 use crate::tx::{self, TxTask};
 use crate::wire::builder::{FrameBuilder, SHARED_FILL_SEED};
@@ -20,10 +22,9 @@ use crate::Result;
 
 use super::{perr, PortRt, Up};
 
-/// Rate assumed for a link whose speed the driver does not report
-/// (virtual devices report 0): 10 Gbit/s, the class of link the engine is
-/// built for, so `line` and percentages still mean something.
-const LINK_FALLBACK_BPS: u64 = 10_000_000_000;
+/// What an absolute rate is checked against on a port with no line rate
+/// (no speed reported, no `link:` declared): no line limits it.
+const NO_LINE_BPS: u64 = u64::MAX;
 /// Smallest gap frame: the minimum Ethernet frame, FCS included.
 const MIN_GAP_FRAME: usize = 64;
 /// Largest gap frame: the largest untagged standard frame, which every
@@ -149,12 +150,55 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
     })
 }
 
-/// The rate the port's link is taken to have.
+/// A port's line rate in bit/s and where it comes from: the profile's
+/// `link:` (`declared`, bit/s), else the speed the driver reports once the
+/// link is up (`reported_mbps`, 0 when it reports none); never a guess.
+pub(super) fn port_line(declared: Option<u64>, reported_mbps: u32) -> (u64, LineSource) {
+    match declared {
+        Some(bps) => (bps, LineSource::Declared),
+        None if reported_mbps > 0 => (u64::from(reported_mbps) * 1_000_000, LineSource::Reported),
+        None => (0, LineSource::Unknown),
+    }
+}
+
+/// The rate the port's link is taken to have (0: none known).
 pub(super) fn line_bps(up: &Up) -> u64 {
-    if up.link_bps == 0 {
-        LINK_FALLBACK_BPS
+    up.link_bps
+}
+
+/// The line task `ti` runs against: its port's, or, when the port has
+/// none, [`NO_LINE_BPS`] for a rate that does not depend on the line. A
+/// rate relative to the line (`line`, `%`), gap mode and line-rate bursts
+/// need the line: without one they are refused, naming the port.
+fn task_line(plan: &Plan, ti: usize, up: &Up, device: &str) -> Result<u64> {
+    let t = &plan.tx[ti];
+    if up.link_bps > 0 {
+        return Ok(up.link_bps);
+    }
+    let needs = if matches!(t.rate, RateSpec::Line | RateSpec::PercentOfLine { .. }) {
+        Some(("rate", format!("`{}` is relative to the line", t.rate)))
+    } else if matches!(t.mode, TxMode::Gap { .. }) {
+        Some(("mode", "gap mode plans gap frames on the line".to_string()))
+    } else if matches!(t.pattern, Pattern::OnOff { .. }) {
+        Some((
+            "pattern",
+            "on/off bursts are sent at the line rate".to_string(),
+        ))
     } else {
-        up.link_bps
+        None
+    };
+    match needs {
+        Some((field, why)) => Err(perr(
+            plan,
+            &format!("tx[{ti}].{field}"),
+            format!(
+                "{why}, and port {} ({device}) has no known line rate: its driver reports \
+                 no link speed and the profile declares none; declare it with `link:` on the \
+                 port (e.g. `link: 10g`) or give an absolute rate",
+                plan.ports[t.port].name
+            ),
+        )),
+        None => Ok(NO_LINE_BPS),
     }
 }
 
@@ -171,8 +215,9 @@ fn tx_task<'e: 'q, 'q>(
     tx_pools: Option<&mut Vec<Arc<TemplatePool<'e>>>>,
 ) -> Result<TxTask<'q>> {
     let t = &plan.tx[ti];
+    let line = task_line(plan, ti, up, &pr.port.info().name)?;
+    let rate = tx_rate(plan, ti, line)?;
     let link_bps = line_bps(up);
-    let rate = tx_rate(plan, ti, link_bps)?;
     check_payload_layer(plan, ti)?;
     let csum = if pr.tx_offload {
         CsumMode::Offload
@@ -318,7 +363,7 @@ fn check_port_lines(plan: &Plan, tx: &[TxTask]) -> Result<()> {
         let mine: Vec<usize> = (0..plan.tx.len())
             .filter(|&ti| plan.tx[ti].port == port)
             .collect();
-        if mine.len() < 2 {
+        if mine.len() < 2 || tx[mine[0]].line_bps == 0 {
             continue;
         }
         let shares: Vec<f64> = mine
@@ -475,5 +520,67 @@ fn rx_task<'q>(
         live: Arc::new(Padded::new(RxLive::default())),
         stop: Arc::clone(stop),
         peer: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_is_declared_or_reported_never_invented() {
+        let g10 = 10_000_000_000;
+        assert_eq!(port_line(Some(g10), 0), (g10, LineSource::Declared));
+        assert_eq!(port_line(Some(g10), 25_000), (g10, LineSource::Declared));
+        assert_eq!(
+            port_line(None, 25_000),
+            (25_000_000_000, LineSource::Reported)
+        );
+        assert_eq!(port_line(None, 0), (0, LineSource::Unknown));
+    }
+
+    fn plan_with(tx: &str) -> Plan {
+        let yaml = format!(
+            "eal: {{ cores: [0, 1], vdevs: [net_null0] }}\n\
+             ports: [ {{ name: p0, device: net_null0 }} ]\n\
+             streams: [ {{ name: s, frame_size: 1518 }} ]\n\
+             tx: [ {{ lcore: 1, port: p0, {tx} }} ]\n"
+        );
+        crate::config::load_str(&yaml, "t.yaml").unwrap()
+    }
+
+    fn up(link_bps: u64) -> Up {
+        Up {
+            link_bps,
+            line: port_line(None, (link_bps / 1_000_000) as u32).1,
+            before: Default::default(),
+        }
+    }
+
+    #[test]
+    fn without_a_line_only_an_absolute_rate_runs() {
+        let dev = "net_null0";
+        let err = |tx: &str| {
+            task_line(&plan_with(tx), 0, &up(0), dev)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err("rate: 95%");
+        assert!(e.starts_with("t.yaml:4: tx[0].rate: `95%` is relative to the line, and port p0 (net_null0) has no known line rate"), "{e}");
+        assert!(e.contains("declare it with `link:`"), "{e}");
+        assert!(err("rate: line").contains("tx[0].rate: `line` is relative"));
+        assert!(err("rate: 1G, mode: gap").contains("tx[0].mode: gap mode"));
+        assert!(err("rate: 1G, pattern: \"onoff:8\"").contains("tx[0].pattern: on/off"));
+        let p = plan_with("rate: 1G");
+        assert_eq!(task_line(&p, 0, &up(0), dev).unwrap(), NO_LINE_BPS);
+        assert_eq!(
+            task_line(&p, 0, &up(1_000_000_000), dev).unwrap(),
+            1_000_000_000
+        );
+        let p = plan_with("rate: 95%");
+        assert_eq!(
+            task_line(&p, 0, &up(25_000_000_000), dev).unwrap(),
+            25_000_000_000
+        );
     }
 }

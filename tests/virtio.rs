@@ -1,0 +1,411 @@
+//! landspeed against a vhost-user peer: `dpdk-testpmd` with a `net_vhost`
+//! or `net_virtio_user` port forwarding (`io`) what it receives back on the
+//! same queue. Without hugepages, vhost-user needs the virtio side's memory
+//! in file descriptors it can pass: `--no-huge` with `--single-file-segments`
+//! (docs/real-nics.md). Needs root and `dpdk-testpmd` (Debian's `dpdk-dev`);
+//! each test skips with a line saying why when either is missing.
+//!
+//! Every process is bounded by `timeout`; the peer, its socket and both
+//! DPDK runtime directories are removed on every path (a guard's drop).
+
+mod common;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::child::Proc;
+use common::{by_id, read_json, u, write_file, Output};
+use serde_json::Value;
+
+/// Why these tests cannot run here, if they cannot.
+fn unavailable() -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let euid = (status.lines())
+        .find(|l| l.starts_with("Uid:"))
+        .and_then(|l| l.split_whitespace().nth(2));
+    if euid != Some("0") {
+        return Some("not root (vhost-user sockets in the DPDK runtime need root)".into());
+    }
+    match Command::new("dpdk-testpmd")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+    {
+        Ok(_) => {}
+        Err(e) => return Some(format!("no dpdk-testpmd (package dpdk-dev): {e}")),
+    }
+    let pmds = ["librte_net_vhost.so", "librte_net_virtio.so"];
+    let dirs = std::fs::read_dir("/usr/lib/x86_64-linux-gnu/dpdk").ok();
+    let found = |pmd: &str| {
+        (dirs
+            .iter()
+            .flat_map(|_| std::fs::read_dir("/usr/lib/x86_64-linux-gnu/dpdk").ok()))
+        .flatten()
+        .flatten()
+        .any(|d| d.path().join(pmd).exists())
+    };
+    match pmds.iter().find(|p| !found(p)) {
+        Some(p) => Some(format!("DPDK's {p} is not installed")),
+        None => None,
+    }
+}
+
+/// Prints the skip line and returns true when the tests cannot run.
+fn skip(test: &str) -> bool {
+    match unavailable() {
+        Some(why) => {
+            let _ = writeln!(std::io::stderr(), "skipping virtio tests: {why} ({test})");
+            true
+        }
+        None => false,
+    }
+}
+
+/// A `dpdk-testpmd` peer, bounded by `timeout`; on drop it is stopped,
+/// and its socket and the runtime directories of both sides removed.
+struct Peer {
+    child: Option<Child>,
+    log: PathBuf,
+    cleanup: Vec<PathBuf>,
+}
+
+impl Peer {
+    /// `dpdk-testpmd` with `vdev`, forwarding `io` on `queues` queues,
+    /// output to `dir/testpmd.log`.
+    fn start(dir: &Path, tag: &str, vdev: &str, queues: u32) -> Peer {
+        let log = dir.join(format!("testpmd-{tag}.log"));
+        let prefix = format!("lsdpeer{tag}{}", std::process::id());
+        let q = queues.to_string();
+        let child = Command::new("timeout")
+            .args(["-s", "INT", "-k", "5", "60", "dpdk-testpmd", "-l", "0,1"])
+            .args([
+                "--no-huge",
+                "-m",
+                "512",
+                "--single-file-segments",
+                "--no-pci",
+            ])
+            .arg(format!("--file-prefix={prefix}"))
+            .args(["--no-shconf", "--log-level=notice"])
+            .arg(format!("--vdev={vdev}"))
+            .args(["--", "--forward-mode=io", "--nb-cores=1", "--no-mlockall"])
+            .args(["--rxq", &q, "--txq", &q, "--total-num-mbufs=16384"])
+            .args(["--stats-period", "1"])
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&log).unwrap())
+            .stderr(Stdio::from(
+                std::fs::File::create(dir.join("testpmd.err")).unwrap(),
+            ))
+            .spawn()
+            .expect("starting dpdk-testpmd");
+        Peer {
+            child: Some(child),
+            log,
+            cleanup: vec![PathBuf::from("/var/run/dpdk").join(prefix)],
+        }
+    }
+
+    /// Waits until the peer forwards (its first stats line).
+    fn wait_forwarding(&mut self, limit: Duration) {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+            if text.contains("NIC statistics") {
+                return;
+            }
+            if let Some(st) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
+                panic!("dpdk-testpmd ended ({st}) before forwarding:\n{text}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("dpdk-testpmd not forwarding after {limit:?}");
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            // SIGINT: testpmd stops its ports and leaves; `timeout` kills
+            // it 5 s later if it does not.
+            let _ = Command::new("kill")
+                .args(["-INT", &c.id().to_string()])
+                .status();
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(10) {
+                if let Ok(Some(_)) = c.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        for p in &self.cleanup {
+            let _ = std::fs::remove_dir_all(p).or_else(|_| std::fs::remove_file(p));
+        }
+    }
+}
+
+/// A vhost-user socket path of this test process, removed by `peer`.
+fn socket(peer_cleanup: &mut Vec<PathBuf>, tag: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("lsd-vhost-{tag}-{}.sock", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    peer_cleanup.push(p.clone());
+    p
+}
+
+/// The landspeed profile's EAL section: lcores on both CPUs (a TX and an
+/// RX task share one with the main lcore), no hugepages, its own prefix.
+fn eal(cores: &str, cpus: &str, prefix: &str, vdev: &str) -> String {
+    format!(
+        "eal:\n  cores: {cores}\n  cpus: {cpus}\n  memory_mb: 512\n  hugepages: false\n  \
+         extra_args: [--single-file-segments]\n  file_prefix: {prefix}\n  vdevs: [\"{vdev}\"]\n"
+    )
+}
+
+/// Two streams of 9130-byte frames.
+const STREAMS: &str = "streams:\n\
+  - { name: a, id: 1, frame_size: 9130, ipv4: { src: 198.18.0.1, dst: 198.19.0.1 } }\n\
+  - { name: b, id: 2, frame_size: 9130, ipv6: { src: \"2001:db8::1\", dst: \"2001:db8::2\" } }\n";
+
+/// A run that completed with every frame back: the exit status is 0, or 3
+/// when the only problems are lcores that waited for their shared CPU.
+fn assert_complete(out: &Output, v: &Value) {
+    let problems = v["outcome"]["problems"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let only_sched = problems.iter().all(|p| p["kind"] == "descheduled");
+    let code = out.status.code();
+    assert!(
+        code == Some(0) || (code == Some(3) && only_sched),
+        "{}\n{}\n{problems:?}",
+        out.stdout,
+        out.stderr
+    );
+    assert_eq!(u(v, "/mbufs_leaked"), 0);
+}
+
+/// Every frame of each stream came back good: exact counts, nothing lost,
+/// corrupt or foreign.
+fn assert_every_frame_back(v: &Value) {
+    for id in [1u64, 2] {
+        let sent = u(by_id(v, "/tx/streams", id), "/frames");
+        let st = by_id(v, "/rx/streams", id);
+        assert!(sent > 0, "stream {id}: nothing sent");
+        assert_eq!(u(st, "/frames"), sent, "stream {id}: received vs sent");
+        assert_eq!(u(st, "/bytes"), sent * 9130, "stream {id}: bytes");
+        assert_eq!(u(st, "/lost"), 0, "stream {id}: lost");
+        assert_eq!(u(st, "/corrupt_total"), 0, "stream {id}: corrupt");
+    }
+    assert_eq!(u(v, "/rx/foreign"), 0);
+}
+
+/// The DPDK runtime directory of an explicit prefix, removed on drop.
+struct RunDir(PathBuf);
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn run_dir(prefix: &str) -> RunDir {
+    RunDir(PathBuf::from("/var/run/dpdk").join(prefix))
+}
+
+/// 9130-byte frames cross virtio-user (landspeed) ↔ vhost-user (testpmd,
+/// forwarding each queue back to itself) on two queue pairs, every frame
+/// verified good. First, the same port without a `link:`: virtio-user
+/// reports no speed, so `rate: 95%` is refused naming the port, not
+/// resolved against an invented line.
+#[test]
+fn jumbo_frames_cross_virtio_user_and_vhost_on_two_queues() {
+    if skip("jumbo_frames_cross_virtio_user_and_vhost_on_two_queues") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut cleanup = Vec::new();
+    let sock = socket(&mut cleanup, "q2");
+    let vhost = format!("net_vhost0,iface={},queues=2", sock.display());
+    let mut peer = Peer::start(dir.path(), "q2", &vhost, 2);
+    peer.cleanup.extend(cleanup);
+    peer.wait_forwarding(Duration::from_secs(30));
+    let prefix = format!("lsdvu{}", std::process::id());
+    let _rd = run_dir(&prefix);
+    let vdev = format!(
+        "net_virtio_user0,path={},queues=2,cq=1,mrg_rxbuf=1,queue_size=1024",
+        sock.display()
+    );
+    let eal = eal("[0, 1, 2, 3]", "[0, 1, 0, 1]", &prefix, &vdev);
+
+    // No line known: a relative rate is refused, naming the port.
+    let bad = format!(
+        "{eal}ports:\n  - {{ name: v0, device: net_virtio_user0, tx_queues: 2, rx_queues: 2 }}\n\
+         {STREAMS}tx:\n  - {{ lcore: 1, port: v0, streams: [a], rate: 95% }}\n\
+         run: {{ duration: 1s }}\n"
+    );
+    let p = write_file(dir.path(), "noline.yaml", &bad);
+    let out = common::landspeed(dir.path(), ["run", p.to_str().unwrap()]);
+    out.assert_error(&[
+        "tx[0].rate",
+        "`95%` is relative to the line",
+        "port v0 (net_virtio_user0) has no known line rate",
+        "`link:`",
+    ]);
+
+    let yaml = format!(
+        "{eal}ports:\n  - {{ name: v0, device: net_virtio_user0, tx_queues: 2, rx_queues: 2, \
+         link: 10g }}\n{STREAMS}\
+         tx:\n  - {{ lcore: 1, port: v0, queue: 0, streams: [a], rate: 40M }}\n\
+         \x20 - {{ lcore: 2, port: v0, queue: 1, streams: [b], rate: 40M }}\n\
+         rx:\n  - {{ lcore: 3, port: v0, queues: [0, 1], verify: full }}\n\
+         run: {{ duration: 2s }}\n"
+    );
+    let p = write_file(dir.path(), "jumbo.yaml", &yaml);
+    let json = dir.path().join("jumbo.json");
+    let out = common::landspeed(
+        dir.path(),
+        [
+            "run",
+            p.to_str().unwrap(),
+            "-q",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    let v = read_json(&json);
+    assert_complete(&out, &v);
+    assert_every_frame_back(&v);
+    assert_eq!(v["ports"][0]["line_source"], "declared");
+    assert_eq!(u(&v, "/ports/0/link_bps"), 10_000_000_000);
+    // Both queue pairs carried their stream: testpmd forwards each queue
+    // back on itself, and each TX task sends one stream on its own queue.
+    let xs = &v["ports"][0]["xstats"];
+    for q in 0..2 {
+        let name = format!("rx_q{q}_packets");
+        let got = (xs.as_array().into_iter().flatten())
+            .find(|x| x[0] == name.as_str())
+            .and_then(|x| x[1].as_u64());
+        assert!(got.unwrap_or(0) > 0, "{name} in {xs}");
+    }
+}
+
+/// landspeed on the vhost side (the socket's server): its link is down
+/// until testpmd's virtio-user port attaches. landspeed says it waits,
+/// the peer attaches within the wait, the run goes ahead at the speed the
+/// port reports, and every frame comes back.
+#[test]
+fn the_run_waits_for_its_vhost_peer_then_runs() {
+    if skip("the_run_waits_for_its_vhost_peer_then_runs") {
+        return;
+    }
+    let _alone = common::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let mut cleanup = Vec::new();
+    let sock = socket(&mut cleanup, "wait");
+    let prefix = format!("lsdvh{}", std::process::id());
+    let _rd = run_dir(&prefix);
+    let vdev = format!("net_vhost0,iface={},queues=1", sock.display());
+    let yaml = format!(
+        "{}ports:\n  - {{ name: v0, device: net_vhost0 }}\n{STREAMS}\
+         tx:\n  - {{ lcore: 1, rate: 50M }}\n\
+         rx:\n  - {{ lcore: 2, port: v0, verify: full }}\n\
+         run: {{ duration: 2s }}\n",
+        eal("[0, 1, 2]", "[0, 1, 0]", &prefix, &vdev)
+    )
+    .replace("{ lcore: 1, rate", "{ lcore: 1, port: v0, rate");
+    let p = write_file(dir.path(), "wait.yaml", &yaml);
+    let json = dir.path().join("wait.json");
+    let run = Proc::start_plain(
+        dir.path(),
+        "landspeed",
+        &[
+            "run",
+            p.to_str().unwrap(),
+            "-q",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    let start = Instant::now();
+    while !std::fs::read_to_string(&run.err)
+        .unwrap_or_default()
+        .contains("waiting up to 9 s for the link of port v0 (net_vhost0)")
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "landspeed never said it waits:\n{}",
+            std::fs::read_to_string(&run.err).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let virtio = format!("net_virtio_user0,path={},queues=1", sock.display());
+    let mut peer = Peer::start(dir.path(), "wait", &virtio, 1);
+    peer.cleanup.extend(cleanup);
+    let done = run.wait(Duration::from_secs(60));
+    let out = Output {
+        status: done.status,
+        stdout: done.stdout,
+        stderr: done.stderr,
+        cmdline: "landspeed run wait.yaml".into(),
+    };
+    let v = read_json(&json);
+    assert_complete(&out, &v);
+    assert_every_frame_back(&v);
+    // vhost reports 10 Gbit/s once its peer is up.
+    assert_eq!(v["ports"][0]["line_source"], "reported");
+    assert_eq!(u(&v, "/ports/0/link_bps"), 10_000_000_000);
+    drop(peer);
+}
+
+/// No peer ever attaches: after about 9 s the run stops with one line
+/// naming the port, its device and how long it waited (exit 1), and
+/// leaves no socket behind.
+#[test]
+fn a_link_that_stays_down_stops_the_run() {
+    if skip("a_link_that_stays_down_stops_the_run") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut cleanup = Vec::new();
+    let sock = socket(&mut cleanup, "down");
+    let prefix = format!("lsdvd{}", std::process::id());
+    let _rd = run_dir(&prefix);
+    let vdev = format!("net_vhost0,iface={},queues=1", sock.display());
+    let yaml = format!(
+        "{}ports:\n  - {{ name: v0, device: net_vhost0 }}\n{STREAMS}\
+         tx:\n  - {{ lcore: 1, port: v0, rate: 50M }}\nrun: {{ duration: 1s }}\n",
+        eal("[0, 1]", "[0, 1]", &prefix, &vdev)
+    );
+    let p = write_file(dir.path(), "down.yaml", &yaml);
+    let start = Instant::now();
+    let out = common::landspeed(dir.path(), ["run", p.to_str().unwrap()]);
+    let took = start.elapsed();
+    out.assert_error(&[
+        "ports[0].device",
+        "the link of port v0 (net_vhost0, driver net_vhost) stayed down for 9.",
+    ]);
+    assert!(
+        out.stderr
+            .contains("waiting up to 9 s for the link of port v0 (net_vhost0)"),
+        "{}",
+        out.stderr
+    );
+    assert!(took >= Duration::from_secs(9), "gave up after {took:?}");
+    assert!(
+        !sock.exists(),
+        "the vhost socket {} was left",
+        sock.display()
+    );
+    for p in cleanup {
+        let _ = std::fs::remove_file(p);
+    }
+}

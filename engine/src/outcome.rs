@@ -145,6 +145,21 @@ pub enum Problem {
         /// The figure, in words (`41.992 % of line`).
         figure: String,
     },
+    /// A physical port's 802.3x flow control could not be turned off (or
+    /// its state could not be read): PAUSE frames from the peer may have
+    /// throttled the tester, so a low rate or the absence of loss may be
+    /// the peer's back-pressure, not the device's figure.
+    FlowControlNotOff {
+        /// The profile's name for the port.
+        port: String,
+        /// Its device (PCI address).
+        device: String,
+        /// Its driver.
+        driver: String,
+        /// What became of flow control: `not_supported` (the driver has
+        /// no flow-control operations), `read_failed` or `still_on`.
+        flow_control: String,
+    },
 }
 
 impl Problem {
@@ -231,6 +246,23 @@ impl Problem {
                 "{test} of {frame_size}-byte frames ({direction}): {figure} is the tester's \
                  limit, not the device's (the tester could not offer more): the device's \
                  figure is at least this"
+            ),
+            Problem::FlowControlNotOff {
+                port,
+                device,
+                driver,
+                flow_control,
+            } => format!(
+                "flow control of port {port} ({device}, {driver}) is not known to be off \
+                 ({}): PAUSE frames from its peer may have throttled the sender, so a low \
+                 rate or a loss of zero may be the peer's back-pressure; turn PAUSE off on \
+                 the peer and the switch (`ethtool -A IFACE autoneg off rx off tx off`) and \
+                 check the port's rx_xoff_packets counter",
+                match flow_control.as_str() {
+                    "not_supported" => "the driver has no flow-control operations",
+                    "still_on" => "the driver refused to turn it off",
+                    _ => "the driver could not say whether it is on",
+                }
             ),
         }
     }

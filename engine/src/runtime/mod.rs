@@ -689,13 +689,23 @@ fn build_result(
         timing.intervals,
     );
     add_task_results(plan, &mut result, meta, &outcomes, ups);
-    add_problems(&mut result, seen.problems);
+    let mut problems = flow_control_problems(plan, &result.ports);
+    problems.extend(seen.problems);
+    add_problems(&mut result, problems);
     result.note_descheduled();
     if let Some(p) = timing.peer_left {
         result.outcome.target_met = Some(false);
         result.outcome.add(p);
     }
     Ok(result)
+}
+
+/// A [`Problem::FlowControlNotOff`] for each PCI port whose flow control
+/// is not known to be off.
+fn flow_control_problems(plan: &Plan, ports: &[PortResult]) -> Vec<Problem> {
+    (ports.iter().zip(&plan.ports))
+        .filter_map(|(r, p)| r.flow_control_problem(matches!(p.device, Device::Pci(_))))
+        .collect()
 }
 
 /// The outcome's TX target and problems: each task that missed its
@@ -766,6 +776,7 @@ fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up], stats: &[PortStats]) 
                 xstats: (pr.port.xstats().into_iter())
                     .filter(|(_, v)| *v != 0)
                     .collect(),
+                flow_control: pr.port.flow_control(),
             }
         })
         .collect()
@@ -797,8 +808,7 @@ fn add_task_results(
     let tx_pmd = sum_ports(&mut plan.tx.iter().map(|t| t.port));
     let rx_pmd = sum_ports(&mut plan.rx.iter().map(|t| t.port));
     if !plan.tx.is_empty() {
-        let pmd = (tx_pmd.opackets, tx_pmd.oerrors);
-        let mut tx = result::tx_result(&meta.tx, &names, &outcomes.tx, pmd, result.tsc_hz);
+        let mut tx = result::tx_result(&meta.tx, &names, &outcomes.tx, &tx_pmd, result.tsc_hz);
         result::set_cpu_times(&mut tx.tasks, &outcomes.tx_cpu);
         result.tx = Some(tx);
     }

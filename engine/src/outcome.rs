@@ -154,6 +154,21 @@ pub enum Problem {
         /// The flags missing, in `/proc/cpuinfo`'s spelling.
         missing: Vec<String>,
     },
+    /// A physical port's 802.3x flow control could not be turned off (or
+    /// its state could not be read): PAUSE frames from the peer may have
+    /// throttled the tester, so a low rate or the absence of loss may be
+    /// the peer's back-pressure, not the device's figure.
+    FlowControlNotOff {
+        /// The profile's name for the port.
+        port: String,
+        /// Its device (PCI address).
+        device: String,
+        /// Its driver.
+        driver: String,
+        /// What became of flow control: `not_supported` (the driver has
+        /// no flow-control operations), `read_failed` or `still_on`.
+        flow_control: String,
+    },
 }
 
 impl Problem {
@@ -245,6 +260,23 @@ impl Problem {
                 "this CPU's TSC is not invariant (/proc/cpuinfo lacks {}): paced rates and \
                  cycle counts drift with the core clock and its idle states",
                 missing.join(" and ")
+            ),
+            Problem::FlowControlNotOff {
+                port,
+                device,
+                driver,
+                flow_control,
+            } => format!(
+                "flow control of port {port} ({device}, {driver}) is not known to be off \
+                 ({}): PAUSE frames from its peer may have throttled the sender, so a low \
+                 rate or a loss of zero may be the peer's back-pressure; turn PAUSE off on \
+                 the peer and the switch (`ethtool -A IFACE autoneg off rx off tx off`) and \
+                 check the port's rx_xoff_packets counter",
+                match flow_control.as_str() {
+                    "not_supported" => "the driver has no flow-control operations",
+                    "still_on" => "the driver refused to turn it off",
+                    _ => "the driver could not say whether it is on",
+                }
             ),
         }
     }

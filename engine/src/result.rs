@@ -6,7 +6,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Plan;
-use crate::dpdk::PortStats;
+use crate::dpdk::{FlowControl, PortStats};
 use crate::limits::bus::Bus;
 use crate::limits::link::LinkKind;
 use crate::limits::verdict::{Observation, Verdict, DESCHEDULED_MAX};
@@ -19,6 +19,7 @@ use crate::report::{bytes_str, Interval, Percentiles, L1_OVERHEAD};
 use crate::rx::seq::SeqCounts;
 use crate::rx::{CorruptCounts, RxOutcome, StreamAcc};
 use crate::tx::TxOutcome;
+use crate::wire::spec::FCS_LEN;
 
 pub use crate::runtime::sched::CpuTime;
 
@@ -48,6 +49,11 @@ pub struct PortResult {
     /// up to this long arrives in one segment.
     #[serde(default)]
     pub rx_mbuf_room: u32,
+    /// What became of the port's flow control when it was configured
+    /// (`turned_off`, `already_off`, `not_supported`, `read_failed`,
+    /// `still_on`); `null` in results written before it was reported.
+    #[serde(default)]
+    pub flow_control: Option<FlowControl>,
 }
 
 /// Where a port's line rate comes from.
@@ -71,6 +77,24 @@ impl LineSource {
             LineSource::Reported => "reported",
             LineSource::Unknown => "unknown",
         }
+    }
+}
+
+
+impl PortResult {
+    /// A [`Problem::FlowControlNotOff`] when the port is a physical one
+    /// (`physical`) whose flow control is not known to be off. A virtual
+    /// device has no MAC that honours PAUSE frames (null, ring, pcap,
+    /// memif never pause; af_packet and tap are software queues), so its
+    /// `not_supported` casts no doubt.
+    pub fn flow_control_problem(&self, physical: bool) -> Option<Problem> {
+        let fc = self.flow_control?;
+        (physical && !fc.off()).then(|| Problem::FlowControlNotOff {
+            port: self.name.clone(),
+            device: self.device.clone(),
+            driver: self.driver.clone(),
+            flow_control: fc.name().to_string(),
+        })
     }
 }
 
@@ -445,6 +469,22 @@ pub struct TxResult {
     /// `pmd_frames` equals `frames + gap_frames`.
     #[serde(default)]
     pub pmd_agrees: bool,
+    /// Bytes of the gap frames (gap mode), FCS included, not counted in
+    /// `bytes`.
+    #[serde(default)]
+    pub gap_bytes: u64,
+    /// Bytes the PMD counted (`obytes` over the TX ports). Drivers count
+    /// them without the FCS (ixgbe takes it off GOTC in
+    /// `ixgbe_read_stats_registers`, i40e off `tx_bytes` in
+    /// `i40e_read_stats_registers`, the software vdevs count `pkt_len`):
+    /// `bytes + gap_bytes − 4 × (frames + gap_frames)` when nothing else
+    /// sends on those ports.
+    #[serde(default)]
+    pub pmd_bytes: u64,
+    /// `pmd_bytes` equals what the frames and gap frames should make it;
+    /// `None` when the PMD counts no bytes (`net_null`, `net_ring`).
+    #[serde(default)]
+    pub pmd_bytes_agree: Option<bool>,
     /// Every paced task met its target (docs/pacing.md); `None` when no
     /// task keeps a schedule (`max`, `gap`). The same as
     /// `outcome.target_met`.
@@ -907,9 +947,10 @@ fn tx_lines(s: &mut String, tx: &TxResult, elapsed_s: f64) {
     );
     let _ = writeln!(
         s,
-        "      PMD counted {} frames sent ({}), {} errors",
+        "      PMD counted {} frames sent ({}), {}, {} errors",
         tx.pmd_frames,
         pmd_agreement(tx),
+        pmd_bytes_agreement(tx),
         tx.pmd_errors
     );
     for t in &tx.tasks {
@@ -945,6 +986,26 @@ fn pmd_agreement(tx: &TxResult) -> String {
     } else {
         let d = tx.pmd_frames as i128 - ours as i128;
         format!("DIFFERS from {what} by {d:+}")
+    }
+}
+
+/// How the PMD's byte count compares with the bytes landspeed handed it
+/// (data and gap frames, less the FCS the PMD does not count).
+fn pmd_bytes_agreement(tx: &TxResult) -> String {
+    let ours = pmd_bytes_expected(
+        tx.frames.saturating_add(tx.gap_frames),
+        tx.bytes.saturating_add(tx.gap_bytes),
+    );
+    match tx.pmd_bytes_agree {
+        None => "no bytes counted".to_string(),
+        Some(true) => format!("{} bytes (agrees)", tx.pmd_bytes),
+        Some(false) => {
+            let d = tx.pmd_bytes as i128 - ours as i128;
+            format!(
+                "{} bytes (DIFFERS from {ours} without FCS by {d:+})",
+                tx.pmd_bytes
+            )
+        }
     }
 }
 
@@ -1141,7 +1202,7 @@ pub(crate) fn tx_result(
     meta: &[TxMeta],
     names: &[(u32, String)],
     outcomes: &[TxOutcome],
-    pmd: (u64, u64),
+    pmd: &PortStats,
     tsc_hz: u64,
 ) -> TxResult {
     let mut tasks = Vec::new();
@@ -1151,6 +1212,7 @@ pub(crate) fn tx_result(
         add_tx_streams(&mut streams, names, o);
     }
     let gap_frames: u64 = outcomes.iter().map(|o| o.gap_frames).sum();
+    let gap_bytes: u64 = outcomes.iter().map(|o| o.gap_bytes).sum();
     let judged: Vec<bool> = tasks.iter().filter_map(|t| t.target_met).collect();
     let frames: u64 = outcomes.iter().map(|o| o.frames).sum();
     let bytes: u64 = outcomes.iter().map(|o| o.bytes).sum();
@@ -1158,10 +1220,17 @@ pub(crate) fn tx_result(
         frames,
         bytes,
         gap_frames,
-        pmd_frames: pmd.0,
-        pmd_agrees: pmd.0 == frames + gap_frames,
+        pmd_frames: pmd.opackets,
+        pmd_agrees: pmd.opackets == frames + gap_frames,
+        gap_bytes,
+        pmd_bytes: pmd.obytes,
+        pmd_bytes_agree: bytes_agree(
+            pmd.obytes,
+            frames + gap_frames,
+            bytes.saturating_add(gap_bytes),
+        ),
         target_met: (!judged.is_empty()).then(|| judged.iter().all(|&m| m)),
-        pmd_errors: pmd.1,
+        pmd_errors: pmd.oerrors,
         // Each task's rates are its frames over the time it sent; tasks
         // run side by side, so their rates add up.
         achieved: tasks.iter().fold(LayerRates::default(), |a, t| LayerRates {
@@ -1173,6 +1242,20 @@ pub(crate) fn tx_result(
         tasks,
         streams,
     }
+}
+
+/// Whether the PMD's `obytes` agrees with `frames` frames of `bytes`
+/// bytes (FCS included) handed to it: the PMD counts them without the FCS.
+/// `None` when it counts no bytes at all while frames were sent.
+fn bytes_agree(obytes: u64, frames: u64, bytes: u64) -> Option<bool> {
+    let want = pmd_bytes_expected(frames, bytes);
+    (obytes != 0 || want == 0).then_some(obytes == want)
+}
+
+/// What a PMD's `obytes` reads for `frames` frames of `bytes` bytes, FCS
+/// included: the bytes less an FCS per frame.
+fn pmd_bytes_expected(frames: u64, bytes: u64) -> u64 {
+    bytes.saturating_sub(frames.saturating_mul(FCS_LEN as u64))
 }
 
 /// One TX lcore's result from its outcome and what was planned for it,
@@ -1763,6 +1846,64 @@ mod tests {
                 reordered: 0,
                 duplicated: 0,
             }]
+        );
+    }
+
+    #[test]
+    fn pmd_bytes_are_compared_without_the_fcs() {
+        // 10 frames of 64 bytes and 3 gap frames of 100: 1,000 bytes with
+        // FCS, 948 as the PMD counts them.
+        assert_eq!(pmd_bytes_expected(13, 940), 888);
+        assert_eq!(bytes_agree(888, 13, 940), Some(true));
+        assert_eq!(bytes_agree(887, 13, 940), Some(false));
+        assert_eq!(bytes_agree(940, 13, 940), Some(false), "FCS counted");
+        assert_eq!(bytes_agree(0, 13, 940), None, "counts no bytes");
+        assert_eq!(bytes_agree(0, 0, 0), Some(true), "nothing sent");
+        assert_eq!(bytes_agree(5, 0, 0), Some(false));
+        assert_eq!(pmd_bytes_expected(u64::MAX, 10), 0, "no overflow");
+    }
+
+    #[test]
+    fn flow_control_casts_doubt_on_a_physical_port_only() {
+        let port = |fc| PortResult {
+            name: "p0".into(),
+            device: "0000:3b:00.0".into(),
+            driver: "net_ice".into(),
+            link_bps: 0,
+            stats: PortStats::default(),
+            xstats: Vec::new(),
+            flow_control: fc,
+        };
+        use FlowControl::*;
+        for fc in [TurnedOff, AlreadyOff] {
+            assert_eq!(port(Some(fc)).flow_control_problem(true), None);
+        }
+        for fc in [NotSupported, ReadFailed, StillOn] {
+            assert_eq!(port(Some(fc)).flow_control_problem(false), None, "{fc:?}");
+            let p = port(Some(fc))
+                .flow_control_problem(true)
+                .expect("a problem");
+            assert_eq!(
+                p,
+                Problem::FlowControlNotOff {
+                    port: "p0".into(),
+                    device: "0000:3b:00.0".into(),
+                    driver: "net_ice".into(),
+                    flow_control: fc.name().into(),
+                }
+            );
+        }
+        assert_eq!(port(None).flow_control_problem(true), None);
+        let text = port(Some(NotSupported))
+            .flow_control_problem(true)
+            .unwrap()
+            .text();
+        assert!(
+            text.starts_with(
+                "flow control of port p0 (0000:3b:00.0, net_ice) is not known to be off \
+                 (the driver has no flow-control operations): PAUSE frames"
+            ),
+            "{text}"
         );
     }
 }

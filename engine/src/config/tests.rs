@@ -699,6 +699,14 @@ fn queues() {
     );
     let m = err_with("    queues: [0, 1]", "    queues: [0, 2]");
     assert_eq!(m, "t.yaml:33: rx[0].queues[1]: queue 2 does not exist: port `p0` has rx_queues: 2 (queues 0..=1)");
+    // A port some RX task reads has each of its RX queues polled.
+    let m = err_with("    queues: [0, 1]", "    queues: [1]");
+    assert_eq!(
+        m,
+        "t.yaml:8: ports[0].rx_queues: port `p0` has rx_queues: 2 but no RX task polls \
+         queue 0: frames the port steers there would be lost unseen; list it in an rx \
+         task's queues, or lower rx_queues"
+    );
     let m = err_with("    queues: [0, 1]", "    queues: []");
     assert!(
         m.starts_with("t.yaml:33: rx[0].queues: an empty list polls nothing"),

@@ -469,7 +469,33 @@ impl Checker<'_> {
                 clock,
             });
         }
+        self.every_rx_queue_polled(ports, &queue_users)?;
         Ok(rx)
+    }
+
+    /// Every RX queue of a port that an RX task reads is polled by some
+    /// task: frames RSS steers to an unpolled queue would be lost unseen
+    /// (and on ixgbe without `rx_drop_en` one full queue stalls the others).
+    fn every_rx_queue_polled(
+        &self,
+        ports: &[PortPlan],
+        users: &HashMap<(usize, u16), usize>,
+    ) -> Result<(), ConfigError> {
+        for (p, pp) in ports.iter().enumerate() {
+            let read = users.keys().any(|&(port, _)| port == p);
+            if let Some(q) = (0..pp.rx_queues).find(|&q| read && !users.contains_key(&(p, q))) {
+                return Err(self.err(
+                    format!("ports[{p}].rx_queues"),
+                    format!(
+                        "port `{}` has rx_queues: {} but no RX task polls queue {q}: \
+                         frames the port steers there would be lost unseen; list it in \
+                         an rx task's queues, or lower rx_queues",
+                        pp.name, pp.rx_queues
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `rx[r].queues` of port `pp` (index `port`): the ones listed, or all

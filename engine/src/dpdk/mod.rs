@@ -236,7 +236,9 @@ pub use lcore::{scope, Lcore, Scope, Worker};
 pub(crate) use mbuf::check_layout;
 pub use mbuf::{RxBatch, TxBatch, TxOffload, BATCH_MAX};
 pub use mempool::{Mempool, TemplatePool, CACHE_MAX};
-pub use port::{LinkStatus, Port, PortConfig, PortInfo, PortStats, Queues, RxQueue, TxQueue};
+pub use port::{
+    FlowControl, LinkStatus, Port, PortConfig, PortInfo, PortStats, Queues, RxQueue, TxQueue,
+};
 
 use std::ffi::CStr;
 

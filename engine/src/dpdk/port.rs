@@ -155,6 +155,59 @@ pub struct LinkStatus {
     pub full_duplex: bool,
 }
 
+/// What became of a port's 802.3x flow control when it was configured:
+/// landspeed turns it off, as RFC 2544 asks (a DUT's PAUSE frames would
+/// throttle the tester and hide the DUT's loss as a slow sender).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowControl {
+    /// It was on (in some mode) and the driver turned it off.
+    TurnedOff,
+    /// The driver reported it off already (ixgbe and i40e start so:
+    /// `eth_ixgbe_dev_init` and `eth_i40e_dev_init` request none).
+    AlreadyOff,
+    /// The driver has no flow-control operations
+    /// (`rte_eth_dev_flow_ctrl_get` returned `-ENOTSUP`): the software
+    /// vdevs, and `net_ice`, whose PMD leaves PAUSE as the firmware
+    /// negotiated it.
+    NotSupported,
+    /// Reading it failed with another error: its state is unknown.
+    ReadFailed,
+    /// It is on and the driver refused to turn it off.
+    StillOn,
+}
+
+impl FlowControl {
+    /// Flow control is known to be off.
+    pub fn off(self) -> bool {
+        matches!(self, FlowControl::TurnedOff | FlowControl::AlreadyOff)
+    }
+
+    /// The JSON name (`turned_off`, `already_off`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowControl::TurnedOff => "turned_off",
+            FlowControl::AlreadyOff => "already_off",
+            FlowControl::NotSupported => "not_supported",
+            FlowControl::ReadFailed => "read_failed",
+            FlowControl::StillOn => "still_on",
+        }
+    }
+
+    /// The state from what `rte_eth_dev_flow_ctrl_get` returned (`get`)
+    /// with the mode it read, and what the set to `RTE_ETH_FC_NONE`
+    /// returned (`set`, `None` when not tried).
+    fn from_calls(get: i32, mode: u32, set: Option<i32>) -> Self {
+        match (get, set) {
+            (g, _) if g == -libc::ENOTSUP => FlowControl::NotSupported,
+            (g, _) if g != 0 => FlowControl::ReadFailed,
+            _ if mode == sys::RTE_ETH_FC_NONE => FlowControl::AlreadyOff,
+            (_, Some(0)) => FlowControl::TurnedOff,
+            _ => FlowControl::StillOn,
+        }
+    }
+}
+
 /// The PMD's basic counters (`rte_eth_stats`).
 #[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct PortStats {
@@ -259,6 +312,8 @@ pub struct Port<'eal> {
     pool: Option<Mempool<'eal>>,
     /// Data-less mbufs for attached payload segments (dropped after close).
     segs: Option<Mempool<'eal>>,
+    /// Flow control as `configure` left it (`None` before).
+    flow_control: Option<FlowControl>,
     _claim: Claim,
     _eal: PhantomData<&'eal Eal>,
 }
@@ -348,6 +403,7 @@ impl<'eal> Port<'eal> {
             closed: false,
             pool: None,
             segs: None,
+            flow_control: None,
             _claim: claim,
             _eal: PhantomData,
         })
@@ -398,15 +454,7 @@ impl<'eal> Port<'eal> {
         setup_tx_queues(self.id, &self.info, cfg, &txconf)?;
         self.queues = (rxq, cfg.tx_queues);
         self.rings = rings;
-        // Flow control off: a paused port would skew every rate measured.
-        // Virtual devices do not support it, which is fine.
-        let mut fc = sys::rte_eth_fc_conf::default();
-        // SAFETY: valid port id and out pointer.
-        if unsafe { sys::rte_eth_dev_flow_ctrl_get(self.id, &mut fc) } == 0 {
-            fc.mode = sys::RTE_ETH_FC_NONE;
-            // SAFETY: fc was filled by the driver and only its mode changed.
-            unsafe { sys::rte_eth_dev_flow_ctrl_set(self.id, &mut fc) };
-        }
+        self.flow_control = Some(flow_control_off(self.id));
         if cfg.promiscuous {
             // SAFETY: valid port id. Some virtual drivers do not support
             // promiscuous mode: that is not an error for the engine.
@@ -454,6 +502,11 @@ impl<'eal> Port<'eal> {
             return 0;
         }
         mtu
+    }
+
+    /// Flow control as `configure` left it; `None` before `configure`.
+    pub fn flow_control(&self) -> Option<FlowControl> {
+        self.flow_control
     }
 
     fn tx_defaults(&self) -> sys::rte_eth_txconf {
@@ -679,13 +732,13 @@ fn setup_rx_queues(
     pool: &Mempool,
 ) -> Result<(), DpdkError> {
     let socket = queue_socket(info.socket);
+    let rxconf = rx_defaults(id);
     for q in 0..rxq {
-        // SAFETY: the port is configured with rxq queues; a null rxconf
-        // selects the driver's defaults; the port owns the pool, which it
-        // frees only after closing (which empties the queues).
-        let ret = unsafe {
-            sys::rte_eth_rx_queue_setup(id, q, cfg.rx_ring, socket, std::ptr::null(), pool.raw())
-        };
+        // SAFETY: the port is configured with rxq queues; rxconf is the
+        // driver's defaults with rx_drop_en set; the port owns the pool,
+        // which it frees only after closing (which empties the queues).
+        let ret =
+            unsafe { sys::rte_eth_rx_queue_setup(id, q, cfg.rx_ring, socket, &rxconf, pool.raw()) };
         if ret < 0 {
             return Err(DpdkError::from_ret(
                 format!(
@@ -697,6 +750,35 @@ fn setup_rx_queues(
         }
     }
     Ok(())
+}
+
+/// Turns port `id`'s flow control off (a paused port would skew every
+/// rate measured) and says what became of it.
+fn flow_control_off(id: u16) -> FlowControl {
+    let mut fc = sys::rte_eth_fc_conf::default();
+    // SAFETY: valid port id and out pointer.
+    let get = unsafe { sys::rte_eth_dev_flow_ctrl_get(id, &mut fc) };
+    let (mode, mut set) = (fc.mode, None);
+    if get == 0 && mode != sys::RTE_ETH_FC_NONE {
+        fc.mode = sys::RTE_ETH_FC_NONE;
+        // SAFETY: fc was filled by the driver and only its mode changed.
+        set = Some(unsafe { sys::rte_eth_dev_flow_ctrl_set(id, &mut fc) });
+    }
+    FlowControl::from_calls(get, mode, set)
+}
+
+/// Port `id`'s default RX queue settings with `rx_drop_en` set: a queue
+/// with no free descriptor drops what comes for it instead of holding the
+/// port's packet buffer (ixgbe's default, `SRRCTL.DROP_EN` clear, lets one
+/// full queue stall every other queue of the port; i40e, ice and mlx5
+/// drop per queue already).
+fn rx_defaults(id: u16) -> sys::rte_eth_rxconf {
+    let mut dev = sys::rte_eth_dev_info::default();
+    // SAFETY: id is valid, dev a valid out pointer.
+    unsafe { sys::rte_eth_dev_info_get(id, &mut dev) };
+    let mut conf = dev.default_rxconf;
+    conf.rx_drop_en = 1;
+    conf
 }
 
 /// Set up TX queues 0..cfg.tx_queues of configured port `id`.
@@ -834,5 +916,32 @@ mod tests {
         assert_eq!(sys::SOCKET_ID_ANY as u32, u32::MAX);
         assert_eq!(queue_socket(0), 0);
         assert_eq!(queue_socket(1), 1);
+    }
+
+    #[test]
+    fn flow_control_state_from_the_driver_calls() {
+        use FlowControl::*;
+        let (none, full) = (sys::RTE_ETH_FC_NONE, sys::RTE_ETH_FC_FULL);
+        let rx = sys::RTE_ETH_FC_RX_PAUSE;
+        assert_eq!(
+            FlowControl::from_calls(-libc::ENOTSUP, 0, None),
+            NotSupported
+        );
+        assert_eq!(FlowControl::from_calls(-libc::EIO, 0, None), ReadFailed);
+        assert_eq!(FlowControl::from_calls(0, none, None), AlreadyOff);
+        assert_eq!(FlowControl::from_calls(0, full, Some(0)), TurnedOff);
+        assert_eq!(FlowControl::from_calls(0, rx, Some(0)), TurnedOff);
+        assert_eq!(FlowControl::from_calls(0, full, Some(-libc::EIO)), StillOn);
+        assert_eq!(
+            FlowControl::from_calls(0, full, Some(-libc::ENOTSUP)),
+            StillOn
+        );
+        let off: Vec<bool> = [TurnedOff, AlreadyOff, NotSupported, ReadFailed, StillOn]
+            .iter()
+            .map(|f| f.off())
+            .collect();
+        assert_eq!(off, [true, true, false, false, false]);
+        assert_eq!(serde_json::to_string(&StillOn).unwrap(), "\"still_on\"");
+        assert_eq!(NotSupported.name(), "not_supported");
     }
 }

@@ -684,7 +684,9 @@ fn build_result(
         timing.intervals,
     );
     add_task_results(plan, &mut result, meta, &outcomes, ups);
-    add_problems(&mut result, seen.problems);
+    let mut problems = flow_control_problems(plan, &result.ports);
+    problems.extend(seen.problems);
+    add_problems(&mut result, problems);
     result.outcome.problems.extend(rt.tsc_problem.clone());
     result.note_descheduled();
     if let Some(p) = timing.peer_left {
@@ -692,6 +694,14 @@ fn build_result(
         result.outcome.add(p);
     }
     Ok(result)
+}
+
+/// A [`Problem::FlowControlNotOff`] for each PCI port whose flow control
+/// is not known to be off.
+fn flow_control_problems(plan: &Plan, ports: &[PortResult]) -> Vec<Problem> {
+    (ports.iter().zip(&plan.ports))
+        .filter_map(|(r, p)| r.flow_control_problem(matches!(p.device, Device::Pci(_))))
+        .collect()
 }
 
 /// The outcome's TX target and problems: each task that missed its
@@ -765,6 +775,7 @@ fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up], stats: &[PortStats]) 
                     .collect(),
                 mtu: pr.port.mtu(),
                 rx_mbuf_room: pr.port.frame_room(),
+                flow_control: pr.port.flow_control(),
             }
         })
         .collect()
@@ -796,8 +807,7 @@ fn add_task_results(
     let tx_pmd = sum_ports(&mut plan.tx.iter().map(|t| t.port));
     let rx_pmd = sum_ports(&mut plan.rx.iter().map(|t| t.port));
     if !plan.tx.is_empty() {
-        let pmd = (tx_pmd.opackets, tx_pmd.oerrors);
-        let mut tx = result::tx_result(&meta.tx, &names, &outcomes.tx, pmd, result.tsc_hz);
+        let mut tx = result::tx_result(&meta.tx, &names, &outcomes.tx, &tx_pmd, result.tsc_hz);
         result::set_cpu_times(&mut tx.tasks, &outcomes.tx_cpu);
         result.tx = Some(tx);
     }

@@ -16,6 +16,7 @@ use crate::rx::RxTask;
 use crate::tx::{self, TxTask};
 use crate::wire::builder::{FrameBuilder, SHARED_FILL_SEED};
 use crate::wire::fill::FillPattern;
+use crate::wire::pause::{self, PauseTx};
 use crate::wire::spec::{SizeSpec, FCS_LEN};
 use crate::wire::CsumMode;
 use crate::Result;
@@ -448,6 +449,7 @@ fn gap_planners(
         TxMode::Gap {
             kind: GapKind::Pause,
         } => {
+            refuse_dropped_pause(plan, ti, pr)?;
             let mut planners = Vec::new();
             for &s in &t.streams {
                 let spec = &plan.streams[s];
@@ -471,6 +473,26 @@ fn gap_planners(
             Ok(Some((planners, info.mac)))
         }
         _ => Ok(None),
+    }
+}
+
+/// Gap mode on a port whose driver drops transmitted PAUSE frames
+/// ([`pause::tx_fate`]): refused before any traffic, naming the port, its
+/// driver, what the driver does, and the pacing to use instead.
+fn refuse_dropped_pause(plan: &Plan, ti: usize, pr: &PortRt) -> Result<()> {
+    let info = pr.port.info();
+    match pause::tx_fate(&info.driver) {
+        PauseTx::Sent => Ok(()),
+        PauseTx::Dropped { why } => Err(perr(
+            plan,
+            &format!("tx[{ti}].mode"),
+            format!(
+                "gap mode cannot pace port `{}` ({}, driver {}): {why}, so its gap frames \
+                 would never reach the wire and the data would leave at line rate; \
+                 pace by the TSC instead: `mode: spin` (or `burst N`)",
+                plan.ports[plan.tx[ti].port].name, info.name, info.driver
+            ),
+        )),
     }
 }
 

@@ -136,6 +136,66 @@ impl PauseRepr {
     }
 }
 
+/// What a port's driver does with the PAUSE frames gap mode transmits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PauseTx {
+    /// The driver hands them to the wire (or to its peer) like any frame;
+    /// the PMD's `opackets` counts them.
+    Sent,
+    /// The driver, or the physical function it runs on, installs a filter
+    /// that drops every transmitted frame of ethertype 0x8808: gap mode
+    /// would pace nothing. `why` says what the driver does, naming its
+    /// function in DPDK 22.11.
+    Dropped {
+        /// What the driver does, in words.
+        why: &'static str,
+    },
+}
+
+/// What driver `driver` (DPDK's `driver_name`) does with transmitted
+/// frames of ethertype 0x8808, as DPDK 22.11's drivers say.
+///
+/// Dropped by:
+/// - `net_i40e` (X710, XL710, XXV710): `eth_i40e_dev_init` calls
+///   `i40e_add_tx_flow_control_drop_filter`, an admin-queue control
+///   packet filter (flags DROP | TX | IGNORE_MAC) on the main VSI;
+/// - `net_i40e_vf`, `net_iavf`: virtual functions; the physical
+///   function's driver installs that filter for every VSI (the shared base
+///   code's `i40e_add_filter_to_drop_tx_flow_control_frames`);
+/// - `net_ixgbe_vf`, `net_txgbe_vf`: with SR-IOV the physical function
+///   sets an ETQF ethertype filter with TX anti-spoofing for 0x8808
+///   (`ixgbe_pf_host_configure` → `ixgbe_add_tx_flow_control_drop_filter`,
+///   the same in txgbe).
+///
+/// Sent by the others, as far as their drivers go: `net_ixgbe` (the PF
+/// installs the filter for its VFs' pools only, and only when SR-IOV is
+/// on), `net_ice` (no such filter in the PMD), `net_e1000_igb`,
+/// `mlx5_pci`, `net_virtio`, `net_virtio_user` and the software vdevs
+/// (`net_null`, `net_ring`, `net_pcap`, `net_af_packet`, `net_tap`,
+/// `net_memif`), which treat 0x8808 like any ethertype.
+pub fn tx_fate(driver: &str) -> PauseTx {
+    let why = match driver {
+        "net_i40e" => {
+            "the i40e PMD installs a filter at start-up that drops every transmitted \
+             frame of ethertype 0x8808 (eth_i40e_dev_init -> \
+             i40e_add_tx_flow_control_drop_filter)"
+        }
+        "net_i40e_vf" | "net_iavf" => {
+            "this is a virtual function: its physical function's driver (i40e) drops \
+             every frame of ethertype 0x8808 its VSIs transmit \
+             (i40e_add_tx_flow_control_drop_filter)"
+        }
+        "net_ixgbe_vf" | "net_txgbe_vf" => {
+            "this is a virtual function: with SR-IOV its physical function sets an \
+             ethertype filter with TX anti-spoofing that drops frames of ethertype \
+             0x8808 from VFs (ixgbe_pf_host_configure -> \
+             ixgbe_add_tx_flow_control_drop_filter)"
+        }
+        _ => return PauseTx::Sent,
+    };
+    PauseTx::Dropped { why }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +246,42 @@ mod tests {
         assert_eq!(PauseFrame::new_unchecked(&buf[..]).quanta(), 7);
         buf[15] = 0x02;
         assert!(PauseRepr::parse(&PauseFrame::new_unchecked(&buf[..])).is_err());
+    }
+
+    #[test]
+    fn drivers_that_drop_pause_frames_on_transmit() {
+        for d in [
+            "net_i40e",
+            "net_i40e_vf",
+            "net_iavf",
+            "net_ixgbe_vf",
+            "net_txgbe_vf",
+        ] {
+            match tx_fate(d) {
+                PauseTx::Dropped { why } => assert!(why.contains("0x8808"), "{d}: {why}"),
+                PauseTx::Sent => panic!("{d} drops 0x8808 on transmit"),
+            }
+        }
+        assert!(
+            matches!(tx_fate("net_i40e"), PauseTx::Dropped { why } if why.contains("i40e_add_tx_flow_control_drop_filter"))
+        );
+        for d in [
+            "net_ixgbe",
+            "net_ice",
+            "net_e1000_igb",
+            "mlx5_pci",
+            "net_virtio",
+            "net_virtio_user",
+            "net_null",
+            "net_ring",
+            "net_pcap",
+            "net_af_packet",
+            "net_tap",
+            "net_memif",
+            "",
+            "net_i40e ",
+        ] {
+            assert_eq!(tx_fate(d), PauseTx::Sent, "{d:?}");
+        }
     }
 }

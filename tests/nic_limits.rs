@@ -6,18 +6,19 @@
 
 mod common;
 
-use common::{by_id, landspeed, parse_frame, read_pcap, run_profile, u, write_file};
+use common::{by_id, landspeed, parse_frame, read_pcap, u, write_file};
 use serde_json::Value;
 
 const STREAM: &str = "streams:\n  - { name: a, id: 1, frame_size: 9130, \
     ipv4: { src: 198.18.0.1, dst: 198.19.0.1 }, udp: { src: 49152, dst: 5001 } }\n";
 
-/// A loopback run on one `net_ring0` (its TX queue feeds its RX queue):
+/// A loopback run on one `net_ring0` (its TX queue feeds its RX queue),
+/// the receiver sharing CPU 0 with the reporter (which mostly sleeps):
 /// 9130-byte frames at 100 Mbit/s for half a second, every frame checked,
 /// the TX fill copied or attached as a second segment.
 fn ring_profile(payload: &str) -> String {
     format!(
-        "eal:\n  cores: [0, 1, 2]\n  vdevs: [net_ring0]\n  file_prefix: lsm-ring-{payload}\n\
+        "eal:\n  cores: [0, 1, 2]\n  cpus: [0, 1, 0]\n  vdevs: [net_ring0]\n  file_prefix: lsm-ring-{payload}\n\
          ports:\n  - {{ name: p0, device: net_ring0, link: 10g, payload: {payload} }}\n{STREAM}\
          tx:\n  - {{ lcore: 1, port: p0, rate: 100M }}\n\
          rx:\n  - {{ lcore: 2, port: p0, verify: full }}\n\
@@ -39,8 +40,9 @@ fn assert_all_whole(v: &Value) {
     assert_eq!(u(v, "/rx/foreign_breakdown/too_short"), 0);
 }
 
-/// Runs `yaml` as `name`; a loaded machine may deschedule a worker (exit
-/// 3 with a `descheduled` problem only): the counts hold all the same.
+/// Runs `yaml` as `name`; a loaded machine may deschedule a worker or
+/// slow the sender below its target (exit 3 with `descheduled` or
+/// `target_missed` problems only): the counts hold all the same.
 fn run(dir: &std::path::Path, name: &str, yaml: &str) -> Value {
     let profile = write_file(dir, &format!("{name}.yaml"), yaml);
     let json = dir.join(format!("{name}.json"));
@@ -56,7 +58,10 @@ fn run(dir: &std::path::Path, name: &str, yaml: &str) -> Value {
     let v = common::read_json(&json);
     let problems = v["outcome"]["problems"].as_array().unwrap();
     assert!(
-        out.status.success() || problems.iter().all(|p| p["kind"] == "descheduled"),
+        out.status.success()
+            || problems
+                .iter()
+                .all(|p| p["kind"] == "descheduled" || p["kind"] == "target_missed"),
         "{}\n{}",
         out.stdout,
         out.stderr
@@ -98,10 +103,12 @@ fn a_receiver_of_known_9130_byte_streams_gets_9k_mbufs() {
          tx:\n  - {{ lcore: 1, port: p0, rate: 100M }}\n\
          run:\n  duration: 300ms\n"
     );
-    let (_, t) = run_profile(dir.path(), "tx", &tx, &[]);
+    let t = run(dir.path(), "tx", &tx);
     let frames = read_pcap(&dir.path().join("sent.pcap"));
     assert_eq!(frames.len() as u64, u(&t, "/tx/frames"));
-    assert!(frames.iter().all(|f| f.len() == 9126 && parse_frame(f).is_ok()));
+    assert!(frames
+        .iter()
+        .all(|f| f.len() == 9126 && parse_frame(f).is_ok()));
     let rx = format!(
         "eal:\n  cores: [0, 1]\n  vdevs: [\"net_pcap0,rx_pcap=sent.pcap\"]\n  file_prefix: lsm-pcap-rx\n\
          ports:\n  - {{ name: p0, device: net_pcap0, link: 10g }}\n{STREAM}\

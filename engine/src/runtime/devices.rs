@@ -855,7 +855,10 @@ mod tests {
 
     #[test]
     fn tsc_problem_names_the_missing_flags() {
-        assert_eq!(tsc_problem_of("flags : tsc constant_tsc nonstop_tsc\n"), None);
+        assert_eq!(
+            tsc_problem_of("flags : tsc constant_tsc nonstop_tsc\n"),
+            None
+        );
         assert_eq!(tsc_problem_of(""), None);
         let p = tsc_problem_of("flags : tsc constant_tsc\n").expect("a problem");
         assert_eq!(
@@ -888,8 +891,15 @@ mod tests {
                  the inter-socket link (choose lcores on the port's socket)"
             ]
         );
-        assert_eq!(numa_warnings(&plan, 0, 1, socket).len(), 1, "TX lcore 1 on 0");
-        assert!(numa_warnings(&plan, 0, -1, socket).is_empty(), "unknown: no warning");
+        assert_eq!(
+            numa_warnings(&plan, 0, 1, socket).len(),
+            1,
+            "TX lcore 1 on 0"
+        );
+        assert!(
+            numa_warnings(&plan, 0, -1, socket).is_empty(),
+            "unknown: no warning"
+        );
         assert!(numa_warnings(&plan, 0, 0, |_| None).is_empty());
     }
 

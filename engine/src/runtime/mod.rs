@@ -213,8 +213,14 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
         let _ = writeln!(std::io::stderr(), "landspeed: warning: {w}");
     }
     let mbufs = size.mbufs;
-    let pool = Mempool::create(&rt.eal, &format!("ls_pool{i}"), mbufs, size.room, info.socket)
-        .map_err(|e| perr(plan, &field, e))?;
+    let pool = Mempool::create(
+        &rt.eal,
+        &format!("ls_pool{i}"),
+        mbufs,
+        size.room,
+        info.socket,
+    )
+    .map_err(|e| perr(plan, &field, e))?;
     let tx_offload = match pp.checksum.resolve(info.tx_checksum_offload()) {
         Some(mode) => mode == CsumMode::Offload,
         None => {

@@ -96,7 +96,7 @@ fn a_pmd_that_counts_no_bytes_is_not_compared_by_bytes() {
 #[test]
 fn flow_control_state_is_reported_per_port() {
     let dir = tempfile::tempdir().unwrap();
-    let yaml = "eal: { cores: [0, 1, 2], vdevs: [net_null0, net_ring0], file_prefix: lsefc }\n\
+    let yaml = "eal: { cores: [0, 1, 2], cpus: [0, 1, 1], vdevs: [net_null0, net_ring0], file_prefix: lsefc }\n\
                 ports:\n  - { name: out, device: net_null0, link: 10g }\n  \
                 - { name: loop, device: net_ring0, link: 10g }\n\
                 streams: [ { name: s, frame_size: 1518 } ]\n\

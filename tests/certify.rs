@@ -102,6 +102,8 @@ fn unknown_tests_keys_and_outputs_are_refused() {
         &["--json", "a.json", "--csv", "a.json"],
     );
     refused(&out, &["--csv", "another output"]);
+    let out = rfc(dir.path(), &ring(""), &["--progress", "fancy"]);
+    refused(&out, &["--progress", "fancy"]);
     let out = rfc(dir.path(), &ring(""), &["--json", "cert.yaml"]);
     refused(&out, &["--json", "the profile being run"]);
     let out = rfc(dir.path(), &ring("  criteria:\n    - sizes: [64]\n"), &[]);
@@ -293,4 +295,132 @@ fn a_ring_on_two_cpus_counts_every_trial_exactly_in_every_report() {
     assert_eq!(html.matches("<svg").count(), 4, "one chart per test");
     assert!(!html.contains("http"), "no outside reference");
     assert!(junit.contains("<testsuites"), "{junit}");
+}
+
+/// Two ring ports that each send and receive: a bidirectional topology
+/// (each net_ring port loops back to itself, so each direction's frames
+/// come back on the port that sent them; the figures are told apart by
+/// stream). The aggregate trials, both directions at once, hold each
+/// direction's share with exact counts; five lcores share two CPUs, so a
+/// trial may be tester-bound (said so, exit 3), never miscounted.
+#[test]
+fn a_bidirectional_ring_counts_each_direction_of_the_aggregate_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = "eal:\n  cores: [0, 1, 2, 3, 4]\n  cpus: [0, 1, 0, 1, 0]\n  vdevs: [net_ring0, net_ring1]\n\
+         ports:\n  - name: p0\n    device: net_ring0\n    link: 100m\n  - name: p1\n    device: net_ring1\n    link: 100m\n\
+         streams:\n  - name: east\n    ipv4: { src: 198.18.0.1, dst: 198.19.0.1 }\n    udp: { src: 49152, dst: 7 }\n\
+         \x20 - name: west\n    ipv4: { src: 198.19.0.1, dst: 198.18.0.1 }\n    udp: { src: 49153, dst: 7 }\n\
+         tx:\n  - lcore: 1\n    port: p0\n    streams: [east]\n    rate: line\n    mode: spin\n\
+         \x20 - lcore: 2\n    port: p1\n    streams: [west]\n    rate: line\n    mode: spin\n\
+         rx:\n  - lcore: 3\n    port: p0\n    verify: full\n  - lcore: 4\n    port: p1\n    verify: full\n\
+         certify:\n  tests: [throughput, back_to_back]\n  sizes: [512]\n  trial: 0.2s\n  settle: 0.1s\n  \
+         resolution: 5%\n  back_to_back_trials: 1\n  back_to_back_max: 0.05s\n  learning: false\n";
+    let args = ["--json", "c.json", "--csv", "c.csv", "--html", "c.html"];
+    let out = rfc(dir.path(), yaml, &args);
+    let v = read_json(&dir.path().join("c.json"));
+    match out.status.code() {
+        Some(0) => {}
+        Some(3) => {
+            for p in v["problems"].as_array().unwrap() {
+                assert_eq!(s(p, "/kind"), "tester_bound", "{p}");
+            }
+        }
+        other => panic!("exit {other:?}\n{}\n{}", out.stdout, out.stderr),
+    }
+    assert_eq!(s(&v, "/topology"), "bidirectional");
+    let dirs = ["p0 → p1", "p1 → p0"];
+    assert_eq!(v["directions"], serde_json::json!(dirs));
+    let keys = [
+        "tx_frames",
+        "rx_frames",
+        "lost",
+        "corrupt",
+        "duplicated",
+        "reordered",
+    ];
+    let mut aggregate = Vec::new();
+    for test in ["throughput", "back_to_back"] {
+        for row in rows(&v, test) {
+            for t in row["trials"].as_array().unwrap() {
+                let shares = t.get("per_direction").and_then(Value::as_array);
+                if s(row, "/direction") != "aggregate" {
+                    assert!(shares.is_none(), "one direction has no shares: {t}");
+                    continue;
+                }
+                let shares = shares.unwrap();
+                let names: Vec<&str> = shares.iter().map(|d| s(d, "/direction")).collect();
+                assert_eq!(names, dirs);
+                for k in keys {
+                    let sum: u64 = shares.iter().map(|d| u(d, &format!("/{k}"))).sum();
+                    assert_eq!(sum, u(t, &format!("/{k}")), "{k}: {t}");
+                }
+                for d in shares {
+                    assert!(u(d, "/tx_frames") > 0, "{d}");
+                    assert_eq!(
+                        u(d, "/rx_frames"),
+                        u(d, "/tx_frames"),
+                        "a ring loses nothing: {d}"
+                    );
+                    assert_eq!(
+                        u(d, "/lost") + u(d, "/corrupt") + u(d, "/duplicated"),
+                        0,
+                        "{d}"
+                    );
+                    assert!(f(d, "/latency/p99_ns") > 0.0, "{d}");
+                }
+                aggregate.push((test, t.clone()));
+            }
+        }
+    }
+    // Back-to-back at the limit: one burst of 1175 frames (0.05 s at
+    // 100 Mbit/s of 512-byte frames) split over the two senders.
+    let b = rows(&v, "back_to_back").last().unwrap();
+    assert_eq!(s(b, "/direction"), "aggregate");
+    assert_eq!(b["bursts"].as_array().unwrap().len(), 1);
+    let t = &b["trials"][0];
+    assert_eq!(u(t, "/tx_frames"), 1175);
+    let sent: Vec<u64> = (0..2)
+        .map(|i| u(&t["per_direction"][i], "/tx_frames"))
+        .collect();
+    assert_eq!(sent, [588, 587]);
+    assert!(aggregate.iter().any(|(k, _)| *k == "throughput"));
+    // The CSV and the HTML hold the same shares.
+    let csv = std::fs::read_to_string(dir.path().join("c.csv")).unwrap();
+    let shares: Vec<&str> = csv
+        .lines()
+        .filter(|l| l.contains(",trial_direction,"))
+        .collect();
+    assert_eq!(shares.len(), 2 * aggregate.len(), "{csv}");
+    let east = shares
+        .iter()
+        .find(|l| l.starts_with("back_to_back,trial_direction,p0 → p1,512,1,"));
+    assert!(
+        east.is_some_and(|l| l.contains(",588,588,0,0,")),
+        "{shares:?}"
+    );
+    let html = std::fs::read_to_string(dir.path().join("c.html")).unwrap();
+    assert_eq!(
+        html.matches("class=\"per-direction\"").count(),
+        2,
+        "one table per test"
+    );
+    // On a pipe: no terminal codes, a plain line per trial.
+    assert!(!out.stderr.contains('\x1b'), "no terminal codes on a pipe");
+    assert!(!out.stdout.contains('\x1b'));
+    let trials: usize = ["throughput", "back_to_back"]
+        .iter()
+        .flat_map(|k| rows(&v, k).iter())
+        .map(|r| r["trials"].as_array().unwrap().len())
+        .sum();
+    let lines: Vec<&str> = (out.stderr.lines())
+        .filter(|l| l.starts_with("landspeed: ") && l.contains("(certification: "))
+        .collect();
+    assert_eq!(lines.len(), trials, "{}", out.stderr);
+    assert!(
+        lines[0].starts_with("landspeed: throughput 512 B p0 → p1: trial 1 of ~"),
+        "{}",
+        lines[0]
+    );
+    let last = format!("(certification: {trials} of ~{trials}): ");
+    assert!(lines[trials - 1].contains(&last), "{}", lines[trials - 1]);
 }

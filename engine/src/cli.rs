@@ -492,6 +492,23 @@ pub struct Rfc2544Args {
     /// Show DPDK's own log in full (its `info` level).
     #[arg(long)]
     pub dpdk_log: bool,
+    /// How progress shows on standard error: `auto` (a live bar on a
+    /// terminal, else a plain line per trial) or `plain` (a line per
+    /// trial).
+    #[arg(long, value_enum, default_value_t = ProgressArg::Auto)]
+    pub progress: ProgressArg,
+    /// No live bar: a plain line per trial on standard error.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// `--progress` of `landspeed rfc2544`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgressArg {
+    /// A live bar when standard error is a terminal, else plain lines.
+    Auto,
+    /// A plain line per trial.
+    Plain,
 }
 
 /// The certification plan: the profile, the command line's overrides,
@@ -561,26 +578,6 @@ fn render(opt: &str, cert: &crate::certify::model::Certification) -> String {
     }
 }
 
-/// One progress line on standard error per trial.
-fn progress_line(st: &crate::certify::search::Step) {
-    let t = st.trial;
-    let _ = writeln!(
-        std::io::stderr(),
-        "landspeed: {} {} B {}: trial {} of ~{}: {:.3} % of line, {} sent, {} lost{}{} ({} left)",
-        st.test,
-        t.frame_size,
-        t.direction,
-        st.done,
-        st.planned,
-        t.offered_pct,
-        t.tx_frames,
-        t.lost,
-        if t.passed { ", pass" } else { ", fail" },
-        if t.tester_bound { ", tester-bound" } else { "" },
-        crate::units::format_duration(Duration::from_secs_f64(st.left_s.max(0.0)))
-    );
-}
-
 /// The host's name, CPU model and count and kernel, from `/proc`, for
 /// the certification's reports (a file that cannot be read leaves its
 /// figure empty).
@@ -606,7 +603,7 @@ fn describe_host(host: &mut crate::certify::model::Host) {
 /// reports hold what was measured, marked incomplete), 1 an error (the
 /// reports are still written).
 pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
-    use crate::certify::{criteria, model::Bound, table};
+    use crate::certify::{criteria, display, model::Bound, table};
     let plan = certify_plan(args)?;
     check_certify_outputs(args)?;
     signal::on_interrupt(&INTERRUPT, runtime::remove_own_run_dirs);
@@ -614,7 +611,11 @@ pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let plan = runtime::session::port_plan(&plan);
-    let (mut cert, failed) = runtime::session::certify(&plan, &INTERRUPT, &mut progress_line)?;
+    let mode = display::choose_for_stderr(args.quiet, args.progress == ProgressArg::Plain);
+    let mut shown = display::Display::new(mode);
+    let certified = runtime::session::certify(&plan, &INTERRUPT, &mut |st| shown.step(st));
+    shown.finish();
+    let (mut cert, failed) = certified?;
     cert.started = table::rfc3339(started);
     cert.device = plan.certify.device.clone();
     describe_host(&mut cert.host);

@@ -1,12 +1,13 @@
 //! The CSV of a certification: one file, one header, a line per result
-//! (per point of a loss curve), per acceptance criterion and per trial,
-//! told apart by the `test` and `kind` columns. Quoted as RFC 4180 says
+//! (per point of a loss curve), per acceptance criterion, per trial and
+//! per direction of a trial in which every direction sent at once
+//! (`trial_direction`, numbered as its trial), told apart by the `test` and `kind` columns. Quoted as RFC 4180 says
 //! (CRLF line ends; a field holding a comma, a quote or a line break is
 //! quoted, its quotes doubled). Its figures are the [`format`] records',
 //! so they read exactly as in the HTML report.
 //!
 //! Columns: `test` (`throughput`, `latency`, `loss`, `back_to_back`),
-//! `kind` (`result`, `criterion`, `trial`), `direction`, `frame_size`,
+//! `kind` (`result`, `criterion`, `trial`, `trial_direction`), `direction`, `frame_size`,
 //! then every [`Column`] by its name; a column that does not apply to a
 //! line is empty.
 
@@ -22,7 +23,8 @@ pub fn render(c: &Certification) -> String {
     let records = format::results(c)
         .into_iter()
         .chain(format::criteria(c))
-        .chain(format::trials(c));
+        .chain(format::trials(c))
+        .chain(format::direction_trials(c));
     for r in records {
         record(&mut out, &r);
     }
@@ -125,6 +127,50 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 14);
+    }
+
+    /// Each direction's share of an aggregate trial is a line of its own,
+    /// numbered as its trial; the shares add up to the trial.
+    #[test]
+    fn a_line_per_direction_of_each_aggregate_trial() {
+        let c = sample::bidirectional();
+        let (header, lines) = read(&render(&c));
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let shares: Vec<&::csv::StringRecord> = lines
+            .iter()
+            .filter(|l| &l[1] == "trial_direction")
+            .collect();
+        let aggregate: Vec<&crate::certify::model::Trial> = c
+            .throughput
+            .iter()
+            .filter(|r| r.direction == "aggregate")
+            .flat_map(|r| r.trials.iter())
+            .collect();
+        assert_eq!(shares.len(), 2 * aggregate.len());
+        assert_eq!(shares.len(), format::direction_trials(&c).len());
+        let first = &c.throughput[14].trials[0];
+        assert_eq!(first.frame_size, 64);
+        let d0 = &first.per_direction[0];
+        let d1 = &first.per_direction[1];
+        assert_eq!(d0.tx_frames + d1.tx_frames, first.tx_frames);
+        assert_eq!(d0.lost + d1.lost, first.lost);
+        let n = |l: &::csv::StringRecord, k: &str| l[col(k)].parse::<u64>().unwrap();
+        let (a, b) = (shares[0], shares[1]);
+        assert_eq!(
+            (&a[0], &a[2], &a[3], &a[col("trial")]),
+            ("throughput", sample::DIRS[0], "64", "1")
+        );
+        assert_eq!((&b[2], &b[col("trial")]), (sample::DIRS[1], "1"));
+        assert_eq!(n(a, "tx_frames"), d0.tx_frames);
+        assert_eq!(n(b, "tx_frames"), d1.tx_frames);
+        assert_eq!(n(a, "tx_frames") + n(b, "tx_frames"), first.tx_frames);
+        assert_eq!(n(a, "lost") + n(b, "lost"), first.lost);
+        assert_eq!((n(a, "reordered"), n(b, "reordered")), (0, 5));
+        assert_eq!(&a[col("offered_pct")], "100.00");
+        assert_eq!(&a[col("p99_ns")], "8171", "2100 + 51.2 + 6020.2");
+        assert_eq!(&b[col("p99_ns")], "8321");
+        assert_eq!(&a[col("loss_pct")], format::loss_pct(d0.loss_pct));
+        assert_eq!(&a[col("passed")], "");
     }
 
     #[test]

@@ -283,6 +283,9 @@ pub enum Kind {
     Criterion,
     /// One trial.
     Trial,
+    /// One direction's share of a trial in which every direction sent at
+    /// once (its `trial` column numbers the aggregate trial).
+    DirectionTrial,
 }
 
 impl Kind {
@@ -292,6 +295,7 @@ impl Kind {
             Kind::Result => "result",
             Kind::Criterion => "criterion",
             Kind::Trial => "trial",
+            Kind::DirectionTrial => "trial_direction",
         }
     }
 }
@@ -580,24 +584,77 @@ fn criterion(k: &Criterion) -> Record {
 pub fn trials(c: &Certification) -> Vec<Record> {
     let f = Format::new(&c.settings);
     let mut out = Vec::new();
-    let mut add = |test: Test, list: &[Trial]| {
-        let numbered = list.iter().enumerate();
-        out.extend(numbered.map(|(i, t)| trial(&f, test, i + 1, t)));
+    each_trial(c, |test, n, t| out.push(trial(&f, test, n, t)));
+    out
+}
+
+/// Each direction's share of every trial in which every direction sent at
+/// once, in the order of [`trials`]: one record per direction, numbered
+/// as its trial.
+pub fn direction_trials(c: &Certification) -> Vec<Record> {
+    let f = Format::new(&c.settings);
+    let mut out = Vec::new();
+    each_trial(c, |test, n, t| {
+        out.extend(
+            t.per_direction
+                .iter()
+                .map(|d| direction_trial(&f, test, n, t, d)),
+        );
+    });
+    out
+}
+
+/// Calls `f` with every trial, its test and its number (1-based) within
+/// its search.
+fn each_trial(c: &Certification, mut f: impl FnMut(Test, usize, &Trial)) {
+    let mut add = |test: Test, list: &mut dyn Iterator<Item = &Trial>| {
+        for (i, t) in list.enumerate() {
+            f(test, i + 1, t);
+        }
     };
     for r in &c.throughput {
-        add(Test::Throughput, &r.trials);
+        add(Test::Throughput, &mut r.trials.iter());
     }
     for r in &c.latency {
-        add(Test::Latency, &r.trials);
+        add(Test::Latency, &mut r.trials.iter());
     }
     for r in &c.loss {
-        let list: Vec<Trial> = r.points.iter().map(|p| p.trial.clone()).collect();
-        add(Test::Loss, &list);
+        add(Test::Loss, &mut r.points.iter().map(|p| &p.trial));
     }
     for r in &c.back_to_back {
-        add(Test::BackToBack, &r.trials);
+        add(Test::BackToBack, &mut r.trials.iter());
     }
-    out
+}
+
+fn direction_trial(
+    f: &Format,
+    test: Test,
+    n: usize,
+    t: &Trial,
+    d: &super::model::DirectionFigures,
+) -> Record {
+    let lat = |pick: fn(&crate::report::Percentiles) -> f64| {
+        d.latency
+            .as_ref()
+            .map(|p| whole(pick(p)))
+            .unwrap_or_default()
+    };
+    Record::new(test, Kind::DirectionTrial, &d.direction, t.frame_size)
+        .with(Column::Trial, n.to_string())
+        .with(Column::OfferedPct, f.pct(t.offered_pct))
+        .with(Column::TxFrames, d.tx_frames.to_string())
+        .with(Column::RxFrames, d.rx_frames.to_string())
+        .with(Column::Lost, d.lost.to_string())
+        .with(Column::LossPct, loss_pct(d.loss_pct))
+        .with(Column::Reordered, d.reordered.to_string())
+        .with(Column::Duplicated, d.duplicated.to_string())
+        .with(Column::Corrupt, d.corrupt.to_string())
+        .with(Column::MinNs, lat(|p| p.min_ns))
+        .with(Column::MeanNs, lat(|p| p.mean_ns))
+        .with(Column::P50Ns, lat(|p| p.p50_ns))
+        .with(Column::P99Ns, lat(|p| p.p99_ns))
+        .with(Column::P999Ns, lat(|p| p.p999_ns))
+        .with(Column::MaxNs, lat(|p| p.max_ns))
 }
 
 fn trial(f: &Format, test: Test, n: usize, t: &Trial) -> Record {
@@ -717,6 +774,7 @@ pub(crate) mod sample {
             tester_bound: tester,
             passed: lost == 0,
             problems,
+            per_direction: Vec::new(),
         }
     }
 
@@ -947,6 +1005,47 @@ pub(crate) mod sample {
         c.loss
             .retain(|r| r.direction == DIRS[0] && r.frame_size < 512);
         c.back_to_back.clear();
+        c
+    }
+
+    /// One direction's share of an aggregate trial `t`: direction 0 has
+    /// the odd frame, direction 1 the reordered ones and 150 ns more.
+    fn share(t: &Trial, dir: usize) -> DirectionFigures {
+        let half = |n: u64| n / 2 + u64::from(dir == 0) * (n % 2);
+        let (tx, lost) = (half(t.tx_frames), half(t.lost));
+        DirectionFigures {
+            direction: DIRS[dir].to_string(),
+            tx_frames: tx,
+            rx_frames: tx - lost,
+            lost,
+            loss_pct: if tx == 0 {
+                0.0
+            } else {
+                lost as f64 * 100.0 / tx as f64
+            },
+            reordered: u64::from(dir == 1) * 5,
+            duplicated: 0,
+            corrupt: 0,
+            latency: Some(latency(t.frame_size, dir)),
+        }
+    }
+
+    /// [`complete`] with the aggregate (both directions at once) rows of
+    /// 64 B and 1518 B throughput, each trial with both directions'
+    /// shares.
+    pub fn bidirectional() -> Certification {
+        let mut c = complete();
+        let s = c.settings.clone();
+        for size in [64, 1518] {
+            let mut row = throughput(0, size, &s, false);
+            row.direction = crate::certify::search::AGGREGATE.to_string();
+            for t in &mut row.trials {
+                t.direction = row.direction.clone();
+                t.reordered = 5;
+                t.per_direction = vec![share(t, 0), share(t, 1)];
+            }
+            c.throughput.push(row);
+        }
         c
     }
 

@@ -503,7 +503,44 @@ fn trial_tables(h: &mut String, c: &Certification, test: Test, trials: &[Record]
         }
         h.push_str("</tbody>\n</table>\n");
     }
+    direction_table(h, test, &format::direction_trials(c));
     h.push_str("</details>\n");
+}
+
+/// Each direction's share of the trials of `test` in which every
+/// direction sent at once: a row per trial and direction.
+fn direction_table(h: &mut String, test: Test, shares: &[Record]) {
+    let mine: Vec<&Record> = shares.iter().filter(|r| r.test == test).collect();
+    let Some(first) = mine.first() else {
+        return;
+    };
+    let _ = writeln!(
+        h,
+        "<h3 id=\"{}-per-direction\">{}: each direction</h3>",
+        test.key(),
+        escape(super::search::AGGREGATE)
+    );
+    let _ = write!(
+        h,
+        "<table class=\"per-direction\">\n<thead><tr><th>frame size, B</th><th class=\"t\">direction</th>"
+    );
+    for (col, _) in &first.cells {
+        let _ = write!(h, "<th>{}</th>", escape(col.heading()));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    for r in mine {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td class=\"t\">{}</td>",
+            r.frame_size,
+            escape(&r.direction)
+        );
+        for (col, text) in &r.cells {
+            let _ = write!(h, "<td{}>{}</td>", cell_class(*col, text), escape(text));
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</tbody>\n</table>\n");
 }
 
 #[cfg(test)]
@@ -682,7 +719,11 @@ mod tests {
     /// in its test's list of trials.
     #[test]
     fn every_csv_figure_is_in_the_html_with_the_same_text() {
-        let c = sample::tester_bound();
+        csv_figures_in_html(sample::tester_bound());
+        csv_figures_in_html(sample::bidirectional());
+    }
+
+    fn csv_figures_in_html(c: Certification) {
         let doc = parse(&render(&c));
         let cells = |scope: &str| -> std::collections::HashSet<String> {
             doc.select(&sel(scope)).map(text).collect()
@@ -720,6 +761,74 @@ mod tests {
             }
         }
         assert!(checked > 5_000, "{checked}");
+    }
+
+    /// The aggregate's trials show each direction's share, in a row
+    /// per trial and direction, with the CSV's figures.
+    #[test]
+    fn aggregate_trials_show_each_direction() {
+        let c = sample::bidirectional();
+        let doc = parse(&render(&c));
+        let rows: Vec<Vec<String>> = doc
+            .select(&sel(
+                "section#throughput details table.per-direction tbody tr",
+            ))
+            .map(|tr| tr.select(&sel("td")).map(text).collect())
+            .collect();
+        let shares = format::direction_trials(&c);
+        assert_eq!(rows.len(), shares.len());
+        let n: usize = c.throughput[14..].iter().map(|r| 2 * r.trials.len()).sum();
+        assert_eq!(rows.len(), n);
+        let d0 = &c.throughput[14].trials[0].per_direction[0];
+        assert_eq!(
+            rows[0][..5],
+            [
+                "64",
+                sample::DIRS[0],
+                "1",
+                "100.00",
+                &d0.tx_frames.to_string()
+            ]
+        );
+        assert_eq!(rows[1][1], sample::DIRS[1]);
+        for (row, r) in rows.iter().zip(&shares) {
+            let cells: Vec<&str> = r.cells.iter().map(|(_, t)| t.as_str()).collect();
+            assert_eq!(row[2..], cells[..], "{row:?}");
+        }
+        let head: Vec<String> = doc
+            .select(&sel("section#throughput details table.per-direction th"))
+            .map(text)
+            .collect();
+        assert_eq!(
+            head,
+            [
+                "frame size, B",
+                "direction",
+                "trial",
+                "offered %",
+                "sent",
+                "received",
+                "lost",
+                "loss %",
+                "reordered",
+                "duplicated",
+                "corrupt",
+                "min ns",
+                "mean ns",
+                "p50 ns",
+                "p99 ns",
+                "p99.9 ns",
+                "max ns"
+            ]
+        );
+        assert_eq!(doc.select(&sel("h3#throughput-per-direction")).count(), 1);
+        assert_eq!(
+            doc.select(&sel("table.per-direction")).count(),
+            1,
+            "throughput only"
+        );
+        let plain = parse(&render(&sample::complete()));
+        assert_eq!(plain.select(&sel("table.per-direction")).count(), 0);
     }
 
     #[test]

@@ -17,15 +17,20 @@
 //!   (with its charts from [`svg`]) and [`junit`]; they format every figure
 //!   through [`format`], so the same figure reads the same in all of them.
 //!
+//! - [`progress`] estimates where a certification stands and how long it
+//!   has to go; [`display`] shows it on standard error.
+//!
 //! This module is pure: it never touches DPDK.
 #![forbid(unsafe_code)]
 
 pub mod criteria;
 pub mod csv;
+pub mod display;
 pub mod format;
 pub mod html;
 pub mod junit;
 pub mod model;
+pub mod progress;
 pub mod search;
 pub mod svg;
 pub mod table;

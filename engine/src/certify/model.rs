@@ -90,6 +90,39 @@ pub struct Trial {
     pub passed: bool,
     /// What cast doubt on this trial (the run's problems).
     pub problems: Vec<Problem>,
+    /// When every direction sent at once (the aggregate of a
+    /// bidirectional topology): each direction's share of this trial's
+    /// figures, in the order of the directions. Empty for a trial of one
+    /// direction, and when the directions share a stream (their frames
+    /// cannot be told apart).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_direction: Vec<DirectionFigures>,
+}
+
+/// One direction's share of a trial in which every direction sent at
+/// once, told apart by the streams each direction's TX tasks send. Its
+/// counts add up to the trial's, except corrupt frames whose stream could
+/// not be read: those count in the trial's `corrupt` only.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct DirectionFigures {
+    /// Direction label (one of [`Tester::directions`]).
+    pub direction: String,
+    /// Frames this direction sent.
+    pub tx_frames: u64,
+    /// Its frames received and checked good (once each).
+    pub rx_frames: u64,
+    /// Its frames sent and never received.
+    pub lost: u64,
+    /// `lost` as % of `tx_frames` (0 when nothing was sent).
+    pub loss_pct: f64,
+    /// Its frames received out of order.
+    pub reordered: u64,
+    /// Its frames received more than once.
+    pub duplicated: u64,
+    /// Its frames received corrupt.
+    pub corrupt: u64,
+    /// One-way latency of its frames, when the receiver measured it.
+    pub latency: Option<Percentiles>,
 }
 
 /// What bound a throughput result.

@@ -30,20 +30,29 @@ pub const AGGREGATE: &str = "aggregate";
 /// Confirmations a throughput search tries before it gives up on a rate.
 const MAX_CONFIRMS: u32 = 4;
 
-/// What the searches report as each trial ends (for a progress display).
+/// What the searches report as each trial starts and as it ends (for a
+/// progress display: see [`super::progress`]).
 #[derive(Debug)]
 pub struct Step<'a> {
     /// The test: `throughput`, `latency`, `loss` or `back_to_back`.
     pub test: &'static str,
-    /// The trial as measured, `passed` decided.
-    pub trial: &'a Trial,
-    /// Trials run so far in the certification, this one included.
+    /// The trial asked for.
+    pub spec: &'a TrialSpec,
+    /// `None` as the trial starts; the trial as measured, `passed`
+    /// decided, as it ends.
+    pub trial: Option<&'a Trial>,
+    /// Trials that ended so far in the certification (this one included
+    /// once it ended).
     pub done: u32,
-    /// Trials the certification is expected to run in all (an estimate:
-    /// a search may end sooner).
+    /// The most trials the certification can take (every search at its
+    /// longest): an upper bound, see [`planned_trials`].
     pub planned: u32,
-    /// Seconds the remaining planned trials are expected to take.
-    pub left_s: f64,
+    /// The certification's settings.
+    pub settings: &'a Settings,
+    /// The tester's directions.
+    pub directions: &'a [String],
+    /// The line rate at L1, bit/s.
+    pub line_bps: u64,
 }
 
 /// Why a search ended before its end.
@@ -65,7 +74,7 @@ type Flow<T> = std::result::Result<T, Halt>;
 
 /// Runs the tests of `settings` over `tester`, appending rows to `cert` as
 /// each ends (so an error or a signal leaves the rows so far in it), and
-/// calls `progress` after every trial. On a signal `cert.complete` is
+/// calls `progress` as every trial starts and as it ends. On a signal `cert.complete` is
 /// false and `stopped_by` says so; on an error too, and the error is
 /// returned after the rows were kept.
 pub fn run(
@@ -237,20 +246,28 @@ impl<'a> Search<'a> {
             self.tester.learn()?;
             self.learned = true;
         }
+        self.report(test, &spec, None);
         let mut t = self.tester.trial(&spec)?;
         t.passed = passes(&t, tolerance, self.s.max_p99_ns);
         self.check_heard(&spec, &t)?;
         self.done += 1;
         self.planned = self.planned.max(self.done);
-        let left = f64::from(self.planned - self.done) * (self.s.trial_s + self.s.settle_s);
+        self.report(test, &spec, Some(&t));
+        Ok(t)
+    }
+
+    /// Tells the progress display a trial starts (`None`) or ended.
+    fn report(&mut self, test: &'static str, spec: &TrialSpec, trial: Option<&Trial>) {
         (self.progress)(&Step {
             test,
-            trial: &t,
+            spec,
+            trial,
             done: self.done,
             planned: self.planned,
-            left_s: left,
+            settings: self.s,
+            directions: &self.directions,
+            line_bps: self.line_bps,
         });
-        Ok(t)
     }
 
     /// The first trial of a direction that received nothing at all (no

@@ -148,8 +148,15 @@ fn settings(test: &str) -> Settings {
 fn certify(sim: &mut Sim, s: &Settings) -> (Certification, crate::Result<()>) {
     let mut cert = blank(s, sim.directions(), LINE);
     let mut steps = 0;
+    let mut started = 0;
     let r = run(sim, s, &mut cert, &mut |st: &Step| {
+        if st.trial.is_none() {
+            started += 1;
+            assert_eq!(st.done, steps, "a trial starts after the last one ended");
+            return;
+        }
         steps += 1;
+        assert_eq!(started, steps, "every trial that ends was started");
         assert_eq!(st.done, steps);
         assert!(st.planned >= st.done);
     });

@@ -25,7 +25,9 @@ use super::{
     build_result, clock, close_ports, open_ports, perr, start_ports, timed, Meta, Outcomes, PortRt,
     Runtime, Seen, Snapshot, StopAll, Timing, Up, REPORT_POLL,
 };
-use crate::certify::model::{Certification, HostPort, Tester, Trial, TrialSpec};
+use crate::certify::model::{
+    Certification, DirectionFigures, HostPort, Tester, Trial, TrialSpec,
+};
 use crate::certify::search::{self, Step, AGGREGATE};
 use crate::config::{CountFrom, Plan};
 use crate::counter::{Padded, StopFlag, TxLive};
@@ -197,11 +199,18 @@ impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
 
     fn trial(&mut self, spec: &TrialSpec) -> Result<Trial> {
         let r = self.run_trial(spec)?;
+        let labels = self.directions();
         let label = match spec.direction {
-            Some(d) => self.directions()[d].clone(),
+            Some(d) => labels[d].clone(),
             None => AGGREGATE.to_string(),
         };
-        Ok(to_trial(&r, spec, label, self.line_bps()))
+        let mut t = to_trial(&r, spec, label, self.line_bps());
+        if spec.direction.is_none() && self.dirs.len() > 1 {
+            if let Some(ids) = direction_streams(self.base, &self.dirs) {
+                t.per_direction = per_direction(&r, &labels, &ids);
+            }
+        }
+        Ok(t)
     }
 
     fn rx_port(&self, direction: Option<usize>) -> String {
@@ -460,23 +469,77 @@ fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64) -
         reordered: rx.reordered,
         duplicated: rx.duplicated,
         corrupt: rx.corrupt,
-        latency: merged_latency(&rx),
+        latency: merged_latency(&rx.streams.iter().collect::<Vec<_>>()),
         duration_s: span_s,
         tester_bound: missed || doubt || short_burst,
         passed: false,
         problems: r.outcome.problems.clone(),
+        per_direction: Vec::new(),
     }
 }
 
-/// One latency figure for the trial: its stream's, or over several
+/// The stream ids each direction's TX tasks send, in the order of
+/// `dirs`; `None` when two directions share a stream (their frames
+/// cannot be told apart).
+fn direction_streams(plan: &Plan, dirs: &[Direction]) -> Option<Vec<Vec<u32>>> {
+    let ids: Vec<Vec<u32>> = (dirs.iter())
+        .map(|d| {
+            let tasks = plan.tx.iter().filter(|t| t.port == d.tx_port);
+            let mut v: Vec<u32> = tasks
+                .flat_map(|t| t.streams.iter().map(|&s| plan.streams[s].id))
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        })
+        .collect();
+    let shared = (ids.iter().enumerate())
+        .any(|(i, a)| ids[i + 1..].iter().any(|b| a.iter().any(|x| b.contains(x))));
+    (!shared).then_some(ids)
+}
+
+/// Each direction's share of an aggregate trial `r`: its streams' frames
+/// sent, and their frames received as `to_trial` counts the whole.
+fn per_direction(r: &RunResult, labels: &[String], ids: &[Vec<u32>]) -> Vec<DirectionFigures> {
+    let rx = r.rx.clone().unwrap_or_default();
+    let tx_streams = r.tx.as_ref().map(|t| t.streams.as_slice()).unwrap_or(&[]);
+    (labels.iter().zip(ids))
+        .map(|(label, ids)| {
+            let tx_frames: u64 = (tx_streams.iter())
+                .filter(|s| ids.contains(&s.id))
+                .map(|s| s.frames)
+                .sum();
+            let mine: Vec<&crate::result::StreamResult> =
+                rx.streams.iter().filter(|s| ids.contains(&s.id)).collect();
+            let sum = |f: fn(&crate::result::StreamResult) -> u64| mine.iter().map(|s| f(s)).sum();
+            let corrupt: u64 = sum(|s| s.corrupt_total);
+            let good: u64 = sum(|s| s.frames - s.corrupt_total);
+            let duplicated: u64 = sum(|s| s.seq.duplicated);
+            let lost = tx_frames.saturating_sub((good + corrupt).saturating_sub(duplicated));
+            DirectionFigures {
+                direction: label.clone(),
+                tx_frames,
+                rx_frames: good.saturating_sub(duplicated),
+                lost,
+                loss_pct: if tx_frames == 0 {
+                    0.0
+                } else {
+                    lost as f64 * 100.0 / tx_frames as f64
+                },
+                reordered: sum(|s| s.seq.reordered),
+                duplicated,
+                corrupt,
+                latency: merged_latency(&mine),
+            }
+        })
+        .collect()
+}
+
+/// One latency figure for the streams: a stream's, or over several
 /// streams their frame-weighted means (min of the minima, max of the
 /// maxima).
-fn merged_latency(rx: &crate::result::RxResult) -> Option<Percentiles> {
-    let v: Vec<&Percentiles> = rx
-        .streams
-        .iter()
-        .filter_map(|s| s.latency.as_ref())
-        .collect();
+fn merged_latency(streams: &[&crate::result::StreamResult]) -> Option<Percentiles> {
+    let v: Vec<&Percentiles> = streams.iter().filter_map(|s| s.latency.as_ref()).collect();
     match v.as_slice() {
         [] => None,
         [one] => Some(**one),

@@ -568,7 +568,8 @@ mod tests {
     /// The title block as (heading, text) pairs.
     fn title_rows(html: &str) -> Vec<(String, String)> {
         let doc = parse(html);
-        let rows = doc.select(&sel("table.meta tr"));
+        let tr = sel("table.meta tr");
+        let rows = doc.select(&tr);
         rows.map(|r| {
             let th = r.select(&sel("th")).next().map(text).unwrap_or_default();
             let td = r.select(&sel("td")).next().map(text).unwrap_or_default();

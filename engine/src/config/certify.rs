@@ -168,7 +168,7 @@ impl Checker<'_> {
             .map(|(i, c)| self.criterion(i, c))
             .collect::<Result<_, _>>()?;
         Ok(CertifyPlan {
-            device: self.device(raw.device.as_deref())?,
+            device: self.certify_device(raw.device.as_deref())?,
             settings: s,
             criteria,
         })
@@ -176,7 +176,7 @@ impl Checker<'_> {
 
     /// `certify.device`: free text, not blank, at most [`DEVICE_MAX`]
     /// characters; each line's ends trimmed.
-    fn device(&self, text: Option<&str>) -> Result<Option<String>, ConfigError> {
+    fn certify_device(&self, text: Option<&str>) -> Result<Option<String>, ConfigError> {
         let Some(text) = text else {
             return Ok(None);
         };

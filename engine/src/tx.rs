@@ -340,6 +340,9 @@ struct Tx<'q> {
     ahead: usize,
     /// Frames per `tx_burst` (1 in spin mode: every frame already due).
     group: usize,
+    /// Every slot's mbuf comes from one pool (one stream, no gap frames):
+    /// a batch is one bulk allocation, decided once per task.
+    one_pool: bool,
     source: Source<'q>,
     stream_ids: Vec<u32>,
     gaps: Option<Gaps>,
@@ -411,6 +414,7 @@ impl<'q> Tx<'q> {
             planned: false,
             ahead,
             group,
+            one_pool: streams.len() == 1 && t.gap.is_none(),
             source: Source {
                 streams,
                 interleave: t.interleave,
@@ -444,6 +448,9 @@ impl<'q> Tx<'q> {
     /// never wait. One TSC read per `tx_burst`, after it: that is when the
     /// burst left and when the next is decided (the wait reads more only
     /// while the next frame is not yet due, a fill once per batch).
+    /// Never inlined: the loop is one symbol (`landspeed::tx::Tx::run_loop`)
+    /// that an instruction count can be confined to.
+    #[inline(never)]
     fn run_loop<const PACED: bool>(&mut self) {
         let mut now = tsc::now();
         loop {
@@ -544,6 +551,17 @@ impl<'q> Tx<'q> {
     #[inline(always)]
     fn alloc(&mut self) -> bool {
         self.batch.clear();
+        if self.one_pool {
+            // One stream and no gap frames: every slot from its pool.
+            let ok = match self.source.streams[0].pool.as_deref() {
+                Some(tp) => self.batch.extend_template(tp, self.ahead),
+                None => self.batch.extend(None, self.ahead),
+            };
+            if !ok {
+                self.batch.clear();
+            }
+            return ok;
+        }
         let mut i = 0;
         while i < self.ahead {
             let pool = self.pool_of(i);
@@ -551,8 +569,11 @@ impl<'q> Tx<'q> {
             while j < self.ahead && self.pool_of(j) == pool {
                 j += 1;
             }
-            let mp = pool.and_then(|s| self.source.streams[s].pool.as_deref());
-            if !self.batch.extend(mp.map(TemplatePool::mempool), j - i) {
+            let ok = match pool.and_then(|s| self.source.streams[s].pool.as_deref()) {
+                Some(tp) => self.batch.extend_template(tp, j - i),
+                None => self.batch.extend(None, j - i),
+            };
+            if !ok {
                 self.batch.clear();
                 return false;
             }
@@ -566,11 +587,12 @@ impl<'q> Tx<'q> {
     fn write(&mut self) {
         let batch = &mut self.batch;
         let (streams, payload) = (&mut self.source.streams, &mut self.source.payload);
-        for (i, slot) in self.slots[..self.ahead].iter().enumerate() {
+        let planned = self.slots[..self.ahead].iter().zip(&self.plans);
+        for (i, (slot, plan)) in planned.enumerate() {
             match *slot {
                 Slot::Data { stream, .. } => {
                     let s = usize::from(stream);
-                    streams[s].write(batch, i, &self.plans[i], payload, s)
+                    streams[s].write(batch, i, plan, payload, s)
                 }
                 Slot::Gap { size } => {
                     if let Some(g) = &self.gaps {

@@ -340,9 +340,6 @@ struct Tx<'q> {
     ahead: usize,
     /// Frames per `tx_burst` (1 in spin mode: every frame already due).
     group: usize,
-    /// Every slot's mbuf comes from one pool (one stream, no gap frames):
-    /// a batch is one bulk allocation, decided once per task.
-    one_pool: bool,
     source: Source<'q>,
     stream_ids: Vec<u32>,
     gaps: Option<Gaps>,
@@ -414,7 +411,6 @@ impl<'q> Tx<'q> {
             planned: false,
             ahead,
             group,
-            one_pool: streams.len() == 1 && t.gap.is_none(),
             source: Source {
                 streams,
                 interleave: t.interleave,
@@ -551,17 +547,6 @@ impl<'q> Tx<'q> {
     #[inline(always)]
     fn alloc(&mut self) -> bool {
         self.batch.clear();
-        if self.one_pool {
-            // One stream and no gap frames: every slot from its pool.
-            let ok = match self.source.streams[0].pool.as_deref() {
-                Some(tp) => self.batch.extend_template(tp, self.ahead),
-                None => self.batch.extend(None, self.ahead),
-            };
-            if !ok {
-                self.batch.clear();
-            }
-            return ok;
-        }
         let mut i = 0;
         while i < self.ahead {
             let pool = self.pool_of(i);
@@ -587,12 +572,11 @@ impl<'q> Tx<'q> {
     fn write(&mut self) {
         let batch = &mut self.batch;
         let (streams, payload) = (&mut self.source.streams, &mut self.source.payload);
-        let planned = self.slots[..self.ahead].iter().zip(&self.plans);
-        for (i, (slot, plan)) in planned.enumerate() {
+        for (i, slot) in self.slots[..self.ahead].iter().enumerate() {
             match *slot {
                 Slot::Data { stream, .. } => {
                     let s = usize::from(stream);
-                    streams[s].write(batch, i, plan, payload, s)
+                    streams[s].write(batch, i, &self.plans[i], payload, s)
                 }
                 Slot::Gap { size } => {
                     if let Some(g) = &self.gaps {

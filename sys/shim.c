@@ -24,6 +24,11 @@ int ls_pktmbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **pkts, unsign
 	return rte_pktmbuf_alloc_bulk(mp, pkts, n);
 }
 
+int ls_mempool_get_bulk(struct rte_mempool *mp, struct rte_mbuf **pkts, unsigned n)
+{
+	return rte_mempool_get_bulk(mp, (void **)pkts, n);
+}
+
 uint64_t ls_rdtsc(void)
 {
 	return rte_rdtsc();

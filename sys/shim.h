@@ -9,6 +9,7 @@ struct rte_mempool;
 uint16_t ls_rx_burst(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n);
 uint16_t ls_tx_burst(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n);
 int ls_pktmbuf_alloc_bulk(struct rte_mempool *mp, struct rte_mbuf **pkts, unsigned n);
+int ls_mempool_get_bulk(struct rte_mempool *mp, struct rte_mbuf **pkts, unsigned n);
 uint64_t ls_rdtsc(void);
 int ls_errno(void);
 uint64_t ls_mbuf_size(void);

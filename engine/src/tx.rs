@@ -446,6 +446,9 @@ impl<'q> Tx<'q> {
     /// never wait. One TSC read per `tx_burst`, after it: that is when the
     /// burst left and when the next is decided (the wait reads more only
     /// while the next frame is not yet due, a fill once per batch).
+    /// Never inlined: the loop is one symbol (`landspeed::tx::Tx::run_loop`)
+    /// that an instruction count can be confined to.
+    #[inline(never)]
     fn run_loop<const PACED: bool>(&mut self) {
         let mut now = tsc::now();
         loop {
@@ -553,8 +556,11 @@ impl<'q> Tx<'q> {
             while j < self.ahead && self.pool_of(j) == pool {
                 j += 1;
             }
-            let mp = pool.and_then(|s| self.source.streams[s].pool.as_deref());
-            if !self.batch.extend(mp.map(TemplatePool::mempool), j - i) {
+            let ok = match pool.and_then(|s| self.source.streams[s].pool.as_deref()) {
+                Some(tp) => self.batch.extend_template(tp, j - i),
+                None => self.batch.extend(None, j - i),
+            };
+            if !ok {
                 self.batch.clear();
                 return false;
             }

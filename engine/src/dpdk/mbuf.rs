@@ -11,7 +11,7 @@ use std::ptr;
 
 use landspeed_sys as sys;
 
-use super::{DpdkError, ExtPattern, Mempool, RxQueue, Segment, TxQueue};
+use super::{DpdkError, ExtPattern, Mempool, RxQueue, Segment, TemplatePool, TxQueue};
 
 /// The largest batch (TX or RX burst) the engine uses.
 pub const BATCH_MAX: usize = 64;
@@ -148,6 +148,36 @@ impl<'p> TxBatch<'p> {
         // success DPDK writes n valid mbufs there, on failure none.
         let ret = unsafe {
             sys::ls_pktmbuf_alloc_bulk(pool, self.mbufs.as_mut_ptr().add(self.len), n as u32)
+        };
+        if ret == 0 {
+            self.len += n;
+        }
+        ret == 0
+    }
+
+    /// Like [`extend`](Self::extend), from a stream's template pool, with
+    /// DPDK's raw bulk get (`rte_mempool_get_bulk`, as testpmd's txonly
+    /// does) instead of `rte_pktmbuf_alloc_bulk`: the reset of every mbuf
+    /// is skipped, because a template pool's mbufs need none (see
+    /// [`TemplatePool`]).
+    #[inline]
+    pub fn extend_template(&mut self, pool: &TemplatePool<'_>, n: usize) -> bool {
+        if self.head != 0 || self.len + n > BATCH_MAX {
+            return false;
+        }
+        // SAFETY: slots [len, len + n) are free and in the array; on
+        // success DPDK writes n mbufs there, on failure none. A free mbuf
+        // of a pktmbuf pool has a reference count of 1, no next segment
+        // and one segment (DPDK's contract for raw allocation); the other
+        // fields `rte_pktmbuf_reset` would set are as TemplatePool keeps
+        // them (data_off and ol_flags never changed by anything but
+        // frame_mut and set_offload of the same stream) or unused on TX.
+        let ret = unsafe {
+            sys::ls_mempool_get_bulk(
+                pool.mempool().raw(),
+                self.mbufs.as_mut_ptr().add(self.len),
+                n as u32,
+            )
         };
         if ret == 0 {
             self.len += n;

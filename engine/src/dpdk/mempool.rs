@@ -112,6 +112,15 @@ impl Drop for Mempool<'_> {
 /// changing fields stored. An mbuf comes back to the pool only when the
 /// PMD frees it, so none is rewritten while the PMD may still hold it.
 ///
+/// Its mbufs are taken without DPDK's per-mbuf reset
+/// ([`TxBatch::extend_template`](super::TxBatch::extend_template)): what
+/// the reset would write is already so. A free mbuf has one segment, no
+/// next and a reference count of 1 (DPDK's contract for raw allocation;
+/// the free of a chained frame unlinks its attached segment), its
+/// `data_off` is the headroom `rte_pktmbuf_init` set (nothing moves it),
+/// and its `ol_flags` are 0 or the stream's own offload request; the
+/// lengths are written per frame.
+///
 /// Mbufs of this pool are handed to a port's TX queue: the pool must be
 /// freed only after that port is closed (the runtime keeps it until then).
 pub struct TemplatePool<'eal> {

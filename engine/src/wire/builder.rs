@@ -497,15 +497,15 @@ impl FrameBuilder {
     /// IPv4 total length, ident and header checksum: all that changes per
     /// frame in a single-flow IPv4 header.
     #[inline]
-    fn write_ipv4_fields(&mut self, f: &mut [u8], len: usize, l3: usize, software: bool) {
-        let total = (len - l3) as u16;
+    fn write_ipv4_fields(&mut self, ip: &mut [u8; 20], total: u16, software: bool) {
         let ident = self.ipv4_ident;
         self.ipv4_ident = ident.wrapping_add(1);
-        put16(f, l3 + 2, total);
-        put16(f, l3 + 4, ident);
+        ip[2..4].copy_from_slice(&total.to_be_bytes());
+        ip[4..6].copy_from_slice(&ident.to_be_bytes());
         if software {
-            let acc = u64::from(self.ipv4_const_sum) + u64::from(total) + u64::from(ident);
-            put16(f, l3 + 10, checksum::finish(checksum::fold64(acc)));
+            let acc = u32::from(self.ipv4_const_sum) + u32::from(total) + u32::from(ident);
+            let c = checksum::finish(checksum::fold64(u64::from(acc)));
+            ip[10..12].copy_from_slice(&c.to_be_bytes());
         }
     }
 
@@ -527,7 +527,7 @@ impl FrameBuilder {
         if let Addrs::V6 { .. } = self.addrs {
             put16(f, l3 + 4, l4_len as u16);
         } else {
-            self.write_ipv4_fields(f, len, l3, software);
+            self.write_ipv4_fields(array_mut(&mut f[l3..]), (len - l3) as u16, software);
         }
         checksum::add(base, l4_len as u16)
     }
@@ -777,11 +777,16 @@ impl FrameBuilder {
         let head_len = self.template.len() + self.shapes[shape].layout.len();
         let fill_offset = FillPattern::offset_for(seq.wrapping_add(self.fill_salt));
         let fill_len = (len - head_len).min(self.fill.max_fill());
+        // Frames whose stamp ends the frame (64 bytes) have no fill to sum.
+        let fill_sum = match fill_len {
+            0 => 0,
+            n => self.fill.sum(fill_offset, n),
+        };
         FramePlan {
             len,
             head_len,
             fill_offset,
-            fill_sum: self.fill.sum(fill_offset, fill_len),
+            fill_sum,
             shape: shape as u16,
         }
     }
@@ -792,10 +797,16 @@ impl FrameBuilder {
     /// at `p.fill_offset` instead.
     #[inline]
     pub fn write_fill(&self, frame: &mut [u8], seq: u64, p: &FramePlan) {
-        self.fill.write(
-            &mut frame[p.head_len..p.len],
-            seq.wrapping_add(self.fill_salt),
+        debug_assert_eq!(
+            p.fill_offset,
+            FillPattern::offset_for(seq.wrapping_add(self.fill_salt))
         );
+        let dst = &mut frame[p.head_len..p.len];
+        let n = dst.len().min(self.fill.max_fill());
+        if n > 0 {
+            // The plan already holds the fill's sum: copy only.
+            dst[..n].copy_from_slice(&self.fill.bytes()[p.fill_offset..p.fill_offset + n]);
+        }
     }
 
     /// Writes the headers' changing fields and the stamp (TX TSC 0, patched
@@ -807,21 +818,20 @@ impl FrameBuilder {
     pub fn write_head(&mut self, head: &mut [u8], seq: u64, p: &FramePlan) {
         let sh = self.shapes[usize::from(p.shape)];
         let hdr = self.template.len();
-        let f = &mut head[..p.head_len];
+        let (f, stamp) = head[..p.head_len].split_at_mut(hdr);
         let (l3, l4) = (self.l2_len, self.l2_len + self.l3_len);
-        let l4_len = p.len - l4;
         let software = self.csum == CsumMode::Software;
-        let payload_len = (p.len - hdr) as u32;
-        let stamp = &mut f[hdr..];
         let full = sh.layout == StampLayout::Full;
         if full {
             write_full_stamp(stamp, &sh, self.stream_id, seq, p.fill_sum);
         } else {
             write_compact_stamp(stamp, &sh, self.stream_id, seq, p.fill_sum);
         }
+        let payload_len = (p.len - hdr) as u32;
         let l4_field = if self.single_flow {
             self.single_head(f, &sh, l3, l4, software, payload_len)
         } else {
+            let l4_len = p.len - l4;
             let pseudo = self.write_varied(f, p.len, l3, l4, l4_len, software);
             self.varied_l4(f, pseudo, l4, l4_len, software, payload_len)
         };
@@ -861,7 +871,7 @@ impl FrameBuilder {
         if let Addrs::V6 { .. } = self.addrs {
             put16(f, l3 + 4, l4_len as u16);
         } else {
-            self.write_ipv4_fields(f, sh.len, l3, software);
+            self.write_ipv4_fields(array_mut(&mut f[l3..]), (sh.len - l3) as u16, software);
         }
         let mut s = sh.l4_sum;
         if self.is_tcp() {
@@ -912,18 +922,17 @@ impl FrameBuilder {
 #[inline(always)]
 fn write_full_stamp(b: &mut [u8], sh: &Shape, id: u32, seq: u64, fill_sum: u16) {
     let fill_csum = checksum::finish(fill_sum);
-    let b = &mut b[..FULL_LEN];
-    put16(b, 0, MAGIC);
-    b[2] = FORMAT_FULL;
-    b[3] = 0;
-    put32(b, 4, id);
+    let b: &mut [u8; FULL_LEN] = array_mut(b);
+    let s = checksum::add(checksum::add(sh.stamp_sum, sum64(seq)), fill_csum);
+    b[..4]
+        .copy_from_slice(&((u32::from(MAGIC) << 16) | (u32::from(FORMAT_FULL) << 8)).to_be_bytes());
+    b[4..8].copy_from_slice(&id.to_be_bytes());
     b[FULL_SEQ..FULL_SEQ + 8].copy_from_slice(&seq.to_be_bytes());
     b[FULL_TSC..FULL_TSC + 8].fill(0);
-    put16(b, FULL_FILL_LEN, sh.fill_len);
-    put16(b, FULL_FILL_CSUM, fill_csum);
-    put16(b, 30, 0);
-    let s = checksum::add(checksum::add(sh.stamp_sum, sum64(seq)), fill_csum);
-    put16(b, FULL_CHECK, checksum::finish(s));
+    b[FULL_FILL_LEN..FULL_FILL_LEN + 2].copy_from_slice(&sh.fill_len.to_be_bytes());
+    b[FULL_FILL_CSUM..FULL_FILL_CSUM + 2].copy_from_slice(&fill_csum.to_be_bytes());
+    b[FULL_CHECK..FULL_CHECK + 2].copy_from_slice(&checksum::finish(s).to_be_bytes());
+    b[30..32].fill(0);
 }
 
 /// The compact stamp of frame `seq` of stream `id` with TX TSC 0; its check
@@ -931,18 +940,30 @@ fn write_full_stamp(b: &mut [u8], sh: &Shape, id: u32, seq: u64, fill_sum: u16) 
 /// offset, so its words count byte-swapped (RFC 1071, 2(B)).
 #[inline(always)]
 fn write_compact_stamp(b: &mut [u8], sh: &Shape, id: u32, seq: u64, fill_sum: u16) {
-    let b = &mut b[..COMPACT_LEN];
-    put16(b, 0, MAGIC);
-    b[2] = FORMAT_COMPACT;
-    put16(b, COMPACT_ID, id as u16);
-    b[COMPACT_SEQ..COMPACT_SEQ + 6].copy_from_slice(&seq.to_be_bytes()[2..]);
-    b[COMPACT_TSC..COMPACT_TSC + 5].fill(0);
+    let b: &mut [u8; COMPACT_LEN] = array_mut(b);
     let s = checksum::add(sh.stamp_sum, sum48(seq).swap_bytes());
-    put16(
-        b,
-        COMPACT_CHECK,
-        checksum::finish(checksum::add(s, fill_sum)),
-    );
+    let check = checksum::finish(checksum::add(s, fill_sum));
+    // Magic, format, id and the sequence's top byte as one word; the rest
+    // of the sequence, then TSC 0 and the check.
+    let seq = seq.to_be_bytes();
+    b[..2].copy_from_slice(&MAGIC.to_be_bytes());
+    b[2] = FORMAT_COMPACT;
+    b[COMPACT_ID..COMPACT_ID + 2].copy_from_slice(&(id as u16).to_be_bytes());
+    b[COMPACT_SEQ..COMPACT_SEQ + 6].copy_from_slice(&seq[2..]);
+    b[COMPACT_TSC..COMPACT_TSC + 5].fill(0);
+    b[COMPACT_CHECK..COMPACT_CHECK + 2].copy_from_slice(&check.to_be_bytes());
+}
+
+/// The first `N` bytes of `b` (a header or stamp) as an array: one bounds
+/// check, after which every constant offset into it is checked at compile
+/// time.
+#[inline(always)]
+fn array_mut<const N: usize>(b: &mut [u8]) -> &mut [u8; N] {
+    let len = b.len();
+    match b.get_mut(..N).map(<&mut [u8; N]>::try_from) {
+        Some(Ok(b)) => b,
+        _ => panic!("a field of {N} bytes in a buffer of {len}"),
+    }
 }
 
 /// Seed of the fill pattern the streams of a run share (a frame's fill

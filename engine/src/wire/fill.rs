@@ -79,9 +79,18 @@ impl FillPattern {
         let end = off + len;
         let whole = end & !7;
         let body = self.prefix[whole / 8].wrapping_sub(self.prefix[off / 8]);
-        // `whole - off` is a multiple of 8, so the tail starts at an even offset.
-        let tail = checksum::sum(&self.bytes[whole..end]);
-        checksum::add(checksum::fold64(u64::from(body)), tail)
+        // `whole - off` is a multiple of 8, so the tail starts at an even
+        // offset: its big-endian words are the high bytes of one 8-byte word.
+        let tail = match end - whole {
+            0 => 0,
+            keep => {
+                let w = self.bytes[whole..whole + 8]
+                    .try_into()
+                    .map_or(0, u64::from_be_bytes);
+                w & !(u64::MAX >> (keep * 8))
+            }
+        };
+        checksum::fold64(u64::from(body) + word_sum(tail))
     }
 
     /// Copies the fill of frame `seq` into `dst` (at most `max_fill` bytes;
@@ -94,6 +103,12 @@ impl FillPattern {
         dst[..len].copy_from_slice(&self.bytes[off..off + len]);
         self.sum(off, len)
     }
+}
+
+/// Sum of the four big-endian 16-bit words of `x` (unfolded).
+#[inline(always)]
+fn word_sum(x: u64) -> u64 {
+    (x >> 48) + ((x >> 32) & 0xFFFF) + ((x >> 16) & 0xFFFF) + (x & 0xFFFF)
 }
 
 #[cfg(test)]

@@ -145,6 +145,18 @@ pub enum Problem {
         /// The figure, in words (`41.992 % of line`).
         figure: String,
     },
+    /// A side of a two-host run stamps or reads a clock the kernel does
+    /// not report synchronised (`STA_UNSYNC`) and the profile declares no
+    /// error for: its one-way latency is not reported (inter-arrival
+    /// figures remain).
+    ClockNotSynced {
+        /// `sender` or `receiver`.
+        side: String,
+        /// The clock: `CLOCK_REALTIME` or `CLOCK_TAI`.
+        clock: String,
+        /// The kernel's maximum error of it, ns.
+        maxerror_ns: f64,
+    },
 }
 
 impl Problem {
@@ -231,6 +243,16 @@ impl Problem {
                 "{test} of {frame_size}-byte frames ({direction}): {figure} is the tester's \
                  limit, not the device's (the tester could not offer more): the device's \
                  figure is at least this"
+            ),
+            Problem::ClockNotSynced {
+                side,
+                clock,
+                maxerror_ns,
+            } => format!(
+                "the {side}'s {clock} is not synchronised (the kernel says STA_UNSYNC, \
+                 maximum error {}): no one-way latency, inter-arrival figures only; \
+                 synchronise it (docs/two-host.md) or declare its error (clock_error)",
+                crate::units::format_nanos(*maxerror_ns)
             ),
         }
     }

@@ -439,6 +439,8 @@ struct Timing {
     elapsed_s: f64,
     /// A watched memif port whose peer left ([`Problem::PeerLeft`]).
     peer_left: Option<Problem>,
+    /// The synchronised clocks, a pair read every interval.
+    syncs: clock::Syncs,
 }
 
 /// Sets both stop flags when dropped: however the body of the scope ends
@@ -461,10 +463,11 @@ fn run_workers<'scope, 'q: 'scope>(
     plan: &Plan,
     sink: &mut dyn Sink,
     stop_early: &StopFlag,
-    tasks: Tasks<'q>,
+    mut tasks: Tasks<'q>,
     grace: Duration,
     watch: &mut PortWatch,
 ) -> Result<(Outcomes, Timing)> {
+    let mut syncs = std::mem::take(&mut tasks.syncs);
     let _stop_all = StopAll(Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
     let (stop_tx, stop_rx) = (Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
     let live = Live {
@@ -475,7 +478,10 @@ fn run_workers<'scope, 'q: 'scope>(
     let t0 = clock::sample();
     let workers = launch(s, eal, plan, tasks)?;
     let clock = (started, t0);
-    let mut timing = report_loop(plan, sink, stop_early, &live, &stop_tx, clock, watch);
+    let mut timing = report_loop(
+        plan, sink, stop_early, &live, &stop_tx, clock, watch, &mut syncs,
+    );
+    timing.syncs = syncs;
     let (outcomes, rx_end_s) = collect(workers, &stop_rx, grace, stop_early, started, watch);
     close_last_interval(plan, sink, &live, &mut timing, rx_end_s);
     Ok((outcomes, timing))
@@ -523,6 +529,7 @@ fn timed<T>(work: impl FnOnce() -> T) -> (T, Option<CpuTime>) {
 /// watching the ports' links meanwhile, until the duration is over,
 /// `stop_early` is set or a watched memif peer left; then stop the
 /// senders. The last interval is left open for [`close_last_interval`].
+#[allow(clippy::too_many_arguments)]
 fn report_loop(
     plan: &Plan,
     sink: &mut dyn Sink,
@@ -531,6 +538,7 @@ fn report_loop(
     stop_tx: &StopFlag,
     (started, t0): (Instant, TscSample),
     watch: &mut PortWatch,
+    syncs: &mut clock::Syncs,
 ) -> Timing {
     let (has_tx, has_rx) = (!plan.tx.is_empty(), !plan.rx.is_empty());
     sink.line(&report::interval_header(has_tx, has_rx));
@@ -560,6 +568,7 @@ fn report_loop(
             prev = cur;
             prev_t = t;
             next_tick += plan.run.interval;
+            syncs.tick();
             continue;
         }
         std::thread::sleep((next_tick.min(total) - now).min(REPORT_POLL));
@@ -574,6 +583,7 @@ fn report_loop(
         tsc_hz_run: clock::hz_between(t0, end),
         elapsed_s,
         peer_left,
+        syncs: clock::Syncs::default(),
     }
 }
 
@@ -689,6 +699,8 @@ fn build_result(
         timing.intervals,
     );
     add_task_results(plan, &mut result, meta, &outcomes, ups);
+    let mut syncs = timing.syncs;
+    syncs.record(&mut result);
     add_problems(&mut result, seen.problems);
     result.note_descheduled();
     if let Some(p) = timing.peer_left {

@@ -147,7 +147,6 @@ ports:
     link: 10g
     checksum: software
     tx_queues: 2
-    rx_queues: 2
 {STREAMS}
 tx:
   - lcore: 1

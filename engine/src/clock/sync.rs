@@ -53,7 +53,8 @@ pub struct Pair {
     pub ns: u64,
 }
 
-/// TSC → clock nanoseconds: `base_ns + ((tsc − base_tsc) × mult) >> SHIFT`,
+/// TSC → clock nanoseconds: `base_ns + ((tsc − base_tsc) × mult) >> SHIFT`
+/// (rounded to the nearest nanosecond),
 /// with the difference signed, so a TSC read just before a newer mapping
 /// was published maps correctly too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -80,7 +81,7 @@ impl Mapping {
     #[inline(always)]
     pub fn ns(&self, tsc: u64) -> u64 {
         let d = tsc.wrapping_sub(self.base_tsc) as i64;
-        let off = (i128::from(d) * i128::from(self.mult)) >> SHIFT;
+        let off = (i128::from(d) * i128::from(self.mult) + (1 << (SHIFT - 1))) >> SHIFT;
         self.base_ns.wrapping_add_signed(off as i64)
     }
 

@@ -448,7 +448,7 @@ mod tests {
             assert_eq!(base - moved, off, "sender shifted by {off}");
         }
         // The pairs themselves shifted: the fit moves by the offset too.
-        let shifted: Vec<Pair> = pairs(5, -7.0, t0 + 4_321).into_iter().collect();
+        let shifted = pairs(5, -7.0, t0 + 4_321);
         let rx2 = fit(&shifted, HZ).unwrap().mapping;
         assert_eq!(one_way_ns(&tx, tx_tsc, &rx2, rx_tsc) - base, 4_321);
     }

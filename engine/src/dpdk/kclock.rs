@@ -64,5 +64,8 @@ pub fn adjtimex() -> Option<(i32, i32, i64, i64)> {
     if state < 0 {
         return None;
     }
-    Some((state, t.status, t.esterror as i64, t.maxerror as i64))
+    // `c_long` is i64 on the 64-bit targets; the conversion is for others.
+    #[allow(clippy::useless_conversion)]
+    let (est, max) = (i64::from(t.esterror), i64::from(t.maxerror));
+    Some((state, t.status, est, max))
 }

@@ -7,6 +7,7 @@
 
 pub mod certify;
 pub mod cli;
+pub(crate) mod clock;
 pub(crate) mod config;
 pub(crate) mod counter;
 pub(crate) mod depart;

@@ -169,6 +169,18 @@ pub enum Problem {
         /// no flow-control operations), `read_failed` or `still_on`.
         flow_control: String,
     },
+    /// A side of a two-host run stamps or reads a clock the kernel does
+    /// not report synchronised (`STA_UNSYNC`) and the profile declares no
+    /// error for: its one-way latency is not reported (inter-arrival
+    /// figures remain).
+    ClockNotSynced {
+        /// `sender` or `receiver`.
+        side: String,
+        /// The clock: `CLOCK_REALTIME` or `CLOCK_TAI`.
+        clock: String,
+        /// The kernel's maximum error of it, ns.
+        maxerror_ns: f64,
+    },
 }
 
 impl Problem {
@@ -277,6 +289,16 @@ impl Problem {
                     "still_on" => "the driver refused to turn it off",
                     _ => "the driver could not say whether it is on",
                 }
+            ),
+            Problem::ClockNotSynced {
+                side,
+                clock,
+                maxerror_ns,
+            } => format!(
+                "the {side}'s {clock} is not synchronised (the kernel says STA_UNSYNC, \
+                 maximum error {}): no one-way latency, inter-arrival figures only; \
+                 synchronise it (docs/two-host.md) or declare its error (clock_error)",
+                crate::units::format_nanos(*maxerror_ns)
             ),
         }
     }

@@ -114,8 +114,17 @@ pub struct StreamResult {
     pub corrupt: CorruptCounts,
     /// Corrupt frames in all.
     pub corrupt_total: u64,
-    /// One-way latency (when sender and receiver share a TSC).
+    /// One-way latency (when sender and receiver share a TSC, or stamp
+    /// and read a synchronised clock).
     pub latency: Option<Percentiles>,
+    /// What the latency was measured on: `tsc` or `synced` (absent: no
+    /// latency, or a result written before two-host clocks).
+    #[serde(default)]
+    pub latency_clock: Option<String>,
+    /// Frames that arrived before their departure by the synchronised
+    /// clocks (their latency recorded as 1 ns).
+    #[serde(default)]
+    pub latency_early: u64,
     /// Inter-arrival spacing.
     pub interarrival: Percentiles,
     /// Seconds from its first to its last arrival.
@@ -142,7 +151,17 @@ impl StreamResult {
             seq: p.seq,
             corrupt: p.corrupt,
             corrupt_total: p.corrupt.total(),
-            latency: shared_tsc.then(|| Percentiles::from_ticks(&p.latency, tsc_hz)),
+            latency: if p.latency_synced {
+                Some(Percentiles::from_ticks(&p.latency, 1_000_000_000))
+            } else {
+                shared_tsc.then(|| Percentiles::from_ticks(&p.latency, tsc_hz))
+            },
+            latency_clock: match (p.latency_synced, shared_tsc) {
+                (true, _) => Some("synced".into()),
+                (false, true) => Some("tsc".into()),
+                (false, false) => None,
+            },
+            latency_early: p.latency_early,
             interarrival: Percentiles::from_ticks(&p.interarrival, tsc_hz),
             span_s: Arrivals::of(p).span_s(tsc_hz),
             achieved: span_rates(p, tsc_hz).unwrap_or_default(),
@@ -220,8 +239,12 @@ pub struct StreamPart {
     pub seq: SeqCounts,
     /// Corrupt frames by reason.
     pub corrupt: CorruptCounts,
-    /// One-way latency, TSC ticks.
+    /// One-way latency, TSC ticks (ns when `latency_synced`).
     pub latency: Histogram<u64>,
+    /// The latency is on the synchronised clock, in ns.
+    pub latency_synced: bool,
+    /// Frames that arrived before their departure by the clocks.
+    pub latency_early: u64,
     /// Inter-arrival gaps, TSC ticks (same-poll arrivals as 0).
     pub interarrival: Histogram<u64>,
     /// UDP/TCP payload bytes of its intact frames.
@@ -242,6 +265,8 @@ impl StreamPart {
             seq: acc.seq.counts(),
             corrupt: acc.corrupt,
             latency: acc.latency.clone(),
+            latency_synced: acc.latency_synced,
+            latency_early: acc.latency_early,
             interarrival: acc.interarrival_all(),
             payload_bytes: acc.payload_bytes,
             first_tsc: acc.first_tsc,
@@ -260,6 +285,8 @@ impl StreamPart {
         (self.payload_bytes, self.first_tsc, self.last_tsc) = (a.payload, a.first_tsc, a.last_tsc);
         add_corrupt(&mut self.corrupt, &o.corrupt);
         add_histogram(&mut self.latency, &o.latency);
+        self.latency_synced |= o.latency_synced;
+        self.latency_early += o.latency_early;
         add_histogram(&mut self.interarrival, &o.interarrival);
     }
 }
@@ -499,6 +526,9 @@ pub struct TxResult {
     pub tasks: Vec<TxTaskResult>,
     /// Per stream.
     pub streams: Vec<TxStreamResult>,
+    /// The synchronised clock its stamps carry (`tx[].clock: synced`).
+    #[serde(default)]
+    pub clock: Option<crate::clock::sync::SideClock>,
 }
 
 impl TxResult {
@@ -721,6 +751,9 @@ pub struct RxResult {
     pub tasks: Vec<RxTaskResult>,
     /// The PMD's counters summed over the RX ports.
     pub pmd: PortStats,
+    /// The synchronised clock it maps its TSC onto (`rx[].clock: synced`).
+    #[serde(default)]
+    pub clock: Option<crate::clock::sync::SideClock>,
 }
 
 impl RxResult {
@@ -1241,6 +1274,7 @@ pub(crate) fn tx_result(
         }),
         tasks,
         streams,
+        clock: None,
     }
 }
 
@@ -1608,6 +1642,8 @@ mod tests {
                 ..CorruptCounts::default()
             },
             latency: hist(),
+            latency_synced: false,
+            latency_early: 0,
             interarrival,
             payload_bytes: 0,
             first_tsc: 0,

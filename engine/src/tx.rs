@@ -81,6 +81,9 @@ pub struct TxTask<'q> {
     /// The task stops by itself once it has prepared this many frames (a
     /// back-to-back burst); `u64::MAX`: only the stop signal ends it.
     pub frame_limit: u64,
+    /// Stamps carry clock nanoseconds through this mapping (its builders
+    /// stamp version 2); `None`: the TSC (version 1).
+    pub clock: Option<Arc<crate::clock::sync::SharedMapping>>,
 }
 
 /// Most streams of a task whose frames come from template pools of their
@@ -344,6 +347,8 @@ struct Tx<'q> {
     stream_ids: Vec<u32>,
     gaps: Option<Gaps>,
     recorder: DepartureRecorder,
+    /// See [`TxTask::clock`].
+    clock: Option<Arc<crate::clock::sync::SharedMapping>>,
     rate: Rate,
     /// TSC of the first departure time in modes that wait.
     first_due: u64,
@@ -431,6 +436,7 @@ impl<'q> Tx<'q> {
                 },
             }),
             recorder: DepartureRecorder::new(t.tsc_hz, t.trace_frames as usize),
+            clock: t.clock,
             rate: t.rate,
             first_due: start,
             left: t.frame_limit,
@@ -623,11 +629,13 @@ impl<'q> Tx<'q> {
     #[inline(always)]
     fn send(&mut self, n: usize, now: u64) -> usize {
         let h = self.batch.head();
+        // Two-host clock: one multiply-shift per burst.
+        let stamp = self.clock.as_ref().map_or(now, |m| m.load().ns(now));
         for (i, slot) in self.slots.iter().enumerate().skip(h).take(n) {
             if let Slot::Data { stream, .. } = *slot {
                 self.source.streams[usize::from(stream)]
                     .builder
-                    .set_tx_tsc(self.batch.frame(i), now);
+                    .set_tx_tsc(self.batch.frame(i), stamp);
             }
         }
         let sent = transmit(&mut self.batch, &mut self.queue, n);

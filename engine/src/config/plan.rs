@@ -293,6 +293,29 @@ pub struct TxTaskPlan {
     pub trace: Option<PathBuf>,
     /// At most this many departures are traced.
     pub trace_frames: u64,
+    /// What its stamps carry: the TSC, or a synchronised clock's ns.
+    pub clock: TxClock,
+}
+
+/// What a TX task's stamps carry (`tx[].clock`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxClock {
+    /// The TSC (stamp version 1): one-way latency where the receiver reads
+    /// the same TSC.
+    Tsc,
+    /// Nanoseconds of a clock both hosts keep synchronised, mapped from
+    /// the TSC (stamp version 2; docs/two-host.md).
+    Synced(SyncedClock),
+}
+
+/// A synchronised clock a side maps its TSC onto, and the error the
+/// profile declares for it (`clock_error`), if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyncedClock {
+    /// CLOCK_REALTIME or CLOCK_TAI.
+    pub id: crate::clock::sync::ClockId,
+    /// Declared error, used in place of the kernel's estimate.
+    pub declared_error: Option<Duration>,
 }
 
 /// What an RX task checks on every frame.
@@ -358,6 +381,15 @@ pub enum Clock {
     Shared,
     /// The sender's clock is another host's: inter-arrival spacing only.
     Separate,
+    /// Stamps of version 2 carry a synchronised clock's ns, which this
+    /// side maps its own TSC onto: one-way latency between two hosts.
+    /// `shared` also measures version-1 stamps on this host's TSC.
+    Synced {
+        /// The clock, and its declared error.
+        clock: SyncedClock,
+        /// Version-1 stamps come from this host's TSC.
+        shared: bool,
+    },
 }
 
 /// Run length and reporting.

@@ -239,6 +239,10 @@ pub(crate) struct Tx {
     pub trace: Option<String>,
     #[serde(default = "default_trace_frames")]
     pub trace_frames: u64,
+    #[serde(default)]
+    pub clock: Option<Scalar>,
+    #[serde(default)]
+    pub clock_error: Option<Scalar>,
 }
 
 /// One item of `rx:`.
@@ -262,6 +266,8 @@ pub(crate) struct Rx {
     pub streams: Option<Value>,
     #[serde(default)]
     pub clock: Option<Scalar>,
+    #[serde(default)]
+    pub clock_error: Option<Scalar>,
 }
 
 /// `run:`

@@ -1044,3 +1044,51 @@ fn a_runtime_error_names_the_line_of_its_field() {
         "t.yaml:9: ports[1].rx_ring: too long"
     );
 }
+
+#[test]
+fn synced_clock_keys_say_which_clock_each_side_relies_on() {
+    use crate::clock::sync::ClockId;
+    let p = load_str(
+        &with(
+            "    trace: dep.csv\n",
+            "    clock: synced-tai\n    clock_error: 2us\n",
+        )
+        .replace(
+            "    streams: [a]\n",
+            "    streams: [a]\n    clock: synced+shared\n",
+        ),
+        "t.yaml",
+    )
+    .unwrap();
+    let want = SyncedClock {
+        id: ClockId::Tai,
+        declared_error: Some(Duration::from_micros(2)),
+    };
+    assert_eq!(p.tx[0].clock, TxClock::Synced(want));
+    let Clock::Synced { clock, shared } = p.rx[0].clock else {
+        panic!("{:?}", p.rx[0].clock)
+    };
+    assert_eq!(
+        (clock.id, clock.declared_error, shared),
+        (ClockId::Realtime, None, true)
+    );
+    // The defaults: TSC stamps, the receiver's clock decided by `auto`.
+    let p = load_str(BASE, "t.yaml").unwrap();
+    assert_eq!((p.tx[0].clock, p.rx[0].clock), (TxClock::Tsc, Clock::Auto));
+    // Bad input: one line naming the field.
+    let m = err_with("    trace: dep.csv\n", "    clock: ptp\n");
+    assert!(
+        m.contains("tx[0].clock: unknown TX clock `ptp`: use tsc, synced or synced-tai"),
+        "{m}"
+    );
+    let m = err_with("    trace: dep.csv\n", "    clock_error: 1ms\n");
+    assert!(
+        m.contains("tx[0].clock_error: a clock error is declared only for a synced clock"),
+        "{m}"
+    );
+    let m = err_with(
+        "    streams: [a]\n",
+        "    streams: [a]\n    clock: synced\n    clock_error: soon\n",
+    );
+    assert!(m.contains("rx[0].clock_error:"), "{m}");
+}

@@ -12,10 +12,11 @@ use super::ext::{Bus, Layer, LinkKind, Pattern, RateSpec, TxMode};
 use super::locate::Locator;
 use super::plan::{
     Checksum, Clock, CountFrom, Device, EalPlan, Payload, Plan, PortPlan, RunPlan, RxStreams,
-    RxTaskPlan, TxTaskPlan, Verify,
+    RxTaskPlan, SyncedClock, TxClock, TxTaskPlan, Verify,
 };
 use super::raw::{self, describe, scalar_text, Scalar, Value};
 use super::stream;
+use crate::clock::sync::ClockId;
 use crate::units::{format_duration, group};
 use crate::wire::spec::StreamSpec;
 
@@ -389,7 +390,77 @@ impl Checker<'_> {
             pattern,
             trace,
             trace_frames: task.trace_frames,
+            clock: self.tx_clock(at, task)?,
         })
+    }
+
+    /// `tx[t].clock` and `tx[t].clock_error`.
+    fn tx_clock(&self, at: &str, task: &raw::Tx) -> Result<TxClock, ConfigError> {
+        let id = self.keyword(
+            &format!("{at}.clock"),
+            "TX clock",
+            task.clock.as_ref(),
+            &[
+                ("tsc", None),
+                ("synced", Some(ClockId::Realtime)),
+                ("synced-tai", Some(ClockId::Tai)),
+            ],
+        )?;
+        let declared_error = self.clock_error(at, task.clock_error.as_ref(), id.is_some())?;
+        Ok(match id {
+            None => TxClock::Tsc,
+            Some(id) => TxClock::Synced(SyncedClock { id, declared_error }),
+        })
+    }
+
+    /// `{at}.clock_error`: a duration, only with a synced clock.
+    fn clock_error(
+        &self,
+        at: &str,
+        v: Option<&Scalar>,
+        synced: bool,
+    ) -> Result<Option<Duration>, ConfigError> {
+        let Some(v) = v else { return Ok(None) };
+        let field = format!("{at}.clock_error");
+        if !synced {
+            return Err(self.err(
+                field,
+                "a clock error is declared only for a synced clock (clock: synced)",
+            ));
+        }
+        parse_duration(v.as_str())
+            .map(Some)
+            .map_err(|m| self.err(field, m.to_string()))
+    }
+
+    /// `rx[r].clock` and `rx[r].clock_error`.
+    fn rx_clock(&self, at: &str, task: &raw::Rx) -> Result<Clock, ConfigError> {
+        let synced = |id, shared| Clock::Synced {
+            clock: SyncedClock {
+                id,
+                declared_error: None,
+            },
+            shared,
+        };
+        let mut clock = self.keyword(
+            &format!("{at}.clock"),
+            "clock",
+            task.clock.as_ref(),
+            &[
+                ("auto", Clock::Auto),
+                ("shared", Clock::Shared),
+                ("separate", Clock::Separate),
+                ("synced", synced(ClockId::Realtime, false)),
+                ("synced-tai", synced(ClockId::Tai, false)),
+                ("synced+shared", synced(ClockId::Realtime, true)),
+            ],
+        )?;
+        let is_synced = matches!(clock, Clock::Synced { .. });
+        let declared = self.clock_error(at, task.clock_error.as_ref(), is_synced)?;
+        if let Clock::Synced { clock: c, .. } = &mut clock {
+            c.declared_error = declared;
+        }
+        Ok(clock)
     }
 
     /// `rx:`; each port's largest frame grows to cover what its tasks
@@ -420,16 +491,7 @@ impl Checker<'_> {
                     ("none", Verify::None),
                 ],
             )?;
-            let clock = self.keyword(
-                &format!("{at}.clock"),
-                "clock",
-                task.clock.as_ref(),
-                &[
-                    ("auto", Clock::Auto),
-                    ("shared", Clock::Shared),
-                    ("separate", Clock::Separate),
-                ],
-            )?;
+            let clock = self.rx_clock(&at, task)?;
             let count_from = self.keyword(
                 &format!("{at}.count_from"),
                 "loss origin",

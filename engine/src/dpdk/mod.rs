@@ -223,6 +223,7 @@
 
 mod eal;
 mod extbuf;
+pub mod kclock;
 mod lcore;
 mod mbuf;
 mod mempool;

@@ -6,8 +6,10 @@ use std::path::Path;
 
 use serde::{Serialize, Serializer};
 
+use crate::clock::sync::{bound_ns, round_to_bound, step_ns, SideClock};
 use crate::limits::verdict::Observation;
 use crate::limits::{Limit, Verdict};
+use crate::report::Percentiles;
 use crate::result::{merge_seq, RunResult, RxResult, StreamResult, TxResult};
 use crate::rx::seq::{SeqCounts, SEQ_LIMIT};
 use crate::{Error, Result};
@@ -72,6 +74,147 @@ pub struct Joined {
     /// written before it kept what it measured.
     #[serde(serialize_with = "keys_sorted")]
     pub joined_verdict: Option<Verdict>,
+    /// One-way latency on the two sides' synchronised clocks, with its
+    /// bound (both sides stamped and read a synced clock; else absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub one_way: Option<OneWay>,
+}
+
+/// One-way latency between two hosts: each side's clock, the bound, and
+/// each stream's figures rounded to the bound's order.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct OneWay {
+    /// The sender's clock.
+    pub tx_clock: SideClock,
+    /// The receiver's clock.
+    pub rx_clock: SideClock,
+    /// The sender's share of the bound, ns (its residual and clock error).
+    pub tx_error_ns: f64,
+    /// The receiver's share, ns.
+    pub rx_error_ns: f64,
+    /// Every one-way figure is within ± this of the truth, ns: the sum of
+    /// both shares.
+    pub bound_ns: f64,
+    /// The figures are rounded to multiples of this, ns (the power of ten
+    /// at or below the bound): no digits finer than the bound allows.
+    pub step_ns: f64,
+    /// Both clocks synchronised (else no figures: inter-arrival only).
+    pub synced: bool,
+    /// Both sides name the same clock (REALTIME and TAI differ by the TAI
+    /// offset: figures across them are meaningless and not given).
+    pub same_clock: bool,
+    /// Per stream, rounded.
+    pub streams: Vec<OneWayStream>,
+}
+
+/// One stream's one-way latency, rounded to the bound's order.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct OneWayStream {
+    /// Stream id.
+    pub id: u32,
+    /// Its latency figures, ns, each a multiple of `step_ns`.
+    pub latency: Percentiles,
+    /// Frames that arrived before their departure by the clocks.
+    pub early: u64,
+}
+
+/// The one-way section when both sides used synchronised clocks.
+fn one_way(t: &TxResult, r: &RxResult) -> Option<OneWay> {
+    let (tx_clock, rx_clock) = (t.clock.clone()?, r.clock.clone()?);
+    let bound = bound_ns(&tx_clock, &rx_clock);
+    let synced = tx_clock.synced() && rx_clock.synced();
+    let same_clock = tx_clock.clock == rx_clock.clock;
+    let streams = if synced && same_clock {
+        (r.streams.iter())
+            .filter(|s| s.latency_clock.as_deref() == Some("synced"))
+            .filter_map(|s| {
+                Some(OneWayStream {
+                    id: s.id,
+                    latency: rounded(s.latency.as_ref()?, bound),
+                    early: s.latency_early,
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Some(OneWay {
+        tx_error_ns: tx_clock.error_ns(),
+        rx_error_ns: rx_clock.error_ns(),
+        tx_clock,
+        rx_clock,
+        bound_ns: bound,
+        step_ns: step_ns(bound),
+        synced,
+        same_clock,
+        streams,
+    })
+}
+
+/// `p` with every figure rounded to the order of `bound` (ns).
+fn rounded(p: &Percentiles, bound: f64) -> Percentiles {
+    let r = |v: f64| round_to_bound(v, bound);
+    Percentiles {
+        count: p.count,
+        min_ns: r(p.min_ns),
+        mean_ns: r(p.mean_ns),
+        p50_ns: r(p.p50_ns),
+        p99_ns: r(p.p99_ns),
+        p999_ns: r(p.p999_ns),
+        max_ns: r(p.max_ns),
+        stddev_ns: r(p.stddev_ns),
+    }
+}
+
+impl OneWay {
+    /// The section as text.
+    fn text(&self, s: &mut String) {
+        let side = |c: &SideClock, e: f64| {
+            format!(
+                "{} ({}, error {})",
+                c.clock.name(),
+                c.error_source(),
+                crate::units::format_nanos(e)
+            )
+        };
+        let _ = writeln!(
+            s,
+            "one-way latency: sender {}, receiver {}",
+            side(&self.tx_clock, self.tx_error_ns),
+            side(&self.rx_clock, self.rx_error_ns)
+        );
+        if !self.same_clock {
+            let _ = writeln!(
+                s,
+                "      the two sides stamp different clocks: no one-way figure (inter-arrival only)"
+            );
+            return;
+        }
+        if !self.synced {
+            let _ = writeln!(
+                s,
+                "      a clock is not synchronised: no one-way figure (inter-arrival only)"
+            );
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "      bound ± {}; figures rounded to {} (the bound's order)",
+            crate::units::format_nanos(self.bound_ns),
+            crate::units::format_nanos(self.step_ns)
+        );
+        for st in &self.streams {
+            let early = if st.early > 0 {
+                format!(
+                    ", {} frames arrived before they left by the clocks",
+                    st.early
+                )
+            } else {
+                String::new()
+            };
+            let _ = writeln!(s, "{:>8} {}{early}", st.id, st.latency.short());
+        }
+    }
 }
 
 /// The verdict with its keys in alphabetical order, as `report --json`
@@ -377,6 +520,7 @@ pub fn join(
             && s.corrupt == 0
     });
     let joined_verdict = observation.map(|o| joined_verdict(t, o, &streams));
+    let one_way = one_way(t, r);
     Joined {
         tx_file: tx_file.to_string(),
         rx_file: rx_file.to_string(),
@@ -390,6 +534,7 @@ pub fn join(
         exact,
         verdict: verdict.cloned(),
         joined_verdict,
+        one_way,
     }
 }
 
@@ -449,6 +594,9 @@ impl Joined {
                 "frames were lost, reordered, duplicated or corrupted (see above)"
             }
         );
+        if let Some(o) = &self.one_way {
+            o.text(&mut s);
+        }
         if let Some(v) = &self.joined_verdict {
             let b = v.binding.as_str();
             let _ = writeln!(s, "verdict (at the sender's rate): {b} bound the run");
@@ -516,6 +664,7 @@ mod tests {
                     payload_bytes: 0,
                 })
                 .collect(),
+            clock: None,
         }
     }
 
@@ -541,6 +690,8 @@ mod tests {
             corrupt: CorruptCounts::default(),
             corrupt_total: corrupt,
             latency: None,
+            latency_clock: None,
+            latency_early: 0,
             interarrival: Percentiles::default(),
             span_s: 0.0,
             achieved: Default::default(),

@@ -6,10 +6,16 @@
 //! measured, which [`calibrate`] does before a run and [`hz_between`] over
 //! the run itself.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::dpdk::tsc;
+use crate::clock::sync::{ClockId, KernelStatus, Pair, SharedMapping, SideClock, Tracker};
+use crate::config::SyncedClock;
+use crate::dpdk::{kclock, tsc};
 use crate::pace::tsc::{measure_hz, TscSample};
+
+/// Clock reads tried for one pair; the narrowest TSC bracket is kept.
+const PAIR_TRIES: usize = 5;
 
 /// A TSC reading paired with the monotonic clock (the midpoint of the two
 /// TSC reads bracketing the clock read; see [`TscSample::bracketed`]).
@@ -35,6 +41,178 @@ pub(super) fn calibrate(span: Duration) -> u64 {
     hz_between(a, sample())
 }
 
+/// One synchronised clock of a run: its pairs, the fit, the mapping the
+/// workers read, and the kernel's worst view of it over the run. Read on
+/// the main lcore only: at start and every report interval.
+pub(crate) struct SyncClock {
+    clock: SyncedClock,
+    tsc_hz: u64,
+    tracker: Tracker,
+    shared: Arc<SharedMapping>,
+    kernel: Option<KernelStatus>,
+    /// Largest half-width of a pair's TSC bracket, ns.
+    read_ns: f64,
+}
+
+impl SyncClock {
+    /// Starts tracking `clock` for a TSC of `tsc_hz`: the first pair, the
+    /// kernel's status, a mapping at the measured rate published.
+    pub(crate) fn start(clock: SyncedClock, tsc_hz: u64) -> Self {
+        let mut s = SyncClock {
+            clock,
+            tsc_hz,
+            tracker: Tracker::new(tsc_hz),
+            shared: Arc::new(SharedMapping::default()),
+            kernel: None,
+            read_ns: 0.0,
+        };
+        s.tick();
+        s
+    }
+
+    /// The mapping the workers read.
+    pub(crate) fn mapping(&self) -> Arc<SharedMapping> {
+        Arc::clone(&self.shared)
+    }
+
+    /// Reads a pair and the kernel's status, fits and publishes.
+    pub(crate) fn tick(&mut self) {
+        let (pair, half) = self.pair();
+        self.read_ns = self.read_ns.max(half);
+        let fit = self.tracker.push(pair);
+        self.shared.publish(&fit.mapping);
+        let k = kclock::adjtimex()
+            .map(|(st, status, est, max)| KernelStatus::from_timex(st, status, est, max))
+            .unwrap_or(KernelStatus {
+                synced: false,
+                esterror_ns: 0.0,
+                maxerror_ns: 0.0,
+            });
+        self.kernel = Some(self.kernel.map_or(k, |w| w.worse(k)));
+    }
+
+    /// The narrowest of [`PAIR_TRIES`] brackets as a pair, and its
+    /// half-width in ns.
+    fn pair(&self) -> (Pair, f64) {
+        let which = match self.clock.id {
+            ClockId::Realtime => kclock::Kernel::Realtime,
+            ClockId::Tai => kclock::Kernel::Tai,
+        };
+        let best = (0..PAIR_TRIES)
+            .map(|_| kclock::bracket(which))
+            .min_by_key(|b| b.tsc_after.wrapping_sub(b.tsc_before))
+            .expect("PAIR_TRIES > 0");
+        let width = best.tsc_after.wrapping_sub(best.tsc_before);
+        let pair = Pair {
+            tsc: best.tsc_before + width / 2,
+            ns: best.ns,
+        };
+        (pair, width as f64 * 1e9 / self.tsc_hz.max(1) as f64 / 2.0)
+    }
+
+    /// The clock over the run, for the result: a last pair read first.
+    pub(crate) fn report(&mut self) -> SideClock {
+        self.tick();
+        SideClock {
+            clock: self.clock.id,
+            kernel: self.kernel.expect("read at start"),
+            ptp_offset_ns: None,
+            declared_error_ns: self.clock.declared_error.map(|d| d.as_nanos() as f64),
+            residual_ns: self.tracker.worst_residual_ns() + self.read_ns,
+            skew_ppm: self.tracker.skew_ppm(),
+            pairs: self.tracker.taken(),
+        }
+    }
+}
+
+/// The synchronised clocks of a run: the senders' and the receivers'
+/// (each the first synced task's of its side; one process may have both).
+#[derive(Default)]
+pub(crate) struct Syncs {
+    /// The clock the TX stamps carry.
+    pub tx: Option<SyncClock>,
+    /// The clock the receivers map their TSC onto.
+    pub rx: Option<SyncClock>,
+}
+
+impl Syncs {
+    /// The clocks `plan` asks for, started.
+    pub(crate) fn start(plan: &crate::config::Plan, tsc_hz: u64) -> Self {
+        use crate::config::{Clock, TxClock};
+        let tx = plan.tx.iter().find_map(|t| match t.clock {
+            TxClock::Synced(c) => Some(c),
+            TxClock::Tsc => None,
+        });
+        let rx = plan.rx.iter().find_map(|r| match r.clock {
+            Clock::Synced { clock, .. } => Some(clock),
+            _ => None,
+        });
+        Syncs {
+            tx: tx.map(|c| SyncClock::start(c, tsc_hz)),
+            rx: rx.map(|c| SyncClock::start(c, tsc_hz)),
+        }
+    }
+
+    /// A pair for each clock (every report interval).
+    pub(crate) fn tick(&mut self) {
+        self.tx
+            .iter_mut()
+            .chain(self.rx.iter_mut())
+            .for_each(SyncClock::tick);
+    }
+
+    /// Writes each side's clock into `result`; a side whose clock is not
+    /// synchronised says so, and its receiver's synced latency gives way
+    /// to inter-arrival figures.
+    pub(crate) fn record(&mut self, result: &mut crate::result::RunResult) {
+        use crate::outcome::Problem;
+        let mut problems = Vec::new();
+        if let (Some(s), Some(tx)) = (self.tx.as_mut(), result.tx.as_mut()) {
+            let c = s.report();
+            if !c.synced() {
+                problems.push(Problem::ClockNotSynced {
+                    side: "sender".into(),
+                    clock: c.clock.name().into(),
+                    maxerror_ns: c.kernel.maxerror_ns,
+                });
+            }
+            tx.clock = Some(c);
+        }
+        if let (Some(s), Some(rx)) = (self.rx.as_mut(), result.rx.as_mut()) {
+            let c = s.report();
+            if c.synced() {
+                rx.latency_kind = SYNCED_KIND.into();
+            } else {
+                problems.push(Problem::ClockNotSynced {
+                    side: "receiver".into(),
+                    clock: c.clock.name().into(),
+                    maxerror_ns: c.kernel.maxerror_ns,
+                });
+                drop_synced_latency(rx);
+            }
+            rx.clock = Some(c);
+        }
+        for p in problems {
+            result.outcome.add(p);
+        }
+    }
+}
+
+/// `latency_kind` of a receiver on a synchronised clock.
+pub(crate) const SYNCED_KIND: &str = "one-way, from version-2 stamps on a synchronised clock \
+     (bound: landspeed report TX.json RX.json)";
+
+/// Takes the synced latency out of `rx`'s streams (its clock is not
+/// synchronised): inter-arrival figures remain.
+pub(crate) fn drop_synced_latency(rx: &mut crate::result::RxResult) {
+    for s in &mut rx.streams {
+        if s.latency_clock.as_deref() == Some("synced") {
+            s.latency = None;
+            s.latency_clock = None;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,5 +224,26 @@ mod tests {
         assert!(a > 100_000_000, "TSC at {a} Hz is implausibly slow");
         let diff = a.abs_diff(b) as f64 / a as f64;
         assert!(diff < 0.01, "two calibrations differ by {diff}");
+    }
+
+    #[test]
+    fn a_synced_clock_maps_the_tsc_onto_the_kernel_clock() {
+        let hz = calibrate(Duration::from_millis(20));
+        let mut s = SyncClock::start(
+            SyncedClock {
+                id: ClockId::Realtime,
+                declared_error: None,
+            },
+            hz,
+        );
+        let m = s.mapping().load();
+        let b = kclock::bracket(kclock::Kernel::Realtime);
+        let mapped = m.ns(b.tsc_before / 2 + b.tsc_after / 2);
+        // Within a millisecond of the kernel's clock (the first mapping
+        // runs at the calibrated rate, a few ppm off).
+        assert!(mapped.abs_diff(b.ns) < 1_000_000, "{mapped} vs {}", b.ns);
+        let r = s.report();
+        assert_eq!(r.pairs, 2);
+        assert_eq!(r.clock, ClockId::Realtime);
     }
 }

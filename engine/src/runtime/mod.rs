@@ -440,6 +440,8 @@ struct Timing {
     elapsed_s: f64,
     /// A watched memif port whose peer left ([`Problem::PeerLeft`]).
     peer_left: Option<Problem>,
+    /// The synchronised clocks, a pair read every interval.
+    syncs: clock::Syncs,
 }
 
 /// Sets both stop flags when dropped: however the body of the scope ends
@@ -462,10 +464,11 @@ fn run_workers<'scope, 'q: 'scope>(
     plan: &Plan,
     sink: &mut dyn Sink,
     stop_early: &StopFlag,
-    tasks: Tasks<'q>,
+    mut tasks: Tasks<'q>,
     grace: Duration,
     watch: &mut PortWatch,
 ) -> Result<(Outcomes, Timing)> {
+    let mut syncs = std::mem::take(&mut tasks.syncs);
     let _stop_all = StopAll(Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
     let (stop_tx, stop_rx) = (Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
     let live = Live {
@@ -476,7 +479,10 @@ fn run_workers<'scope, 'q: 'scope>(
     let t0 = clock::sample();
     let workers = launch(s, eal, plan, tasks)?;
     let clock = (started, t0);
-    let mut timing = report_loop(plan, sink, stop_early, &live, &stop_tx, clock, watch);
+    let mut timing = report_loop(
+        plan, sink, stop_early, &live, &stop_tx, clock, watch, &mut syncs,
+    );
+    timing.syncs = syncs;
     let (outcomes, rx_end_s) = collect(workers, &stop_rx, grace, stop_early, started, watch);
     close_last_interval(plan, sink, &live, &mut timing, rx_end_s);
     Ok((outcomes, timing))
@@ -524,6 +530,7 @@ fn timed<T>(work: impl FnOnce() -> T) -> (T, Option<CpuTime>) {
 /// watching the ports' links meanwhile, until the duration is over,
 /// `stop_early` is set or a watched memif peer left; then stop the
 /// senders. The last interval is left open for [`close_last_interval`].
+#[allow(clippy::too_many_arguments)]
 fn report_loop(
     plan: &Plan,
     sink: &mut dyn Sink,
@@ -532,6 +539,7 @@ fn report_loop(
     stop_tx: &StopFlag,
     (started, t0): (Instant, TscSample),
     watch: &mut PortWatch,
+    syncs: &mut clock::Syncs,
 ) -> Timing {
     let (has_tx, has_rx) = (!plan.tx.is_empty(), !plan.rx.is_empty());
     sink.line(&report::interval_header(has_tx, has_rx));
@@ -561,6 +569,7 @@ fn report_loop(
             prev = cur;
             prev_t = t;
             next_tick += plan.run.interval;
+            syncs.tick();
             continue;
         }
         std::thread::sleep((next_tick.min(total) - now).min(REPORT_POLL));
@@ -575,6 +584,7 @@ fn report_loop(
         tsc_hz_run: clock::hz_between(t0, end),
         elapsed_s,
         peer_left,
+        syncs: clock::Syncs::default(),
     }
 }
 
@@ -690,6 +700,8 @@ fn build_result(
         timing.intervals,
     );
     add_task_results(plan, &mut result, meta, &outcomes, ups);
+    let mut syncs = timing.syncs;
+    syncs.record(&mut result);
     let mut problems = flow_control_problems(plan, &result.ports);
     problems.extend(seen.problems);
     add_problems(&mut result, problems);

@@ -389,6 +389,7 @@ fn drive<'scope, 'q: 'scope>(
         tsc_hz_run: clock::hz_between(t0, end),
         elapsed_s,
         peer_left: None,
+        syncs: clock::Syncs::default(),
     };
     Ok((outcomes, timing))
 }

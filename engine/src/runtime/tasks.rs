@@ -84,6 +84,8 @@ pub(super) struct Tasks<'q> {
     pub stop_tx: Arc<StopFlag>,
     /// Stops the receivers.
     pub stop_rx: Arc<StopFlag>,
+    /// The synchronised clocks the tasks stamp or measure on.
+    pub syncs: super::clock::Syncs,
 }
 
 /// Every task of `plan`, on the ports opened for it.
@@ -99,6 +101,7 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
 ) -> Result<Tasks<'q>> {
     let stop_tx = Arc::new(StopFlag::default());
     let stop_rx = Arc::new(StopFlag::default());
+    let syncs = super::clock::Syncs::start(plan, tsc_hz);
     let shared = TxShared {
         eal,
         fill: shared_fill(plan),
@@ -141,13 +144,24 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
                 )
             })?);
         }
-        rx.push(rx_task(plan, ri, tsc_hz, &ports[r.port], queues, &stop_rx));
+        let mut task = rx_task(plan, ri, tsc_hz, &ports[r.port], queues, &stop_rx);
+        task.clock = syncs.rx.as_ref().map(super::clock::SyncClock::mapping);
+        rx.push(task);
+    }
+    for (task, t) in tx.iter_mut().zip(&plan.tx) {
+        if let (crate::config::TxClock::Synced(_), Some(s)) = (t.clock, &syncs.tx) {
+            task.clock = Some(s.mapping());
+            for b in &mut task.builders {
+                b.set_stamp_time(crate::wire::stamp::StampTime::ClockNs);
+            }
+        }
     }
     Ok(Tasks {
         tx,
         rx,
         stop_tx,
         stop_rx,
+        syncs,
     })
 }
 
@@ -272,6 +286,7 @@ fn tx_task<'e: 'q, 'q>(
         stop: Arc::clone(&shared.stop),
         peer: None,
         frame_limit: u64::MAX,
+        clock: None,
     })
 }
 
@@ -510,6 +525,7 @@ fn rx_task<'q>(
         Clock::Auto => !plan.tx.is_empty(),
         Clock::Shared => true,
         Clock::Separate => false,
+        Clock::Synced { shared, .. } => shared,
     };
     let expected: Vec<u32> = match &r.streams {
         RxStreams::Auto => Vec::new(),
@@ -539,6 +555,7 @@ fn rx_task<'q>(
         pool: crate::rx::StreamPool::new(pool, tsc_hz),
         shared_tsc,
         tsc_hz,
+        clock: None,
         live: Arc::new(Padded::new(RxLive::default())),
         stop: Arc::clone(stop),
         peer: None,

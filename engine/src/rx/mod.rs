@@ -20,6 +20,7 @@ use std::sync::Arc;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use crate::clock::sync::SharedMapping;
 use crate::counter::{Padded, RxLive, StopFlag};
 use crate::dpdk::{
     tsc, RxBatch, RxQueue, BATCH_MAX, RX_IP_CKSUM_BAD, RX_IP_CKSUM_GOOD, RX_L4_CKSUM_BAD,
@@ -28,7 +29,7 @@ use crate::dpdk::{
 use crate::pace::tsc::ns_to_ticks;
 use crate::wire::dissect::{dissect_with, CorruptReason, DissectOptions, Dissected, Ours};
 use crate::wire::spec::FCS_LEN;
-use crate::wire::stamp::{extend, COMPACT_SEQ_BITS};
+use crate::wire::stamp::{extend, StampTime, COMPACT_SEQ_BITS};
 use landspeed_sys::{csum::prefetch0, RTE_MBUF_F_RX_IP_CKSUM_MASK, RTE_MBUF_F_RX_L4_CKSUM_MASK};
 
 use seq::{CountFrom, SeqTracker};
@@ -96,6 +97,9 @@ pub struct RxTask<'q> {
     pub shared_tsc: bool,
     /// TSC frequency (measured).
     pub tsc_hz: u64,
+    /// This host's TSC mapped onto the synchronised clock: version-2
+    /// stamps give one-way latency on it (`None`: they give none).
+    pub clock: Option<Arc<SharedMapping>>,
     /// Live counters for the reporter.
     pub live: Arc<Padded<RxLive>>,
     /// The stop signal.
@@ -148,8 +152,14 @@ pub struct StreamAcc {
     pub corrupt: CorruptCounts,
     /// Sequence accounting.
     pub seq: SeqTracker,
-    /// One-way latency in TSC ticks (shared TSC only).
+    /// One-way latency in TSC ticks (shared TSC), or in nanoseconds of the
+    /// synchronised clock when `latency_synced`.
     pub latency: Histogram<u64>,
+    /// The latency is measured on the synchronised clock (version-2 stamps).
+    pub latency_synced: bool,
+    /// Version-2 frames that arrived before their departure by the clocks
+    /// (recorded as 1 ns): the clocks disagree by more than the path takes.
+    pub latency_early: u64,
     /// Gap between consecutive arrivals, in TSC ticks.
     pub interarrival: Histogram<u64>,
     /// UDP/TCP payload bytes of its intact frames.
@@ -186,6 +196,8 @@ impl StreamAcc {
             corrupt: CorruptCounts::default(),
             seq: SeqTracker::default(),
             latency: hist(),
+            latency_synced: false,
+            latency_early: 0,
             interarrival: hist(),
             payload_bytes: 0,
             first_tsc: 0,
@@ -212,18 +224,23 @@ impl StreamAcc {
         self.last_tsc = now;
     }
 
-    /// Accounts an intact frame of `wire` bytes that arrived at `now`.
+    /// Accounts an intact frame of `wire` bytes that arrived at `now` (on
+    /// the synchronised clock: `now_ns`, 0 without one).
     #[inline]
-    fn ours(&mut self, f: &Ours, wire: u64, now: u64, shared_tsc: bool) {
+    fn ours(&mut self, f: &Ours, wire: u64, now: u64, now_ns: u64, shared_tsc: bool) {
         let seq = extend(f.seq, f.seq_bits, self.seq.counts().max_seq + 1);
         self.seq.record(seq);
         self.frames += 1;
         self.bytes += wire;
         self.payload_bytes += f.payload_len as u64;
         self.arrived(now);
-        if shared_tsc {
-            let lat = now.wrapping_sub(f.tx_tsc) & mask(f.tsc_bits);
-            let _ = self.latency.record(lat.clamp(1, self.hist_max));
+        match f.time {
+            StampTime::Tsc if shared_tsc => {
+                let lat = now.wrapping_sub(f.tx_tsc) & mask(f.tsc_bits);
+                let _ = self.latency.record(lat.clamp(1, self.hist_max));
+            }
+            StampTime::ClockNs if now_ns != 0 => self.synced_latency(f, now_ns),
+            _ => {}
         }
         if self.last_arrival == now {
             self.same_poll += 1;
@@ -232,6 +249,19 @@ impl StreamAcc {
             let _ = self.interarrival.record(gap.min(self.hist_max));
         }
         self.last_arrival = now;
+    }
+
+    /// Records the one-way latency of a version-2 frame that arrived at
+    /// `now_ns` on the synchronised clock.
+    #[inline]
+    fn synced_latency(&mut self, f: &Ours, now_ns: u64) {
+        let sent = extend(f.tx_tsc, f.tsc_bits, now_ns);
+        let lat = now_ns.wrapping_sub(sent) as i64;
+        self.latency_synced = true;
+        if lat <= 0 {
+            self.latency_early += 1;
+        }
+        let _ = self.latency.record((lat.max(1) as u64).min(self.hist_max));
     }
 
     /// Accounts a corrupt frame of `wire` bytes, arrived at `now`, whose
@@ -756,6 +786,10 @@ struct Rx {
     /// Extra cycles per frame (0: none).
     slowdown: u64,
     shared_tsc: bool,
+    /// See [`RxTask::clock`].
+    clock: Option<Arc<SharedMapping>>,
+    /// The current burst's arrival on the synchronised clock (0: none).
+    now_ns: u64,
     table: Table,
     out: RxOutcome,
     /// Idle cycles after the first busy poll, and since the latest one.
@@ -773,6 +807,8 @@ impl Rx {
             check: Check::new(t.verify, t.hw_csum),
             slowdown: t.slowdown_cycles,
             shared_tsc: t.shared_tsc,
+            clock: t.clock.clone(),
+            now_ns: 0,
             table: Table::new(
                 &t.expected,
                 t.tsc_hz,
@@ -803,6 +839,10 @@ impl Rx {
     /// publishes the live counts.
     #[inline(always)]
     fn busy(&mut self, batch: &impl Burst, now: u64) {
+        if let Some(m) = &self.clock {
+            // One multiply-shift per burst.
+            self.now_ns = m.load().ns(now);
+        }
         let bytes = self.account(batch, now);
         let out = &mut self.out;
         if out.first_rx_tsc == 0 {
@@ -939,7 +979,7 @@ impl Rx {
         match d {
             Dissected::Ours(f) => match self.table.slot(f.stream_id) {
                 Ok(acc) => {
-                    acc.ours(&f, wire, now, self.shared_tsc);
+                    acc.ours(&f, wire, now, self.now_ns, self.shared_tsc);
                     out.payload_bytes += f.payload_len as u64;
                 }
                 Err(Miss::Overflow) => out.overflow += 1,
@@ -1023,6 +1063,7 @@ mod tests {
             pool: StreamPool::default(),
             shared_tsc: false,
             tsc_hz: 1_000_000_000,
+            clock: None,
             live: Arc::default(),
             stop: Arc::default(),
             peer: None,
@@ -1146,6 +1187,7 @@ mod tests {
             seq_bits: 64,
             tx_tsc: 0,
             tsc_bits: 64,
+            time: StampTime::Tsc,
             layout: crate::wire::stamp::StampLayout::Full,
             payload_len: 1000,
             is_ipv6: false,
@@ -1341,6 +1383,71 @@ mod tests {
             out.clear();
             out.extend_from_slice(self.0[i]);
         }
+    }
+
+    /// Version-2 frames of stream 5, `size` bytes, stamped at clock
+    /// nanoseconds `sent[i]`.
+    fn synced_frames(size: usize, sent: &[u64]) -> Vec<Vec<u8>> {
+        let spec = StreamSpec {
+            id: 5,
+            size: crate::wire::spec::SizeSpec::Fixed(size),
+            ..StreamSpec::default()
+        };
+        let mut b = FrameBuilder::new(&spec, CsumMode::Software).unwrap();
+        b.set_stamp_time(StampTime::ClockNs);
+        (sent.iter().enumerate())
+            .map(|(seq, &ns)| {
+                let mut buf = vec![0u8; b.max_len()];
+                let len = b.write(&mut buf, seq as u64, 0);
+                buf.truncate(len);
+                b.set_tx_tsc(&mut buf, ns);
+                buf
+            })
+            .collect()
+    }
+
+    #[test]
+    fn synced_stamps_give_latency_on_the_mapped_clock_and_move_with_its_offset() {
+        use crate::clock::sync::{Mapping, Pair};
+        let t0 = 1_764_633_600_000_000_000u64;
+        // A receiver TSC at 1 GHz: tick t is clock ns t0 + t.
+        let map = Mapping::through(Pair { tsc: 0, ns: t0 }, 1.0);
+        let latency_of = |size: usize, offset: i64| {
+            let sent = [t0 + 1_000, t0 + 2_000, t0 + 3_000];
+            let frames = synced_frames(size, &sent);
+            let mut rx = rx();
+            rx.clock = Some(Arc::new(SharedMapping::new(map.shifted(offset))));
+            // Each arrives 2 µs after it left (ticks = ns here; below
+            // 2048 the histogram keeps every nanosecond).
+            for (f, &ns) in frames.iter().zip(&sent) {
+                rx.busy(&Frames(vec![f.as_slice()]), ns - t0 + 2_000);
+            }
+            let out = rx.finish(1);
+            let s = &out.streams[0];
+            assert!(s.latency_synced);
+            (
+                s.latency.min(),
+                s.latency.max(),
+                s.latency.len(),
+                s.latency_early,
+            )
+        };
+        for size in [64, 1518] {
+            assert_eq!(latency_of(size, 0), (2_000, 2_000, 3, 0), "{size}");
+            // The receiver's clock 37 ns ahead: every latency 37 ns longer.
+            assert_eq!(latency_of(size, 37), (2_037, 2_037, 3, 0), "{size}");
+            assert_eq!(latency_of(size, -5), (1_995, 1_995, 3, 0), "{size}");
+            // 3 µs behind: before their departure, counted early.
+            assert_eq!(latency_of(size, -3_000), (1, 1, 3, 3), "{size}");
+        }
+        // A version-1 frame at a receiver that does not share the TSC: none.
+        let mut rx = rx();
+        rx.clock = Some(Arc::new(SharedMapping::new(map)));
+        let f = &frames(1)[0];
+        rx.busy(&Frames(vec![f.as_slice()]), 99);
+        let out = rx.finish(1);
+        assert!(out.streams[0].latency.is_empty());
+        assert!(!out.streams[0].latency_synced);
     }
 
     /// Frames 0..n of stream `id`, `size` bytes each (FCS included).

@@ -11,7 +11,7 @@ use super::fill::{FillPattern, SplitMix64};
 use super::ipv4::{Ipv4Packet, Ipv4Repr};
 use super::ipv6::{Ipv6Packet, Ipv6Repr};
 use super::spec::{IpSpec, L4Spec, PortSet, SpecError, StreamSpec, ValueSet, Vary, FCS_LEN};
-use super::stamp::{Stamp, StampLayout, COMPACT_LEN, FORMAT_COMPACT, FORMAT_FULL, FULL_LEN, MAGIC};
+use super::stamp::{Stamp, StampLayout, StampTime, COMPACT_LEN, FULL_LEN, MAGIC};
 use super::tcp::{TcpPacket, TcpRepr};
 use super::udp::{udp_nonzero, UdpPacket, UdpRepr};
 use super::{put16, put32, IPPROTO_TCP, IPPROTO_UDP};
@@ -88,6 +88,8 @@ pub struct FrameBuilder {
     /// What the frames of each size (parallel to `sizes`) have in common,
     /// for [`FrameBuilder::write_head`].
     shapes: Vec<Shape>,
+    /// What the stamps' time field counts (their format version).
+    stamp_time: StampTime,
 }
 
 /// What every frame of one size has in common: the partial sums that make
@@ -105,6 +107,8 @@ struct Shape {
     /// The stamp's constant words (magic, format, id, fill length) with TSC,
     /// sequence, fill checksum and check 0.
     stamp_sum: u16,
+    /// The stamp's format byte (layout and version).
+    format: u8,
 }
 
 /// One frame of a stream, planned by [`FrameBuilder::plan`]: its length,
@@ -392,9 +396,17 @@ impl FrameBuilder {
             fill,
             fill_salt: fill_seed(spec.id),
             shapes: Vec::new(),
+            stamp_time: StampTime::Tsc,
         };
         b.shapes = b.sizes.iter().map(|&len| b.shape(len)).collect();
         Ok(b)
+    }
+
+    /// Stamps frames with `time` in their time field: the TSC (version 1,
+    /// the default) or clock nanoseconds (version 2).
+    pub fn set_stamp_time(&mut self, time: StampTime) {
+        self.stamp_time = time;
+        self.shapes = self.sizes.iter().map(|&len| self.shape(len)).collect();
     }
 
     /// Smallest frame size (FCS included) for this spec's headers: headers +
@@ -643,6 +655,7 @@ impl FrameBuilder {
             stream_id: self.stream_id,
             seq,
             tx_tsc,
+            time: self.stamp_time,
             fill_len: (payload_len - slen) as u16,
             fill_csum: checksum::finish(fill_sum),
         };
@@ -721,10 +734,11 @@ impl FrameBuilder {
         let layout = StampLayout::for_payload(payload_len).unwrap_or(StampLayout::Compact);
         let fill_len = payload_len.saturating_sub(layout.len()) as u16;
         let id = self.stream_id;
+        let format = layout.format_for(self.stamp_time);
         let stamp_sum = match layout {
             StampLayout::Full => checksum::fold64(
                 u64::from(MAGIC)
-                    + (u64::from(FORMAT_FULL) << 8)
+                    + (u64::from(format) << 8)
                     + u64::from(id >> 16)
                     + u64::from(id & 0xFFFF)
                     + u64::from(fill_len),
@@ -733,7 +747,7 @@ impl FrameBuilder {
                 let id = id as u16;
                 checksum::fold64(
                     u64::from(MAGIC)
-                        + (u64::from(FORMAT_COMPACT) << 8)
+                        + (u64::from(format) << 8)
                         + u64::from(id >> 8)
                         + (u64::from(id & 0xFF) << 8),
                 )
@@ -755,6 +769,7 @@ impl FrameBuilder {
             fill_len,
             l4_sum: checksum::add(pseudo, checksum::sum(&h[l4..])),
             stamp_sum,
+            format,
         }
     }
 
@@ -924,8 +939,7 @@ fn write_full_stamp(b: &mut [u8], sh: &Shape, id: u32, seq: u64, fill_sum: u16) 
     let fill_csum = checksum::finish(fill_sum);
     let b: &mut [u8; FULL_LEN] = array_mut(b);
     let s = checksum::add(checksum::add(sh.stamp_sum, sum64(seq)), fill_csum);
-    b[..4]
-        .copy_from_slice(&((u32::from(MAGIC) << 16) | (u32::from(FORMAT_FULL) << 8)).to_be_bytes());
+    b[..4].copy_from_slice(&((u32::from(MAGIC) << 16) | (u32::from(sh.format) << 8)).to_be_bytes());
     b[4..8].copy_from_slice(&id.to_be_bytes());
     b[FULL_SEQ..FULL_SEQ + 8].copy_from_slice(&seq.to_be_bytes());
     b[FULL_TSC..FULL_TSC + 8].fill(0);
@@ -947,7 +961,7 @@ fn write_compact_stamp(b: &mut [u8], sh: &Shape, id: u32, seq: u64, fill_sum: u1
     // of the sequence, then TSC 0 and the check.
     let seq = seq.to_be_bytes();
     b[..2].copy_from_slice(&MAGIC.to_be_bytes());
-    b[2] = FORMAT_COMPACT;
+    b[2] = sh.format;
     b[COMPACT_ID..COMPACT_ID + 2].copy_from_slice(&(id as u16).to_be_bytes());
     b[COMPACT_SEQ..COMPACT_SEQ + 6].copy_from_slice(&seq[2..]);
     b[COMPACT_TSC..COMPACT_TSC + 5].fill(0);

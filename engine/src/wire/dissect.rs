@@ -63,6 +63,8 @@ pub struct Ours {
     pub tx_tsc: u64,
     /// Bits of TSC carried (64, or 40 in the compact stamp).
     pub tsc_bits: u32,
+    /// What `tx_tsc` counts: the TSC (stamp version 1) or clock ns (2).
+    pub time: crate::wire::stamp::StampTime,
     /// Stamp layout.
     pub layout: StampLayout,
     /// L4 payload length (stamp + fill).
@@ -152,6 +154,7 @@ fn classify(frame: &[u8], opt: &DissectOptions) -> Result<Ours, Dissected> {
         seq_bits: s.layout.seq_bits(),
         tx_tsc: s.tx_tsc,
         tsc_bits: s.layout.tsc_bits(),
+        time: s.time,
         layout: s.layout,
         payload_len: payload.len(),
         is_ipv6: l3.is_ipv6,

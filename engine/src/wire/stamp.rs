@@ -8,6 +8,11 @@
 //! * compact (format `0x12`, 18 bytes): 16-bit stream id, 48-bit sequence,
 //!   40-bit TX TSC, and a check that covers the stamp *and* the fill.
 //!
+//! Version 2 (formats `0x21` and `0x22`) has the same layouts; its time
+//! field holds nanoseconds of a clock both hosts keep synchronised
+//! ([`StampTime::ClockNs`]) instead of the sender's TSC. Version-1 stamps
+//! parse as before.
+//!
 //! The stamp check is an Internet checksum, so the whole stamp sums to
 //! 0xFFFF and contributes nothing to the L4 checksum, and patching the TSC
 //! is an O(1) RFC 1624 update. Byte layout: `docs/wire-format.md`.
@@ -21,6 +26,10 @@ pub const MAGIC: u16 = 0x4C53;
 pub const FORMAT_FULL: u8 = 0x11;
 /// Format byte of the compact layout (version 1, layout 2).
 pub const FORMAT_COMPACT: u8 = 0x12;
+/// Format byte of the full layout with clock nanoseconds (version 2, layout 1).
+pub const FORMAT_FULL_V2: u8 = 0x21;
+/// Format byte of the compact layout with clock nanoseconds (version 2, layout 2).
+pub const FORMAT_COMPACT_V2: u8 = 0x22;
 /// Length of the full stamp.
 pub const FULL_LEN: usize = 32;
 /// Length of the compact stamp.
@@ -79,12 +88,30 @@ impl StampLayout {
         false
     }
 
-    /// Format byte.
+    /// Format byte of a version-1 (TSC) stamp.
     pub fn format(self) -> u8 {
-        match self {
-            StampLayout::Full => FORMAT_FULL,
-            StampLayout::Compact => FORMAT_COMPACT,
+        self.format_for(StampTime::Tsc)
+    }
+
+    /// Format byte of a stamp whose time field holds `time`.
+    pub fn format_for(self, time: StampTime) -> u8 {
+        match (self, time) {
+            (StampLayout::Full, StampTime::Tsc) => FORMAT_FULL,
+            (StampLayout::Compact, StampTime::Tsc) => FORMAT_COMPACT,
+            (StampLayout::Full, StampTime::ClockNs) => FORMAT_FULL_V2,
+            (StampLayout::Compact, StampTime::ClockNs) => FORMAT_COMPACT_V2,
         }
+    }
+
+    /// The layout and time of format byte `fmt`, if it is known.
+    pub fn of_format(fmt: u8) -> Option<(StampLayout, StampTime)> {
+        Some(match fmt {
+            FORMAT_FULL => (StampLayout::Full, StampTime::Tsc),
+            FORMAT_COMPACT => (StampLayout::Compact, StampTime::Tsc),
+            FORMAT_FULL_V2 => (StampLayout::Full, StampTime::ClockNs),
+            FORMAT_COMPACT_V2 => (StampLayout::Compact, StampTime::ClockNs),
+            _ => return None,
+        })
     }
 
     /// Bits of the stream id carried.
@@ -110,6 +137,18 @@ impl StampLayout {
             StampLayout::Compact => COMPACT_TSC_BITS,
         }
     }
+}
+
+/// What a stamp's time field counts (its format version).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum StampTime {
+    /// Version 1: the sender's TSC ticks (one-way latency only where the
+    /// receiver reads the same TSC).
+    #[default]
+    Tsc,
+    /// Version 2: nanoseconds of the synchronised clock the sender maps its
+    /// TSC onto (docs/two-host.md).
+    ClockNs,
 }
 
 /// Errors decoding a stamp.
@@ -143,8 +182,11 @@ pub struct Stamp {
     pub stream_id: u32,
     /// Sequence number (compact: low 48 bits).
     pub seq: u64,
-    /// TX TSC (compact: low 40 bits).
+    /// TX time (compact: low 40 bits): the TSC (version 1) or clock
+    /// nanoseconds (version 2), as `time` says.
     pub tx_tsc: u64,
+    /// What `tx_tsc` counts.
+    pub time: StampTime,
     /// Length of the fill after the stamp.
     pub fill_len: u16,
     /// Internet checksum (complemented sum) of the fill; 0xFFFF for no fill.
@@ -168,7 +210,7 @@ impl Stamp {
         let n = self.layout.len();
         let b = payload.get_mut(..n)?;
         put16(b, 0, MAGIC);
-        b[2] = self.layout.format();
+        b[2] = self.layout.format_for(self.time);
         match self.layout {
             StampLayout::Full => {
                 b[3] = 0;
@@ -215,10 +257,8 @@ impl Stamp {
                 have: payload.len(),
             });
         };
-        let layout = match fmt {
-            FORMAT_FULL => StampLayout::Full,
-            FORMAT_COMPACT => StampLayout::Compact,
-            other => return Err(StampError::UnknownVersion(other)),
+        let Some((layout, time)) = StampLayout::of_format(fmt) else {
+            return Err(StampError::UnknownVersion(fmt));
         };
         let n = layout.len();
         if payload.len() < n {
@@ -238,6 +278,7 @@ impl Stamp {
                     stream_id: be32(b, F_ID),
                     seq: u64::from_be_bytes(b[F_SEQ..F_SEQ + 8].try_into().unwrap_or([0; 8])),
                     tx_tsc: u64::from_be_bytes(b[F_TSC..F_TSC + 8].try_into().unwrap_or([0; 8])),
+                    time,
                     fill_len: be16(b, F_FILL_LEN),
                     fill_csum: be16(b, F_FILL_CSUM),
                 })
@@ -256,6 +297,7 @@ impl Stamp {
                     stream_id: u32::from(be16(b, C_ID)),
                     seq: u64::from_be_bytes(seq),
                     tx_tsc: u64::from_be_bytes(tsc),
+                    time,
                     fill_len: fill.len() as u16,
                     fill_csum: checksum::checksum(fill),
                 })
@@ -271,8 +313,8 @@ impl Stamp {
         if payload.len() < COMPACT_LEN || be16(payload, 0) != MAGIC {
             return false;
         }
-        match payload[2] {
-            FORMAT_FULL if payload.len() >= FULL_LEN => {
+        match StampLayout::of_format(payload[2]).map(|f| f.0) {
+            Some(StampLayout::Full) if payload.len() >= FULL_LEN => {
                 let old =
                     u64::from_be_bytes(payload[F_TSC..F_TSC + 8].try_into().unwrap_or([0; 8]));
                 let c = checksum::update64(be16(payload, F_CHECK), old, tx_tsc);
@@ -280,7 +322,7 @@ impl Stamp {
                 put16(payload, F_CHECK, c);
                 true
             }
-            FORMAT_COMPACT => {
+            Some(StampLayout::Compact) => {
                 // TSC occupies bytes 11..16; update over the even-aligned window 10..16.
                 let mut old = [0u8; 6];
                 old.copy_from_slice(&payload[10..16]);
@@ -325,6 +367,7 @@ mod tests {
             stream_id: 0x0102_0304,
             seq: 0x1122_3344_5566_7788,
             tx_tsc: 0x99AA_BBCC_DDEE_FF00,
+            time: StampTime::Tsc,
             fill_len: 4,
             fill_csum: checksum::checksum(&[0xDE, 0xAD, 0xBE, 0xEF]),
         }
@@ -355,6 +398,7 @@ mod tests {
             stream_id: 0xABCD,
             seq: 0x0001_0203_0405_0607,
             tx_tsc: 0x1122_3344_5566_7788,
+            time: StampTime::Tsc,
             fill_len: 3,
             fill_csum: checksum::checksum(&fill),
         };
@@ -401,8 +445,8 @@ mod tests {
         q[1] = 0;
         assert_eq!(Stamp::parse(&q), Err(StampError::BadMagic(0x4C00)));
         let mut q = p;
-        q[2] = 0x21;
-        assert_eq!(Stamp::parse(&q), Err(StampError::UnknownVersion(0x21)));
+        q[2] = 0x31;
+        assert_eq!(Stamp::parse(&q), Err(StampError::UnknownVersion(0x31)));
         for i in 3..32 {
             let mut q = p;
             q[i] ^= 0x04;
@@ -426,6 +470,7 @@ mod tests {
             stream_id: 1,
             seq: 2,
             tx_tsc: 3,
+            time: StampTime::Tsc,
             fill_len: 7,
             fill_csum: checksum::checksum(&c[18..]),
         };
@@ -433,6 +478,58 @@ mod tests {
         assert!(Stamp::patch_tsc(&mut c, 0xFFFF_FFFF_FFFF));
         assert_eq!(Stamp::parse(&c).unwrap().tx_tsc, 0xFF_FFFF_FFFF);
         assert!(!Stamp::patch_tsc(&mut [0u8; 40], 1));
+    }
+
+    #[test]
+    fn version_2_carries_clock_nanoseconds_and_version_1_still_parses() {
+        // A version-1 frame as an older build wrote it, byte for byte.
+        let mut v1 = [0u8; 36];
+        v1[32..].copy_from_slice(&[0xDE, 0xAD, 0xBE, 0xEF]);
+        full().emit(&mut v1);
+        assert_eq!(v1[2], 0x11);
+        let d = Stamp::parse(&v1).unwrap();
+        assert_eq!((d.time, d.tx_tsc), (StampTime::Tsc, 0x99AA_BBCC_DDEE_FF00));
+
+        // Version 2: the same bytes but the format and the check.
+        let ns = 1_764_633_600_123_456_789u64;
+        let s2 = Stamp {
+            time: StampTime::ClockNs,
+            tx_tsc: ns,
+            ..full()
+        };
+        let mut v2 = v1;
+        assert_eq!(s2.emit(&mut v2), Some(32));
+        assert_eq!(v2[2], 0x21);
+        assert_eq!(v2[16..24], ns.to_be_bytes());
+        assert_eq!(v2[3..16], v1[3..16]);
+        assert_eq!(Stamp::parse(&v2).unwrap(), s2);
+        assert!(Stamp::patch_tsc(&mut v2, ns + 5));
+        let p = Stamp::parse(&v2).unwrap();
+        assert_eq!((p.time, p.tx_tsc), (StampTime::ClockNs, ns + 5));
+
+        let mut c = [0u8; 20];
+        let sc = Stamp {
+            layout: StampLayout::Compact,
+            time: StampTime::ClockNs,
+            tx_tsc: ns,
+            fill_len: 2,
+            fill_csum: 0xFFFF,
+            ..full()
+        };
+        sc.emit(&mut c);
+        assert_eq!(c[2], 0x22);
+        let p = Stamp::parse(&c).unwrap();
+        assert_eq!(
+            (p.time, p.tx_tsc),
+            (StampTime::ClockNs, ns & ((1 << 40) - 1))
+        );
+        assert!(Stamp::patch_tsc(&mut c, ns + 9));
+        assert_eq!(Stamp::parse(&c).unwrap().tx_tsc, (ns + 9) & ((1 << 40) - 1));
+        assert_eq!(
+            StampLayout::of_format(0x22),
+            Some((StampLayout::Compact, StampTime::ClockNs))
+        );
+        assert_eq!(StampLayout::of_format(0x13), None);
     }
 
     #[test]

@@ -1,0 +1,17 @@
+//! Clocks for one-way latency between two hosts (docs/two-host.md).
+//!
+//! The hot paths read only the TSC. To stamp and measure on a clock two
+//! hosts keep synchronised (CLOCK_REALTIME or CLOCK_TAI, disciplined by
+//! PTP or chrony), the main lcore pairs TSC readings with that clock at
+//! start and every report interval, fits a mapping with its residual
+//! ([`sync`]), and publishes it; a worker applies it with one
+//! multiply-shift per burst.
+//!
+//! The module is pure: the readings (clock_gettime, adjtimex) come from
+//! `dpdk::kclock`, the runtime pairs them. A NIC's own timestamp counter
+//! mapped onto the same timeline (issue 15, item 3) would be a sibling
+//! `nic.rs` here, turning (NIC counter, TSC) pairs into a [`sync::Mapping`]
+//! of the same kind.
+#![forbid(unsafe_code)]
+
+pub mod sync;

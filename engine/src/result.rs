@@ -80,7 +80,6 @@ impl LineSource {
     }
 }
 
-
 impl PortResult {
     /// A [`Problem::FlowControlNotOff`] when the port is a physical one
     /// (`physical`) whose flow control is not known to be off. A virtual
@@ -1908,6 +1907,9 @@ mod tests {
             link_bps: 0,
             stats: PortStats::default(),
             xstats: Vec::new(),
+            line_source: LineSource::Unknown,
+            mtu: 0,
+            rx_mbuf_room: 0,
             flow_control: fc,
         };
         use FlowControl::*;

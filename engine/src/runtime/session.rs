@@ -25,9 +25,7 @@ use super::{
     build_result, clock, close_ports, open_ports, perr, start_ports, timed, Meta, Outcomes, PortRt,
     Runtime, Seen, Snapshot, StopAll, Timing, Up, REPORT_POLL,
 };
-use crate::certify::model::{
-    Certification, DirectionFigures, HostPort, Tester, Trial, TrialSpec,
-};
+use crate::certify::model::{Certification, DirectionFigures, HostPort, Tester, Trial, TrialSpec};
 use crate::certify::search::{self, Step, AGGREGATE};
 use crate::config::{CountFrom, Plan};
 use crate::counter::{Padded, StopFlag, TxLive};

@@ -102,8 +102,17 @@ fn unknown_tests_keys_and_outputs_are_refused() {
         &["--json", "a.json", "--csv", "a.json"],
     );
     refused(&out, &["--csv", "another output"]);
+    // A value clap knows is wrong: its usage error, exit 2, no EAL.
     let out = rfc(dir.path(), &ring(""), &["--progress", "fancy"]);
-    refused(&out, &["--progress", "fancy"]);
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("invalid value 'fancy' for '--progress <PROGRESS>'")
+            && out.stderr.contains("[possible values: auto, plain]")
+            && !out.stderr.contains("EAL"),
+        "{}",
+        out.stderr
+    );
     let out = rfc(dir.path(), &ring(""), &["--json", "cert.yaml"]);
     refused(&out, &["--json", "the profile being run"]);
     let out = rfc(dir.path(), &ring("  criteria:\n    - sizes: [64]\n"), &[]);
@@ -355,7 +364,15 @@ fn a_bidirectional_ring_counts_each_direction_of_the_aggregate_exactly() {
                     assert_eq!(sum, u(t, &format!("/{k}")), "{k}: {t}");
                 }
                 for d in shares {
-                    assert!(u(d, "/tx_frames") > 0, "{d}");
+                    // A direction sends nothing only in a trial the tester
+                    // could not drive (its lcore starved on a shared CPU:
+                    // tester-bound), or a burst of one frame split two ways.
+                    assert!(
+                        u(d, "/tx_frames") > 0
+                            || t["tester_bound"] == Value::Bool(true)
+                            || u(t, "/tx_frames") < 2,
+                        "{d} in {t}"
+                    );
                     assert_eq!(
                         u(d, "/rx_frames"),
                         u(d, "/tx_frames"),

@@ -331,7 +331,10 @@ fn unknown_rx_clock() {
         yaml,
         "clock:",
         "rx[0].clock",
-        &["unknown clock `atomic`", "auto, shared or separate"],
+        &[
+            "unknown clock `atomic`",
+            "use auto, shared, separate, synced, synced-tai or synced+shared",
+        ],
     );
 }
 

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use common::{run_profile, u};
+use common::{run_profile_sharing_cpus, u};
 
 /// The pool of 2 MB pages.
 const POOL: &str = "/sys/kernel/mm/hugepages/hugepages-2048kB";
@@ -142,7 +142,7 @@ fn a_run_on_hugepages_counts_exactly_and_gives_them_back() {
             least
         })
     };
-    let (_, v) = run_profile(dir.path(), "huge", &yaml, &[]);
+    let (_, v) = run_profile_sharing_cpus(dir.path(), "huge", &yaml, &[]);
     done.store(true, Ordering::Relaxed);
     let least_free = watch.join().unwrap();
     assert!(

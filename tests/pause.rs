@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{parse_frame, read_pcap, run_profile, s, u};
+use common::{parse_frame, read_pcap, run_profile, run_profile_sharing_cpus, s, u};
 
 /// Ethertype of MAC Control frames (PAUSE).
 const MAC_CONTROL: u16 = 0x8808;
@@ -103,7 +103,7 @@ fn flow_control_state_is_reported_per_port() {
                 tx: [ { lcore: 1, port: out, rate: 100000pps, mode: spin } ]\n\
                 rx: [ { lcore: 2, port: loop } ]\n\
                 run: { duration: 1s }\n";
-    let (_, v) = run_profile(dir.path(), "fc", yaml, &[]);
+    let (_, v) = run_profile_sharing_cpus(dir.path(), "fc", yaml, &[]);
     assert_eq!(s(&v, "/ports/0/flow_control"), "not_supported");
     assert_eq!(s(&v, "/ports/1/flow_control"), "not_supported");
     let problems = v["outcome"]["problems"].as_array().unwrap();

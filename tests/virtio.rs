@@ -47,10 +47,9 @@ fn unavailable() -> Option<String> {
         .flatten()
         .any(|d| d.path().join(pmd).exists())
     };
-    match pmds.iter().find(|p| !found(p)) {
-        Some(p) => Some(format!("DPDK's {p} is not installed")),
-        None => None,
-    }
+    pmds.iter()
+        .find(|p| !found(p))
+        .map(|p| format!("DPDK's {p} is not installed"))
 }
 
 /// Prints the skip line and returns true when the tests cannot run.

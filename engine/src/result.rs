@@ -1320,19 +1320,11 @@ fn tx_task_result(o: &TxOutcome, m: &TxMeta, tsc_hz: u64) -> TxTaskResult {
                 TxMode::Burst(n) => u64::from(n),
                 _ => 1,
             };
-            // Lateness excuses a shortfall only when the port refused
-            // nothing and the pool never ran dry: then the lcore alone
-            // made frames late, not an outage.
             let port_held = p.refused > 0 || o.alloc_failed > 0;
-            let late_s = if port_held {
-                0.0
-            } else {
-                p.error_ns.max as f64 / 1e9
-            };
             let slack = Slack {
                 group,
                 pattern: m.pattern,
-                late_s,
+                late_s: lateness_excused(port_held, &p.error_ns),
             };
             target_met(&rate, at_layer, span_s, o.frames, slack)
         }),
@@ -1400,6 +1392,25 @@ pub struct Slack {
     /// port refused nothing and the pool never ran dry (else 0): frames
     /// due that late at the stop were late as others were, not refused.
     pub late_s: f64,
+}
+
+/// The schedule error, seconds, that may excuse a paced task's shortfall
+/// (frames still due at the stop, late as others were): the largest
+/// error, when the port refused nothing and the pool never ran dry
+/// (`port_held` false) and the lateness was an episode, not the rule. A
+/// sender that cannot keep up (its CPU, its PMD) falls further behind
+/// with every frame, so its errors grow from 0 to the largest and their
+/// median is half of it; a preempted one catches up after each episode,
+/// and its median stays far below its largest. Lateness whose median is
+/// a quarter of the largest or more excuses nothing: the sender was
+/// behind, and its target was missed.
+fn lateness_excused(port_held: bool, error: &crate::pace::measure::ErrorStats) -> f64 {
+    let chronic = error.p50.saturating_mul(4) >= error.max;
+    if port_held || chronic {
+        0.0
+    } else {
+        error.max as f64 / 1e9
+    }
 }
 
 /// Whether `frames` sent at `achieved` (the target's unit per second) over
@@ -1619,6 +1630,25 @@ fn rx_achieved(
 mod tests {
     use super::*;
     use crate::rx::seq::SeqTracker;
+
+    #[test]
+    fn only_an_episode_of_lateness_excuses_a_shortfall() {
+        use crate::pace::measure::ErrorStats;
+        let e = |p50, max| ErrorStats {
+            p50,
+            max,
+            ..ErrorStats::default()
+        };
+        // Preempted once: a median far below the largest error.
+        assert_eq!(lateness_excused(false, &e(80_000, 8_000_000)), 0.008);
+        assert_eq!(lateness_excused(false, &e(1_999_999, 8_000_000)), 0.008);
+        // Behind all along: errors grow to the largest, median half of it.
+        assert_eq!(lateness_excused(false, &e(2_000_000, 8_000_000)), 0.0);
+        assert_eq!(lateness_excused(false, &e(800_000_000, 1_600_000_000)), 0.0);
+        // The port held frames back, or nothing was late.
+        assert_eq!(lateness_excused(true, &e(80_000, 8_000_000)), 0.0);
+        assert_eq!(lateness_excused(false, &e(0, 0)), 0.0);
+    }
 
     /// One lcore's part of stream 7: the sequence numbers it saw.
     fn part(seqs: &[u64], gaps: &[u64]) -> StreamPart {

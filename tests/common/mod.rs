@@ -208,6 +208,48 @@ pub fn run_profile(dir: &Path, name: &str, yaml: &str, extra: &[&str]) -> (Outpu
     (out, v)
 }
 
+/// [`run_profile`] for a profile whose lcores share a CPU by design
+/// (e.g. `cpus: [0, 1, 1]` on a 2-CPU machine): they deschedule each
+/// other, so exit 3 with only `descheduled` problems (and the
+/// `target_missed` a descheduled sender may add) is the run saying so;
+/// any other exit or problem fails the test.
+pub fn run_profile_sharing_cpus(
+    dir: &Path,
+    name: &str,
+    yaml: &str,
+    extra: &[&str],
+) -> (Output, Value) {
+    let profile = write_file(dir, &format!("{name}.yaml"), yaml);
+    let json = dir.join(format!("{name}.json"));
+    let mut args: Vec<&OsStr> = vec![OsStr::new("run"), profile.as_os_str()];
+    args.extend(extra.iter().map(OsStr::new));
+    args.push(OsStr::new("--json"));
+    args.push(json.as_os_str());
+    let out = landspeed(dir, &args);
+    let code = out.status.code();
+    if code != Some(0) {
+        let v: Value = std::fs::read_to_string(&json)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(Value::Null);
+        let problems = v["outcome"]["problems"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let shared =
+            (problems.iter()).all(|p| p["kind"] == "descheduled" || p["kind"] == "target_missed");
+        assert!(
+            code == Some(3) && !problems.is_empty() && shared,
+            "{}: exit {code:?}, problems {problems:?}\n{}{}",
+            out.cmdline,
+            out.stdout,
+            out.stderr
+        );
+    }
+    let v = read_json(&json);
+    (out, v)
+}
+
 /// An unsigned integer at a JSON pointer (e.g. `/tx/frames`).
 pub fn u(v: &Value, ptr: &str) -> u64 {
     v.pointer(ptr)

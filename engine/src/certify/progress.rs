@@ -250,7 +250,7 @@ impl Estimator {
             "back_to_back" => {
                 let longest = self.s.back_to_back_max_s;
                 let per = self.b2b_search_trials(g);
-                if per <= 1 || k % per == 0 {
+                if per <= 1 || k.is_multiple_of(per) {
                     longest + settle
                 } else {
                     longest / 2.0 + settle

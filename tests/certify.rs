@@ -282,7 +282,14 @@ fn a_ring_on_two_cpus_counts_every_trial_exactly_in_every_report() {
     for (i, size) in [512u64, 1518].into_iter().enumerate() {
         let b = &rows(&v, "back_to_back")[i];
         let max = (0.05 * 100e6 / ((size as f64 + 20.0) * 8.0)).ceil() as u64;
-        assert_eq!(b["bursts"], serde_json::json!([max, max]), "size {size}");
+        // A ring drops nothing: every burst is the longest, unless a
+        // sender starved on the shared CPU (its trials tester-bound, the
+        // row's bound the tester's, exit 3 above).
+        let starved = (b["trials"].as_array().unwrap().iter())
+            .any(|t| t["tester_bound"] == Value::Bool(true));
+        if !starved {
+            assert_eq!(b["bursts"], serde_json::json!([max, max]), "size {size}");
+        }
     }
     // One source: each throughput figure, as the CSV prints it, is in the HTML.
     let csv = std::fs::read_to_string(dir.path().join("c.csv")).unwrap();
@@ -373,6 +380,10 @@ fn a_bidirectional_ring_counts_each_direction_of_the_aggregate_exactly() {
                             || u(t, "/tx_frames") < 2,
                         "{d} in {t}"
                     );
+                    if u(d, "/tx_frames") == 0 {
+                        assert!(d["latency"].is_null(), "no frame, no latency: {d}");
+                        continue;
+                    }
                     assert_eq!(
                         u(d, "/rx_frames"),
                         u(d, "/tx_frames"),

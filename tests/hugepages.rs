@@ -120,7 +120,7 @@ fn a_run_on_hugepages_counts_exactly_and_gives_them_back() {
     let huge_dir = r.mount.as_ref().unwrap().display().to_string();
     let yaml = format!(
         "eal:\n  cores: [0, 1, 2]\n  cpus: [0, 1, 1]\n  hugepages: true\n  memory_mb: 128\n  \
-         vdevs: [net_ring0]\n  file_prefix: lsehuge\n  extra_args: [\"--huge-dir={huge_dir}\"]\n\
+         vdevs: [net_ring0]\n  extra_args: [\"--huge-dir={huge_dir}\"]\n\
          ports: [ {{ name: p0, device: net_ring0, link: 10g }} ]\n\
          streams: [ {{ name: s, frame_size: 1518 }} ]\n\
          tx: [ {{ lcore: 1, port: p0, rate: 20000pps, mode: spin }} ]\n\

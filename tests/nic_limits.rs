@@ -18,7 +18,7 @@ const STREAM: &str = "streams:\n  - { name: a, id: 1, frame_size: 9130, \
 /// the TX fill copied or attached as a second segment.
 fn ring_profile(payload: &str) -> String {
     format!(
-        "eal:\n  cores: [0, 1, 2]\n  cpus: [0, 1, 0]\n  vdevs: [net_ring0]\n  file_prefix: lsm-ring-{payload}\n\
+        "eal:\n  cores: [0, 1, 2]\n  cpus: [0, 1, 0]\n  vdevs: [net_ring0]\n\
          ports:\n  - {{ name: p0, device: net_ring0, link: 10g, payload: {payload} }}\n{STREAM}\
          tx:\n  - {{ lcore: 1, port: p0, rate: 100M }}\n\
          rx:\n  - {{ lcore: 2, port: p0, verify: full }}\n\
@@ -98,7 +98,7 @@ fn a_chained_9130_byte_frame_is_made_whole_not_too_short() {
 fn a_receiver_of_known_9130_byte_streams_gets_9k_mbufs() {
     let dir = tempfile::tempdir().unwrap();
     let tx = format!(
-        "eal:\n  cores: [0, 1]\n  vdevs: [\"net_pcap0,tx_pcap=sent.pcap\"]\n  file_prefix: lsm-pcap-tx\n\
+        "eal:\n  cores: [0, 1]\n  vdevs: [\"net_pcap0,tx_pcap=sent.pcap\"]\n\
          ports:\n  - {{ name: p0, device: net_pcap0, link: 10g }}\n{STREAM}\
          tx:\n  - {{ lcore: 1, port: p0, rate: 100M }}\n\
          run:\n  duration: 300ms\n"
@@ -110,7 +110,7 @@ fn a_receiver_of_known_9130_byte_streams_gets_9k_mbufs() {
         .iter()
         .all(|f| f.len() == 9126 && parse_frame(f).is_ok()));
     let rx = format!(
-        "eal:\n  cores: [0, 1]\n  vdevs: [\"net_pcap0,rx_pcap=sent.pcap\"]\n  file_prefix: lsm-pcap-rx\n\
+        "eal:\n  cores: [0, 1]\n  vdevs: [\"net_pcap0,rx_pcap=sent.pcap\"]\n\
          ports:\n  - {{ name: p0, device: net_pcap0, link: 10g }}\n{STREAM}\
          tx: []\n\
          rx:\n  - {{ lcore: 1, port: p0, streams: [a], verify: full }}\n\

@@ -12,9 +12,9 @@ const MAC_CONTROL: u16 = 0x8808;
 
 /// A gap-mode run of 64-byte frames at 40 % of a 10 GbE link into
 /// `device` (a vdev of `vdev`), for `duration`.
-fn gap_profile(vdev: &str, device: &str, prefix: &str) -> String {
+fn gap_profile(vdev: &str, device: &str) -> String {
     format!(
-        "eal: {{ cores: [0, 1], vdevs: [\"{vdev}\"], file_prefix: {prefix} }}\n\
+        "eal: {{ cores: [0, 1], vdevs: [\"{vdev}\"] }}\n\
          ports: [ {{ name: p0, device: {device}, link: 10g }} ]\n\
          streams: [ {{ name: s, frame_size: 64 }} ]\n\
          tx: [ {{ lcore: 1, port: p0, rate: 40%, mode: gap }} ]\n\
@@ -29,7 +29,7 @@ fn gap_profile(vdev: &str, device: &str, prefix: &str) -> String {
 #[test]
 fn gap_frames_are_counted_in_the_pmd_comparison() {
     let dir = tempfile::tempdir().unwrap();
-    let yaml = gap_profile("net_pcap0,tx_pcap=out.pcap", "net_pcap0", "lsegap");
+    let yaml = gap_profile("net_pcap0,tx_pcap=out.pcap", "net_pcap0");
     let (out, v) = run_profile(dir.path(), "gap", &yaml, &["--duration", "300ms"]);
     let (data, gap) = (u(&v, "/tx/frames"), u(&v, "/tx/gap_frames"));
     let (data_bytes, gap_bytes) = (u(&v, "/tx/bytes"), u(&v, "/tx/gap_bytes"));
@@ -75,7 +75,7 @@ fn gap_frames_are_counted_in_the_pmd_comparison() {
 #[test]
 fn a_pmd_that_counts_no_bytes_is_not_compared_by_bytes() {
     let dir = tempfile::tempdir().unwrap();
-    let yaml = gap_profile("net_null0", "net_null0", "lsegapnull");
+    let yaml = gap_profile("net_null0", "net_null0");
     let (out, v) = run_profile(dir.path(), "null", &yaml, &["--duration", "300ms"]);
     let (data, gap) = (u(&v, "/tx/frames"), u(&v, "/tx/gap_frames"));
     assert!(gap > 0, "gap mode sent no gap frames");
@@ -96,7 +96,7 @@ fn a_pmd_that_counts_no_bytes_is_not_compared_by_bytes() {
 #[test]
 fn flow_control_state_is_reported_per_port() {
     let dir = tempfile::tempdir().unwrap();
-    let yaml = "eal: { cores: [0, 1, 2], cpus: [0, 1, 1], vdevs: [net_null0, net_ring0], file_prefix: lsefc }\n\
+    let yaml = "eal: { cores: [0, 1, 2], cpus: [0, 1, 1], vdevs: [net_null0, net_ring0] }\n\
                 ports:\n  - { name: out, device: net_null0, link: 10g }\n  \
                 - { name: loop, device: net_ring0, link: 10g }\n\
                 streams: [ { name: s, frame_size: 1518 } ]\n\

@@ -168,5 +168,5 @@ pub(crate) fn for_task<'q>(
     port: PortPayload,
 ) -> Result<Payload<'q>> {
     Payload::new(queue, builders, port)
-        .map_err(|e| crate::runtime::perr(plan, &format!("tx[{ti}]"), e))
+        .map_err(|e| crate::Error::Config(plan.error(&format!("tx[{ti}]"), e.to_string())))
 }

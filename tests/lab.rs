@@ -1236,25 +1236,34 @@ fn assert_found_the_limit(v: &Value, code: Option<i32>, out: &str) {
     assert!((f(row, "/l1_bps") - rate * 1e6).abs() < 1e-3, "{row}");
     let fps = rate * 1e6 / (8.0 * 1538.0);
     assert!((f(row, "/fps") - fps).abs() < 1e-6, "{row}");
-    assert_eq!(
-        trials.len(),
-        8,
+    // 100 %, six halvings, the confirmation; at a rate this close to the
+    // limit the confirmation may lose frames to the sender's jitter, and
+    // then the search goes on below it (RFC 2544 26.1), with its own
+    // confirmation last.
+    assert!(
+        trials.len() >= 8,
         "100 %, six halvings, the confirmation:\n{out}"
     );
+    if trials.len() > 8 {
+        assert_eq!(trials[7]["passed"], Value::Bool(false), "{out}");
+    }
     // 100 % is twice the limit: lost, by the DUT, not the tester.
     assert_eq!(f(&trials[0], "/offered_pct"), 100.0);
     assert!(u(&trials[0], "/lost") > 0, "{}", trials[0]);
     assert_eq!(trials[0]["tester_bound"], Value::Bool(false), "{out}");
     // The confirmation at the result passed, nothing lost.
-    let last = &trials[7];
+    let last = trials.last().unwrap();
     assert_eq!(f(last, "/offered_pct"), rate);
     assert_eq!(last["passed"], Value::Bool(true), "{out}");
     assert_eq!(u(last, "/lost"), 0);
-    // Every trial above the result lost frames; every one at or below passed.
+    // A trial passes exactly when it lost nothing (the tolerance is 0),
+    // and none above the result passed. Below it, a trial this close to
+    // the limit may lose frames to the sender's jitter (the search then
+    // went on below it), so it is not asked to pass.
     for t in trials {
-        let above = f(t, "/offered_pct") > rate;
-        assert_eq!(t["passed"], Value::Bool(!above), "{t}\n{out}");
-        assert_eq!(u(t, "/lost") > 0, above, "{t}\n{out}");
+        let passed = t["passed"] == Value::Bool(true);
+        assert_eq!(passed, u(t, "/lost") == 0, "{t}\n{out}");
+        assert!(!(passed && f(t, "/offered_pct") > rate), "{t}\n{out}");
     }
     assert!(v["problems"].as_array().unwrap().is_empty(), "{out}");
 }
@@ -1294,7 +1303,7 @@ fn rfc2544_finds_the_dut_limit_at_1518_bytes() {
         let prof = cert_profile(dir.path(), &lab, &fp, &[]);
         let args = ["--tests", "throughput", "--sizes", "1518", "--trial", "2s"];
         // A machine that deschedules the tester's lcores makes its trials
-        // tester-bound (exit 3): once more, then the JSON is read as it is.
+        // tester-bound (exit 3): up to twice more, then the JSON is read as it is.
         let run = || {
             let r = rfc2544_in_lab(dir.path(), &lab, &prof, &args, Duration::from_secs(120));
             remove_run_dir(&fp);
@@ -1304,16 +1313,19 @@ fn rfc2544_finds_the_dut_limit_at_1518_bytes() {
         // A sender preempted for less than the descheduled threshold still
         // sends its late frames together when it runs again, and a burst
         // beyond the DUT's 64 kB buffer is lost there, which moves the
-        // result below the limit: such a run is repeated once too, and the
-        // second must find the limit.
+        // result below the limit: such a run is repeated, up to twice, and the
+        // last of three must find the limit.
         let off_limit = |v: &Value| {
             let rate = v["throughput"][0]["rate_pct"].as_f64().unwrap_or(0.0);
             (rate / 50.0 - 1.0).abs() > 0.05
         };
-        if only_descheduled(&v["throughput"][0]) || off_limit(&v) {
+        for _ in 0..2 {
+            if !(only_descheduled(&v["throughput"][0]) || off_limit(&v)) {
+                break;
+            }
             let _ = writeln!(
                 std::io::stderr(),
-                "rfc2544 DUT lab: first attempt found {} % of line (bound {}); once more",
+                "rfc2544 DUT lab: an attempt found {} % of line (bound {}); once more",
                 v["throughput"][0]["rate_pct"],
                 v["throughput"][0]["bound"]
             );

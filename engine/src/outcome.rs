@@ -169,6 +169,50 @@ pub enum Problem {
         /// no flow-control operations), `read_failed` or `still_on`.
         flow_control: String,
     },
+    /// A port refused frames it received: it counted them malformed or
+    /// too long (`ierrors`, or an extended statistic of the oversize,
+    /// undersize, CRC or length class; docs/limits.md, "Port error
+    /// counters"). They are neither lost in the network nor dropped by the
+    /// host: a frame longer than the port's MTU or buffers, a bad cable,
+    /// optics or peer.
+    PortRxErrors {
+        /// The profile's name for the port.
+        port: String,
+        /// Its driver.
+        driver: String,
+        /// Frames refused over the run (at least this many: the largest
+        /// of the counters).
+        frames: u64,
+        /// The counters that say so, by name, with their counts.
+        counters: Vec<(String, u64)>,
+        /// Seconds into the run when the first interval that counted any
+        /// began.
+        #[serde(default)]
+        first_s: Option<f64>,
+        /// The most refused in one interval.
+        #[serde(default)]
+        peak_per_interval: u64,
+    },
+    /// A port did not send frames it was handed (`oerrors`, or a TX-error
+    /// extended statistic): they count as sent by the sender but never
+    /// left the port.
+    PortTxErrors {
+        /// The profile's name for the port.
+        port: String,
+        /// Its driver.
+        driver: String,
+        /// Frames not sent over the run.
+        frames: u64,
+        /// The counters that say so, by name, with their counts.
+        counters: Vec<(String, u64)>,
+        /// Seconds into the run when the first interval that counted any
+        /// began.
+        #[serde(default)]
+        first_s: Option<f64>,
+        /// The most in one interval.
+        #[serde(default)]
+        peak_per_interval: u64,
+    },
     /// A side of a two-host run stamps or reads a clock the kernel does
     /// not report synchronised (`STA_UNSYNC`) and the profile declares no
     /// error for: its one-way latency is not reported (inter-arrival
@@ -290,6 +334,34 @@ impl Problem {
                     _ => "the driver could not say whether it is on",
                 }
             ),
+            Problem::PortRxErrors {
+                port,
+                driver,
+                frames,
+                counters,
+                first_s,
+                peak_per_interval,
+            } => format!(
+                "port {port} ({driver}) refused {frames} received frames ({}){}: it counted \
+                 them malformed or too long, so they are the port's, not lost in the network; \
+                 check the frame size against its MTU and its peer's, and the cable, optics \
+                 and CRC counters",
+                counters_text(counters),
+                when_text(*first_s, *peak_per_interval)
+            ),
+            Problem::PortTxErrors {
+                port,
+                driver,
+                frames,
+                counters,
+                first_s,
+                peak_per_interval,
+            } => format!(
+                "port {port} ({driver}) did not send {frames} frames it was handed ({}){}: \
+                 they count as sent but never left the port",
+                counters_text(counters),
+                when_text(*first_s, *peak_per_interval)
+            ),
             Problem::ClockNotSynced {
                 side,
                 clock,
@@ -301,6 +373,21 @@ impl Problem {
                 crate::units::format_nanos(*maxerror_ns)
             ),
         }
+    }
+}
+
+/// Named counters in words: `ierrors 5, rx_oversize_errors 5`.
+fn counters_text(counters: &[(String, u64)]) -> String {
+    let parts: Vec<String> = counters.iter().map(|(n, v)| format!("{n} {v}")).collect();
+    parts.join(", ")
+}
+
+/// When a port's errors began and their worst interval, in words; empty
+/// when they were not read per interval.
+fn when_text(first_s: Option<f64>, peak: u64) -> String {
+    match first_s {
+        Some(s) => format!(", from {s:.2} s into the run, at most {peak} in one interval"),
+        None => String::new(),
     }
 }
 
@@ -471,6 +558,51 @@ mod tests {
             serde_json::to_string(&p).unwrap(),
             r#"{"kind":"descheduled","role":"RX","lcore":1,"descheduled_pct":48.25,"wait_ns":965000000,"wall_ns":2000000000}"#
         );
+        let mut o = Outcome::default();
+        o.add(p);
+        assert_eq!(o.exit_status(), exit::SHORTFALL);
+    }
+
+    #[test]
+    fn a_port_that_refused_frames_names_its_counters_and_when() {
+        let p = Problem::PortRxErrors {
+            port: "rx0".into(),
+            driver: "net_tap".into(),
+            frames: 25,
+            counters: vec![("ierrors".into(), 25)],
+            first_s: Some(1.5),
+            peak_per_interval: 25,
+        };
+        assert_eq!(
+            p.text(),
+            "port rx0 (net_tap) refused 25 received frames (ierrors 25), from 1.50 s into the \
+             run, at most 25 in one interval: it counted them malformed or too long, so they \
+             are the port's, not lost in the network; check the frame size against its MTU \
+             and its peer's, and the cable, optics and CRC counters"
+        );
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"kind":"port_rx_errors","port":"rx0","driver":"net_tap","frames":25,"counters":[["ierrors",25]],"first_s":1.5,"peak_per_interval":25}"#
+        );
+        let t = Problem::PortTxErrors {
+            port: "tx0".into(),
+            driver: "net_pcap".into(),
+            frames: 3,
+            counters: vec![("oerrors".into(), 3)],
+            first_s: None,
+            peak_per_interval: 0,
+        };
+        assert_eq!(
+            t.text(),
+            "port tx0 (net_pcap) did not send 3 frames it was handed (oerrors 3): they count \
+             as sent but never left the port"
+        );
+        // Written without the interval figures, it still reads.
+        let old: Problem = serde_json::from_str(
+            r#"{"kind":"port_tx_errors","port":"tx0","driver":"net_pcap","frames":3,"counters":[["oerrors",3]]}"#,
+        )
+        .unwrap();
+        assert_eq!(old, t);
         let mut o = Outcome::default();
         o.add(p);
         assert_eq!(o.exit_status(), exit::SHORTFALL);

@@ -9,6 +9,7 @@ use crate::config::Plan;
 use crate::dpdk::{FlowControl, PortStats};
 use crate::limits::bus::Bus;
 use crate::limits::link::LinkKind;
+use crate::limits::port_errors::{self, ErrorSeries};
 use crate::limits::verdict::{Observation, Verdict, DESCHEDULED_MAX};
 use crate::outcome::{Outcome, Problem};
 use crate::pace::measure::{LayerRates, PaceSummary};
@@ -54,6 +55,28 @@ pub struct PortResult {
     /// `still_on`); `null` in results written before it was reported.
     #[serde(default)]
     pub flow_control: Option<FlowControl>,
+    /// Its error counters read every interval: frames it refused (malformed
+    /// or too long), dropped for want of room, or did not send; per class,
+    /// when each began, the worst interval and every interval that counted
+    /// any (docs/limits.md, "Port error counters"). Empty in results of
+    /// older versions.
+    #[serde(default)]
+    pub errors: ErrorSeries,
+}
+
+/// `lists` summed counter by counter, in the order each name first
+/// appears.
+pub(crate) fn sum_by_name(
+    lists: impl IntoIterator<Item = Vec<(String, u64)>>,
+) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = Vec::new();
+    for (name, v) in lists.into_iter().flatten() {
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, total)) => *total = total.saturating_add(v),
+            None => out.push((name, v)),
+        }
+    }
+    out
 }
 
 /// Where a port's line rate comes from.
@@ -81,6 +104,41 @@ impl LineSource {
 }
 
 impl PortResult {
+    /// The counters behind the frames it refused: `ierrors` over the run,
+    /// then each refusing class's largest counter.
+    pub fn rx_refused_by(&self) -> Vec<(String, u64)> {
+        port_errors::refused_by(self.stats.ierrors, &self.errors.classes)
+    }
+
+    /// A [`Problem::PortRxErrors`] when it refused frames and a
+    /// [`Problem::PortTxErrors`] when it did not send some.
+    pub fn error_problems(&self) -> Vec<Problem> {
+        let e = &self.errors;
+        let secs = |ms: Option<u64>| ms.map(|m| m as f64 / 1000.0);
+        let mut v = Vec::new();
+        if e.rx_refused > 0 {
+            v.push(Problem::PortRxErrors {
+                port: self.name.clone(),
+                driver: self.driver.clone(),
+                frames: e.rx_refused,
+                counters: self.rx_refused_by(),
+                first_s: secs(e.first_rx_refused_ms),
+                peak_per_interval: e.peak_rx_refused,
+            });
+        }
+        if e.tx_errors > 0 {
+            v.push(Problem::PortTxErrors {
+                port: self.name.clone(),
+                driver: self.driver.clone(),
+                frames: e.tx_errors,
+                counters: port_errors::tx_errors_by(&e.classes),
+                first_s: secs(e.first_tx_error_ms),
+                peak_per_interval: e.peak_tx_errors,
+            });
+        }
+        v
+    }
+
     /// A [`Problem::FlowControlNotOff`] when the port is a physical one
     /// (`physical`) whose flow control is not known to be off. A virtual
     /// device has no MAC that honours PAUSE frames (null, ring, pcap,
@@ -876,6 +934,16 @@ impl RunResult {
             .reduce(f64::max);
         let lost = rx.map_or(0, |r| r.lost);
         let imissed = rx.map_or(0, |r| r.pmd.imissed);
+        // The ports the run received and sent on, each once.
+        let on = |side: &mut dyn Iterator<Item = usize>| -> Vec<&PortResult> {
+            let names: Vec<&str> = side.map(|i| plan.ports[i].name.as_str()).collect();
+            (self.ports.iter())
+                .filter(|p| names.contains(&p.name.as_str()))
+                .collect()
+        };
+        let rx_ports = on(&mut plan.rx.iter().map(|r| r.port));
+        let tx_ports = on(&mut plan.tx.iter().map(|t| t.port));
+        let rx_refused: u64 = rx_ports.iter().map(|p| p.errors.rx_refused).sum();
         let mut obs = Observation {
             frame_size,
             offered_bps: 0.0,
@@ -891,11 +959,18 @@ impl RunResult {
             rx_descheduled,
             imissed,
             rx_nombuf: rx.map_or(0, |r| r.pmd.rx_nombuf),
-            lost_in_network: lost.saturating_sub(imissed),
+            // Frames the port missed or refused reached it.
+            lost_in_network: lost.saturating_sub(imissed).saturating_sub(rx_refused),
             drops_hidden: self.ports.iter().any(|p| {
                 plan.rx.iter().any(|r| plan.ports[r.port].name == p.name)
                     && (p.driver == "net_af_packet" || p.driver == "net_memif")
             }),
+            rx_refused,
+            rx_refused_by: sum_by_name(rx_ports.iter().map(|p| p.rx_refused_by())),
+            tx_errors: tx_ports.iter().map(|p| p.errors.tx_errors).sum(),
+            tx_errors_by: sum_by_name(
+                (tx_ports.iter()).map(|p| port_errors::tx_errors_by(&p.errors.classes)),
+            ),
         };
         if let Some(t) = tx {
             t.offer_to(&mut obs);
@@ -1929,6 +2004,78 @@ mod tests {
     }
 
     #[test]
+    fn a_port_that_refused_or_did_not_send_frames_is_a_problem() {
+        use crate::limits::port_errors::{ClassCount, ErrorClass};
+        let mut port = PortResult {
+            name: "p1".into(),
+            device: "0000:3b:00.1".into(),
+            driver: "net_ixgbe".into(),
+            link_bps: 0,
+            stats: PortStats {
+                ierrors: 12,
+                oerrors: 0,
+                ..PortStats::default()
+            },
+            xstats: Vec::new(),
+            line_source: LineSource::Unknown,
+            mtu: 1500,
+            rx_mbuf_room: 0,
+            flow_control: None,
+            errors: ErrorSeries::default(),
+        };
+        assert_eq!(port.error_problems(), Vec::new(), "a clean port");
+        let class = |class, counter: &str, frames| ClassCount {
+            class,
+            counter: counter.into(),
+            frames,
+        };
+        port.errors = ErrorSeries {
+            rx_refused: 12,
+            tx_errors: 2,
+            classes: vec![
+                class(ErrorClass::Oversize, "rx_oversize_errors", 10),
+                class(ErrorClass::Missed, "imissed", 4),
+                class(ErrorClass::TxError, "tx_errors", 2),
+            ],
+            first_rx_refused_ms: Some(2500),
+            first_tx_error_ms: None,
+            peak_rx_refused: 7,
+            ..ErrorSeries::default()
+        };
+        assert_eq!(
+            port.error_problems(),
+            vec![
+                Problem::PortRxErrors {
+                    port: "p1".into(),
+                    driver: "net_ixgbe".into(),
+                    frames: 12,
+                    counters: vec![("ierrors".into(), 12), ("rx_oversize_errors".into(), 10)],
+                    first_s: Some(2.5),
+                    peak_per_interval: 7,
+                },
+                Problem::PortTxErrors {
+                    port: "p1".into(),
+                    driver: "net_ixgbe".into(),
+                    frames: 2,
+                    counters: vec![("tx_errors".into(), 2)],
+                    first_s: None,
+                    peak_per_interval: 0,
+                },
+            ]
+        );
+        assert_eq!(
+            sum_by_name([
+                vec![("ierrors".to_string(), 3), ("rx_crc_errors".to_string(), 1)],
+                vec![("ierrors".to_string(), u64::MAX)],
+            ]),
+            vec![
+                ("ierrors".to_string(), u64::MAX),
+                ("rx_crc_errors".to_string(), 1)
+            ]
+        );
+    }
+
+    #[test]
     fn flow_control_casts_doubt_on_a_physical_port_only() {
         let port = |fc| PortResult {
             name: "p0".into(),
@@ -1941,6 +2088,7 @@ mod tests {
             mtu: 0,
             rx_mbuf_room: 0,
             flow_control: fc,
+            errors: ErrorSeries::default(),
         };
         use FlowControl::*;
         for fc in [TurnedOff, AlreadyOff] {

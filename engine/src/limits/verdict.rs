@@ -70,6 +70,22 @@ pub struct Observation {
     /// lcore was busy.
     #[serde(default)]
     pub drops_hidden: bool,
+    /// Frames the receiving port refused during the run: malformed or too
+    /// long (`ierrors`, or the largest refusing extended statistic:
+    /// [`super::port_errors`]); 0 in results of older versions.
+    #[serde(default)]
+    pub rx_refused: u64,
+    /// The counters behind `rx_refused`, by name (`ierrors`,
+    /// `rx_oversize_errors`, ...).
+    #[serde(default)]
+    pub rx_refused_by: Vec<(String, u64)>,
+    /// Frames the sending port was handed but counted as not sent
+    /// (`oerrors`, or its largest TX-error statistic).
+    #[serde(default)]
+    pub tx_errors: u64,
+    /// The counters behind `tx_errors`, by name.
+    #[serde(default)]
+    pub tx_errors_by: Vec<(String, u64)>,
 }
 
 /// A limit that can bind a run.
@@ -86,6 +102,9 @@ pub enum Limit {
     Sender,
     /// Frames were lost before they reached the port.
     Network,
+    /// A port refused the frames: the receiving one counted them
+    /// malformed or too long, or the sending one did not send them.
+    Port,
     /// The offered rate was delivered; nothing bound it.
     None,
 }
@@ -99,6 +118,7 @@ impl Limit {
             Limit::Cpu => "cpu",
             Limit::Sender => "sender",
             Limit::Network => "network",
+            Limit::Port => "port",
             Limit::None => "none",
         }
     }
@@ -172,6 +192,10 @@ pub struct Counters {
     pub lost_in_network: u64,
     /// Fraction of the RX lcore's time spent on frames, if measured.
     pub rx_utilisation: Option<f64>,
+    /// Frames the receiving port refused (malformed or too long).
+    pub rx_refused: u64,
+    /// Frames the sending port counted as not sent.
+    pub tx_errors: u64,
 }
 
 impl Counters {
@@ -224,26 +248,38 @@ pub enum Reason {
         /// The lowest ceiling that takes part, if any.
         nearest: Option<Ceiling>,
     },
-    /// Frames are missing and this ceiling was reached (rule 2).
+    /// Frames are missing and this ceiling was reached (rule 3).
     Reached {
         /// The ceiling.
         ceiling: Ceiling,
         /// What shows it bound the run.
         evidence: Evidence,
     },
-    /// Frames vanished before the port (rule 3).
+    /// The receiving port refused at least as many frames as it dropped
+    /// and as went missing before it (rule 2a): malformed or too long.
+    PortRefused {
+        /// The counters that say so, by name.
+        by: Vec<(String, u64)>,
+    },
+    /// The sending port counted at least as many frames not sent as went
+    /// missing before the receiving port (rule 2b).
+    TxRefused {
+        /// The counters that say so, by name.
+        by: Vec<(String, u64)>,
+    },
+    /// Frames vanished before the port (rule 4).
     Network,
-    /// The receive mbuf pool ran dry (rule 4).
+    /// The receive mbuf pool ran dry (rule 5).
     PoolDry,
     /// The port dropped frames below every ceiling; this is the lowest one
-    /// at or above the delivered rate (rule 4, weak evidence).
+    /// at or above the delivered rate (rule 5, weak evidence).
     NearestAbove(Ceiling),
-    /// The port dropped frames and no ceiling is known (rule 4, weak
+    /// The port dropped frames and no ceiling is known (rule 5, weak
     /// evidence).
     PortDrops,
     /// The port dropped frames (or, where drops are hidden, frames went
     /// missing) while the RX lcore was descheduled for more than
-    /// [`DESCHEDULED_MAX`] of its run (rule 2b): its CPU was shared, so
+    /// [`DESCHEDULED_MAX`] of its run (rule 3b): its CPU was shared, so
     /// its own cost cannot be told.
     Descheduled {
         /// The descheduled share, 0..=1.
@@ -413,7 +449,19 @@ fn ceilings(obs: &Observation, fig: &Figures) -> Vec<Ceiling> {
 ///    b. the lowest ceiling is within 2 % of delivered: that ceiling
 ///    (typically the link at line rate);
 ///    c. else **None** ("offered rate delivered; nearest ceiling ...").
-/// 2. Frames are missing. Candidates:
+///
+///    (A receiver on its own counts the frames its port refused as
+///    missing too.)
+/// 2. Frames are missing and a port refused them (its own counters say
+///    so, ahead of any ceiling inferred from rates):
+///    a. the receiving port refused (rx_refused: ierrors or a refusing
+///    extended statistic, [`super::port_errors`]) at least as many frames
+///    as it dropped (imissed + rx_nombuf) and as were lost in the network:
+///    **Port** ([`Reason::PortRefused`]);
+///    b. else the sending port counted at least as many frames not sent
+///    (tx_errors) as were lost in the network: **Port**
+///    ([`Reason::TxRefused`]).
+/// 3. Frames are missing. Candidates:
 ///    **Link** if delivered is within 2 % of the link ceiling;
 ///    **Cpu** if delivered is within 2 % of the measured CPU ceiling, or the
 ///    port dropped frames (imissed + rx_nombuf > 0) while the RX lcore was
@@ -429,9 +477,9 @@ fn ceilings(obs: &Observation, fig: &Figures) -> Vec<Ceiling> {
 /// utilisation unused: cycles counted while it did not run neither blame
 /// nor clear the CPU.
 ///
-/// 3. No candidate and lost_in_network ≥ imissed + rx_nombuf (including
+/// 4. No candidate and lost_in_network ≥ imissed + rx_nombuf (including
 ///    when the port dropped nothing): **Network**.
-/// 4. Otherwise the port dropped frames without a ceiling being reached:
+/// 5. Otherwise the port dropped frames without a ceiling being reached:
 ///    **Cpu** if rx_nombuf ≥ imissed (buffers not returned in time), else
 ///    the lowest ceiling at or above delivered, else **Cpu**.
 pub fn decide(obs: &Observation) -> Decision {
@@ -457,13 +505,15 @@ pub fn decide(obs: &Observation) -> Decision {
         rx_nombuf: obs.rx_nombuf,
         lost_in_network: obs.lost_in_network,
         rx_utilisation: fig.utilisation,
+        rx_refused: obs.rx_refused,
+        tx_errors: obs.tx_errors,
     };
     // Everything arrived: all that was offered, or, when the offered rate
     // is unknown (a receiver on its own), nothing went missing anywhere.
     let all_arrived = if fig.offered.fps > 0.0 {
         fig.delivered.fps >= fig.offered.fps * (1.0 - DELIVERED_TOLERANCE)
     } else {
-        counters.lost_in_network == 0 && counters.port_drops() == 0
+        counters.lost_in_network == 0 && counters.port_drops() == 0 && counters.rx_refused == 0
     };
     let reason = if all_arrived {
         decide_arrived(obs, &fig, &considered)
@@ -493,6 +543,7 @@ fn binding(reason: &Reason) -> Limit {
             c.limit
         }
         Reason::Network => Limit::Network,
+        Reason::PortRefused { .. } | Reason::TxRefused { .. } => Limit::Port,
         Reason::PoolDry | Reason::PortDrops | Reason::Descheduled { .. } => Limit::Cpu,
     }
 }
@@ -523,7 +574,7 @@ fn decide_arrived(obs: &Observation, fig: &Figures, considered: &[Ceiling]) -> R
     }
 }
 
-/// Rule 2: the ceilings that were reached while frames went missing, with
+/// Rule 3: the ceilings that were reached while frames went missing, with
 /// their evidence; exact ones (link, measured CPU) before the bus model,
 /// then lowest first.
 fn candidates(
@@ -574,13 +625,28 @@ fn candidates(
     out
 }
 
-/// Rules 2 to 4: frames are missing.
+/// Rules 2 to 5: frames are missing.
 fn decide_missing(
     obs: &Observation,
     fig: &Figures,
     considered: &[Ceiling],
     counters: &Counters,
 ) -> Reason {
+    // Rule 2: a port refused them (counted by the port itself, so ahead
+    // of every ceiling inferred from rates).
+    if counters.rx_refused > 0
+        && counters.rx_refused >= counters.port_drops()
+        && counters.rx_refused >= counters.lost_in_network
+    {
+        return Reason::PortRefused {
+            by: obs.rx_refused_by.clone(),
+        };
+    }
+    if counters.tx_errors > 0 && counters.tx_errors >= counters.lost_in_network {
+        return Reason::TxRefused {
+            by: obs.tx_errors_by.clone(),
+        };
+    }
     if let Some((ceiling, evidence)) = candidates(obs, fig, considered, counters)
         .into_iter()
         .next()
@@ -638,6 +704,7 @@ fn title(l: Limit) -> &'static str {
         Limit::Cpu => "CPU",
         Limit::Sender => "Sender",
         Limit::Network => "Network",
+        Limit::Port => "Port",
         Limit::None => "None",
     }
 }
@@ -773,13 +840,23 @@ fn evidence_text(e: Evidence) -> String {
     }
 }
 
-/// The counters, in words.
+/// The counters, in words (the ports' refusals only when they counted
+/// any).
 fn counters_text(c: &Counters) -> String {
+    let nonzero = |n: u64, what: &str| {
+        if n > 0 {
+            format!(", {what} {}", group(n as f64))
+        } else {
+            String::new()
+        }
+    };
     format!(
-        "imissed {}, rx_nombuf {}, lost in network {}{}",
+        "imissed {}, rx_nombuf {}, lost in network {}{}{}{}",
         group(c.imissed as f64),
         group(c.rx_nombuf as f64),
         group(c.lost_in_network as f64),
+        nonzero(c.rx_refused, "refused by the receiving port"),
+        nonzero(c.tx_errors, "not sent by the sending port"),
         match c.rx_utilisation {
             Some(u) => format!(", RX lcore utilisation {:.1} %", u * 100.0),
             None => String::new(),
@@ -787,7 +864,19 @@ fn counters_text(c: &Counters) -> String {
     )
 }
 
-/// The first sentences when frames are missing (rules 2 to 4).
+/// Named counters in words, or `no counter named` when none are.
+fn by_text(by: &[(String, u64)]) -> String {
+    if by.is_empty() {
+        "no counter named".to_string()
+    } else {
+        let parts: Vec<String> = (by.iter())
+            .map(|(n, v)| format!("{n} {}", group(*v as f64)))
+            .collect();
+        parts.join(", ")
+    }
+}
+
+/// The first sentences when frames are missing (rules 2 to 5).
 fn explain_missing(d: &Decision) -> String {
     let missing = format!(
         "delivered {} of {} offered",
@@ -802,6 +891,20 @@ fn explain_missing(d: &Decision) -> String {
             title(ceiling.limit),
             evidence_text(*evidence),
             describe(ceiling),
+        ),
+        Reason::PortRefused { by } => format!(
+            "Port-bound: {missing}; the receiving port refused {} frames ({}): it counted \
+             them malformed or too long (a frame longer than its MTU or buffers, a bad cable, \
+             optics or peer), so they were neither lost in the network nor dropped by the \
+             host. Counters: {counters}.",
+            group(d.counters.rx_refused as f64),
+            by_text(by),
+        ),
+        Reason::TxRefused { by } => format!(
+            "Port-bound: {missing}; the sending port did not send {} frames it was handed \
+             ({}): they count as offered but never left it. Counters: {counters}.",
+            group(d.counters.tx_errors as f64),
+            by_text(by),
         ),
         Reason::Network => format!(
             "Network: {missing}; {} frames never reached the port and no ceiling was \
@@ -933,7 +1036,9 @@ mod tests {
                 imissed: 0,
                 rx_nombuf: 0,
                 lost_in_network: 0,
-                rx_utilisation: None
+                rx_utilisation: None,
+                rx_refused: 0,
+                tx_errors: 0,
             }
         );
         // Nothing known: no nearest ceiling.
@@ -1038,7 +1143,9 @@ mod tests {
                 imissed: 5_000_000,
                 rx_nombuf: 0,
                 lost_in_network: 0,
-                rx_utilisation: Some(0.999)
+                rx_utilisation: Some(0.999),
+                rx_refused: 0,
+                tx_errors: 0,
             }
         );
     }
@@ -1550,6 +1657,8 @@ mod tests {
                 rx_nombuf: 34,
                 lost_in_network: 5,
                 rx_utilisation: Some(0.987),
+                rx_refused: 0,
+                tx_errors: 0,
             },
             descheduled: None,
         }
@@ -1806,5 +1915,106 @@ mod tests {
         );
         assert_eq!(v.ceilings, decide(&o).ceilings);
         assert_eq!(o.verdict(), v);
+    }
+
+    // ---- ports that refused frames ----
+
+    #[test]
+    fn frames_the_receiving_port_refused_are_its_own_not_the_networks() {
+        // 9130-byte frames into a port whose MTU is 1500: it refused every
+        // one, so no stream frame was seen and nothing counts as lost.
+        let by = vec![
+            ("ierrors".to_string(), 120_000),
+            ("rx_oversize_errors".to_string(), 120_000),
+        ];
+        let mut o = obs(60_000.0, 0.0);
+        o.rx_refused = 120_000;
+        o.rx_refused_by = by.clone();
+        let d = decide(&o);
+        assert_eq!(d.binding, Limit::Port);
+        assert_eq!(d.reason, Reason::PortRefused { by: by.clone() });
+        assert_eq!(d.counters.rx_refused, 120_000);
+        // The same run without the port's counters reads as the network's.
+        let mut plain = o.clone();
+        plain.rx_refused = 0;
+        plain.rx_refused_by.clear();
+        assert_eq!(decide(&plain).reason, Reason::Network);
+        // Refused frames outnumbered by drops: the drops decide.
+        let mut o = obs(136_000.0, 60_000.0);
+        o.rx_refused = 10;
+        o.imissed = 500;
+        o.rx_utilisation = Some(0.3);
+        assert!(matches!(decide(&o).reason, Reason::NearestAbove(_)));
+        // Outnumbered by frames lost before the port: the network.
+        let mut o = obs(60_000.0, 50_000.0);
+        o.rx_refused = 10;
+        o.lost_in_network = 11;
+        assert_eq!(decide(&o).reason, Reason::Network);
+        o.lost_in_network = 10;
+        assert_eq!(decide(&o).binding, Limit::Port, "a tie goes to the port");
+        // A receiver on its own: a refused frame is a missing frame.
+        let mut o = obs(0.0, 60_000.0);
+        o.rx_refused = 3;
+        assert_eq!(decide(&o).binding, Limit::Port);
+        // Everything offered arrived: refused frames (not the streams')
+        // change nothing.
+        let mut o = obs(60_000.0, 60_000.0);
+        o.rx_refused = 3;
+        assert!(matches!(decide(&o).reason, Reason::Delivered { .. }));
+    }
+
+    #[test]
+    fn frames_the_sending_port_did_not_send_are_its_own() {
+        let by = vec![("oerrors".to_string(), 9_000)];
+        let mut o = obs(60_000.0, 50_000.0);
+        o.tx_errors = 9_000;
+        o.tx_errors_by = by.clone();
+        o.lost_in_network = 9_000;
+        assert_eq!(decide(&o).reason, Reason::TxRefused { by });
+        assert_eq!(decide(&o).binding, Limit::Port);
+        o.lost_in_network = 9_001;
+        assert_eq!(decide(&o).reason, Reason::Network);
+    }
+
+    #[test]
+    fn wording_port_refused() {
+        let all = || vec![bus(), link()];
+        let by = vec![
+            ("ierrors".to_string(), 5_000),
+            ("rx_oversize_errors".to_string(), 4_990),
+        ];
+        let mut d = decision(Reason::PortRefused { by }, all());
+        d.counters.rx_refused = 5_000;
+        assert_eq!(
+            explain(&d),
+            format!(
+                "Port-bound: {MISSING}; the receiving port refused 5,000 frames (ierrors 5,000, \
+                 rx_oversize_errors 4,990): it counted them malformed or too long (a frame \
+                 longer than its MTU or buffers, a bad cable, optics or peer), so they were \
+                 neither lost in the network nor dropped by the host. Counters: imissed 1,200, \
+                 rx_nombuf 34, lost in network 5, refused by the receiving port 5,000, RX lcore \
+                 utilisation 98.7 %. Other ceilings: {BUS_TXT}; {LINK_TXT}."
+            )
+        );
+        let mut d = decision(
+            Reason::TxRefused {
+                by: vec![("oerrors".to_string(), 7)],
+            },
+            all(),
+        );
+        d.counters.tx_errors = 7;
+        assert_eq!(
+            explain(&d),
+            format!(
+                "Port-bound: {MISSING}; the sending port did not send 7 frames it was handed \
+                 (oerrors 7): they count as offered but never left it. Counters: imissed 1,200, \
+                 rx_nombuf 34, lost in network 5, not sent by the sending port 7, RX lcore \
+                 utilisation 98.7 %. Other ceilings: {BUS_TXT}; {LINK_TXT}."
+            )
+        );
+        let mut d = decision(Reason::PortRefused { by: Vec::new() }, vec![]);
+        d.counters.rx_refused = 2;
+        assert!(explain(&d).contains("refused 2 frames (no counter named)"));
+        assert_eq!(serde_json::to_value(Limit::Port).unwrap(), "port");
     }
 }

@@ -276,11 +276,23 @@ pub fn join_files(tx: &Path, rx: &Path) -> Result<Joined> {
     check_rx(rx_side).map_err(|why| Error::file(rx, why))?;
     check_against(tx_side, rx_side, tx).map_err(|why| Error::file(rx, why))?;
     check_seqs(rx_side).map_err(|why| Error::file(rx, why))?;
+    // The frames the sender's ports did not send are in the sender's file.
+    let observation = r.observation.clone().map(|mut o| {
+        let tx_errors = (t.ports.iter()).fold(0u64, |a, p| a.saturating_add(p.errors.tx_errors));
+        if tx_errors > 0 {
+            o.tx_errors = tx_errors;
+            o.tx_errors_by = crate::result::sum_by_name(
+                (t.ports.iter())
+                    .map(|p| crate::limits::port_errors::tx_errors_by(&p.errors.classes)),
+            );
+        }
+        o
+    });
     let mut joined = join(
         tx_side,
         rx_side,
         r.verdict.as_ref(),
-        r.observation.as_ref(),
+        observation.as_ref(),
         &tx.display().to_string(),
         &rx.display().to_string(),
     );
@@ -483,7 +495,10 @@ fn joined_verdict(t: &TxResult, obs: &Observation, streams: &[JoinedStream]) -> 
     let mut o = obs.clone();
     t.offer_to(&mut o);
     let missing: u64 = streams.iter().map(|s| s.missing).sum();
-    o.lost_in_network = missing.saturating_sub(o.imissed);
+    // Frames the receiving port missed or refused reached it.
+    o.lost_in_network = missing
+        .saturating_sub(o.imissed)
+        .saturating_sub(o.rx_refused);
     let v = o.verdict();
     if t.frames == 0 {
         return Verdict {
@@ -863,6 +878,27 @@ mod tests {
         assert!(
             text.ends_with("verdict: none of the 1000 frames sent arrived (the receiver's own verdict, made without the sender's rate, does not apply)\n"),
             "{text}"
+        );
+        // Nothing arrived because the receiving port refused every frame:
+        // the port's, not the network's.
+        let mut refusing = observed(0.0);
+        refusing.rx_refused = 1000;
+        refusing.rx_refused_by = vec![("ierrors".into(), 1000)];
+        let j = join(&t, &none, None, Some(&refusing), "a", "b");
+        let v = j.joined_verdict.expect("decided again");
+        assert_eq!(v.binding, Limit::Port, "{}", v.explanation);
+        assert!(
+            v.explanation.contains(
+                "the receiving port refused 1,000 frames (ierrors 1,000): it counted them \
+                 malformed or too long"
+            ),
+            "{}",
+            v.explanation
+        );
+        assert!(
+            v.explanation.contains("lost in network 0,"),
+            "{}",
+            v.explanation
         );
         // A sender that sent nothing.
         t = tx(0, LayerRates::default(), &[(1, 0)]);

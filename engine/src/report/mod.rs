@@ -67,6 +67,33 @@ pub struct Interval {
     pub rx: Span,
     /// Frames lost so far at the end of the interval (RX view).
     pub rx_lost: u64,
+    /// Frames the ports refused in the interval: malformed or too long
+    /// (`ierrors` and the refusing extended statistics, summed over the
+    /// ports; see [`crate::limits::port_errors`]).
+    #[serde(default)]
+    pub rx_refused: u64,
+    /// Frames the ports dropped in the interval for want of room or
+    /// buffers (`imissed + rx_nombuf`).
+    #[serde(default)]
+    pub rx_drops: u64,
+    /// Frames the ports were handed but did not send in the interval
+    /// (`oerrors` and the TX-error extended statistics).
+    #[serde(default)]
+    pub tx_errors: u64,
+}
+
+impl Interval {
+    /// Adds the ports' error counts of the interval.
+    pub fn add_errors(&mut self, e: &crate::limits::port_errors::ErrorInterval) {
+        self.rx_refused += e.rx_refused;
+        self.rx_drops += e.rx_drops;
+        self.tx_errors += e.tx_errors;
+    }
+
+    /// A port refused, dropped or did not send a frame in the interval.
+    pub fn has_errors(&self) -> bool {
+        self.rx_refused != 0 || self.rx_drops != 0 || self.tx_errors != 0
+    }
 }
 
 /// Percentiles of a distribution in nanoseconds.
@@ -167,6 +194,16 @@ pub fn interval_line(iv: &Interval, tx: bool, rx: bool) -> String {
             iv.rx_lost
         );
     }
+    // The ports' own counts, only when they counted any.
+    for (n, word) in [
+        (iv.rx_refused, "rx_err"),
+        (iv.rx_drops, "rx_drop"),
+        (iv.tx_errors, "tx_err"),
+    ] {
+        if n > 0 {
+            let _ = write!(s, "  {word} {n}");
+        }
+    }
     s
 }
 
@@ -211,11 +248,62 @@ mod tests {
             },
             rx: Span::default(),
             rx_lost: 0,
+            ..Interval::default()
         };
         let line = interval_line(&iv, true, false);
         assert!(line.contains("0.00-1.00"), "{line}");
         assert!(line.contains("68306"), "{line}");
         assert!(line.contains("5.000"), "{line}");
         assert!(line.contains("4.989"), "{line}");
+        assert!(!line.contains("err"), "{line}");
+    }
+
+    #[test]
+    fn an_interval_in_which_a_port_counted_errors_says_so_last() {
+        let span = Span {
+            start_s: 1.0,
+            end_s: 2.0,
+            frames: 1000,
+            bytes: 1000 * 64,
+        };
+        let mut iv = Interval {
+            tx: span,
+            rx: span,
+            ..Interval::default()
+        };
+        let clean = interval_line(&iv, true, true);
+        iv.rx_refused = 25;
+        assert_eq!(
+            interval_line(&iv, true, true),
+            format!("{clean}  rx_err 25")
+        );
+        iv.rx_drops = 3;
+        iv.tx_errors = 1;
+        assert_eq!(
+            interval_line(&iv, true, true),
+            format!("{clean}  rx_err 25  rx_drop 3  tx_err 1")
+        );
+        iv.rx_refused = 0;
+        assert_eq!(
+            interval_line(&iv, false, true),
+            format!(
+                "{}  rx_drop 3  tx_err 1",
+                interval_line(
+                    &Interval {
+                        tx: span,
+                        rx: span,
+                        ..Interval::default()
+                    },
+                    false,
+                    true
+                )
+            )
+        );
+        // Written before the ports' counts were kept: none.
+        let old: Interval = serde_json::from_str(
+            r#"{"tx":{"start_s":0,"end_s":1,"frames":1,"bytes":64},"rx":{"start_s":0,"end_s":1,"frames":1,"bytes":64},"rx_lost":0}"#,
+        )
+        .unwrap();
+        assert!(!old.has_errors());
     }
 }

@@ -51,6 +51,7 @@ use crate::dpdk::{
     self, DpdkError, Eal, Mempool, Port, PortConfig, PortStats, Queues, Scope, Worker,
 };
 use crate::limits::link::LinkKind;
+use crate::limits::port_errors::ErrorSeries;
 use crate::outcome::Problem;
 use crate::pace::tsc::TscSample;
 use crate::report::{self, Interval, Span};
@@ -340,6 +341,7 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
             .map(|(i, p)| watch.stats(i, p.port.stats()))
             .collect(),
         problems: watch.problems(timing.elapsed_s),
+        errors: (0..ports.len()).map(|i| watch.errors(i)).collect(),
     };
     drop(watch);
     let mut result = finish(plan, &rt, ports, &ups, &meta, outcomes, timing, seen)?;
@@ -352,6 +354,9 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
 struct Seen {
     stats: Vec<PortStats>,
     problems: Vec<Problem>,
+    /// Each port's error counters interval by interval (empty: not read
+    /// per interval).
+    errors: Vec<ErrorSeries>,
 }
 
 /// What the result needs to know of the tasks once they have run.
@@ -484,7 +489,7 @@ fn run_workers<'scope, 'q: 'scope>(
     );
     timing.syncs = syncs;
     let (outcomes, rx_end_s) = collect(workers, &stop_rx, grace, stop_early, started, watch);
-    close_last_interval(plan, sink, &live, &mut timing, rx_end_s);
+    close_last_interval(plan, sink, &live, &mut timing, rx_end_s, watch);
     Ok((outcomes, timing))
 }
 
@@ -563,7 +568,8 @@ fn report_loop(
         if now >= next_tick {
             let cur = snapshot(live);
             let t = now.as_secs_f64();
-            let iv = cur.interval_since(&prev, prev_t, t);
+            let mut iv = cur.interval_since(&prev, prev_t, t);
+            iv.add_errors(&watch.close_interval(prev_t, t));
             sink.line(&report::interval_line(&iv, has_tx, has_rx));
             intervals.push(iv);
             prev = cur;
@@ -598,6 +604,7 @@ fn close_last_interval(
     live: &Live,
     timing: &mut Timing,
     rx_end_s: f64,
+    watch: &mut PortWatch,
 ) {
     let (has_tx, has_rx) = (!plan.tx.is_empty(), !plan.rx.is_empty());
     let (prev, prev_t) = timing.open;
@@ -605,7 +612,10 @@ fn close_last_interval(
     if has_rx {
         iv.rx.end_s = rx_end_s.max(iv.rx.start_s);
     }
-    let empty = iv.tx.frames == 0 && iv.rx.frames == 0;
+    // The ports' counters as the workers left them: the last interval
+    // takes every error the run counted.
+    iv.add_errors(&watch.close_interval(prev_t, iv.tx.end_s.max(iv.rx.end_s)));
+    let empty = iv.tx.frames == 0 && iv.rx.frames == 0 && !iv.has_errors();
     if !empty || iv.tx.secs().max(iv.rx.secs()) > 0.001 {
         sink.line(&report::interval_line(&iv, has_tx, has_rx));
         timing.intervals.push(iv);
@@ -690,7 +700,7 @@ fn build_result(
     seen: Seen,
 ) -> Result<RunResult> {
     save_traces(plan, &outcomes.tx)?;
-    let port_results = port_results(plan, ports, ups, &seen.stats);
+    let port_results = port_results(plan, ports, ups, &seen.stats, &seen.errors);
     let mut result = RunResult::new(
         plan,
         rt.tsc_hz,
@@ -703,6 +713,7 @@ fn build_result(
     let mut syncs = timing.syncs;
     syncs.record(&mut result);
     let mut problems = flow_control_problems(plan, &result.ports);
+    problems.extend(result.ports.iter().flat_map(PortResult::error_problems));
     problems.extend(seen.problems);
     add_problems(&mut result, problems);
     result.outcome.problems.extend(rt.tsc_problem.clone());
@@ -776,8 +787,15 @@ fn save_traces(plan: &Plan, tx: &[TxOutcome]) -> Result<()> {
 }
 
 /// Each port's counters over the run (from `stats`, their values at the
-/// end) and its non-zero extended stats.
-fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up], stats: &[PortStats]) -> Vec<PortResult> {
+/// end), its non-zero extended stats and its error counters interval by
+/// interval (`errors`).
+fn port_results(
+    plan: &Plan,
+    ports: &[PortRt],
+    ups: &[Up],
+    stats: &[PortStats],
+    errors: &[ErrorSeries],
+) -> Vec<PortResult> {
     (ports.iter().zip(ups).enumerate())
         .map(|(i, (pr, up))| {
             let info = pr.port.info();
@@ -794,6 +812,7 @@ fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up], stats: &[PortStats]) 
                 mtu: pr.port.mtu(),
                 rx_mbuf_room: pr.port.frame_room(),
                 flow_control: pr.port.flow_control(),
+                errors: errors.get(i).cloned().unwrap_or_default(),
             }
         })
         .collect()
@@ -894,6 +913,7 @@ impl Snapshot {
                 bytes: self.rx_bytes - prev.rx_bytes,
             },
             rx_lost: self.rx_lost,
+            ..Interval::default()
         }
     }
 }

@@ -292,6 +292,7 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
         let seen = Seen {
             stats: self.ports.iter().map(|p| p.port.stats()).collect(),
             problems: Vec::new(),
+            errors: Vec::new(),
         };
         build_result(
             &plan, self.rt, self.ports, &ups, &meta, outcomes, timing, seen,

@@ -2,13 +2,16 @@
 //! link's state (an outage is a [`Problem::LinkDown`]), the PMD's
 //! counters, whose last reading stands in for the final one when a driver
 //! resets them before the run ends (memif does when its peer goes away),
-//! and a memif peer's departure notice ([`super::depart`]).
+//! and a memif peer's departure notice ([`super::depart`]); and, every
+//! report interval, each port's error counters (basic and extended), so
+//! the result can say when a port began refusing or dropping frames.
 
 use std::path::PathBuf;
 
 use crate::config::{Device, Plan};
 use crate::counter::StopFlag;
 use crate::dpdk::{Port, PortStats};
+use crate::limits::port_errors::{ErrorInterval, ErrorSeries, ErrorTracker, PortCounters};
 use crate::outcome::Problem;
 use crate::wire::control;
 
@@ -34,6 +37,8 @@ struct Watched<'a, 'rt> {
     outages: u32,
     /// The highest counters read while the run went on.
     stats: PortStats,
+    /// Its error counters, interval by interval.
+    errors: ErrorTracker,
     /// A memif port the run sends on, up at the start: its link going down
     /// means its peer left, which ends the run (see [`PortWatch::peer_left`]).
     ends_run: bool,
@@ -73,6 +78,7 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
                     down_total: 0.0,
                     outages: 0,
                     stats: pr.port.stats(),
+                    errors: ErrorTracker::new(error_counters(&pr.port)),
                     ends_run: tx
                         && pr.port.info().driver == "net_memif"
                         && ups[i].link_bps > 0
@@ -111,6 +117,25 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
                 w.stats = max_stats(&w.stats, &w.port.stats());
             }
         }
+    }
+
+    /// Closes the report interval from `start_s` to `end_s` on every
+    /// port's error counters (read now); returns what the ports counted
+    /// in it, summed.
+    pub(super) fn close_interval(&mut self, start_s: f64, end_s: f64) -> ErrorInterval {
+        let mut sum = ErrorInterval::default();
+        for w in &mut self.ports {
+            let iv = w.errors.close(&error_counters(w.port), start_s, end_s);
+            sum.rx_refused += iv.rx_refused;
+            sum.rx_drops += iv.rx_drops;
+            sum.tx_errors += iv.tx_errors;
+        }
+        sum
+    }
+
+    /// Port `i`'s error counters over the intervals closed so far.
+    pub(super) fn errors(&self, i: usize) -> ErrorSeries {
+        self.ports[i].errors.series().clone()
     }
 
     /// A [`Problem::PeerLeft`] for the first memif port the run sends on
@@ -204,6 +229,19 @@ fn kernel_up(path: &PathBuf) -> bool {
     match std::fs::read_to_string(path) {
         Ok(s) => matches!(s.trim(), "up" | "unknown"),
         Err(_) => false,
+    }
+}
+
+/// `port`'s error counters now: the basic ones and every extended
+/// statistic.
+fn error_counters(port: &Port) -> PortCounters {
+    let s = port.stats();
+    PortCounters {
+        ierrors: s.ierrors,
+        oerrors: s.oerrors,
+        imissed: s.imissed,
+        rx_nombuf: s.rx_nombuf,
+        xstats: port.xstats(),
     }
 }
 

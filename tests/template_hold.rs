@@ -31,15 +31,15 @@ const POOL_MBUFS: u64 = 2047;
 /// 1024 bytes (so the task's rate gives each as many frames), whose fill
 /// is copied into each frame (the fill check reads every byte of it).
 /// Lcore 0 (the main lcore) has CPU 0; the sender (lcore 1) and the
-/// receiver (lcore 2) share CPU 1.
-fn profile(prefix: &str) -> String {
+/// receiver (lcore 2) share CPU 1. `streams`: the task's (`a`, or `a, b`).
+fn profile(prefix: &str, streams: &str) -> String {
     format!(
         "eal:\n  cores: [0, 1, 2]\n  cpus: [0, 1, 1]\n  vdevs: [net_ring0]\n  file_prefix: {prefix}\n\
          ports:\n  - {{ name: p0, device: net_ring0, link: 10g, payload: copy }}\n\
          streams:\n\
          \x20 - {{ name: a, id: 1, frame_size: 1024, ipv4: {{ src: 198.18.0.1, dst: 198.19.0.1 }}, udp: {{ src: 49152, dst: 5001 }} }}\n\
          \x20 - {{ name: b, id: 2, frame_size: 1024, ipv6: {{ src: \"2001:db8::1\", dst: \"2001:db8::2\" }}, tcp: {{ src: 49153, dst: 5002 }} }}\n\
-         tx:\n  - {{ lcore: 1, port: p0, streams: [a, b], rate: 10G, mode: max }}\n\
+         tx:\n  - {{ lcore: 1, port: p0, streams: [{streams}], rate: 10G, mode: max }}\n\
          rx:\n  - {{ lcore: 2, port: p0, verify: full }}\n\
          run:\n  duration: 1s\n"
     )
@@ -47,9 +47,23 @@ fn profile(prefix: &str) -> String {
 
 #[test]
 fn frames_a_full_ring_holds_are_never_rewritten() {
+    held(&[1, 2]);
+}
+
+/// The same with one stream: the loop of a task of one stream (one bulk
+/// get per batch from its pool, its counters added per burst).
+#[test]
+fn frames_a_full_ring_holds_are_never_rewritten_one_stream() {
+    held(&[1]);
+}
+
+/// Runs the profile with the streams of `ids` (1: `a`, 2: `b`) and checks
+/// that every frame came out of the full ring whole, once, in order.
+fn held(ids: &[u64]) {
     let dir = tempfile::tempdir().unwrap();
-    let prefix = format!("lsahold{}", std::process::id());
-    let p = write_file(dir.path(), "hold.yaml", &profile(&prefix));
+    let prefix = format!("lsahold{}x{}", std::process::id(), ids.len());
+    let names = if ids.len() == 1 { "a" } else { "a, b" };
+    let p = write_file(dir.path(), "hold.yaml", &profile(&prefix, names));
     let json = dir.path().join("hold.json");
     let out = common::landspeed(
         dir.path(),
@@ -90,14 +104,25 @@ fn frames_a_full_ring_holds_are_never_rewritten() {
     // Each pool's mbufs went round: more frames than it has mbufs, twice
     // over (on a loaded host the two lcores get little of their CPU).
     let sent = u(&r, "/tx/frames");
-    let (sa, sb) = (
-        u(by_id(&r, "/tx/streams", 1), "/frames"),
-        u(by_id(&r, "/tx/streams", 2), "/frames"),
-    );
-    assert_eq!(sa + sb, sent);
+    let per_stream: Vec<(u64, u64)> = (ids.iter())
+        .map(|&id| (id, u(by_id(&r, "/tx/streams", id), "/frames")))
+        .collect();
+    assert_eq!(r["tx"]["streams"].as_array().unwrap().len(), ids.len());
+    assert_eq!(per_stream.iter().map(|s| s.1).sum::<u64>(), sent);
+    // 1024-byte frames: a's headers and FCS are 46 bytes, b's 78.
+    for &(id, frames) in &per_stream {
+        let st = by_id(&r, "/tx/streams", id);
+        let overhead = if id == 1 { 46 } else { 78 };
+        assert_eq!(u(st, "/bytes"), 1024 * frames, "stream {id}");
+        assert_eq!(
+            u(st, "/payload_bytes"),
+            (1024 - overhead) * frames,
+            "stream {id}"
+        );
+    }
     assert!(
-        sa > 2 * POOL_MBUFS && sb > 2 * POOL_MBUFS,
-        "each pool recycled its mbufs: {sa} and {sb} frames of {POOL_MBUFS}-mbuf pools"
+        per_stream.iter().all(|s| s.1 > 2 * POOL_MBUFS),
+        "each pool recycled its mbufs: {per_stream:?} frames of {POOL_MBUFS}-mbuf pools"
     );
 
     // Sent = received + drops, and nothing was dropped: what the PMD took
@@ -115,7 +140,7 @@ fn frames_a_full_ring_holds_are_never_rewritten() {
     assert_eq!(u(&r, "/rx/duplicated"), 0);
     // Per stream: each sequence number 0..frames once, in order, and every
     // frame's checksums, stamp and fill as the stamp says.
-    for (id, frames) in [(1, sa), (2, sb)] {
+    for (id, frames) in per_stream {
         let st = by_id(&r, "/rx/streams", id);
         assert_eq!(u(st, "/frames"), frames, "stream {id}");
         assert_eq!(u(st, "/unique"), frames, "stream {id}");

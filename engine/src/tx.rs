@@ -6,8 +6,11 @@
 //! from each stream's template, stamp, fill, checksums); just before
 //! `tx_burst` the stamp gets the TSC of the moment and the checksums are
 //! patched in O(1). Whether the loop waits is decided once per task, by
-//! choosing the loop's variant; whether gap frames are woven in, once per
-//! batch. Nothing here allocates, locks or prints once the loop runs.
+//! choosing the loop's variant, and so is whether it sends one stream and
+//! no gap frames (then no slot is looked up per frame: one bulk get per
+//! batch, the stream's counters added per burst); whether gap frames are
+//! woven in, once per batch. Nothing here allocates, locks or prints once
+//! the loop runs.
 
 use std::sync::Arc;
 
@@ -265,12 +268,15 @@ struct Source<'q> {
 }
 
 impl Source<'_> {
-    /// Plans the next frame, by the streams' weights, due at the pacer's
-    /// next departure when `PACED`, into `plan`. Returns the stream's index
-    /// and the slot.
+    /// Plans the next frame, by the streams' weights (`ONE`: the task's
+    /// only stream), due at the pacer's next departure when `PACED`, into
+    /// `plan`. Returns the stream's index and the slot.
     #[inline(always)]
-    fn plan<const PACED: bool>(&mut self, plan: &mut (FramePlan, u64)) -> (usize, Slot) {
-        let s = self.interleave.next();
+    fn plan<const PACED: bool, const ONE: bool>(
+        &mut self,
+        plan: &mut (FramePlan, u64),
+    ) -> (usize, Slot) {
+        let s = if ONE { 0 } else { self.interleave.next() };
         let st = &mut self.streams[s];
         *plan = (st.builder.plan(st.seq), st.seq);
         st.seq += 1;
@@ -372,11 +378,13 @@ pub fn run_keeping_queue(t: TxTask<'_>) -> (TxOutcome, TxQueue<'_>) {
     let paced = t.mode.waits();
     let peer = t.peer.clone();
     let mut tx = Tx::new(t);
+    let one = tx.source.streams.len() == 1 && tx.gaps.is_none();
     let loop_start = tsc::now();
-    if paced {
-        tx.run_loop::<true>();
-    } else {
-        tx.run_loop::<false>();
+    match (paced, one) {
+        (true, true) => tx.run_loop::<true, true>(),
+        (true, false) => tx.run_loop::<true, false>(),
+        (false, true) => tx.run_loop::<false, true>(),
+        (false, false) => tx.run_loop::<false, false>(),
     }
     let end = tsc::now();
     crate::depart::tx_stopped(&mut tx.queue, peer.as_ref());
@@ -452,17 +460,20 @@ impl<'q> Tx<'q> {
     /// never wait. One TSC read per `tx_burst`, after it: that is when the
     /// burst left and when the next is decided (the wait reads more only
     /// while the next frame is not yet due, a fill once per batch).
+    /// `ONE`: the task sends one stream and no gap frames, so that every
+    /// slot is that stream's (no per-frame pick, pool or stream look-up,
+    /// and its counters are added per burst).
     /// Never inlined: the loop is one symbol (`landspeed::tx::Tx::run_loop`)
     /// that an instruction count can be confined to.
     #[inline(never)]
-    fn run_loop<const PACED: bool>(&mut self) {
+    fn run_loop<const PACED: bool, const ONE: bool>(&mut self) {
         let mut now = tsc::now();
         loop {
             if self.batch.is_empty() {
                 if self.stop.stopped() || self.left == 0 {
                     return;
                 }
-                if !self.fill::<PACED>() {
+                if !self.fill::<PACED, ONE>() {
                     self.totals.alloc_failed += 1;
                     continue;
                 }
@@ -475,7 +486,7 @@ impl<'q> Tx<'q> {
                 }
             }
             let head = self.batch.head();
-            let sent = self.send(self.due_count(now), now);
+            let sent = self.send::<ONE>(self.due_count(now), now);
             now = tsc::now();
             if sent == 0 {
                 // A port that refuses everything (a peer gone) must not
@@ -485,7 +496,7 @@ impl<'q> Tx<'q> {
                 }
                 continue;
             }
-            self.account::<PACED>(head, sent, now);
+            self.account::<PACED, ONE>(head, sent, now);
         }
     }
 
@@ -493,18 +504,18 @@ impl<'q> Tx<'q> {
     /// empty), allocate their mbufs, write the frames. A task with a frame
     /// limit prepares its last batch short, up to the limit.
     #[inline(always)]
-    fn fill<const PACED: bool>(&mut self) -> bool {
+    fn fill<const PACED: bool, const ONE: bool>(&mut self) -> bool {
         if !self.planned {
             if self.left < self.ahead as u64 {
                 self.ahead = self.left as usize;
             }
-            self.plan::<PACED>();
+            self.plan::<PACED, ONE>();
             self.planned = true;
         }
-        if !self.alloc() {
+        if !self.alloc::<ONE>() {
             return false;
         }
-        self.write();
+        self.write::<ONE>();
         self.left -= self.ahead as u64;
         self.planned = false;
         true
@@ -513,13 +524,13 @@ impl<'q> Tx<'q> {
     /// Decides what each slot of the next batch holds: in gap mode the gap
     /// frames still owed come first, each data frame's gap after it.
     #[inline(always)]
-    fn plan<const PACED: bool>(&mut self) {
+    fn plan<const PACED: bool, const ONE: bool>(&mut self) {
         let slots = self.slots[..self.ahead].iter_mut();
         let (source, plans) = (&mut self.source, &mut self.plans);
         match self.gaps.as_mut() {
             None => {
                 for (slot, plan) in slots.zip(plans.iter_mut()) {
-                    *slot = source.plan::<PACED>(plan).1;
+                    *slot = source.plan::<PACED, ONE>(plan).1;
                 }
             }
             Some(gaps) => {
@@ -527,7 +538,7 @@ impl<'q> Tx<'q> {
                     *slot = match gaps.take() {
                         Some(size) => Slot::Gap { size },
                         None => {
-                            let (s, data) = source.plan::<PACED>(plan);
+                            let (s, data) = source.plan::<PACED, ONE>(plan);
                             gaps.after(s);
                             data
                         }
@@ -551,10 +562,20 @@ impl<'q> Tx<'q> {
     }
 
     /// Allocates the planned slots' mbufs, one bulk allocation per run of
-    /// slots from the same pool, all or none.
+    /// slots from the same pool (`ONE`: one for the batch), all or none.
     #[inline(always)]
-    fn alloc(&mut self) -> bool {
+    fn alloc<const ONE: bool>(&mut self) -> bool {
         self.batch.clear();
+        if ONE {
+            let ok = match self.source.streams[0].pool.as_deref() {
+                Some(tp) => self.batch.extend_template(tp, self.ahead),
+                None => self.batch.extend(None, self.ahead),
+            };
+            if !ok {
+                self.batch.clear();
+            }
+            return ok;
+        }
         let mut i = 0;
         while i < self.ahead {
             let pool = self.pool_of(i);
@@ -577,9 +598,16 @@ impl<'q> Tx<'q> {
 
     /// Writes every planned frame into its mbuf.
     #[inline(always)]
-    fn write(&mut self) {
+    fn write<const ONE: bool>(&mut self) {
         let batch = &mut self.batch;
         let (streams, payload) = (&mut self.source.streams, &mut self.source.payload);
+        if ONE {
+            let st = &mut streams[0];
+            for (i, plan) in self.plans[..self.ahead].iter().enumerate() {
+                st.write(batch, i, plan, payload, 0);
+            }
+            return;
+        }
         for (i, slot) in self.slots[..self.ahead].iter().enumerate() {
             match *slot {
                 Slot::Data { stream, .. } => {
@@ -627,15 +655,22 @@ impl<'q> Tx<'q> {
     /// Stamps `now` into the next `n` data frames and hands them to the
     /// PMD; returns how many it took (the rest count as refused).
     #[inline(always)]
-    fn send(&mut self, n: usize, now: u64) -> usize {
+    fn send<const ONE: bool>(&mut self, n: usize, now: u64) -> usize {
         let h = self.batch.head();
         // Two-host clock: one multiply-shift per burst.
         let stamp = self.clock.as_ref().map_or(now, |m| m.load().ns(now));
-        for (i, slot) in self.slots.iter().enumerate().skip(h).take(n) {
-            if let Slot::Data { stream, .. } = *slot {
-                self.source.streams[usize::from(stream)]
-                    .builder
-                    .set_tx_tsc(self.batch.frame(i), stamp);
+        if ONE {
+            let b = &self.source.streams[0].builder;
+            for i in h..h + n {
+                b.patch_tx_tsc(self.batch.frame(i), stamp);
+            }
+        } else {
+            for (i, slot) in self.slots.iter().enumerate().skip(h).take(n) {
+                if let Slot::Data { stream, .. } = *slot {
+                    self.source.streams[usize::from(stream)]
+                        .builder
+                        .patch_tx_tsc(self.batch.frame(i), stamp);
+                }
             }
         }
         let sent = transmit(&mut self.batch, &mut self.queue, n);
@@ -650,45 +685,34 @@ impl<'q> Tx<'q> {
     /// error is exact (`after` less its departure time); in every mode the
     /// burst's departure is recorded once (per frame when traced).
     #[inline(always)]
-    fn account<const PACED: bool>(&mut self, from: usize, sent: usize, after: u64) {
-        let (mut frames, mut bytes, mut payloads) = (0u64, 0u64, 0u64);
-        let mut last = (0u32, 0u32);
+    fn account<const PACED: bool, const ONE: bool>(
+        &mut self,
+        from: usize,
+        sent: usize,
+        after: u64,
+    ) {
         let per_frame = self.recorder.tracing();
-        for slot in &self.slots[from..from + sent] {
-            match *slot {
-                Slot::Gap { size } => {
-                    self.totals.gap_frames += 1;
-                    self.totals.gap_bytes += u64::from(size);
-                }
-                Slot::Data { stream, size, due } => {
-                    let s = &mut self.source.streams[usize::from(stream)];
-                    let payload = size - s.overhead;
-                    match (PACED, per_frame) {
-                        (true, false) => self.recorder.record_error(due, after),
-                        (true, true) => {
-                            self.recorder.record_with_payload(due, after, size, payload)
-                        }
-                        (false, true) => self.recorder.record_unscheduled(after, size, payload),
-                        (false, false) => {}
-                    }
-                    s.frames += 1;
-                    s.bytes += u64::from(size);
-                    s.payload += u64::from(payload);
-                    frames += 1;
-                    bytes += u64::from(size);
-                    payloads += u64::from(payload);
-                    last = (size, payload);
-                }
-            }
-        }
+        let slots = &self.slots[from..from + sent];
+        let rec = &mut self.recorder;
+        let b = if ONE {
+            count_one::<PACED>(slots, &mut self.source.streams[0], rec, after)
+        } else {
+            count_each::<PACED>(
+                slots,
+                &mut self.source.streams,
+                &mut self.totals,
+                rec,
+                after,
+            )
+        };
         if !per_frame {
             self.recorder
-                .record_burst(after, frames, (bytes, payloads), last);
+                .record_burst(after, b.frames, (b.bytes, b.payload), b.last);
         }
-        self.totals.frames += frames;
-        self.totals.bytes += bytes;
-        self.live.frames.add(frames);
-        self.live.bytes.add(bytes);
+        self.totals.frames += b.frames;
+        self.totals.bytes += b.bytes;
+        self.live.frames.add(b.frames);
+        self.live.bytes.add(b.bytes);
     }
 
     /// What the task did over a loop of `loop_cycles` that sent for
@@ -722,6 +746,97 @@ impl<'q> Tx<'q> {
     }
 }
 
+/// The data frames of one `tx_burst`, as [`Tx::account`] records them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Burst {
+    frames: u64,
+    /// Bytes, FCS included.
+    bytes: u64,
+    /// Payload bytes.
+    payload: u64,
+    /// The last frame's size (FCS included) and payload.
+    last: (u32, u32),
+}
+
+/// Counts the data frames of `slots`, which all belong to `stream` (a task
+/// of one stream and no gap frames), taken by the PMD at TSC `after`:
+/// each frame's schedule error when `PACED`, each departure when the
+/// recorder traces, the stream's counters once for the burst.
+#[inline(always)]
+fn count_one<const PACED: bool>(
+    slots: &[Slot],
+    stream: &mut Stream<'_>,
+    recorder: &mut DepartureRecorder,
+    after: u64,
+) -> Burst {
+    let per_frame = recorder.tracing();
+    let overhead = stream.overhead;
+    let (mut bytes, mut last) = (0u64, 0u32);
+    for slot in slots {
+        if let Slot::Data { size, due, .. } = *slot {
+            match (PACED, per_frame) {
+                (true, false) => recorder.record_error(due, after),
+                (true, true) => recorder.record_with_payload(due, after, size, size - overhead),
+                (false, true) => recorder.record_unscheduled(after, size, size - overhead),
+                (false, false) => {}
+            }
+            bytes += u64::from(size);
+            last = size;
+        }
+    }
+    let frames = slots.len() as u64;
+    let payload = bytes - frames * u64::from(overhead);
+    stream.frames += frames;
+    stream.bytes += bytes;
+    stream.payload += payload;
+    Burst {
+        frames,
+        bytes,
+        payload,
+        last: (last, last.saturating_sub(overhead)),
+    }
+}
+
+/// [`count_one`] for a task of several streams or gap frames, frame by
+/// frame: each data frame's stream counted, the gap frames in `totals`.
+#[inline(always)]
+fn count_each<const PACED: bool>(
+    slots: &[Slot],
+    streams: &mut [Stream<'_>],
+    totals: &mut Totals,
+    recorder: &mut DepartureRecorder,
+    after: u64,
+) -> Burst {
+    let per_frame = recorder.tracing();
+    let mut b = Burst::default();
+    for slot in slots {
+        match *slot {
+            Slot::Gap { size } => {
+                totals.gap_frames += 1;
+                totals.gap_bytes += u64::from(size);
+            }
+            Slot::Data { stream, size, due } => {
+                let s = &mut streams[usize::from(stream)];
+                let payload = size - s.overhead;
+                match (PACED, per_frame) {
+                    (true, false) => recorder.record_error(due, after),
+                    (true, true) => recorder.record_with_payload(due, after, size, payload),
+                    (false, true) => recorder.record_unscheduled(after, size, payload),
+                    (false, false) => {}
+                }
+                s.frames += 1;
+                s.bytes += u64::from(size);
+                s.payload += u64::from(payload);
+                b.frames += 1;
+                b.bytes += u64::from(size);
+                b.payload += u64::from(payload);
+                b.last = (size, payload);
+            }
+        }
+    }
+    b
+}
+
 /// Writes a PAUSE frame of `size` bytes (FCS included) into slot `i` of
 /// `batch`.
 #[inline(always)]
@@ -729,4 +844,121 @@ fn gap_frame(batch: &mut TxBatch<'_>, i: usize, size: u32, pause: &PauseRepr) {
     let buf = batch.frame_mut(i, size as usize - FCS_LEN);
     pause.emit(&mut PauseFrame::new_unchecked(buf));
     batch.set_offload(i, TxOffload::default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::builder::CsumMode;
+    use crate::wire::spec::{SizeSpec, StreamSpec};
+
+    /// An IPv4/UDP stream of IMIX frames whose mbufs come from the port's
+    /// pool (no DPDK needed to count it).
+    fn stream() -> Stream<'static> {
+        let spec = StreamSpec {
+            id: 3,
+            size: SizeSpec::Imix,
+            ..StreamSpec::default()
+        };
+        Stream::new(
+            FrameBuilder::new(&spec, CsumMode::Software).unwrap(),
+            None,
+            false,
+        )
+    }
+
+    /// A burst of one stream's frames, due 10 ticks apart from 1,000.
+    fn slots() -> Vec<Slot> {
+        [64u32, 594, 1518, 64, 1518, 594, 64]
+            .iter()
+            .enumerate()
+            .map(|(k, &size)| Slot::Data {
+                stream: 0,
+                size,
+                due: 1000 + 10 * k as u64,
+            })
+            .collect()
+    }
+
+    fn counted<const PACED: bool>(
+        one: bool,
+        trace: usize,
+    ) -> (Burst, (u64, u64, u64), PaceSummary, Totals) {
+        let mut s = vec![stream()];
+        let mut rec = DepartureRecorder::new(1_000_000_000, trace);
+        let mut totals = Totals::default();
+        // A burst before, so that the one counted has a gap before it.
+        if rec.tracing() {
+            rec.record_unscheduled(900, 64, 18);
+        } else {
+            rec.record_burst(900, 1, (64, 18), (64, 18));
+        }
+        let b = if one {
+            count_one::<PACED>(&slots(), &mut s[0], &mut rec, 1040)
+        } else {
+            count_each::<PACED>(&slots(), &mut s, &mut totals, &mut rec, 1040)
+        };
+        if !rec.tracing() {
+            rec.record_burst(1040, b.frames, (b.bytes, b.payload), b.last);
+        }
+        (
+            b,
+            (s[0].frames, s[0].bytes, s[0].payload),
+            rec.summary(),
+            totals,
+        )
+    }
+
+    /// A task of one stream counts a burst once (its stream's counters
+    /// added per burst) exactly as frame by frame: the same counts, the
+    /// same stream counters, the same schedule errors and departures, in
+    /// every mode, traced or not.
+    #[test]
+    fn one_stream_counts_a_burst_as_frame_by_frame() {
+        // 64 + 594 + 1518 + 64 + 1518 + 594 + 64; 46 bytes of headers and
+        // FCS per frame.
+        let want = Burst {
+            frames: 7,
+            bytes: 4416,
+            payload: 4416 - 7 * 46,
+            last: (64, 18),
+        };
+        for trace in [0, 16] {
+            for paced in [false, true] {
+                let (one, each) = if paced {
+                    (counted::<true>(true, trace), counted::<true>(false, trace))
+                } else {
+                    (
+                        counted::<false>(true, trace),
+                        counted::<false>(false, trace),
+                    )
+                };
+                assert_eq!(one.0, want, "paced {paced} trace {trace}");
+                assert_eq!(one.0, each.0);
+                assert_eq!(one.1, (7, 4416, 4416 - 7 * 46));
+                assert_eq!(one.1, each.1);
+                assert_eq!(one.2, each.2, "paced {paced} trace {trace}");
+                assert_eq!((one.2.frames, one.2.l2_bytes), (8, 4416 + 64));
+                assert_eq!(one.2.payload_bytes, 4094 + 18);
+                // Due 1000..1060, sent at 1040: the last two early.
+                assert_eq!(one.2.early, if paced { 2 } else { 0 });
+                assert_eq!((one.3.gap_frames, each.3.gap_frames), (0, 0));
+            }
+        }
+    }
+
+    /// Gap frames count in the totals, not as data.
+    #[test]
+    fn gap_frames_count_apart() {
+        let mut s = vec![stream()];
+        let mut rec = DepartureRecorder::new(1_000_000_000, 0);
+        let mut totals = Totals::default();
+        let mut sl = slots();
+        sl.insert(1, Slot::Gap { size: 84 });
+        sl.push(Slot::Gap { size: 1000 });
+        let b = count_each::<false>(&sl, &mut s, &mut totals, &mut rec, 1040);
+        assert_eq!(b.frames, 7);
+        assert_eq!((b.bytes, b.last), (4416, (64, 18)));
+        assert_eq!((totals.gap_frames, totals.gap_bytes), (2, 1084));
+    }
 }

@@ -109,7 +109,16 @@ struct Shape {
     stamp_sum: u16,
     /// The stamp's format byte (layout and version).
     format: u8,
+    /// Writes the frames of this shape: chosen once, when the shape is
+    /// made, from the stream's IP version, L4 protocol, checksum mode and
+    /// this shape's stamp layout (see [`FrameBuilder::write_head`]).
+    head: HeadWriter,
 }
+
+/// What [`FrameBuilder::write_head`] calls for a frame of one shape: the
+/// builder, the frame's first bytes, its sequence number, its plan and its
+/// shape.
+type HeadWriter = fn(&mut FrameBuilder, &mut [u8], u64, &FramePlan, &Shape);
 
 /// One frame of a stream, planned by [`FrameBuilder::plan`]: its length,
 /// what [`FrameBuilder::write_head`] writes (headers and stamp) and where
@@ -695,6 +704,29 @@ impl FrameBuilder {
             Stamp::patch_tsc(p, tx_tsc);
         }
     }
+
+    /// [`set_tx_tsc`](Self::set_tx_tsc) for a frame this builder wrote,
+    /// without reading the stamp's magic and format back: `frame` is the
+    /// frame, or its first segment when the fill is attached (at least
+    /// [`FramePlan::head_len`] bytes). The layout follows from its length
+    /// (a full stamp wherever 32 bytes follow the headers, as
+    /// [`plan`](Self::plan) decides), the TSC and the check sit at fixed
+    /// offsets, and the check is updated from the TSC it held (0 as
+    /// [`write_head`](Self::write_head) left it, or the last patch's when a
+    /// refused frame is sent again) with the same arithmetic as
+    /// [`Stamp::patch_tsc`], so the bytes are the same. Does nothing if
+    /// `frame` is too short for a stamp.
+    #[inline]
+    pub fn patch_tx_tsc(&self, frame: &mut [u8], tx_tsc: u64) {
+        let Some(stamp) = frame.get_mut(self.template.len()..) else {
+            return;
+        };
+        if stamp.len() >= FULL_LEN {
+            patch_full_tsc(array_mut(stamp), tx_tsc);
+        } else if stamp.len() >= COMPACT_LEN {
+            patch_compact_tsc(array_mut(stamp), tx_tsc);
+        }
+    }
 }
 
 // Stamp field offsets (docs/wire-format.md), as `Stamp::emit` writes them.
@@ -770,7 +802,80 @@ impl FrameBuilder {
             l4_sum: checksum::add(pseudo, checksum::sum(&h[l4..])),
             stamp_sum,
             format,
+            head: self.writer_for(layout),
         }
+    }
+
+    /// The writer of this stream's frames of stamp `layout`: one compiled
+    /// for its kind when it is a single flow, the general one otherwise.
+    fn writer_for(&self, layout: StampLayout) -> HeadWriter {
+        if !self.single_flow {
+            return FrameBuilder::head_generic;
+        }
+        let software = self.csum == CsumMode::Software;
+        let full = layout == StampLayout::Full;
+        match (self.is_ipv6(), self.is_tcp()) {
+            (false, false) => pick_single::<false, false>(software, full),
+            (false, true) => pick_single::<false, true>(software, full),
+            (true, false) => pick_single::<true, false>(software, full),
+            (true, true) => pick_single::<true, true>(software, full),
+        }
+    }
+
+    /// The writer of a single-flow stream of one kind: IPv6 or IPv4 (`V6`),
+    /// TCP or UDP (`TCP`), final checksums or the offload's pseudo-header
+    /// sum (`SW`), full or compact stamp (`FULL`). Per frame: the stamp,
+    /// the lengths, the IPv4 ident and checksum or the TCP sequence, and
+    /// the L4 checksum from the shape's partial sum; the same bytes as
+    /// [`head_generic`](Self::head_generic).
+    fn head_single<const V6: bool, const TCP: bool, const SW: bool, const FULL: bool>(
+        &mut self,
+        head: &mut [u8],
+        seq: u64,
+        p: &FramePlan,
+        sh: &Shape,
+    ) {
+        let hdr = self.template.len();
+        let (f, stamp) = head[..p.head_len].split_at_mut(hdr);
+        if FULL {
+            write_full_stamp(stamp, sh, self.stream_id, seq, p.fill_sum);
+        } else {
+            write_compact_stamp(stamp, sh, self.stream_id, seq, p.fill_sum);
+        }
+        let (l3, l4) = (self.l2_len, self.l2_len + self.l3_len);
+        let l4_len = (sh.len - l4) as u16;
+        if V6 {
+            put16(f, l3 + 4, l4_len);
+        } else {
+            self.write_ipv4_fields(array_mut(&mut f[l3..]), (sh.len - l3) as u16, SW);
+        }
+        let l4h = &mut f[l4..];
+        let mut s = sh.l4_sum;
+        if TCP {
+            let tcp: &mut [u8; 20] = array_mut(&mut *l4h);
+            let seq = self.tcp_seq;
+            self.tcp_seq = seq.wrapping_add((p.len - hdr) as u32);
+            tcp[4..8].copy_from_slice(&seq.to_be_bytes());
+            s = checksum::add(s, checksum::add((seq >> 16) as u16, seq as u16));
+        } else {
+            let udp: &mut [u8; 8] = array_mut(&mut *l4h);
+            udp[4..6].copy_from_slice(&l4_len.to_be_bytes());
+        }
+        let field = if SW {
+            if FULL {
+                s = checksum::add(s, p.fill_sum);
+            }
+            let c = checksum::finish(s);
+            if TCP {
+                c
+            } else {
+                udp_nonzero(c)
+            }
+        } else {
+            checksum::add(self.flow.2, l4_len)
+        };
+        let off = if TCP { 16 } else { 6 };
+        l4h[off..off + 2].copy_from_slice(&field.to_be_bytes());
     }
 
     /// Writes the stream's headers into `buf` (at least
@@ -825,13 +930,29 @@ impl FrameBuilder {
     }
 
     /// Writes the headers' changing fields and the stamp (TX TSC 0, patched
-    /// later with [`set_tx_tsc`](Self::set_tx_tsc)) of frame `p`, stream
+    /// later with [`patch_tx_tsc`](Self::patch_tx_tsc)) of frame `p`, stream
     /// sequence `seq`, into `head` (at least `p.head_len` bytes, which hold
     /// this stream's headers: see [`init_head`](Self::init_head)). Frames
     /// must be planned and written in the same order.
+    ///
+    /// The writer was picked once per frame size when the builder was made
+    /// (a single-flow stream gets one compiled for its IP version, L4
+    /// protocol, checksum mode and stamp layout, which branches on none of
+    /// them; a stream with ranges the general one), so per frame this is
+    /// one indirect call.
     #[inline]
     pub fn write_head(&mut self, head: &mut [u8], seq: u64, p: &FramePlan) {
         let sh = self.shapes[usize::from(p.shape)];
+        (sh.head)(self, head, seq, p, &sh);
+    }
+
+    /// The general writer behind [`write_head`](Self::write_head), for
+    /// every kind of stream: it branches per frame on the checksum mode,
+    /// the stamp layout, the IP version and the L4 protocol. Streams with
+    /// address or port ranges use it; the single-flow writers are tested
+    /// against it byte for byte.
+    fn head_generic(&mut self, head: &mut [u8], seq: u64, p: &FramePlan, sh: &Shape) {
+        let sh = *sh;
         let hdr = self.template.len();
         let (f, stamp) = head[..p.head_len].split_at_mut(hdr);
         let (l3, l4) = (self.l2_len, self.l2_len + self.l3_len);
@@ -968,6 +1089,48 @@ fn write_compact_stamp(b: &mut [u8], sh: &Shape, id: u32, seq: u64, fill_sum: u1
     b[COMPACT_CHECK..COMPACT_CHECK + 2].copy_from_slice(&check.to_be_bytes());
 }
 
+/// The single-flow writer for IP version `V6` and L4 protocol `TCP`, by
+/// checksum mode and stamp layout.
+fn pick_single<const V6: bool, const TCP: bool>(software: bool, full: bool) -> HeadWriter {
+    match (software, full) {
+        (false, false) => FrameBuilder::head_single::<V6, TCP, false, false>,
+        (false, true) => FrameBuilder::head_single::<V6, TCP, false, true>,
+        (true, false) => FrameBuilder::head_single::<V6, TCP, true, false>,
+        (true, true) => FrameBuilder::head_single::<V6, TCP, true, true>,
+    }
+}
+
+/// A full stamp's TX TSC replaced by `tsc`, its check updated (RFC 1624,
+/// the four words of the old TSC out and of the new one in).
+#[inline(always)]
+fn patch_full_tsc(b: &mut [u8; FULL_LEN], tsc: u64) {
+    let mut old = [0u8; 8];
+    old.copy_from_slice(&b[FULL_TSC..FULL_TSC + 8]);
+    let check = u16::from_be_bytes([b[FULL_CHECK], b[FULL_CHECK + 1]]);
+    let c = checksum::update64(check, u64::from_be_bytes(old), tsc);
+    b[FULL_TSC..FULL_TSC + 8].copy_from_slice(&tsc.to_be_bytes());
+    b[FULL_CHECK..FULL_CHECK + 2].copy_from_slice(&c.to_be_bytes());
+}
+
+/// A compact stamp's 40-bit TX TSC replaced by the low 40 bits of `tsc`,
+/// its check updated over the even-aligned window of bytes 10..16 (the
+/// sequence's last byte and the TSC), as [`Stamp::patch_tsc`] does it.
+#[inline(always)]
+fn patch_compact_tsc(b: &mut [u8; COMPACT_LEN], tsc: u64) {
+    // The window as a big-endian 48-bit number: its three words' sum.
+    let window = |b: &[u8; COMPACT_LEN]| {
+        let mut w = [0u8; 8];
+        w[2..].copy_from_slice(&b[COMPACT_TSC - 1..COMPACT_TSC + 5]);
+        sum48(u64::from_be_bytes(w))
+    };
+    let old = window(&*b);
+    b[COMPACT_TSC..COMPACT_TSC + 5].copy_from_slice(&tsc.to_be_bytes()[3..]);
+    let new = window(&*b);
+    let check = u16::from_be_bytes([b[COMPACT_CHECK], b[COMPACT_CHECK + 1]]);
+    let c = !checksum::add(!check, checksum::sub(new, old));
+    b[COMPACT_CHECK..COMPACT_CHECK + 2].copy_from_slice(&c.to_be_bytes());
+}
+
 /// The first `N` bytes of `b` (a header or stamp) as an array: one bounds
 /// check, after which every constant offset into it is checked at compile
 /// time.
@@ -1076,8 +1239,11 @@ mod fast_path_tests {
 
     /// Frames of the fast path, each written over the previous frame of
     /// the stream in one reused buffer (as an mbuf of the template pool
-    /// comes back), equal byte for byte to `write`'s on a fresh buffer,
-    /// both stamped with the same TX TSC the same way.
+    /// comes back), equal byte for byte to `write`'s on a fresh buffer
+    /// stamped by `set_tx_tsc` ([`Stamp::patch_tsc`]), the fast path's
+    /// stamped by `patch_tx_tsc`: on the whole frame or on its first
+    /// segment (the fill attached), once or twice (a frame the PMD refused
+    /// is stamped again when it is sent).
     fn same_frames(s: &StreamSpec, csum: CsumMode, frames: u64) {
         let mut old = FrameBuilder::new(s, csum).unwrap();
         let mut new = old.clone();
@@ -1092,8 +1258,13 @@ mod fast_path_tests {
             new.write_head(&mut buf[..p.head_len], seq, &p);
             new.write_fill(&mut buf, seq, &p);
             let tsc = 0x0123_4567_89AB_CDEF ^ seq.wrapping_mul(0x9E37_79B9);
+            let seg = if seq % 2 == 0 { len } else { p.head_len };
+            if seq % 3 == 0 {
+                old.set_tx_tsc(&mut want, tsc / 3);
+                new.patch_tx_tsc(&mut buf[..seg], tsc / 3);
+            }
             old.set_tx_tsc(&mut want, tsc);
-            new.set_tx_tsc(&mut buf[..len], tsc);
+            new.patch_tx_tsc(&mut buf[..seg], tsc);
             assert_eq!(buf[..len], want[..], "{s:?} {csum:?} seq {seq}");
         }
     }
@@ -1128,6 +1299,119 @@ mod fast_path_tests {
                             }
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// Every kind of single-flow stream gets a writer of its own (not the
+    /// general one) that writes the general writer's bytes: IPv4 and IPv6,
+    /// UDP and TCP, software checksums and offload, compact and full
+    /// stamps (with and without fill), with and without a VLAN tag, each
+    /// frame over the stream's previous one.
+    #[test]
+    fn every_single_flow_writer_equals_the_general_one() {
+        let seqs = [0u64, 1, 2, 0xFF, 0x1_0000, 0xFFFF_FFFF_FFFF, u64::MAX]
+            .into_iter()
+            .chain((0..40).map(|k| k * 0x0123_4567_89AB));
+        let mut kinds = 0;
+        for v6 in [false, true] {
+            for tcp in [false, true] {
+                for vlan in [false, true] {
+                    let min = spec(v6, tcp, vlan, false, SizeSpec::Fixed(64)).min_frame_size();
+                    // Compact without fill, compact with fill, full without
+                    // fill, full with fill, full with a fill of odd length.
+                    let sizes = vec![min, min + 9, min + 14, min + 100, 1519];
+                    let s = spec(v6, tcp, vlan, false, SizeSpec::Cycle(sizes.clone()));
+                    for csum in [CsumMode::Software, CsumMode::Offload] {
+                        let mut general = FrameBuilder::new(&s, csum).unwrap();
+                        let mut new = general.clone();
+                        for sh in &new.shapes {
+                            assert!(
+                                sh.head as usize != FrameBuilder::head_generic as usize,
+                                "{s:?} {csum:?}: the general writer"
+                            );
+                        }
+                        let layouts: Vec<_> = new.shapes.iter().map(|sh| sh.layout).collect();
+                        assert_eq!(layouts[0], StampLayout::Compact);
+                        assert_eq!(layouts[4], StampLayout::Full);
+                        let mut want = vec![0x5Au8; new.max_len()];
+                        let mut got = vec![0xA5u8; new.max_len()];
+                        new.init_head(&mut got);
+                        general.init_head(&mut want);
+                        for seq in seqs.clone() {
+                            let p = new.plan(seq);
+                            assert_eq!(general.plan(seq), p);
+                            let sh = general.shapes[usize::from(p.shape)];
+                            general.head_generic(&mut want, seq, &p, &sh);
+                            new.write_head(&mut got, seq, &p);
+                            assert_eq!(
+                                got[..p.head_len],
+                                want[..p.head_len],
+                                "{s:?} {csum:?} size {} seq {seq:#x}",
+                                p.len + FCS_LEN
+                            );
+                            kinds += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(kinds, 8 * 2 * 47);
+        // A stream with ranges keeps the general writer.
+        let s = spec(false, false, false, true, SizeSpec::Fixed(64));
+        let b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+        assert!(b.shapes[0].head as usize == FrameBuilder::head_generic as usize);
+    }
+
+    /// The fast TSC patch writes what `Stamp::patch_tsc` writes, for both
+    /// layouts and versions, from stamps holding any TSC to any TSC
+    /// (windows of all zeros and all ones included).
+    #[test]
+    fn the_tsc_patch_equals_the_stamp_s() {
+        let values = [
+            0u64,
+            1,
+            0xFF,
+            0xFFFF,
+            0xFF_FFFF_FFFF,
+            u64::MAX,
+            0x8000_0000_0000_0000,
+        ]
+        .into_iter()
+        .chain((1..30u64).map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+        .collect::<Vec<_>>();
+        for v6 in [false, true] {
+            let min = spec(v6, false, false, false, SizeSpec::Fixed(64)).min_frame_size();
+            for (size, layout) in [(min, StampLayout::Compact), (min + 20, StampLayout::Full)] {
+                for time in [StampTime::Tsc, StampTime::ClockNs] {
+                    let s = spec(v6, false, false, false, SizeSpec::Fixed(size));
+                    let mut b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+                    b.set_stamp_time(time);
+                    for &seq in &values {
+                        b.next_len();
+                        let mut frame = vec![0u8; size - FCS_LEN];
+                        b.write(&mut frame, seq, 0);
+                        let st = Stamp::parse(&frame[b.stamp_offset()..]).unwrap();
+                        assert_eq!((st.layout, st.time), (layout, time));
+                        for (&from, &to) in values.iter().zip(values.iter().rev()) {
+                            let mut want = frame.clone();
+                            b.set_tx_tsc(&mut want, from);
+                            let mut got = want.clone();
+                            b.set_tx_tsc(&mut want, to);
+                            b.patch_tx_tsc(&mut got, to);
+                            assert_eq!(
+                                got, want,
+                                "{layout:?} {time:?} seq {seq:#x} {from:#x} -> {to:#x}"
+                            );
+                            let st = Stamp::parse(&got[b.stamp_offset()..]).unwrap();
+                            assert_eq!(st.tx_tsc, to & ((1u128 << layout.tsc_bits()) - 1) as u64);
+                        }
+                    }
+                    // Too short for a stamp: nothing is written.
+                    let mut short = vec![7u8; b.stamp_offset() + COMPACT_LEN - 1];
+                    b.patch_tx_tsc(&mut short, 5);
+                    assert!(short.iter().all(|&x| x == 7));
                 }
             }
         }

@@ -128,6 +128,47 @@ impl Peer {
     }
 }
 
+impl Peer {
+    /// The pid of `dpdk-testpmd` itself (the child of `timeout`).
+    fn testpmd_pid(&self) -> u32 {
+        let parent = self.child.as_ref().expect("a running peer").id();
+        let ppid_of = |pid: &str| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // pid (comm) state ppid ...: comm may hold spaces, not `)`.
+            let rest = &stat[stat.rfind(')')? + 1..];
+            rest.split_whitespace().nth(1)?.parse::<u32>().ok()
+        };
+        (std::fs::read_dir("/proc").expect("reading /proc").flatten())
+            .filter_map(|d| d.file_name().to_str().map(str::to_string))
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            .find(|n| ppid_of(n) == Some(parent))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no dpdk-testpmd under timeout ({parent})"))
+    }
+}
+
+/// A process stopped with SIGSTOP, continued (SIGCONT) on drop.
+struct Stopped(u32);
+
+impl Stopped {
+    fn stop(pid: u32) -> Stopped {
+        let st = Command::new("kill")
+            .args(["-STOP", &pid.to_string()])
+            .status()
+            .expect("kill -STOP");
+        assert!(st.success(), "kill -STOP {pid}: {st}");
+        Stopped(pid)
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-CONT", &self.0.to_string()])
+            .status();
+    }
+}
+
 impl Drop for Peer {
     fn drop(&mut self) {
         if let Some(mut c) = self.child.take() {
@@ -422,3 +463,133 @@ fn a_link_that_stays_down_stops_the_run() {
         let _ = std::fs::remove_file(p);
     }
 }
+
+/// The vhost peer stops taking frames a second into a 3 s run (testpmd
+/// stopped with SIGSTOP until the run's senders have stopped): landspeed's
+/// virtio TX ring fills, `tx_burst` takes fewer frames than offered, then
+/// none. The result counts exactly the frames the PMD took (landspeed's
+/// count is the PMD's `opackets`), the refused frames in the task and in
+/// its problem alike, and the run is not a pass: the target was missed
+/// (exit 3, a `target_missed` warning in the summary). Every frame that
+/// came back is good, and every mbuf came back.
+#[test]
+fn a_peer_that_pauses_fills_the_ring_and_the_target_is_missed() {
+    if skip("a_peer_that_pauses_fills_the_ring_and_the_target_is_missed") {
+        return;
+    }
+    let _alone = common::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let mut cleanup = Vec::new();
+    let sock = socket(&mut cleanup, "pause");
+    let vhost = format!("net_vhost0,iface={},queues=1", sock.display());
+    let mut peer = Peer::start(dir.path(), "pause", &vhost, 1);
+    peer.cleanup.extend(cleanup);
+    peer.wait_forwarding(Duration::from_secs(30));
+    let vdev = format!(
+        "net_virtio_user0,path={},queues=1,queue_size=1024",
+        sock.display()
+    );
+    // The automatic file prefix: landspeed removes its runtime directory.
+    let yaml = format!(
+        "eal:\n  cores: [0, 1, 2]\n  cpus: [0, 1, 0]\n  memory_mb: 512\n  hugepages: false\n  \
+         extra_args: [--single-file-segments]\n  vdevs: [\"{vdev}\"]\n\
+         ports:\n  - {{ name: v0, device: net_virtio_user0, link: 10g }}\n{STREAMS}\
+         tx:\n  - {{ lcore: 1, port: v0, rate: 400M }}\n\
+         rx:\n  - {{ lcore: 2, port: v0, verify: full }}\n\
+         run: {{ duration: 3s }}\n"
+    );
+    let p = write_file(dir.path(), "pause.yaml", &yaml);
+    let json = dir.path().join("pause.json");
+    let mut run = Proc::start_plain(
+        dir.path(),
+        "landspeed",
+        &["run", p.to_str().unwrap(), "--json", json.to_str().unwrap()],
+    );
+    run.wait_ready(Duration::from_secs(30));
+    let ready = Instant::now();
+    std::thread::sleep(Duration::from_secs(1));
+    let paused = Stopped::stop(peer.testpmd_pid());
+    // Until the senders have stopped (3 s in, and a margin): the run must
+    // not catch up after the pause.
+    std::thread::sleep(Duration::from_millis(3500).saturating_sub(ready.elapsed()));
+    drop(paused);
+    let done = run.wait(Duration::from_secs(60));
+    let _ = std::fs::remove_dir_all(format!("/var/run/dpdk/ls{}", done.pid));
+    assert!(!done.stderr.contains("panicked"), "{}", done.stderr);
+    let v = read_json(&json);
+    assert_eq!(
+        done.status.code(),
+        Some(3),
+        "{}\n{}",
+        done.stdout,
+        done.stderr
+    );
+    assert_eq!(u(&v, "/mbufs_leaked"), 0);
+    let kinds: Vec<&str> = (v["outcome"]["problems"].as_array().into_iter().flatten())
+        .filter_map(|p| p["kind"].as_str())
+        .collect();
+    assert!(
+        kinds
+            .iter()
+            .all(|k| *k == "target_missed" || *k == "descheduled"),
+        "{kinds:?}"
+    );
+    // Sent is what the PMD took: landspeed's count, the PMD's opackets.
+    let sent = u(&v, "/tx/frames");
+    assert!(sent > 0);
+    assert_eq!(u(&v, "/tx/pmd_frames"), sent);
+    assert_eq!(v["tx"]["pmd_agrees"], true);
+    assert_eq!(u(&v, "/ports/0/stats/opackets"), sent);
+    assert_eq!(
+        u(&v, "/ports/0/stats/obytes"),
+        sent * (9130 - 4),
+        "obytes: the frames without FCS"
+    );
+    assert_eq!(
+        (STREAMS_IDS.iter())
+            .map(|&id| u(by_id(&v, "/tx/streams", id), "/frames"))
+            .sum::<u64>(),
+        sent
+    );
+    // The full ring refused frames; each was retried, counted once in the
+    // task and in its missed target alike.
+    let task = &v["tx"]["tasks"][0];
+    let refused = u(task, "/refused");
+    assert!(
+        refused > 0,
+        "no frame refused with the peer stopped: {task}"
+    );
+    assert_eq!(task["target_met"], false, "{task}");
+    assert_eq!(v["outcome"]["target_met"], false);
+    let pct = task["achieved_pct"].as_f64().unwrap();
+    assert!(
+        pct < 75.0,
+        "achieved {pct} % with the peer stopped for 2 s of 3"
+    );
+    let missed = common::problem(&v, "target_missed");
+    assert_eq!(u(missed, "/refused"), refused, "{missed}");
+    assert!(
+        done.stdout.contains("missed its target")
+            && done
+                .stdout
+                .contains(&format!("the port refused {refused} frames")),
+        "the summary does not say the target was missed:\n{}",
+        done.stdout
+    );
+    // What came back is good; what testpmd held when the run ended is not
+    // back.
+    for id in STREAMS_IDS {
+        let sent = u(by_id(&v, "/tx/streams", id), "/frames");
+        let st = by_id(&v, "/rx/streams", id);
+        let got = u(st, "/frames");
+        assert!(got > 0 && got <= sent, "stream {id}: {got} of {sent}");
+        assert_eq!(u(st, "/bytes"), got * 9130, "stream {id}: bytes");
+        assert_eq!(u(st, "/corrupt_total"), 0, "stream {id}: corrupt");
+        assert_eq!(u(st, "/duplicated"), 0, "stream {id}: duplicated");
+    }
+    assert_eq!(u(&v, "/rx/foreign"), 0);
+    drop(peer);
+}
+
+/// The stream ids of [`STREAMS`].
+const STREAMS_IDS: [u64; 2] = [1, 2];

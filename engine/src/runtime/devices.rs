@@ -537,6 +537,32 @@ fn pmd_limits(info: &PortInfo) -> PmdLimits {
     }
 }
 
+/// Whether a port of `driver` carries frames beyond the `max_rx_pktlen`
+/// it reports, its own way: af_packet through its kernel interface (whose
+/// MTU is the limit, [`check_kernel_mtu`]), memif by chaining its ring
+/// buffers. Every other driver's largest frame is what it reports: DPDK
+/// 22.11's net_tap reports 1522 bytes (`RTE_ETHER_MAX_VLAN_FRAME_LEN`),
+/// ethdev then caps its MTU at 1504, and its TX refuses every frame longer
+/// than that MTU + 22, so a larger frame would never leave.
+fn carries_past_frame_limit(driver: &str) -> bool {
+    matches!(driver, "net_af_packet" | "net_memif")
+}
+
+/// The MTU a port of `driver` with `limits` needs for `frame`-byte frames
+/// ([`PmdLimits::mtu_for`]); the driver's default MTU only for the drivers
+/// that carry larger frames their own way ([`carries_past_frame_limit`]),
+/// for any other the frame is too large.
+fn mtu_for(driver: &str, limits: &PmdLimits, frame: u32) -> Result<Mtu, nic::TooLarge> {
+    match limits.mtu_for(frame) {
+        Ok(Mtu::Default) if !carries_past_frame_limit(driver) => Err(nic::TooLarge {
+            frame,
+            limit: limits.max_rx_pktlen,
+            overhead: limits.overhead(),
+        }),
+        r => r,
+    }
+}
+
 /// Size port `i` of the plan: its largest frame (a receiver that learns
 /// its streams may get any frame the driver carries), MTU, RX buffers
 /// (one frame, one segment: [`nic::one_segment_room`]), rings and pool.
@@ -553,7 +579,7 @@ pub(super) fn port_sizing(plan: &Plan, i: usize, port: &Port) -> Result<Sizing> 
     } else {
         pp.max_frame
     };
-    let mtu = match limits.mtu_for(max_frame) {
+    let mtu = match mtu_for(&info.driver, &limits, max_frame) {
         Ok(Mtu::Set(m)) => Some(m),
         Ok(Mtu::Default) => None,
         Err(e) => return Err(too_large(plan, i, info, e)),
@@ -685,7 +711,7 @@ pub(super) fn check_frame_fits(plan: &Plan, i: usize, info: &PortInfo) -> Result
         // interface's MTU is the limit.
         return check_kernel_mtu(plan, i);
     }
-    match pmd_limits(info).mtu_for(plan.ports[i].max_frame) {
+    match mtu_for(&info.driver, &pmd_limits(info), plan.ports[i].max_frame) {
         Err(e) => Err(too_large(plan, i, info, e)),
         Ok(_) => Ok(()),
     }
@@ -851,6 +877,41 @@ mod tests {
         assert_eq!(nic::one_segment_room(9130).max(MIN_DATA_ROOM), 9216);
         assert_eq!(nic::one_segment_room(64).max(MIN_DATA_ROOM), 2048);
         assert_eq!(nic::one_segment_room(2041).max(MIN_DATA_ROOM), 3072);
+    }
+
+    /// net_tap (DPDK 22.11) reports 1522 bytes and no MTU limit: a larger
+    /// frame is refused, not sent at a default MTU its TX would refuse;
+    /// af_packet and memif, which report 1518 and carry more their own
+    /// way, keep their default MTU.
+    #[test]
+    fn only_af_packet_and_memif_carry_past_their_frame_limit() {
+        let tap = PmdLimits {
+            max_rx_pktlen: 1522,
+            min_mtu: 68,
+            max_mtu: nic::NO_MTU_LIMIT,
+        };
+        assert_eq!(
+            mtu_for("net_tap", &tap, 9130),
+            Err(nic::TooLarge {
+                frame: 9130,
+                limit: 1522,
+                overhead: 18
+            })
+        );
+        assert_eq!(
+            mtu_for("net_tap", &tap, 1523).map_err(|e| e.limit),
+            Err(1522)
+        );
+        assert_eq!(mtu_for("net_tap", &tap, 1522), Ok(Mtu::Set(1504)));
+        assert_eq!(mtu_for("net_tap", &tap, 1518), Ok(Mtu::Set(1500)));
+        let kernel = PmdLimits {
+            max_rx_pktlen: 1518,
+            min_mtu: 46,
+            max_mtu: nic::NO_MTU_LIMIT,
+        };
+        for driver in ["net_af_packet", "net_memif"] {
+            assert_eq!(mtu_for(driver, &kernel, 9130), Ok(Mtu::Default), "{driver}");
+        }
     }
 
     #[test]

@@ -21,6 +21,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use common::child::Proc;
+use common::lab::{self, assert_gone as assert_lab_gone, Lab};
 use common::{f, read_json, u};
 
 const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
@@ -39,36 +40,9 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Why the lab cannot be built here, if it cannot.
-fn lab_unavailable() -> Option<String> {
-    if !cfg!(target_os = "linux") {
-        return Some("network namespaces need Linux".into());
-    }
-    let euid = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .and_then(|l| l.split_whitespace().nth(2).map(str::to_string))
-        });
-    if euid.as_deref() != Some("0") {
-        return Some("not root (namespaces and veth links need CAP_NET_ADMIN)".into());
-    }
-    match Command::new("ip")
-        .args(["netns", "list"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-    {
-        Ok(s) if s.success() => None,
-        Ok(s) => Some(format!("`ip netns list` failed ({s})")),
-        Err(e) => Some(format!("cannot run `ip` (iproute2): {e}")),
-    }
-}
-
 /// Prints the skip line and returns true when the lab is unavailable.
 fn skip(test: &str) -> bool {
-    match lab_unavailable() {
+    match lab::unavailable() {
         Some(why) => {
             // Straight to the process's stderr: the test harness captures
             // `eprintln!` of passing tests, and this line must be seen.
@@ -82,66 +56,6 @@ fn skip(test: &str) -> bool {
 /// A unique lab prefix per test (at most 12 characters).
 fn prefix(n: u32) -> String {
     format!("lt{}{n}", std::process::id() % 1_000_000)
-}
-
-/// A lab made by `scripts/lab up`, removed by `scripts/lab down` on drop,
-/// also when the test panics.
-struct Lab {
-    prefix: String,
-}
-
-impl Lab {
-    fn up(prefix: &str, mtu: u32, frame_size: u32) -> Lab {
-        let lab = Lab {
-            prefix: prefix.to_string(),
-        };
-        let out = Command::new(format!("{ROOT}/scripts/lab"))
-            .args(["up", "--prefix", prefix])
-            .args(["--mtu", &mtu.to_string()])
-            .args(["--frame-size", &frame_size.to_string()])
-            .output()
-            .expect("run scripts/lab up");
-        assert!(
-            out.status.success(),
-            "scripts/lab up --prefix {prefix} failed:\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        lab
-    }
-
-    fn ns(&self, side: char) -> String {
-        format!("{}-{side}", self.prefix)
-    }
-
-    fn iface(&self, side: char) -> String {
-        format!("{}-{side}0", self.prefix)
-    }
-}
-
-impl Drop for Lab {
-    fn drop(&mut self) {
-        let _ = Command::new(format!("{ROOT}/scripts/lab"))
-            .args(["down", "--prefix", &self.prefix])
-            .stdout(Stdio::null())
-            .status();
-    }
-}
-
-/// Asserts that no namespace or link of `prefix` is left.
-fn assert_lab_gone(prefix: &str) {
-    let ns = Command::new("ip").args(["netns", "list"]).output().unwrap();
-    let ns = String::from_utf8_lossy(&ns.stdout);
-    assert!(
-        !ns.lines().any(|l| l.starts_with(&format!("{prefix}-"))),
-        "namespaces of lab {prefix} left behind:\n{ns}"
-    );
-    let links = Command::new("ip").args(["-o", "link"]).output().unwrap();
-    let links = String::from_utf8_lossy(&links.stdout);
-    assert!(
-        !links.contains(&format!(" {prefix}-")),
-        "links of lab {prefix} left behind:\n{links}"
-    );
 }
 
 /// Asserts that the DPDK runtime directory of the landspeed process `pid`
@@ -684,36 +598,26 @@ fn receiver_link_down_is_reported() {
 // ---------------------------------------------------------------- the DUT lab
 
 /// A DUT lab made by `scripts/lab up --dut ARGS`: both tester ends in
-/// namespace `<prefix>-t`, the DUT in `<prefix>-dut`. Removed on drop.
+/// namespace `<prefix>-t`, the DUT in `<prefix>-dut`. Removed on drop
+/// (its [`Lab`]'s).
 struct DutLab {
-    prefix: String,
+    lab: Lab,
 }
 
 impl DutLab {
     fn up(prefix: &str, args: &[&str]) -> DutLab {
-        let lab = DutLab {
-            prefix: prefix.to_string(),
-        };
-        let out = Command::new(format!("{ROOT}/scripts/lab"))
-            .args(["up", "--dut", "--prefix", prefix])
-            .args(args)
-            .output()
-            .expect("run scripts/lab up --dut");
-        assert!(
-            out.status.success(),
-            "scripts/lab up --dut --prefix {prefix} {args:?} failed:\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        lab
+        let all = [&["--dut"][..], args].concat();
+        DutLab {
+            lab: Lab::up_with(prefix, &all),
+        }
     }
 
     fn tester(&self) -> String {
-        format!("{}-t", self.prefix)
+        format!("{}-t", self.lab.prefix)
     }
 
     fn dut(&self) -> String {
-        format!("{}-dut", self.prefix)
+        format!("{}-dut", self.lab.prefix)
     }
 
     /// A counter of `/sys/class/net/DEV/statistics` inside `ns`.
@@ -731,7 +635,7 @@ impl DutLab {
 
     /// The root qdisc of the DUT port `d0`/`d1`, as `tc -s -j` gives it.
     fn qdisc(&self, port: &str) -> Value {
-        let dev = format!("{}-{port}", self.prefix);
+        let dev = format!("{}-{port}", self.lab.prefix);
         let out = Command::new("tc")
             .args([
                 "-s",
@@ -759,7 +663,7 @@ impl DutLab {
         for port in ["t0", "t1"] {
             text = text.replace(
                 &format!("iface=ls-{port}"),
-                &format!("iface={}-{port}", self.prefix),
+                &format!("iface={}-{port}", self.lab.prefix),
             );
         }
         for (from, to) in edits {
@@ -769,15 +673,6 @@ impl DutLab {
         let p = dir.join(file);
         std::fs::write(&p, text).unwrap();
         p
-    }
-}
-
-impl Drop for DutLab {
-    fn drop(&mut self) {
-        let _ = Command::new(format!("{ROOT}/scripts/lab"))
-            .args(["down", "--prefix", &self.prefix])
-            .stdout(Stdio::null())
-            .status();
     }
 }
 
@@ -1068,7 +963,7 @@ fn dut_lab_bad_options_are_named() {
     }
     let p = prefix(10);
     // Removes whatever a wrongly accepted option made, also on panic.
-    let _guard = DutLab { prefix: p.clone() };
+    let _guard = Lab::guard(&p);
     for (args, words) in [
         (&["--limit", "5X"][..], "--limit '5X' is not a rate"),
         (&["--limit", "1GB/s"][..], "looks like bytes per second"),
@@ -1434,6 +1329,521 @@ fn rfc2544_names_the_testers_limit_not_the_duts() {
             d.stdout.contains("is the tester's limit, not the device's"),
             "{out}"
         );
+        drop(lab);
+    }
+    assert_dut_gone(&p);
+}
+
+/// The frame sizes of [`rfc2544_runs_all_four_tests_against_the_dut`].
+const ALL_FOUR_SIZES: [u64; 2] = [512, 1518];
+
+/// Frames of `size` bytes (with FCS) the DUT's 64 kB tail-drop buffer
+/// holds: tbf's `limit` counts each frame as its skb, `size − 4` bytes
+/// (veth has no FCS). 42 of 1518 bytes, 125 of 512.
+fn dut_buffer_frames(size: u64) -> u64 {
+    64_000 / (size - 4)
+}
+
+/// Frames of `size` bytes the DUT's tbf lets through at once from a full
+/// bucket: `scripts/lab`'s default burst is 1 ms at the limit, 6,250
+/// bytes, each frame counted at L1 (`size + 20`). 4 of 1518 bytes, 11
+/// of 512.
+fn dut_bucket_frames(size: u64) -> u64 {
+    6_250 / (size + 20)
+}
+
+/// The DUT's limit in frames per second of `size` bytes (50 Mbit/s at
+/// L1).
+fn dut_limit_fps(size: u64) -> f64 {
+    DUT_LIMIT_BPS / (8.0 * (size as f64 + 20.0))
+}
+
+/// The most frames the DUT can have forwarded of a trial that sent for
+/// `span_s`: its bucket and its rate over the span, and what its buffer
+/// held at the end (sent on during the settle time), with 2 frames and
+/// 1 % of the rate for the timer's rounding. Holds whatever the load.
+fn dut_most_forwarded(size: u64, span_s: f64) -> f64 {
+    let fixed = dut_buffer_frames(size) + dut_bucket_frames(size) + 2;
+    fixed as f64 + 1.01 * dut_limit_fps(size) * span_s
+}
+
+/// Every trial of a certification's JSON, with its test, in the order of
+/// the CSV: throughput, latency, loss (each point's), back-to-back.
+fn every_trial(v: &Value) -> Vec<(&'static str, &Value)> {
+    let mut out = Vec::new();
+    for (test, key) in [
+        ("throughput", "throughput"),
+        ("latency", "latency"),
+        ("loss", "loss"),
+        ("back_to_back", "back_to_back"),
+    ] {
+        for row in v[key].as_array().map(Vec::as_slice).unwrap_or(&[]) {
+            if test == "loss" {
+                let points = row["points"].as_array().expect("points");
+                out.extend(points.iter().map(|p| (test, &p["trial"])));
+            } else {
+                let trials = row["trials"].as_array().expect("trials");
+                out.extend(trials.iter().map(|t| (test, t)));
+            }
+        }
+    }
+    out
+}
+
+/// A trial the tester bounded only because the shared CPUs were taken
+/// from it: an lcore descheduled, and at most the sender's target missed
+/// for it (late, with nothing refused by the port and no mbuf missing),
+/// never another reason.
+fn shared_cpu_only(t: &Value) -> bool {
+    let ps = t["problems"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let late =
+        |p: &Value| p["kind"] == "target_missed" && p["refused"] == 0 && p["alloc_failed"] == 0;
+    ps.iter().any(|p| p["kind"] == "descheduled")
+        && ps.iter().all(|p| p["kind"] == "descheduled" || late(p))
+}
+
+/// Whether a run of all four tests leaves doubt a quieter attempt may
+/// lift: a tester-bound trial, or a throughput off the limit by more than
+/// 5 %.
+fn all_four_in_doubt(v: &Value) -> bool {
+    let bound = every_trial(v)
+        .iter()
+        .any(|(_, t)| t["tester_bound"] == true);
+    let rows = v["throughput"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let off = rows.iter().any(|r| {
+        let rate = r["rate_pct"].as_f64().unwrap_or(0.0);
+        (rate / 50.0 - 1.0).abs() > 0.05
+    });
+    bound || off
+}
+
+/// The CSV's lines of `test` and `kind`, as column name → text.
+fn csv_lines(csv: &str, test: &str, kind: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let mut r = csv::Reader::from_reader(csv.as_bytes());
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records()
+        .map(|l| l.unwrap())
+        .filter(|l| &l[0] == test && &l[1] == kind)
+        .map(|l| {
+            header
+                .iter()
+                .cloned()
+                .zip(l.iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+/// The JSON, the CSV and the HTML of one certification hold the same
+/// figures: each CSV result line is a JSON row's figures as the report
+/// rounds them, each CSV trial line a JSON trial's counts in the same
+/// order, and every figure of the CSV's result lines is a cell of its
+/// test's table in the HTML, every trial's counts cells of its trial list.
+fn assert_reports_agree(v: &Value, csv: &str, html: &str) {
+    // Results: % of line with 2 decimals (resolution 1.5625 %), frames/s
+    // and nanoseconds whole, mean bursts with 1 decimal.
+    let tput = csv_lines(csv, "throughput", "result");
+    let rows = v["throughput"].as_array().unwrap();
+    assert_eq!(tput.len(), rows.len(), "{csv}");
+    for (l, r) in tput.iter().zip(rows) {
+        assert_eq!(l["frame_size"], u(r, "/frame_size").to_string());
+        assert_eq!(l["rate_pct"], format!("{:.2}", f(r, "/rate_pct")), "{r}");
+        assert_eq!(l["fps"], format!("{:.0}", f(r, "/fps")), "{r}");
+        assert_eq!(l["trials"], u(r, "/trial_count").to_string());
+        assert_eq!(l["bound"], s_of(r, "/bound"));
+    }
+    let lat = csv_lines(csv, "latency", "result");
+    let rows = v["latency"].as_array().unwrap();
+    assert_eq!(lat.len(), rows.len(), "{csv}");
+    for (l, r) in lat.iter().zip(rows) {
+        assert_eq!(l["rate_pct"], format!("{:.2}", f(r, "/rate_pct")));
+        for k in ["min_ns", "p50_ns", "p99_ns", "max_ns"] {
+            let want = format!("{:.0}", f(r, &format!("/summary/{k}")));
+            assert_eq!(l[k], want, "latency {k}: {r}");
+        }
+    }
+    let loss = csv_lines(csv, "loss", "result");
+    let points: Vec<&Value> = (v["loss"].as_array().unwrap().iter())
+        .flat_map(|c| c["points"].as_array().unwrap())
+        .collect();
+    assert_eq!(loss.len(), points.len(), "{csv}");
+    for (l, p) in loss.iter().zip(&points) {
+        assert_eq!(l["rate_pct"], format!("{:.2}", f(p, "/rate_pct")));
+        if u(p, "/trial/lost") == 0 {
+            assert_eq!(l["loss_pct"], "0", "{p}");
+        }
+    }
+    let b2b = csv_lines(csv, "back_to_back", "result");
+    let rows = v["back_to_back"].as_array().unwrap();
+    assert_eq!(b2b.len(), rows.len(), "{csv}");
+    for (l, r) in b2b.iter().zip(rows) {
+        assert_eq!(l["mean_frames"], format!("{:.1}", f(r, "/mean_frames")));
+        let searches = r["bursts"].as_array().unwrap().len();
+        assert_eq!(l["searches"], searches.to_string());
+    }
+    // Trials: the same counts, in the same order.
+    let trials = every_trial(v);
+    let mut lines = Vec::new();
+    for test in ["throughput", "latency", "loss", "back_to_back"] {
+        lines.extend(csv_lines(csv, test, "trial").into_iter().map(|l| (test, l)));
+    }
+    assert_eq!(lines.len(), trials.len(), "one CSV line per trial");
+    for ((test, l), (jt, t)) in lines.iter().zip(&trials) {
+        assert_eq!(test, jt);
+        for k in ["tx_frames", "rx_frames", "lost", "duplicated", "corrupt"] {
+            assert_eq!(l[k], u(t, &format!("/{k}")).to_string(), "{test} {k}: {t}");
+        }
+        assert_eq!(l["offered_pct"], format!("{:.2}", f(t, "/offered_pct")));
+    }
+    // The HTML: one chart per test, nothing outside the file, and the
+    // CSV's figures in its tables.
+    let doc = scraper::Html::parse_document(html);
+    let sel = |q: &str| scraper::Selector::parse(q).unwrap();
+    let cells = |q: &str| -> std::collections::HashSet<String> {
+        doc.select(&sel(q)).map(|e| e.text().collect()).collect()
+    };
+    assert_eq!(
+        doc.select(&sel("svg.chart")).count(),
+        4,
+        "one chart per test"
+    );
+    assert!(
+        !html.to_ascii_lowercase().contains("http"),
+        "an outside reference"
+    );
+    for (test, results) in [
+        ("throughput", &tput),
+        ("latency", &lat),
+        ("loss", &loss),
+        ("back_to_back", &b2b),
+    ] {
+        // (The loss table heads its columns with the offered loads.)
+        let table = cells(&format!(
+            "section#{test} > table td, section#{test} > table th"
+        ));
+        let listed = cells(&format!("section#{test} details td"));
+        for l in results.iter() {
+            for (k, text) in l.iter() {
+                let skip = ["test", "kind", "direction", "tester_bound"];
+                if text.is_empty() || skip.contains(&k.as_str()) {
+                    continue;
+                }
+                assert!(
+                    table.contains(text),
+                    "{test} {k} = {text:?} not in the HTML"
+                );
+            }
+        }
+        for (jt, t) in trials.iter().filter(|(jt, _)| *jt == test) {
+            for k in ["tx_frames", "rx_frames", "lost"] {
+                let n = u(t, &format!("/{k}")).to_string();
+                assert!(listed.contains(&n), "{jt} trial {k} {n} not in the HTML");
+            }
+        }
+    }
+}
+
+/// All four tests of RFC 2544 against the DUT limited to 50 Mbit/s at L1
+/// with a 64 kB buffer (as [`rfc2544_finds_the_dut_limit_at_1518_bytes`]),
+/// at 512 and 1518 bytes, with 1 s trials: about 90 s. Every test is in
+/// the JSON once per size, and each says what the DUT does:
+///
+/// - throughput: 50 % of line within ±5 %, `bound: device`, the
+///   confirmation lost nothing;
+/// - latency: its 2 trials at the throughput rate, one-way latency of
+///   every frame received, 0 < min ≤ p50 ≤ p99 ≤ max;
+/// - loss: 100 %, 90 %, ... in steps of 10 % until two steps lose nothing;
+///   at 100 % the DUT drops what exceeds its rate, 1 − 50/sent of the
+///   frames (±5 points), and every step above 55 % loses frames, the
+///   last two none;
+/// - back-to-back: the longest burst first (0.1 s at line rate: 2,350 and
+///   813 frames) is lost in part; each search's result is more than 0 and
+///   no more than the buffer, the bucket and the rate can pass in the
+///   burst's span (at line rate, with the DUT draining half: 2 × (125 +
+///   11 + 2) = 276 frames of 512 bytes, 2 × (42 + 4 + 2) = 96 of 1518);
+///
+/// and in every trial of every test the DUT forwarded no more than its
+/// bucket, its rate and its buffer allow, and sent = received + lost. The
+/// JSON, the CSV and the HTML hold the same figures.
+///
+/// A trial made tester-bound by the shared CPUs (a descheduled lcore, and
+/// the sender's target missed for it) is accepted as
+/// [`rfc2544_finds_the_dut_limit_at_1518_bytes`] accepts a descheduled
+/// one: the run is repeated once, then such a trial is only asked to count
+/// exactly and to be said so (a `tester_bound` problem and exit 3 for a
+/// throughput or back-to-back row it bounds).
+#[test]
+fn rfc2544_runs_all_four_tests_against_the_dut() {
+    let _g = serial();
+    if skip("rfc2544: all four tests against a rate-limited DUT") {
+        return;
+    }
+    favour_this_thread();
+    let (p, fp) = (cert_prefix(13), cert_file_prefix(13));
+    {
+        let lab = DutLab::up(
+            &p,
+            &[
+                "--limit",
+                "50M",
+                "--buffer",
+                "64kB",
+                "--mtu",
+                "1500",
+                "--frame-size",
+                "1518",
+            ],
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let prof = cert_profile(
+            dir.path(),
+            &lab,
+            &fp,
+            &[("latency_trial: 2s", "latency_trial: 1s")],
+        );
+        let (csv_path, html_path) = (dir.path().join("cert.csv"), dir.path().join("cert.html"));
+        let args = [
+            "--tests",
+            "throughput,latency,loss,back-to-back",
+            "--sizes",
+            "512,1518",
+            "--trial",
+            "1s",
+            "--csv",
+            csv_path.to_str().unwrap(),
+            "--html",
+            html_path.to_str().unwrap(),
+        ];
+        let run = || {
+            let started = std::time::Instant::now();
+            let r = rfc2544_in_lab(dir.path(), &lab, &prof, &args, Duration::from_secs(240));
+            remove_run_dir(&fp);
+            let _ = writeln!(
+                std::io::stderr(),
+                "rfc2544 DUT lab, all four tests: {:.0} s",
+                started.elapsed().as_secs_f64()
+            );
+            r
+        };
+        let (mut d, mut v) = run();
+        if all_four_in_doubt(&v) {
+            let _ = writeln!(
+                std::io::stderr(),
+                "rfc2544 DUT lab, all four tests: tester-bound trials or a throughput off the limit; once more"
+            );
+            (d, v) = run();
+        }
+        let out = format!("{}\n{}", d.stdout, d.stderr);
+        let csv = std::fs::read_to_string(&csv_path).unwrap();
+        let html = std::fs::read_to_string(&html_path).unwrap();
+
+        // The structure: complete, every test once per size, in order.
+        assert_eq!(v["complete"], Value::Bool(true), "{out}");
+        assert_eq!(u(&v, "/line_bps"), 100_000_000);
+        assert_eq!(
+            v["settings"]["tests"],
+            serde_json::json!(["throughput", "latency", "loss", "back_to_back"]),
+            "{out}"
+        );
+        let sizes = |key: &str| -> Vec<u64> {
+            (v[key].as_array().unwrap().iter())
+                .map(|r| u(r, "/frame_size"))
+                .collect()
+        };
+        for key in ["throughput", "loss", "back_to_back"] {
+            assert_eq!(sizes(key), ALL_FOUR_SIZES, "{key}:\n{out}");
+        }
+
+        // Every trial counts exactly, and no DUT forwards more than its
+        // bucket, rate and buffer allow.
+        let trials = every_trial(&v);
+        let bound: Vec<&Value> = (trials.iter())
+            .filter(|(_, t)| t["tester_bound"] == true)
+            .map(|(_, t)| *t)
+            .collect();
+        for (test, t) in &trials {
+            let (sent, got, lost) = (u(t, "/tx_frames"), u(t, "/rx_frames"), u(t, "/lost"));
+            // (A sender starved by the shared CPUs may send nothing: its
+            // trial is tester-bound.)
+            let starved = t["tester_bound"] == true;
+            assert!(sent > 0 || starved, "{test} trial sent nothing: {t}\n{out}");
+            assert_eq!(sent, got + lost, "{test}: sent = received + lost: {t}");
+            assert_eq!(u(t, "/duplicated") + u(t, "/corrupt"), 0, "{test}: {t}");
+            let most = dut_most_forwarded(u(t, "/frame_size"), f(t, "/duration_s"));
+            assert!(
+                got as f64 <= most,
+                "{test}: {got} frames forwarded, more than the DUT's {most:.0} can: {t}"
+            );
+        }
+        // Tester-bound trials only as the shared CPUs make them, said so:
+        // a throughput or back-to-back row they bound names its
+        // `tester_bound` problem, and the run exits 3 (a figure is the
+        // tester's); a tester-bound loss point or latency trial only
+        // marks itself.
+        let tester_rows = ["throughput", "back_to_back"]
+            .iter()
+            .flat_map(|k| v[*k].as_array().unwrap().iter())
+            .filter(|r| r["bound"] == "tester")
+            .count();
+        let probs = v["problems"].as_array().unwrap();
+        for p in probs {
+            assert_eq!(p["kind"], "tester_bound", "{p}\n{out}");
+        }
+        assert_eq!(probs.len(), tester_rows, "{out}");
+        let code = if tester_rows > 0 { 3 } else { 0 };
+        assert_eq!(d.status.code(), Some(code), "{out}");
+        if !bound.is_empty() {
+            let _ = writeln!(
+                std::io::stderr(),
+                "rfc2544 DUT lab, all four tests: {} of {} trials tester-bound (descheduled on a loaded machine) in both attempts; their figures are only counted",
+                bound.len(),
+                trials.len()
+            );
+            for t in &bound {
+                assert!(
+                    shared_cpu_only(t),
+                    "tester-bound, not by the CPUs: {t}\n{out}"
+                );
+            }
+        }
+        let quiet = |t: &Value| t["tester_bound"] == false;
+
+        for (i, &size) in ALL_FOUR_SIZES.iter().enumerate() {
+            // Throughput: the DUT's limit, 50 % of line.
+            let row = &v["throughput"][i];
+            let rate = f(row, "/rate_pct");
+            let ts = row["trials"].as_array().unwrap();
+            assert_eq!(u(row, "/trial_count"), ts.len() as u64);
+            for t in ts.iter().filter(|t| quiet(t)) {
+                assert_eq!(t["passed"] == true, u(t, "/lost") == 0, "{t}\n{out}");
+            }
+            if row["bound"] == "tester" {
+                assert!(ts.iter().any(|t| !quiet(t)), "{out}");
+            } else {
+                assert_eq!(row["bound"], "device", "{size} B:\n{out}");
+                assert!(
+                    (rate / 50.0 - 1.0).abs() <= 0.05,
+                    "throughput {rate} % of line at {size} B for a 50M@l1 DUT on a 100M line:\n{out}"
+                );
+                let last = ts.last().unwrap();
+                assert_eq!(f(last, "/offered_pct"), rate);
+                assert_eq!(last["passed"], Value::Bool(true), "{out}");
+            }
+
+            // Latency: at that rate, each trial's frames measured.
+            let lat =
+                (v["latency"].as_array().unwrap().iter()).find(|r| u(r, "/frame_size") == size);
+            if rate == 0.0 {
+                assert!(lat.is_none(), "latency without a throughput rate: {out}");
+            } else {
+                let lat = lat.unwrap_or_else(|| panic!("no latency at {size} B:\n{out}"));
+                assert_eq!(f(lat, "/rate_pct"), rate, "{lat}");
+                let lts = lat["trials"].as_array().unwrap();
+                assert_eq!(lts.len(), 2, "latency_trials: 2\n{out}");
+                let mut count = 0;
+                for t in lts {
+                    assert_eq!(f(t, "/offered_pct"), rate, "{t}");
+                    let l = &t["latency"];
+                    assert_eq!(u(l, "/count"), u(t, "/rx_frames"), "every frame: {t}");
+                    count += u(l, "/count");
+                    let (min, p50, p99, max) = (
+                        f(l, "/min_ns"),
+                        f(l, "/p50_ns"),
+                        f(l, "/p99_ns"),
+                        f(l, "/max_ns"),
+                    );
+                    assert!(
+                        0.0 < min && min <= p50 && p50 <= p99 && p99 <= max,
+                        "latency {size} B: {l}"
+                    );
+                }
+                let sum = &lat["summary"];
+                assert_eq!(u(sum, "/count"), count, "{sum}");
+                let (min, p50, p99, max) = (
+                    f(sum, "/min_ns"),
+                    f(sum, "/p50_ns"),
+                    f(sum, "/p99_ns"),
+                    f(sum, "/max_ns"),
+                );
+                assert!(0.0 < min && min <= p50 && p50 <= p99 && p99 <= max, "{sum}");
+            }
+
+            // Loss: from 100 % down in steps of 10 %.
+            let curve = &v["loss"][i];
+            let points = curve["points"].as_array().unwrap();
+            let rates: Vec<f64> = points.iter().map(|p| f(p, "/rate_pct")).collect();
+            let want: Vec<f64> = (0..points.len()).map(|k| 100.0 - 10.0 * k as f64).collect();
+            assert_eq!(rates, want, "{size} B:\n{out}");
+            assert!(
+                (6..=10).contains(&points.len()),
+                "{} steps at {size} B: above the limit (100 % to 60 %) each loses, \
+                 then two that lose nothing:\n{out}",
+                points.len()
+            );
+            for p in points {
+                let t = &p["trial"];
+                assert_eq!(f(p, "/loss_pct"), f(t, "/loss_pct"), "{p}");
+                if quiet(t) && f(t, "/sent_pct") >= 55.0 {
+                    assert!(u(t, "/lost") > 0, "{size} B above the limit: {t}\n{out}");
+                }
+            }
+            let top = &points[0]["trial"];
+            if quiet(top) {
+                let want = 100.0 * (1.0 - 50.0 / f(top, "/sent_pct"));
+                let got = f(top, "/loss_pct");
+                assert!(
+                    (got - want).abs() <= 5.0,
+                    "at 100 % of line, {size} B: lost {got} % of frames, the limit drops {want} %:\n{top}\n{out}"
+                );
+            }
+            let tail = &points[points.len() - 2..];
+            if points.len() < 10 || tail.iter().all(|p| quiet(&p["trial"])) {
+                for p in tail {
+                    assert_eq!(u(p, "/trial/lost"), 0, "the last steps, {size} B:\n{out}");
+                }
+            }
+
+            // Back-to-back: bounded by what the buffer holds.
+            let b2b = &v["back_to_back"][i];
+            let bts = b2b["trials"].as_array().unwrap();
+            let bursts: Vec<u64> = (b2b["bursts"].as_array().unwrap().iter())
+                .map(|b| b.as_u64().unwrap())
+                .collect();
+            assert_eq!(bursts.len(), 2, "back_to_back_trials: 2\n{out}");
+            let longest = (0.1 * 100e6 / (8.0 * (size as f64 + 20.0))).ceil() as u64;
+            let first = &bts[0];
+            if quiet(first) {
+                assert_eq!(u(first, "/tx_frames"), longest, "{first}");
+                assert!(u(first, "/lost") > 0, "{size} B, {longest} frames: {first}");
+            }
+            assert_eq!(b2b["at_limit"], Value::Bool(false), "{out}");
+            let mean = bursts.iter().sum::<u64>() as f64 / 2.0;
+            assert_eq!(f(b2b, "/mean_frames"), mean);
+            let at_line = 2 * (dut_buffer_frames(size) + dut_bucket_frames(size) + 2);
+            for &b in &bursts {
+                assert!(b > 0, "no burst passed at {size} B:\n{out}");
+                let by = bts
+                    .iter()
+                    .find(|t| t["passed"] == true && u(t, "/tx_frames") == b)
+                    .unwrap_or_else(|| panic!("no passing burst of {b} frames:\n{out}"));
+                let most = dut_most_forwarded(size, f(by, "/duration_s"));
+                assert!(
+                    b as f64 <= most,
+                    "{b} frames passed, more than the DUT holds: {by}"
+                );
+                if f(by, "/sent_pct") >= 99.0 {
+                    assert!(
+                        b <= at_line,
+                        "{b} frames at line rate, more than {at_line}: {by}"
+                    );
+                }
+            }
+            if bts.iter().all(|t| quiet(t)) {
+                assert_eq!(b2b["bound"], "device", "{out}");
+            }
+        }
+
+        assert_reports_agree(&v, &csv, &html);
         drop(lab);
     }
     assert_dut_gone(&p);

@@ -24,93 +24,20 @@ mod common;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use common::child::Proc;
+use common::lab::{self, Lab};
 use common::{by_id, f, read_json, s, u};
 
 const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 /// Seconds of traffic.
 const TX_SECS: u64 = 4;
 /// The receiver's `--duration`, only a bound: it is interrupted.
 const RX_BOUND: u64 = 40;
-
-/// Why the lab cannot be built here, if it cannot.
-fn lab_unavailable() -> Option<String> {
-    if !cfg!(target_os = "linux") {
-        return Some("network namespaces need Linux".into());
-    }
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let euid = status
-        .lines()
-        .find(|l| l.starts_with("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(2));
-    if euid != Some("0") {
-        return Some("not root (namespaces and veth links need CAP_NET_ADMIN)".into());
-    }
-    match Command::new("ip")
-        .args(["netns", "list"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-    {
-        Ok(s) if s.success() => None,
-        _ => Some("`ip netns list` failed".into()),
-    }
-}
-
-/// A lab of `scripts/lab up --prefix`, taken down on drop (a panic too).
-struct Lab {
-    prefix: String,
-}
-
-impl Lab {
-    fn up(prefix: &str) -> Lab {
-        let lab = Lab {
-            prefix: prefix.to_string(),
-        };
-        let out = Command::new(format!("{ROOT}/scripts/lab"))
-            .args([
-                "up",
-                "--prefix",
-                prefix,
-                "--mtu",
-                "1500",
-                "--frame-size",
-                "1518",
-            ])
-            .output()
-            .expect("run scripts/lab up");
-        assert!(
-            out.status.success(),
-            "scripts/lab up --prefix {prefix} failed:\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        lab
-    }
-
-    fn ns(&self, side: char) -> String {
-        format!("{}-{side}", self.prefix)
-    }
-
-    fn iface(&self, side: char) -> String {
-        format!("{}-{side}0", self.prefix)
-    }
-}
-
-impl Drop for Lab {
-    fn drop(&mut self) {
-        let _ = Command::new(format!("{ROOT}/scripts/lab"))
-            .args(["down", "--prefix", &self.prefix])
-            .stdout(Stdio::null())
-            .status();
-    }
-}
 
 /// The two streams, as both sides describe them.
 const STREAMS: &str = r#"
@@ -300,14 +227,14 @@ fn round_to(v: f64, bound: f64) -> f64 {
 
 #[test]
 fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
-    if let Some(why) = lab_unavailable() {
+    if let Some(why) = lab::unavailable() {
         let _ = writeln!(std::io::stderr(), "skipping two-host tests: {why}");
         return;
     }
     let prefix = format!("lsf{}", std::process::id() % 100_000);
     let dir = tempfile::tempdir().unwrap();
     let (tx, rx, joined, text) = {
-        let lab = Lab::up(&prefix);
+        let lab = Lab::up(&prefix, 1500, 1518);
         run(dir.path(), &lab)
     };
 
@@ -383,7 +310,5 @@ fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
     );
     assert!(early < sent(2), "{early} of {} frames early", sent(2));
     // The lab is gone.
-    let ns = Command::new("ip").args(["netns", "list"]).output().unwrap();
-    let ns = String::from_utf8_lossy(&ns.stdout);
-    assert!(!ns.contains(&format!("{prefix}-")), "namespaces left: {ns}");
+    lab::assert_gone(&prefix);
 }

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod child;
+pub mod lab;
 
 use std::ffi::OsStr;
 use std::io::Read;

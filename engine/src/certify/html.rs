@@ -66,10 +66,11 @@ pub fn render(c: &Certification) -> String {
     let trials = format::trials(c);
     let mut h = String::with_capacity(64 * 1024 + trials.len() * 400);
     head(&mut h, c);
-    banners(&mut h, c, &results);
+    let bound = tester_bound_lines(&results, &trials);
+    banners(&mut h, c, bound.len());
     title_block(&mut h, c);
     criteria(&mut h, c);
-    doubts(&mut h, c, &results);
+    doubts(&mut h, c, &bound);
     for test in format::tests_of(c) {
         section(&mut h, c, test, &results, &trials);
     }
@@ -98,8 +99,9 @@ fn head(h: &mut String, c: &Certification) {
     );
 }
 
-/// The first screen: incomplete, then the verdict, then any doubt.
-fn banners(h: &mut String, c: &Certification, results: &[Record]) {
+/// The first screen: incomplete, then the verdict, then any doubt (the
+/// problems, and `bound` results the tester bounded).
+fn banners(h: &mut String, c: &Certification, bound: usize) {
     if !c.complete {
         let why = c.stopped_by.as_deref().unwrap_or("it was stopped");
         let _ = writeln!(
@@ -125,7 +127,6 @@ fn banners(h: &mut String, c: &Certification, results: &[Record]) {
         "<div class=\"banner {class}\" id=\"verdict\"><a href=\"#criteria\">{}</a></div>",
         escape(&text)
     );
-    let bound = results.iter().filter(|r| r.tester_bound()).count();
     let problems = c.problems.len();
     if bound + problems > 0 {
         let _ = writeln!(
@@ -275,10 +276,11 @@ fn criteria(h: &mut String, c: &Certification) {
     h.push_str("</tbody>\n</table>\n");
 }
 
-/// The problems, and every result the tester (not the device) bounded.
-fn doubts(h: &mut String, c: &Certification, results: &[Record]) {
+/// The problems, and every result the tester (not the device) bounded:
+/// `bound`, one line per test, direction and size (see
+/// [`tester_bound_lines`]).
+fn doubts(h: &mut String, c: &Certification, bound: &[(Test, String)]) {
     h.push_str("<h2 id=\"doubts\">What limits the figures</h2>\n");
-    let bound: Vec<&Record> = results.iter().filter(|r| r.tester_bound()).collect();
     if c.problems.is_empty() && bound.is_empty() {
         h.push_str("<p>No problem was seen, and no result was bounded by the tester.</p>\n");
         return;
@@ -291,24 +293,74 @@ fn doubts(h: &mut String, c: &Certification, results: &[Record]) {
         h.push_str("</ul>\n");
     }
     if !bound.is_empty() {
-        h.push_str("<p><span class=\"key\"></span> Tester-bound: the tester could not offer more, so these figures are the tester's limit, not the device's (the device did at least this much):</p>\n<ul>\n");
-        for r in bound {
-            let at = r
-                .get(Column::RatePct)
-                .map(|p| format!(" at {p} % of line"))
-                .unwrap_or_default();
+        h.push_str("<p><span class=\"key\"></span> Tester-bound: the tester could not offer more, so these figures are the tester's limit, not the device's (the device did at least this much):</p>\n<ul class=\"tester-bound\">\n");
+        for (test, text) in bound {
             let _ = writeln!(
                 h,
-                "<li><a href=\"#{}\">{}</a>, {}, {} B{}</li>",
-                r.test.key(),
-                escape(r.test.title()),
-                escape(&r.direction),
-                r.frame_size,
-                escape(&at)
+                "<li><a href=\"#{}\">{}</a>{}</li>",
+                test.key(),
+                escape(test.title()),
+                escape(text)
             );
         }
         h.push_str("</ul>\n");
     }
+}
+
+/// What the tester bounded, grouped: one line per test, direction and
+/// size whose result is tester-bound, in the order of the results. Each
+/// line is its test and the text after the test's title: the direction,
+/// the size, the rate the tester bounded (throughput), and how many of
+/// the row's trials were tester-bound, at which offered loads (their
+/// distinct `offered %`, in the order they ran) or, for back-to-back,
+/// which bursts (frames sent). The figures are the records' text, as in
+/// the tables and the CSV.
+fn tester_bound_lines(results: &[Record], trials: &[Record]) -> Vec<(Test, String)> {
+    let key = |r: &Record| (r.test, r.direction.clone(), r.frame_size);
+    let mut keys: Vec<(Test, String, u32)> = Vec::new();
+    for r in results.iter().filter(|r| r.tester_bound()) {
+        if !keys.contains(&key(r)) {
+            keys.push(key(r));
+        }
+    }
+    let line = |(test, dir, size): (Test, String, u32)| {
+        let k = (test, dir.clone(), size);
+        let mut parts: Vec<String> = Vec::new();
+        let rate = results
+            .iter()
+            .find(|r| key(r) == k && r.get(Column::Bound) == Some("tester"))
+            .and_then(|r| r.get(Column::RatePct));
+        if let Some(rate) = rate {
+            parts.push(format!("{rate} % of line, bound by the tester"));
+        }
+        let mine: Vec<&Record> = trials.iter().filter(|t| key(t) == k).collect();
+        let bound: Vec<&Record> = mine.iter().copied().filter(|t| t.tester_bound()).collect();
+        if !bound.is_empty() {
+            let (col, before, after) = match test {
+                Test::BackToBack => (Column::TxFrames, "bursts of ", " frames"),
+                _ => (Column::OfferedPct, "at ", " % of line"),
+            };
+            let mut values: Vec<&str> = Vec::new();
+            for v in bound.iter().filter_map(|t| t.get(col)) {
+                if !values.contains(&v) {
+                    values.push(v);
+                }
+            }
+            parts.push(format!(
+                "{} of {} trials tester-bound, {before}{}{after}",
+                bound.len(),
+                mine.len(),
+                values.join(", ")
+            ));
+        }
+        let what = if parts.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", parts.join("; "))
+        };
+        (test, format!(", {dir}, {size} B{what}"))
+    };
+    keys.into_iter().map(line).collect()
 }
 
 /// What each test's section says it measured.
@@ -940,13 +992,74 @@ mod tests {
             "{doubts:?}"
         );
         assert!(
-            doubts.contains(&"Throughput, port 0 → port 1, 64 B at 41.11 % of line".to_string()),
+            doubts.contains(
+                &"Throughput, port 0 → port 1, 64 B: 41.11 % of line, bound by the tester; \
+                  6 of 12 trials tester-bound, at 100.00, 50.00, 43.75, 42.19, 41.41, 41.21 % of line"
+                    .to_string()
+            ),
             "{doubts:?}"
         );
         let legend = text(doc.select(&sel("svg#chart-throughput")).next().unwrap());
         assert!(legend.contains("tester-bound: the tester's limit, not the device's"));
         let complete = parse(&render(&sample::complete()));
         assert_eq!(complete.select(&sel("tr.tb, td.tb")).count(), 0);
+    }
+
+    /// The tester-bound figures of one test, direction and size make one
+    /// line, their offered loads (distinct, in the order they ran) or
+    /// bursts listed in it; the banner counts the lines.
+    #[test]
+    fn tester_bound_figures_are_grouped_per_test_direction_and_size() {
+        let mut c = sample::tester_bound();
+        // Latency, one way, 64 B: two of its three trials, at one rate.
+        for i in [0, 2] {
+            c.latency[0].trials[i].tester_bound = true;
+        }
+        // The loss curve, one way, 64 B: its three highest points.
+        for p in &mut c.loss[0].points[..3] {
+            p.trial.tester_bound = true;
+        }
+        // Back-to-back, the way back, 1518 B: the first two bursts.
+        for t in &mut c.back_to_back[13].trials[..2] {
+            t.tester_bound = true;
+        }
+        let doc = parse(&render(&c));
+        let lines: Vec<String> = doc.select(&sel("ul.tester-bound li")).map(text).collect();
+        assert_eq!(
+            lines,
+            [
+                "Throughput, port 0 → port 1, 64 B: 41.11 % of line, bound by the tester; \
+                 6 of 12 trials tester-bound, at 100.00, 50.00, 43.75, 42.19, 41.41, 41.21 % of line",
+                "Latency, port 0 → port 1, 64 B: 2 of 3 trials tester-bound, at 53.71 % of line",
+                "Frame loss rate, port 0 → port 1, 64 B: 3 of 7 trials tester-bound, \
+                 at 100.00, 90.00, 80.00 % of line",
+                "Back-to-back frames, port 1 → port 0, 1518 B: 2 of 12 trials tester-bound, \
+                 bursts of 1625488, 812744 frames",
+            ]
+        );
+        let links: Vec<&str> = doc
+            .select(&sel("ul.tester-bound li a"))
+            .map(|a| a.value().attr("href").unwrap())
+            .collect();
+        assert_eq!(links, ["#throughput", "#latency", "#loss", "#back_to_back"]);
+        let banner: Vec<String> = doc.select(&sel("div.banner.doubt")).map(text).collect();
+        assert_eq!(
+            banner,
+            ["1 problem(s) and 4 tester-bound result(s): see what limits the figures."]
+        );
+        // A tester-bound row none of whose trials the records mark names
+        // only what it can.
+        let results = format::results(&c);
+        let lines = tester_bound_lines(&results[..1], &[]);
+        assert_eq!(
+            lines,
+            [(
+                Test::Throughput,
+                ", port 0 → port 1, 64 B: 41.11 % of line, bound by the tester".to_string()
+            )]
+        );
+        let none = tester_bound_lines(&format::results(&sample::complete()), &[]);
+        assert!(none.is_empty(), "{none:?}");
     }
 
     #[test]

@@ -26,6 +26,12 @@ struct Sim {
     latency: (f64, f64),
     /// `stopped()` answers true once this many trials ran.
     stop_after: Option<usize>,
+    /// Sizes the device forwards up to another rate (% of line) than
+    /// `forwards_pct`.
+    forwards_by_size: Vec<(u32, f64)>,
+    /// Trials (0-based, in the order they ran) that lose one frame more
+    /// than the device does: noise.
+    fail_at: Vec<usize>,
     specs: Vec<TrialSpec>,
     learned: u32,
 }
@@ -43,6 +49,8 @@ impl Sim {
             silent: false,
             latency: (1000.0, 0.0),
             stop_after: None,
+            forwards_by_size: Vec::new(),
+            fail_at: Vec::new(),
             specs: Vec::new(),
             learned: 0,
         }
@@ -74,7 +82,10 @@ impl Tester for Sim {
             }
             None => {
                 let tx = (fps_at(LINE, spec.frame_size, sent_pct) * spec.duration_s) as u64;
-                let excess = (sent_pct - self.forwards_pct).max(0.0) / sent_pct;
+                let forwards = (self.forwards_by_size.iter())
+                    .find(|(size, _)| *size == spec.frame_size)
+                    .map_or(self.forwards_pct, |&(_, pct)| pct);
+                let excess = (sent_pct - forwards).max(0.0) / sent_pct;
                 (
                     tx,
                     (tx as f64 * excess).round() as u64,
@@ -82,6 +93,8 @@ impl Tester for Sim {
                 )
             }
         };
+        let noise = u64::from(self.fail_at.contains(&(self.specs.len() - 1)));
+        let lost = (lost + noise).min(tx);
         let rx = if self.silent {
             0
         } else {
@@ -577,4 +590,197 @@ fn criteria_judge_each_size_and_fail_what_was_not_measured() {
     assert!(none
         .iter()
         .all(|c| !c.passed && c.measured == "not measured"));
+}
+
+/// [`Sim`] whose trials of index `fail` (0-based) lose one frame more than
+/// the device would: a confirmation lost to noise.
+fn sim_failing(fail: &[usize]) -> Sim {
+    Sim {
+        fail_at: fail.to_vec(),
+        ..Sim::new()
+    }
+}
+
+#[test]
+fn the_lower_bound_is_tried_when_nothing_above_it_passed() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 30.0;
+    let mut s = settings("throughput");
+    (s.lower_pct, s.resolution_pct) = (50.0, 25.0);
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let rates: Vec<f64> = sim.specs.iter().map(|s| s.rate_pct).collect();
+    // 100 F, 75 F (the span is the resolution), the lower bound F.
+    assert_eq!(rates, [100.0, 75.0, 50.0]);
+    let row = &cert.throughput[0];
+    assert_eq!(
+        (row.rate_pct, row.bound, row.trial_count),
+        (0.0, Bound::Device, 3)
+    );
+}
+
+#[test]
+fn a_confirmation_that_fails_at_the_lower_bound_is_not_tried_again() {
+    // 100 F, 75 F, 50 P, its confirmation F (noise): the search below it
+    // has nowhere left to go, and no rate stands.
+    let mut sim = sim_failing(&[3]);
+    sim.forwards_pct = 60.0;
+    let mut s = settings("throughput");
+    (s.lower_pct, s.resolution_pct) = (50.0, 25.0);
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let rates: Vec<f64> = sim.specs.iter().map(|s| s.rate_pct).collect();
+    assert_eq!(rates, [100.0, 75.0, 50.0, 50.0]);
+    let row = &cert.throughput[0];
+    assert_eq!((row.rate_pct, row.trial_count), (0.0, 4));
+    assert!(row.trials[2].passed && !row.trials[3].passed);
+}
+
+#[test]
+fn a_failed_confirmation_searches_again_below_it() {
+    // forwards 42 %: ... the first confirmation (trial 12) fails; the
+    // search starts again from the lower bound below that rate.
+    let mut sim = sim_failing(&[11]);
+    sim.forwards_pct = 42.0;
+    let (cert, r) = certify(&mut sim, &settings("throughput"));
+    r.unwrap();
+    let row = &cert.throughput[0];
+    let first = 41.9921875;
+    assert_eq!(row.trials[11].offered_pct, first);
+    assert!(!row.trials[11].passed);
+    // Halving [0, 41.99...] to 0.1 %: 9 more trials, then the confirmation.
+    assert_eq!(row.trials[12].offered_pct, first / 2.0);
+    assert!(
+        row.rate_pct < first && row.rate_pct > first - 0.1,
+        "{}",
+        row.rate_pct
+    );
+    let last = row.trials.last().unwrap();
+    assert_eq!((last.offered_pct, last.passed), (row.rate_pct, true));
+    assert_eq!(row.trial_count as usize, row.trials.len());
+    assert_eq!(row.bound, Bound::Device);
+}
+
+#[test]
+fn latency_runs_at_each_size_s_own_throughput() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 42.0;
+    sim.forwards_by_size = vec![(64, 30.0)];
+    let mut s = settings("throughput");
+    s.tests.push("latency".into());
+    s.sizes = vec![64, 1518];
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let tput: Vec<(u32, f64)> = (cert.throughput.iter())
+        .map(|r| (r.frame_size, r.rate_pct))
+        .collect();
+    let lat: Vec<(u32, f64)> = (cert.latency.iter())
+        .map(|r| (r.frame_size, r.rate_pct))
+        .collect();
+    assert_eq!(lat, tput);
+    assert!(tput[0].1 < 30.0 && tput[1].1 > 41.9, "{tput:?}");
+}
+
+#[test]
+fn no_latency_without_a_throughput_rate() {
+    let mut sim = Sim::new();
+    sim.corrupt = 1;
+    let mut s = settings("throughput");
+    s.tests.push("latency".into());
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    assert_eq!(cert.throughput[0].rate_pct, 0.0);
+    assert!(cert.latency.is_empty());
+    assert_eq!(sim.specs.len(), 11, "the throughput search only");
+}
+
+#[test]
+fn a_step_that_sent_nothing_is_not_loss_free() {
+    // The tester sends nothing: every step is tried down to the lowest,
+    // and the first trial is not taken for a silent port.
+    let mut sim = Sim::new();
+    sim.tester_pct = 0.0;
+    let (cert, r) = certify(&mut sim, &settings("loss"));
+    r.unwrap();
+    let c = &cert.loss[0];
+    assert_eq!(c.points.len(), 10);
+    assert!(c.points.iter().all(|p| p.trial.tx_frames == 0));
+}
+
+#[test]
+fn a_single_frame_burst_the_tester_cannot_send_is_the_tester_s() {
+    let mut sim = Sim::new();
+    sim.tester_burst = 0;
+    let mut s = settings("back_to_back");
+    s.back_to_back_max_s = 1e-12;
+    assert_eq!(max_burst(&s, LINE, 1518), 1);
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let row = &cert.back_to_back[0];
+    assert_eq!(row.bursts, [0, 0, 0]);
+    assert_eq!(row.trials.len(), 3, "one burst of one frame per search");
+    assert!(!row.at_limit);
+    assert_eq!(row.bound, Bound::Tester);
+}
+
+#[test]
+fn a_burst_lasts_its_frames_at_line_rate() {
+    let mut sim = Sim::new();
+    sim.buffer = 300;
+    certify(&mut sim, &settings("back_to_back")).1.unwrap();
+    let fps = fps_at(LINE, 1518, 100.0);
+    for s in &sim.specs {
+        let n = s.burst.unwrap();
+        assert_eq!(s.duration_s, n as f64 / fps, "{s:?}");
+    }
+}
+
+#[test]
+fn a_silent_port_s_trial_stays_in_the_row_of_every_test() {
+    for test in ["latency", "loss", "back_to_back"] {
+        let mut sim = Sim::new();
+        sim.silent = true;
+        let (cert, r) = certify(&mut sim, &settings(test));
+        assert!(r.is_err(), "{test}");
+        let trials: Vec<Trial> = match test {
+            "latency" => cert.latency[0].trials.clone(),
+            "loss" => {
+                let p = &cert.loss[0].points;
+                assert_eq!(p.len(), 1);
+                assert_eq!((p[0].rate_pct, p[0].loss_pct), (100.0, 100.0));
+                assert_eq!(p[0].trial.offered_pct, 100.0);
+                vec![p[0].trial.clone()]
+            }
+            _ => cert.back_to_back[0].trials.clone(),
+        };
+        assert_eq!(trials.len(), 1, "{test}");
+        assert_eq!(trials[0].rx_frames, 0, "{test}");
+        assert!(trials[0].tx_frames > 0, "{test}");
+    }
+}
+
+#[test]
+fn the_progress_display_hears_every_trial_start_and_end() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 42.0;
+    let s = settings("throughput");
+    let mut cert = blank(&s, sim.directions(), LINE);
+    let (mut starts, mut ends) = (Vec::new(), Vec::new());
+    run(&mut sim, &s, &mut cert, &mut |st: &Step| match st.trial {
+        None => starts.push((st.done, st.spec.rate_pct)),
+        Some(t) => ends.push((st.done, t.offered_pct, st.test)),
+    })
+    .unwrap();
+    let n = sim.specs.len() as u32;
+    assert_eq!(n, 12);
+    let want_starts: Vec<(u32, f64)> = (0..n)
+        .zip(&sim.specs)
+        .map(|(i, s)| (i, s.rate_pct))
+        .collect();
+    assert_eq!(starts, want_starts);
+    let want_ends: Vec<(u32, f64, &str)> = (1..=n)
+        .zip(&sim.specs)
+        .map(|(i, s)| (i, s.rate_pct, "throughput"))
+        .collect();
+    assert_eq!(ends, want_ends);
 }

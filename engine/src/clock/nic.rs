@@ -165,7 +165,7 @@ impl NicMap {
     /// The map in a [`Mapping`]'s three words, to hand to the workers
     /// through a `SharedMapping` (`base_tsc` holds the NIC origin,
     /// `base_ns` the TSC origin).
-    pub fn to_words(&self) -> Mapping {
+    pub fn to_words(self) -> Mapping {
         Mapping {
             base_tsc: self.base_nic,
             base_ns: self.base_tsc,

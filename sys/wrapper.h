@@ -9,6 +9,7 @@
 #include <rte_cycles.h>
 #include <rte_mempool.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_ethdev.h>
 #include "shim.h"
 #include "flags.h"

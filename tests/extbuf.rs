@@ -57,6 +57,7 @@ fn pattern_memory_outlives_frames_a_pmd_still_holds() {
         tx_checksum_offload: false,
         tx_multi_segs: true,
         rx_checksum_offload: false,
+        rx_timestamp: false,
         promiscuous: false,
     };
     port.configure(&cfg, pool).unwrap();

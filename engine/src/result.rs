@@ -62,6 +62,11 @@ pub struct PortResult {
     /// older versions.
     #[serde(default)]
     pub errors: ErrorSeries,
+    /// Where its receivers' and senders' timestamps came from, what the
+    /// port offered, and the NIC clock's map when it was used (ports with
+    /// a receiver; `null` in results written before NIC timestamps).
+    #[serde(default)]
+    pub timestamps: Option<crate::clock::nic::PortStamps>,
 }
 
 /// `lists` summed counter by counter, in the order each name first
@@ -182,6 +187,15 @@ pub struct StreamResult {
     /// clocks (their latency recorded as 1 ns).
     #[serde(default)]
     pub latency_early: u64,
+    /// Where the arrival times of its latency came from: `software` (the
+    /// TSC read after each poll), `nic_rx` (the NIC's RX timestamps), or
+    /// `nic_rx+software` (some frames came without one); absent without
+    /// latency, `software` in results written before NIC timestamps.
+    #[serde(default)]
+    pub latency_source: Option<String>,
+    /// Latencies measured from the NIC's RX timestamps.
+    #[serde(default)]
+    pub latency_nic: u64,
     /// Inter-arrival spacing.
     pub interarrival: Percentiles,
     /// Seconds from its first to its last arrival.
@@ -219,10 +233,23 @@ impl StreamResult {
                 (false, false) => None,
             },
             latency_early: p.latency_early,
+            latency_source: (p.latency_synced || shared_tsc)
+                .then(|| latency_source(p.latency.len(), p.latency_nic).to_string()),
+            latency_nic: p.latency_nic,
             interarrival: Percentiles::from_ticks(&p.interarrival, tsc_hz),
             span_s: Arrivals::of(p).span_s(tsc_hz),
             achieved: span_rates(p, tsc_hz).unwrap_or_default(),
         }
+    }
+}
+
+/// Where `measured` latencies, `nic` of them from NIC RX timestamps,
+/// took their arrival times from.
+pub fn latency_source(measured: u64, nic: u64) -> &'static str {
+    match nic {
+        0 => "software",
+        n if n >= measured => "nic_rx",
+        _ => "nic_rx+software",
     }
 }
 
@@ -300,6 +327,8 @@ pub struct StreamPart {
     pub latency: Histogram<u64>,
     /// The latency is on the synchronised clock, in ns.
     pub latency_synced: bool,
+    /// Latencies measured from the NIC's RX timestamps.
+    pub latency_nic: u64,
     /// Frames that arrived before their departure by the clocks.
     pub latency_early: u64,
     /// Inter-arrival gaps, TSC ticks (same-poll arrivals as 0).
@@ -323,6 +352,7 @@ impl StreamPart {
             corrupt: acc.corrupt,
             latency: acc.latency.clone(),
             latency_synced: acc.latency_synced,
+            latency_nic: acc.latency_nic,
             latency_early: acc.latency_early,
             interarrival: acc.interarrival_all(),
             payload_bytes: acc.payload_bytes,
@@ -343,6 +373,7 @@ impl StreamPart {
         add_corrupt(&mut self.corrupt, &o.corrupt);
         add_histogram(&mut self.latency, &o.latency);
         self.latency_synced |= o.latency_synced;
+        self.latency_nic += o.latency_nic;
         self.latency_early += o.latency_early;
         add_histogram(&mut self.interarrival, &o.interarrival);
     }
@@ -1023,6 +1054,7 @@ impl RunResult {
         }
         if let Some(rx) = &self.rx {
             rx_lines(&mut s, rx, self.elapsed_s);
+            timestamp_lines(&mut s, &self.ports);
         }
         if let Some(v) = &self.verdict {
             verdict_lines(&mut s, v);
@@ -1228,7 +1260,10 @@ fn rx_lines(s: &mut String, rx: &RxResult, elapsed_s: f64) {
     );
     for st in &rx.streams {
         let lat = match &st.latency {
-            Some(p) if p.count > 0 => format!("latency {}", p.short()),
+            Some(p) if p.count > 0 => match st.latency_source.as_deref() {
+                Some(src) if src != "software" => format!("latency {} ({src})", p.short()),
+                _ => format!("latency {}", p.short()),
+            },
             _ => format!("inter-arrival {}", st.interarrival.short()),
         };
         let _ = writeln!(
@@ -1257,6 +1292,34 @@ fn rx_lines(s: &mut String, rx: &RxResult, elapsed_s: f64) {
         );
     }
     let _ = writeln!(s, "      latency: {}", rx.latency_kind);
+}
+
+/// One line per receiving port: where its arrival and departure times
+/// came from, what it offered, and the NIC clock's map when used.
+fn timestamp_lines(s: &mut String, ports: &[PortResult]) {
+    let yn = |b: bool| if b { "yes" } else { "no" };
+    for p in ports {
+        let Some(t) = &p.timestamps else { continue };
+        let clock = match &t.nic_clock {
+            Some(c) => format!(
+                "; NIC clock {:.0} Hz, map residual {:.0} ns over {} pairs",
+                c.hz, c.residual_ns, c.pairs
+            ),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "      timestamps {}: rx {}, tx {} (asked {}; {} offers rx-timestamp {}, read-clock {}, timesync {}){clock}",
+            p.name,
+            t.rx.name(),
+            t.tx.name(),
+            t.asked.name(),
+            p.driver,
+            yn(t.offered.rx_timestamp),
+            yn(t.offered.read_clock),
+            yn(t.offered.timesync),
+        );
+    }
 }
 
 /// The verdict's lines of the summary.
@@ -1747,6 +1810,7 @@ mod tests {
             },
             latency: hist(),
             latency_synced: false,
+            latency_nic: 0,
             latency_early: 0,
             interarrival,
             payload_bytes: 0,
@@ -2089,6 +2153,7 @@ mod tests {
             rx_mbuf_room: 0,
             flow_control: fc,
             errors: ErrorSeries::default(),
+            timestamps: None,
         };
         use FlowControl::*;
         for fc in [TurnedOff, AlreadyOff] {

@@ -79,4 +79,12 @@ pub const RTE_MBUF_F_RX_IP_CKSUM_NONE: u64 = LS_MBUF_F_RX_IP_CKSUM_NONE;
 /// `RTE_MBUF_F_RX_L4_CKSUM_NONE` (GOOD | BAD).
 pub const RTE_MBUF_F_RX_L4_CKSUM_NONE: u64 = LS_MBUF_F_RX_L4_CKSUM_NONE;
 
+/// `RTE_ETH_RX_OFFLOAD_TIMESTAMP`: the NIC writes each frame's arrival
+/// time into the mbuf's timestamp dynamic field
+/// (`rte_mbuf_dyn_rx_timestamp_register`), in its own clock's units.
+pub const RTE_ETH_RX_OFFLOAD_TIMESTAMP: u64 = LS_ETH_RX_OFFLOAD_TIMESTAMP;
+/// `RTE_MBUF_F_TX_IEEE1588_TMST`: ask the NIC to latch this frame's
+/// departure time (read back with `rte_eth_timesync_read_tx_timestamp`).
+pub const RTE_MBUF_F_TX_IEEE1588_TMST: u64 = LS_MBUF_F_TX_IEEE1588_TMST;
+
 pub mod csum;

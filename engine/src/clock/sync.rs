@@ -286,6 +286,11 @@ pub struct SideClock {
     pub skew_ppm: f64,
     /// Pairs read over the run.
     pub pairs: u64,
+    /// The residual of the NIC → TSC map, ns, when this side's arrival
+    /// times came from NIC timestamps (`clock::nic`); it adds to the
+    /// side's error.
+    #[serde(default)]
+    pub nic_residual_ns: Option<f64>,
 }
 
 impl SideClock {
@@ -296,9 +301,10 @@ impl SideClock {
     }
 
     /// This side's share of the one-way bound, ns: the mapping's residual
-    /// plus the clock's error: declared, else the kernel's estimate (and
-    /// the PTP servo's offset when known), else, unsynchronised, the
-    /// kernel's maximum error.
+    /// (and the NIC map's, when NIC timestamps were used) plus the clock's
+    /// error: declared, else the kernel's estimate (and the PTP servo's
+    /// offset when known), else, unsynchronised, the kernel's maximum
+    /// error.
     pub fn error_ns(&self) -> f64 {
         let clock = match self.declared_error_ns {
             Some(e) => e,
@@ -307,7 +313,7 @@ impl SideClock {
             }
             None => self.kernel.maxerror_ns,
         };
-        self.residual_ns + clock
+        self.residual_ns + self.nic_residual_ns.unwrap_or(0.0) + clock
     }
 
     /// Where the clock's error comes from, in words.
@@ -431,6 +437,7 @@ mod tests {
             residual_ns,
             skew_ppm: 0.0,
             pairs: 2,
+            nic_residual_ns: None,
         }
     }
 
@@ -528,6 +535,13 @@ mod tests {
             ..side(true, 0.0)
         };
         assert_eq!(ptp.error_ns(), 2_040.0);
+        // Arrivals from NIC timestamps: the NIC map's residual joins.
+        let nic = SideClock {
+            nic_residual_ns: Some(35.0),
+            ..side(true, 150.0)
+        };
+        assert_eq!(nic.error_ns(), 150.0 + 35.0 + 2_000.0);
+        assert_eq!(bound_ns(&nic, &b), 2_185.0 + 2_050.0);
     }
 
     #[test]

@@ -369,6 +369,9 @@ pub struct RxTaskPlan {
     pub streams: RxStreams,
     /// Whether the sender's TSC is this host's.
     pub clock: Clock,
+    /// Where its arrival times come from (`timestamps: auto|nic|software`):
+    /// the NIC's RX timestamps or the TSC read after each poll.
+    pub timestamps: crate::clock::nic::Want,
 }
 
 /// Whose TSC stamped the frames an RX task receives.

@@ -268,6 +268,8 @@ pub(crate) struct Rx {
     pub clock: Option<Scalar>,
     #[serde(default)]
     pub clock_error: Option<Scalar>,
+    #[serde(default)]
+    pub timestamps: Option<Scalar>,
 }
 
 /// `run:`

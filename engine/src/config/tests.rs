@@ -1092,3 +1092,36 @@ fn synced_clock_keys_say_which_clock_each_side_relies_on() {
     );
     assert!(m.contains("rx[0].clock_error:"), "{m}");
 }
+
+#[test]
+fn rx_timestamps_choose_the_arrival_source() {
+    use crate::clock::nic::Want;
+    // The default: the NIC's stamps when the port offers them.
+    assert_eq!(
+        load_str(BASE, "t.yaml").unwrap().rx[0].timestamps,
+        Want::Auto
+    );
+    for (word, want) in [
+        ("auto", Want::Auto),
+        ("nic", Want::Nic),
+        ("software", Want::Software),
+    ] {
+        let p = load_str(
+            &with(
+                "    streams: [a]\n",
+                &format!("    streams: [a]\n    timestamps: {word}\n"),
+            ),
+            "t.yaml",
+        )
+        .unwrap();
+        assert_eq!(p.rx[0].timestamps, want, "{word}");
+    }
+    let m = err_with(
+        "    streams: [a]\n",
+        "    streams: [a]\n    timestamps: ptp\n",
+    );
+    assert!(
+        m.contains("rx[0].timestamps: unknown timestamp source `ptp`: use auto, nic or software"),
+        "{m}"
+    );
+}

@@ -16,6 +16,7 @@ use super::plan::{
 };
 use super::raw::{self, describe, scalar_text, Scalar, Value};
 use super::stream;
+use crate::clock::nic::Want;
 use crate::clock::sync::ClockId;
 use crate::units::{format_duration, group};
 use crate::wire::spec::StreamSpec;
@@ -492,6 +493,16 @@ impl Checker<'_> {
                 ],
             )?;
             let clock = self.rx_clock(&at, task)?;
+            let timestamps = self.keyword(
+                &format!("{at}.timestamps"),
+                "timestamp source",
+                task.timestamps.as_ref(),
+                &[
+                    ("auto", Want::Auto),
+                    ("nic", Want::Nic),
+                    ("software", Want::Software),
+                ],
+            )?;
             let count_from = self.keyword(
                 &format!("{at}.count_from"),
                 "loss origin",
@@ -529,6 +540,7 @@ impl Checker<'_> {
                 count_from,
                 streams: expect,
                 clock,
+                timestamps,
             });
         }
         self.every_rx_queue_polled(ports, &queue_users)?;

@@ -432,6 +432,17 @@ impl<'p> RxBatch<'p> {
         }
     }
 
+    /// Frame `i`'s mbuf (bounds checked).
+    #[inline(always)]
+    pub(super) fn mbuf(&self, i: usize) -> *const sys::rte_mbuf {
+        assert!(
+            i < self.len,
+            "mbuf index {i} outside a batch of {}",
+            self.len
+        );
+        self.mbufs[i]
+    }
+
     /// The RX offload flags of frame `i` (checksum status and the like).
     #[inline]
     pub fn ol_flags(&self, i: usize) -> u64 {

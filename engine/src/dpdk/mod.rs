@@ -43,6 +43,7 @@
 //!     tx_checksum_offload: false,
 //!     tx_multi_segs: false,
 //!     rx_checksum_offload: false,
+//!     rx_timestamp: false,
 //!     promiscuous: true,
 //! };
 //! port.configure(&cfg, pool).unwrap();
@@ -227,6 +228,7 @@ pub mod kclock;
 mod lcore;
 mod mbuf;
 mod mempool;
+pub mod nicstamp;
 mod port;
 pub mod signal;
 pub mod tsc;
@@ -237,6 +239,7 @@ pub use lcore::{scope, Lcore, Scope, Worker};
 pub(crate) use mbuf::check_layout;
 pub use mbuf::{RxBatch, TxBatch, TxOffload, BATCH_MAX};
 pub use mempool::{Mempool, TemplatePool, CACHE_MAX};
+pub use nicstamp::{NicBracket, NicClockReader, RxStampField};
 pub use port::{
     FlowControl, LinkStatus, Port, PortConfig, PortInfo, PortStats, Queues, RxQueue, TxQueue,
 };

@@ -76,6 +76,7 @@ impl PortInfo {
             (sys::RTE_ETH_RX_OFFLOAD_UDP_CKSUM, "rx-udp-cksum"),
             (sys::RTE_ETH_RX_OFFLOAD_TCP_CKSUM, "rx-tcp-cksum"),
             (sys::RTE_ETH_RX_OFFLOAD_SCATTER, "rx-scatter"),
+            (sys::RTE_ETH_RX_OFFLOAD_TIMESTAMP, "rx-timestamp"),
         ];
         let tx = [
             (sys::RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, "tx-ipv4-cksum"),
@@ -140,6 +141,10 @@ pub struct PortConfig {
     pub tx_multi_segs: bool,
     /// Ask the NIC to verify RX checksums.
     pub rx_checksum_offload: bool,
+    /// Ask the NIC to timestamp received frames
+    /// (`RTE_ETH_RX_OFFLOAD_TIMESTAMP`) where the driver offers it; the
+    /// stamps are read through [`RxStampField`](super::RxStampField).
+    pub rx_timestamp: bool,
     /// Receive every frame regardless of destination MAC.
     pub promiscuous: bool,
 }
@@ -702,6 +707,9 @@ fn eth_conf(info: &PortInfo, cfg: &PortConfig, rxq: u16) -> sys::rte_eth_conf {
         conf.rxmode.offloads |= sys::RTE_ETH_RX_OFFLOAD_IPV4_CKSUM
             | sys::RTE_ETH_RX_OFFLOAD_UDP_CKSUM
             | sys::RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+    }
+    if cfg.rx_timestamp {
+        conf.rxmode.offloads |= info.rx_offload_capa & sys::RTE_ETH_RX_OFFLOAD_TIMESTAMP;
     }
     if rxq > 1 && info.rss_offloads != 0 {
         conf.rxmode.mq_mode = sys::RTE_ETH_MQ_RX_RSS_FLAG as _;

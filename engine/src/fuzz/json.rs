@@ -75,6 +75,8 @@ fn rx_streams() -> impl Strategy<Value = Vec<StreamResult>> {
                 corrupt_total: corrupt,
                 latency_clock: None,
                 latency_early: 0,
+                latency_source: None,
+                latency_nic: 0,
                 latency: None,
                 interarrival: Percentiles::default(),
                 span_s: 0.0,

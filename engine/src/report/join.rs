@@ -116,6 +116,12 @@ pub struct OneWayStream {
     pub latency: Percentiles,
     /// Frames that arrived before their departure by the clocks.
     pub early: u64,
+    /// Where the receiver's arrival times came from (`software`,
+    /// `nic_rx`, `nic_rx+software`).
+    pub rx_source: String,
+    /// Where the sender's departure times came from (`software`: the TSC
+    /// read before `tx_burst`).
+    pub tx_source: String,
 }
 
 /// The one-way section when both sides used synchronised clocks.
@@ -132,6 +138,11 @@ fn one_way(t: &TxResult, r: &RxResult) -> Option<OneWay> {
                     id: s.id,
                     latency: rounded(s.latency.as_ref()?, bound),
                     early: s.latency_early,
+                    rx_source: s
+                        .latency_source
+                        .clone()
+                        .unwrap_or_else(|| "software".into()),
+                    tx_source: "software".into(),
                 })
             })
             .collect()
@@ -212,7 +223,14 @@ impl OneWay {
             } else {
                 String::new()
             };
-            let _ = writeln!(s, "{:>8} {}{early}", st.id, st.latency.short());
+            let _ = writeln!(
+                s,
+                "{:>8} {}{early} (departure {}, arrival {})",
+                st.id,
+                st.latency.short(),
+                st.tx_source,
+                st.rx_source
+            );
         }
     }
 }
@@ -707,6 +725,8 @@ mod tests {
             latency: None,
             latency_clock: None,
             latency_early: 0,
+            latency_source: None,
+            latency_nic: 0,
             interarrival: Percentiles::default(),
             span_s: 0.0,
             achieved: Default::default(),

@@ -9,13 +9,19 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::clock::nic::{Counter, NicClock, NicPair, NicTracker, PortStamps, DPDK_BITS};
 use crate::clock::sync::{ClockId, KernelStatus, Pair, SharedMapping, SideClock, Tracker};
 use crate::config::SyncedClock;
-use crate::dpdk::{kclock, tsc};
+use crate::dpdk::{kclock, tsc, DpdkError, NicClockReader};
 use crate::pace::tsc::{measure_hz, TscSample};
 
 /// Clock reads tried for one pair; the narrowest TSC bracket is kept.
 const PAIR_TRIES: usize = 5;
+/// Time between the two pairs a NIC clock's first map is fitted through
+/// (its unit is unknown until two readings are apart).
+const NIC_START_GAP: Duration = Duration::from_millis(20);
+/// How a NIC clock is read, as the result names it.
+const NIC_READ: &str = "rte_eth_read_clock";
 
 /// A TSC reading paired with the monotonic clock (the midpoint of the two
 /// TSC reads bracketing the clock read; see [`TscSample::bracketed`]).
@@ -121,18 +127,105 @@ impl SyncClock {
             residual_ns: self.tracker.worst_residual_ns() + self.read_ns,
             skew_ppm: self.tracker.skew_ppm(),
             pairs: self.tracker.taken(),
+            nic_residual_ns: None,
         }
     }
 }
 
+/// One port's NIC clock mapped onto the TSC: pairs read on the main lcore
+/// at start and every report interval, the fit, the map the receivers
+/// read (`clock::nic`).
+pub(crate) struct NicSync {
+    /// Index of the port in the plan.
+    pub port: usize,
+    reader: NicClockReader,
+    tracker: NicTracker,
+    shared: Arc<SharedMapping>,
+}
+
+impl NicSync {
+    /// Starts mapping port `port`'s clock, read by `reader`, onto a TSC of
+    /// `tsc_hz`: two pairs [`NIC_START_GAP`] apart, the first map
+    /// published.
+    pub(crate) fn start(
+        port: usize,
+        reader: NicClockReader,
+        tsc_hz: u64,
+    ) -> Result<Self, DpdkError> {
+        let counter = Counter::new(DPDK_BITS).expect("64 bits is a width");
+        let mut s = NicSync {
+            port,
+            reader,
+            tracker: NicTracker::new(counter, tsc_hz),
+            shared: Arc::new(SharedMapping::default()),
+        };
+        s.read_pair()?;
+        std::thread::sleep(NIC_START_GAP);
+        s.read_pair()?;
+        if s.tracker.map().is_none() {
+            return Err(DpdkError::msg(
+                format!("{NIC_READ}(port {})", s.reader.port_id()),
+                "the NIC's clock did not advance",
+            ));
+        }
+        Ok(s)
+    }
+
+    /// The map the receivers read.
+    pub(crate) fn mapping(&self) -> Arc<SharedMapping> {
+        Arc::clone(&self.shared)
+    }
+
+    /// The counter's width, as the receivers take it.
+    pub(crate) fn counter(&self) -> Counter {
+        Counter::new(DPDK_BITS).expect("64 bits is a width")
+    }
+
+    /// Reads a pair (the narrowest of [`PAIR_TRIES`] brackets), fits and
+    /// publishes. A pair the tracker refuses is dropped.
+    fn read_pair(&mut self) -> Result<(), DpdkError> {
+        let mut best = None;
+        for _ in 0..PAIR_TRIES {
+            let b = self.reader.bracket()?;
+            let w = b.tsc_after.wrapping_sub(b.tsc_before);
+            if best.is_none_or(|(bw, _)| w < bw) {
+                best = Some((w, b));
+            }
+        }
+        let (_, b) = best.expect("PAIR_TRIES > 0");
+        let (pair, half) = NicPair::bracketed(b.tsc_before, b.nic, b.tsc_after);
+        if let Ok(Some(m)) = self.tracker.push(pair, half) {
+            self.shared.publish(&m.to_words());
+        }
+        Ok(())
+    }
+
+    /// A pair, every report interval (a failed read is skipped).
+    pub(crate) fn tick(&mut self) {
+        let _ = self.read_pair();
+    }
+
+    /// The clock over the run, for the result: a last pair read first.
+    pub(crate) fn report(&mut self) -> NicClock {
+        self.tick();
+        self.tracker.report(NIC_READ)
+    }
+}
+
 /// The synchronised clocks of a run: the senders' and the receivers'
-/// (each the first synced task's of its side; one process may have both).
+/// (each the first synced task's of its side; one process may have both),
+/// and the NIC clocks its receivers take arrival times from.
 #[derive(Default)]
 pub(crate) struct Syncs {
     /// The clock the TX stamps carry.
     pub tx: Option<SyncClock>,
     /// The clock the receivers map their TSC onto.
     pub rx: Option<SyncClock>,
+    /// The NIC clocks mapped onto the TSC, one per port whose RX
+    /// timestamps are used.
+    pub nic: Vec<NicSync>,
+    /// How each receiving port's timestamps were taken, by port index.
+    pub stamps: Vec<(usize, PortStamps)>,
 }
 
 impl Syncs {
@@ -150,6 +243,8 @@ impl Syncs {
         Syncs {
             tx: tx.map(|c| SyncClock::start(c, tsc_hz)),
             rx: rx.map(|c| SyncClock::start(c, tsc_hz)),
+            nic: Vec::new(),
+            stamps: Vec::new(),
         }
     }
 
@@ -159,6 +254,7 @@ impl Syncs {
             .iter_mut()
             .chain(self.rx.iter_mut())
             .for_each(SyncClock::tick);
+        self.nic.iter_mut().for_each(NicSync::tick);
     }
 
     /// Writes each side's clock into `result`; a side whose clock is not
@@ -167,6 +263,19 @@ impl Syncs {
     pub(crate) fn record(&mut self, result: &mut crate::result::RunResult) {
         use crate::outcome::Problem;
         let mut problems = Vec::new();
+        let mut nic_residual: Option<f64> = None;
+        for n in &mut self.nic {
+            let c = n.report();
+            nic_residual = Some(nic_residual.unwrap_or(0.0).max(c.residual_ns));
+            if let Some((_, st)) = self.stamps.iter_mut().find(|(p, _)| *p == n.port) {
+                st.nic_clock = Some(c);
+            }
+        }
+        for (port, st) in &self.stamps {
+            if let Some(p) = result.ports.get_mut(*port) {
+                p.timestamps = Some(st.clone());
+            }
+        }
         if let (Some(s), Some(tx)) = (self.tx.as_mut(), result.tx.as_mut()) {
             let c = s.report();
             if !c.synced() {
@@ -179,7 +288,8 @@ impl Syncs {
             tx.clock = Some(c);
         }
         if let (Some(s), Some(rx)) = (self.rx.as_mut(), result.rx.as_mut()) {
-            let c = s.report();
+            let mut c = s.report();
+            c.nic_residual_ns = nic_residual;
             if c.synced() {
                 rx.latency_kind = SYNCED_KIND.into();
             } else {

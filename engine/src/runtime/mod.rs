@@ -247,6 +247,8 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
         tx_checksum_offload: tx_offload,
         tx_multi_segs: payload.attach_from.is_some(),
         rx_checksum_offload: info.rx_checksum_offload(),
+        rx_timestamp: (plan.rx.iter())
+            .any(|r| r.port == i && r.timestamps != crate::clock::nic::Want::Software),
         promiscuous: pp.promiscuous,
     };
     port.configure(&cfg, pool)
@@ -813,6 +815,7 @@ fn port_results(
                 rx_mbuf_room: pr.port.frame_room(),
                 flow_control: pr.port.flow_control(),
                 errors: errors.get(i).cloned().unwrap_or_default(),
+                timestamps: None,
             }
         })
         .collect()

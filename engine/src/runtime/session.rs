@@ -254,6 +254,9 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
         }
         for r in &mut p.rx {
             r.count_from = CountFrom::Zero;
+            // A trial's NIC clock map would not be refreshed (no report
+            // loop): a certification measures on the software arrival.
+            r.timestamps = crate::clock::nic::Want::Software;
         }
         p.run.duration = Duration::from_secs_f64(spec.duration_s.max(0.001));
         p

@@ -101,7 +101,7 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
 ) -> Result<Tasks<'q>> {
     let stop_tx = Arc::new(StopFlag::default());
     let stop_rx = Arc::new(StopFlag::default());
-    let syncs = super::clock::Syncs::start(plan, tsc_hz);
+    let mut syncs = super::clock::Syncs::start(plan, tsc_hz);
     let shared = TxShared {
         eal,
         fill: shared_fill(plan),
@@ -148,6 +148,7 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
         task.clock = syncs.rx.as_ref().map(super::clock::SyncClock::mapping);
         rx.push(task);
     }
+    nic_stamps(plan, tsc_hz, ports, &mut rx, &mut syncs)?;
     for (task, t) in tx.iter_mut().zip(&plan.tx) {
         if let (crate::config::TxClock::Synced(_), Some(s)) = (t.clock, &syncs.tx) {
             task.clock = Some(s.mapping());
@@ -163,6 +164,91 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
         stop_rx,
         syncs,
     })
+}
+
+/// Each RX task's arrival source, from what its port offers and what the
+/// task asks (`rx[].timestamps`); the NIC clocks of the ports whose RX
+/// timestamps are used, started; each receiving port's choice recorded
+/// in `syncs` for the result.
+fn nic_stamps(
+    plan: &Plan,
+    tsc_hz: u64,
+    ports: &[PortRt],
+    rx: &mut [RxTask<'_>],
+    syncs: &mut super::clock::Syncs,
+) -> Result<()> {
+    use crate::clock::nic::{select, Arrival, NicCaps, PortStamps, Want};
+    use crate::dpdk::{NicClockReader, RxStampField};
+    let rank = |w: Want| match w {
+        Want::Software => 0,
+        Want::Auto => 1,
+        Want::Nic => 2,
+    };
+    let mut field = None;
+    for (ri, (r, task)) in plan.rx.iter().zip(rx.iter_mut()).enumerate() {
+        let at = format!("rx[{ri}].timestamps");
+        let port = &ports[r.port].port;
+        let known = syncs.stamps.iter().position(|(p, _)| *p == r.port);
+        let caps = match known {
+            Some(k) => syncs.stamps[k].1.offered,
+            None => NicCaps {
+                rx_timestamp: port.offers_rx_timestamp(),
+                read_clock: port.reads_clock(),
+                timesync: port.offers_timesync(),
+            },
+        };
+        let arrival = select(
+            r.timestamps,
+            caps,
+            &plan.ports[r.port].name,
+            &port.info().driver,
+        )
+        .map_err(|m| perr(plan, &at, m))?;
+        match known {
+            Some(k) => {
+                let st = &mut syncs.stamps[k].1;
+                if rank(r.timestamps) > rank(st.asked) {
+                    st.asked = r.timestamps;
+                }
+                if arrival == Arrival::NicRx {
+                    st.rx = Arrival::NicRx;
+                }
+            }
+            None => syncs.stamps.push((
+                r.port,
+                PortStamps {
+                    asked: r.timestamps,
+                    offered: caps,
+                    rx: arrival,
+                    tx: Arrival::Software,
+                    nic_clock: None,
+                },
+            )),
+        }
+        if arrival != Arrival::NicRx {
+            continue;
+        }
+        let f = match field {
+            Some(f) => f,
+            None => *field.insert(RxStampField::register().map_err(|e| perr(plan, &at, e))?),
+        };
+        let n = match syncs.nic.iter().position(|n| n.port == r.port) {
+            Some(i) => &syncs.nic[i],
+            None => {
+                let reader = NicClockReader::of(port);
+                let n = super::clock::NicSync::start(r.port, reader, tsc_hz)
+                    .map_err(|e| perr(plan, &at, e))?;
+                syncs.nic.push(n);
+                syncs.nic.last().expect("just pushed")
+            }
+        };
+        task.nic = Some(crate::rx::NicStamps {
+            field: f,
+            map: n.mapping(),
+            counter: n.counter(),
+        });
+    }
+    Ok(())
 }
 
 /// A port's line rate in bit/s and where it comes from: the profile's
@@ -559,6 +645,7 @@ fn rx_task<'q>(
         live: Arc::new(Padded::new(RxLive::default())),
         stop: Arc::clone(stop),
         peer: None,
+        nic: None,
     }
 }
 

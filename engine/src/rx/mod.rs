@@ -23,11 +23,12 @@ use std::sync::Arc;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use crate::clock::nic::{Counter, NicMap};
 use crate::clock::sync::SharedMapping;
 use crate::counter::{Padded, RxLive, StopFlag};
 use crate::dpdk::{
-    tsc, RxBatch, RxQueue, BATCH_MAX, RX_IP_CKSUM_BAD, RX_IP_CKSUM_GOOD, RX_L4_CKSUM_BAD,
-    RX_L4_CKSUM_GOOD,
+    tsc, RxBatch, RxQueue, RxStampField, BATCH_MAX, RX_IP_CKSUM_BAD, RX_IP_CKSUM_GOOD,
+    RX_L4_CKSUM_BAD, RX_L4_CKSUM_GOOD,
 };
 use crate::pace::tsc::ns_to_ticks;
 use crate::wire::dissect::{dissect_with, CorruptReason, DissectOptions, Dissected, Ours};
@@ -109,6 +110,61 @@ pub struct RxTask<'q> {
     pub stop: Arc<StopFlag>,
     /// Its part in a memif link's departure handshake (see [`crate::depart`]).
     pub peer: Option<crate::depart::PeerRx>,
+    /// The NIC's RX timestamps, when its port gives them and the profile
+    /// takes them (`rx[].timestamps`): latency is measured from them.
+    pub nic: Option<NicStamps>,
+}
+
+/// How an RX task reads its NIC's RX timestamps and maps them onto the TSC.
+#[derive(Clone)]
+pub struct NicStamps {
+    /// The mbuf field and flag the NIC writes.
+    pub field: RxStampField,
+    /// NIC ticks → TSC ticks, published by the main lcore
+    /// ([`NicMap::to_words`]).
+    pub map: Arc<SharedMapping>,
+    /// The NIC counter's width.
+    pub counter: Counter,
+}
+
+/// When a frame arrived, as its latency is measured: TSC ticks, and on the
+/// synchronised clock (ns, 0 without one).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Arrival {
+    tsc: u64,
+    ns: u64,
+    /// From the NIC's timestamp (else the TSC read after the poll).
+    nic: bool,
+}
+
+/// A burst's arrivals by the NIC's stamps, converted in bulk before the
+/// burst is accounted.
+struct NicRx {
+    stamps: NicStamps,
+    at: [Arrival; BATCH_MAX],
+}
+
+impl NicRx {
+    /// Each frame's arrival: its NIC stamp mapped onto the TSC (and the
+    /// synchronised clock), else `software`.
+    #[inline(always)]
+    fn convert(&mut self, batch: &impl Burst, software: Arrival, clock: Option<&SharedMapping>) {
+        let map = NicMap::from_words(self.stamps.map.load(), self.stamps.counter);
+        let clock = clock.map(SharedMapping::load);
+        for i in 0..batch.len() {
+            self.at[i] = match batch.rx_stamp(i, &self.stamps.field) {
+                Some(raw) => {
+                    let tsc = map.tsc(raw);
+                    Arrival {
+                        tsc,
+                        ns: clock.map_or(0, |c| c.ns(tsc)),
+                        nic: true,
+                    }
+                }
+                None => software,
+            };
+        }
+    }
 }
 
 /// Why frames were counted corrupt.
@@ -160,6 +216,9 @@ pub struct StreamAcc {
     pub latency: Histogram<u64>,
     /// The latency is measured on the synchronised clock (version-2 stamps).
     pub latency_synced: bool,
+    /// Latencies measured from the NIC's RX timestamp (the others from the
+    /// TSC read after the poll).
+    pub latency_nic: u64,
     /// Version-2 frames that arrived before their departure by the clocks
     /// (recorded as 1 ns): the clocks disagree by more than the path takes.
     pub latency_early: u64,
@@ -200,6 +259,7 @@ impl StreamAcc {
             seq: SeqTracker::default(),
             latency: hist(),
             latency_synced: false,
+            latency_nic: 0,
             latency_early: 0,
             interarrival: hist(),
             payload_bytes: 0,
@@ -227,20 +287,31 @@ impl StreamAcc {
         self.last_tsc = now;
     }
 
-    /// The per-frame part of an intact frame that arrived at `now` (on the
-    /// synchronised clock: `now_ns`, 0 without one): its sequence number
-    /// and its latency. Its counts are added with its run's
-    /// ([`StreamAcc::add_run`]).
+    /// The per-frame part of an intact frame that arrived at `now`: its
+    /// sequence number and its latency, measured to `at` (the NIC's stamp
+    /// when `at.nic`; else `now` and the burst's time on the synchronised
+    /// clock). Its counts are added with its run's ([`StreamAcc::add_run`]).
     #[inline(always)]
-    fn sequenced(&mut self, f: &Ours, now: u64, now_ns: u64, shared_tsc: bool) {
+    fn sequenced(&mut self, f: &Ours, now: u64, at: Arrival, shared_tsc: bool) {
         let seq = extend(f.seq, f.seq_bits, self.seq.counts().max_seq + 1);
         self.seq.record(seq);
         match f.time {
             StampTime::Tsc if shared_tsc => {
-                let lat = now.wrapping_sub(f.tx_tsc) & mask(f.tsc_bits);
+                let m = mask(f.tsc_bits);
+                let arrived = if at.nic { at.tsc } else { now };
+                let mut lat = arrived.wrapping_sub(f.tx_tsc) & m;
+                if at.nic && lat > m >> 1 {
+                    // Mapped from the NIC's clock to before its departure.
+                    self.latency_early += 1;
+                    lat = 1;
+                }
                 let _ = self.latency.record(lat.clamp(1, self.hist_max));
+                self.latency_nic += u64::from(at.nic);
             }
-            StampTime::ClockNs if now_ns != 0 => self.synced_latency(f, now_ns),
+            StampTime::ClockNs if at.ns != 0 => {
+                self.synced_latency(f, at.ns);
+                self.latency_nic += u64::from(at.nic);
+            }
             _ => {}
         }
     }
@@ -753,6 +824,11 @@ trait Burst {
     fn prefetch(&self, i: usize);
     /// Every byte of frame `i`, over all its segments, into `out`.
     fn copy_frame(&self, i: usize, out: &mut Vec<u8>);
+    /// Frame `i`'s NIC RX timestamp in `field`, if it has one.
+    #[inline(always)]
+    fn rx_stamp(&self, _i: usize, _field: &RxStampField) -> Option<u64> {
+        None
+    }
 }
 
 impl Burst for RxBatch<'_> {
@@ -779,6 +855,11 @@ impl Burst for RxBatch<'_> {
     #[cold]
     fn copy_frame(&self, i: usize, out: &mut Vec<u8>) {
         RxBatch::copy_frame(self, i, out)
+    }
+
+    #[inline(always)]
+    fn rx_stamp(&self, i: usize, field: &RxStampField) -> Option<u64> {
+        RxBatch::rx_stamp(self, i, field)
     }
 }
 
@@ -835,8 +916,11 @@ struct Rx {
     shared_tsc: bool,
     /// See [`RxTask::clock`].
     clock: Option<Arc<SharedMapping>>,
-    /// The current burst's arrival on the synchronised clock (0: none).
-    now_ns: u64,
+    /// The current frame's arrival for its latency: the burst's, or the
+    /// NIC's stamp of the frame.
+    lat: Arrival,
+    /// The NIC's stamps of the current burst (see [`RxTask::nic`]).
+    nic: Option<Box<NicRx>>,
     table: Table,
     out: RxOutcome,
     /// Idle cycles after the first busy poll, and since the latest one.
@@ -857,7 +941,13 @@ impl Rx {
             slowdown: t.slowdown_cycles,
             shared_tsc: t.shared_tsc,
             clock: t.clock.clone(),
-            now_ns: 0,
+            lat: Arrival::default(),
+            nic: t.nic.clone().map(|stamps| {
+                Box::new(NicRx {
+                    stamps,
+                    at: [Arrival::default(); BATCH_MAX],
+                })
+            }),
             table: Table::new(
                 &t.expected,
                 t.tsc_hz,
@@ -889,9 +979,18 @@ impl Rx {
     /// publishes the live counts.
     #[inline(always)]
     fn busy(&mut self, batch: &impl Burst, now: u64) {
-        if let Some(m) = &self.clock {
+        let now_ns = match &self.clock {
             // One multiply-shift per burst.
-            self.now_ns = m.load().ns(now);
+            Some(m) => m.load().ns(now),
+            None => 0,
+        };
+        self.lat = Arrival {
+            tsc: now,
+            ns: now_ns,
+            nic: false,
+        };
+        if let Some(n) = &mut self.nic {
+            n.convert(batch, self.lat, self.clock.as_deref());
         }
         let bytes = self.account(batch, now);
         let out = &mut self.out;
@@ -966,6 +1065,9 @@ impl Rx {
             let (data, len) = batch.frame(i);
             let wire = wire_len(len);
             bytes += wire;
+            if let Some(n) = &self.nic {
+                self.lat = n.at[i];
+            }
             if data.len() < len {
                 // A frame in several segments (a payload attached by a
                 // sender on a ring, a NIC's scattered jumbo frame) is made
@@ -1061,14 +1163,14 @@ impl Rx {
             run.bytes += wire;
             run.payload_bytes += f.payload_len as u64;
             let idx = run.idx;
-            self.table.accs[idx].sequenced(f, now, self.now_ns, self.shared_tsc);
+            self.table.accs[idx].sequenced(f, now, self.lat, self.shared_tsc);
             return;
         }
         self.end_run();
         match self.table.index(f.stream_id) {
             Ok(idx) => {
                 let acc = &mut self.table.accs[idx];
-                acc.sequenced(f, now, self.now_ns, self.shared_tsc);
+                acc.sequenced(f, now, self.lat, self.shared_tsc);
                 acc.run_started(now);
                 self.run = Run {
                     id: f.stream_id,
@@ -1161,6 +1263,7 @@ mod tests {
             live: Arc::default(),
             stop: Arc::default(),
             peer: None,
+            nic: None,
         };
         Rx::new(&mut task)
     }
@@ -1477,6 +1580,119 @@ mod tests {
             out.clear();
             out.extend_from_slice(self.0[i]);
         }
+    }
+
+    /// A burst whose frames carry NIC RX timestamps (or none).
+    struct Stamped<'a>(Vec<&'a [u8]>, Vec<Option<u64>>);
+
+    impl Burst for Stamped<'_> {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn frame(&self, i: usize) -> (&[u8], usize) {
+            (self.0[i], self.0[i].len())
+        }
+        fn ol_flags(&self, _: usize) -> u64 {
+            GOOD
+        }
+        fn prefetch(&self, _: usize) {}
+        fn copy_frame(&self, i: usize, out: &mut Vec<u8>) {
+            out.clear();
+            out.extend_from_slice(self.0[i]);
+        }
+        fn rx_stamp(&self, i: usize, _: &RxStampField) -> Option<u64> {
+            self.1[i]
+        }
+    }
+
+    /// A receiver sharing the sender's TSC, taking NIC stamps mapped by
+    /// `map` when `nic`.
+    fn nic_rx(map: NicMap, nic: bool) -> Rx {
+        let mut rx = rx();
+        rx.shared_tsc = true;
+        if nic {
+            rx.nic = Some(Box::new(NicRx {
+                stamps: NicStamps {
+                    field: RxStampField::none(),
+                    map: Arc::new(SharedMapping::new(map.to_words())),
+                    counter: map.counter,
+                },
+                at: [Arrival::default(); BATCH_MAX],
+            }));
+        }
+        rx
+    }
+
+    #[test]
+    fn nic_rx_stamps_give_the_latency_where_the_nic_set_them() {
+        use crate::clock::sync::SHIFT;
+        // Two TSC ticks per NIC tick, NIC 10_000 at TSC 0.
+        let map = NicMap {
+            base_nic: 10_000,
+            base_tsc: 0,
+            mult: 2 << SHIFT,
+            counter: Counter::new(64).unwrap(),
+        };
+        // Frames of stream 3 leave at TSC 1000 + seq.
+        let f = frames(4);
+        let stamps = vec![
+            Some(10_600), // TSC 1200: 200 after 1000
+            Some(10_610), // TSC 1220: 219 after 1001
+            None,         // no stamp: the poll's TSC, 2000: 998 after 1002
+            Some(10_400), // TSC 800: before 1003, counted early
+        ];
+        let burst = Stamped(f.iter().map(Vec::as_slice).collect(), stamps);
+        let lat = |nic: bool| {
+            let mut rx = nic_rx(map, nic);
+            rx.busy(&burst, 2_000);
+            let out = rx.finish(1);
+            let s = &out.streams[0];
+            let v: Vec<(u64, u64)> = (s.latency.iter_recorded())
+                .map(|r| (r.value_iterated_to(), r.count_at_value()))
+                .collect();
+            (v, s.latency_nic, s.latency_early)
+        };
+        assert_eq!(
+            lat(true),
+            (vec![(1, 1), (200, 1), (219, 1), (998, 1)], 3, 1)
+        );
+        // Off: every frame's latency from the poll's TSC, stamps ignored.
+        assert_eq!(
+            lat(false),
+            (vec![(997, 1), (998, 1), (999, 1), (1000, 1)], 0, 0)
+        );
+    }
+
+    #[test]
+    fn nic_rx_stamps_reach_the_synchronised_clock_through_the_tsc() {
+        use crate::clock::sync::{Mapping, Pair, SHIFT};
+        let t0 = 1_764_633_600_000_000_000u64;
+        // TSC at 1 GHz on the clock; NIC ticks are TSC ticks, NIC 0 at TSC 0.
+        let clock = Mapping::through(Pair { tsc: 0, ns: t0 }, 1.0);
+        let map = NicMap {
+            base_nic: 0,
+            base_tsc: 0,
+            mult: 1 << SHIFT,
+            counter: Counter::new(64).unwrap(),
+        };
+        let sent = [t0 + 1_000, t0 + 2_000];
+        let f = synced_frames(64, &sent);
+        // The NIC saw them 300 ns after they left; the poll came 5 µs later.
+        let burst = Stamped(
+            f.iter().map(Vec::as_slice).collect(),
+            vec![Some(1_300), Some(2_300)],
+        );
+        let mut rx = nic_rx(map, true);
+        rx.shared_tsc = false;
+        rx.clock = Some(Arc::new(SharedMapping::new(clock)));
+        rx.busy(&burst, 7_000);
+        let out = rx.finish(1);
+        let s = &out.streams[0];
+        assert!(s.latency_synced);
+        assert_eq!(
+            (s.latency.min(), s.latency.max(), s.latency_nic),
+            (300, 300, 2)
+        );
     }
 
     /// Version-2 frames of stream 5, `size` bytes, stamped at clock

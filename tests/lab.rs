@@ -1519,10 +1519,16 @@ fn assert_reports_agree(v: &Value, csv: &str, html: &str) {
     let cells = |q: &str| -> std::collections::HashSet<String> {
         doc.select(&sel(q)).map(|e| e.text().collect()).collect()
     };
+    // (Latency has no chart when no size had a throughput rate to
+    // measure it at.)
+    let measured = ["throughput", "latency", "loss", "back_to_back"]
+        .iter()
+        .filter(|k| !v[**k].as_array().unwrap().is_empty())
+        .count();
     assert_eq!(
         doc.select(&sel("svg.chart")).count(),
-        4,
-        "one chart per test"
+        measured,
+        "one chart per test with results"
     );
     assert!(
         !html.to_ascii_lowercase().contains("http"),
@@ -1837,8 +1843,15 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
             let mean = bursts.iter().sum::<u64>() as f64 / 2.0;
             assert_eq!(f(b2b, "/mean_frames"), mean);
             let at_line = 2 * (dut_buffer_frames(size) + dut_bucket_frames(size) + 2);
-            for &b in &bursts {
-                assert!(b > 0, "no burst passed at {size} B:\n{out}");
+            // (A search whose every burst the starved tester could not
+            // send at line rate found none: its row is the tester's.)
+            if b2b["bound"] != "tester" {
+                assert!(
+                    bursts.iter().all(|&b| b > 0),
+                    "no burst passed at {size} B:\n{out}"
+                );
+            }
+            for &b in bursts.iter().filter(|&&b| b > 0) {
                 let by = bts
                     .iter()
                     .find(|t| t["passed"] == true && u(t, "/tx_frames") == b)

@@ -8,10 +8,13 @@
 //! multiply-shift per burst.
 //!
 //! The module is pure: the readings (clock_gettime, adjtimex) come from
-//! `dpdk::kclock`, the runtime pairs them. A NIC's own timestamp counter
+//! `dpdk::kclock`, the runtime pairs them; [`ptp`] encodes and decodes
+//! the management messages that read `ptp4l`'s servo, whose socket the
+//! runtime's `servo` module talks to. A NIC's own timestamp counter
 //! mapped onto the same timeline (issue 15, item 3) would be a sibling
 //! `nic.rs` here, turning (NIC counter, TSC) pairs into a [`sync::Mapping`]
 //! of the same kind.
 #![forbid(unsafe_code)]
 
+pub mod ptp;
 pub mod sync;

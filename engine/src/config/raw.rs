@@ -243,6 +243,8 @@ pub(crate) struct Tx {
     pub clock: Option<Scalar>,
     #[serde(default)]
     pub clock_error: Option<Scalar>,
+    #[serde(default)]
+    pub clock_servo: Option<Scalar>,
 }
 
 /// One item of `rx:`.
@@ -268,6 +270,8 @@ pub(crate) struct Rx {
     pub clock: Option<Scalar>,
     #[serde(default)]
     pub clock_error: Option<Scalar>,
+    #[serde(default)]
+    pub clock_servo: Option<Scalar>,
 }
 
 /// `run:`

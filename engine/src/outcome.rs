@@ -245,6 +245,10 @@ pub enum Problem {
         clock: String,
         /// The kernel's maximum error of it, ns.
         maxerror_ns: f64,
+        /// Why the PTP servo says it is not synchronised, when the kernel
+        /// says it is (absent: the kernel says `STA_UNSYNC`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        servo: Option<String>,
     },
 }
 
@@ -406,11 +410,18 @@ impl Problem {
                 side,
                 clock,
                 maxerror_ns,
+                servo,
             } => format!(
-                "the {side}'s {clock} is not synchronised (the kernel says STA_UNSYNC, \
-                 maximum error {}): no one-way latency, inter-arrival figures only; \
-                 synchronise it (docs/two-host.md) or declare its error (clock_error)",
-                crate::units::format_nanos(*maxerror_ns)
+                "the {side}'s {clock} is not synchronised ({}): no one-way latency, \
+                 inter-arrival figures only; synchronise it (docs/two-host.md) or declare \
+                 its error (clock_error)",
+                match servo {
+                    Some(why) => why.clone(),
+                    None => format!(
+                        "the kernel says STA_UNSYNC, maximum error {}",
+                        crate::units::format_nanos(*maxerror_ns)
+                    ),
+                }
             ),
         }
     }

@@ -8,10 +8,13 @@
 //! multiply-shift per burst.
 //!
 //! The module is pure: the readings (clock_gettime, adjtimex) come from
-//! `dpdk::kclock`, the runtime pairs them. A NIC's own timestamp counter
-//! is mapped onto the TSC the same way ([`nic`]): (NIC counter, TSC)
-//! pairs, a fit with its residual, which joins the side's error.
+//! `dpdk::kclock`, the runtime pairs them; [`ptp`] encodes and decodes
+//! the management messages that read `ptp4l`'s servo, whose socket the
+//! runtime's `servo` module talks to. A NIC's own timestamp counter is
+//! mapped onto the TSC the same way ([`nic`]): (NIC counter, TSC) pairs,
+//! a fit with its residual, which joins the side's error.
 #![forbid(unsafe_code)]
 
 pub mod nic;
+pub mod ptp;
 pub mod sync;

@@ -14,6 +14,8 @@ use std::sync::atomic::{fence, AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use super::ptp::ServoRecord;
+
 /// Pairs the fit runs over: the latest ones, so that the slope follows
 /// the drift of the last [`WINDOW`] report intervals.
 pub const WINDOW: usize = 16;
@@ -272,10 +274,14 @@ pub struct SideClock {
     pub clock: ClockId,
     /// The kernel's view, the worst of the run's readings.
     pub kernel: KernelStatus,
-    /// The PTP servo's offset from its master, ns, when it could be read
-    /// (none yet: see docs/two-host.md for the hook).
-    #[serde(default)]
-    pub ptp_offset_ns: Option<f64>,
+    /// What the PTP servo said over the run, when one was read
+    /// (`clock_servo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub servo: Option<ServoRecord>,
+    /// Where the clock's share of the bound came from (written from
+    /// [`SideClock::source`]; absent in results of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_from: Option<ErrorSource>,
     /// An error the profile declares for this clock (`clock_error`), used
     /// in place of the kernel's.
     #[serde(default)]
@@ -294,36 +300,64 @@ pub struct SideClock {
 }
 
 impl SideClock {
-    /// The clock is synchronised: the kernel says so, or the profile
-    /// declares its error.
+    /// The clock is synchronised: the profile declares its error, or the
+    /// kernel says so and the PTP servo, when read, was locked at every
+    /// sample.
     pub fn synced(&self) -> bool {
-        self.kernel.synced || self.declared_error_ns.is_some()
+        self.declared_error_ns.is_some()
+            || (self.kernel.synced && self.servo.as_ref().is_none_or(|s| s.locked))
     }
 
     /// This side's share of the one-way bound, ns: the mapping's residual
     /// (and the NIC map's, when NIC timestamps were used) plus the clock's
-    /// error: declared, else the kernel's estimate (and the PTP servo's
-    /// offset when known), else, unsynchronised, the kernel's maximum
-    /// error.
+    /// error: declared; else, synchronised, the kernel's estimate plus the
+    /// servo's largest offset and path delay when it was read; else the
+    /// kernel's maximum error.
     pub fn error_ns(&self) -> f64 {
         let clock = match self.declared_error_ns {
             Some(e) => e,
-            None if self.kernel.synced => {
-                self.kernel.esterror_ns + self.ptp_offset_ns.map_or(0.0, f64::abs)
+            None if self.synced() => {
+                self.kernel.esterror_ns + self.servo.as_ref().map_or(0.0, ServoRecord::error_ns)
             }
             None => self.kernel.maxerror_ns,
         };
         self.residual_ns + self.nic_residual_ns.unwrap_or(0.0) + clock
     }
 
-    /// Where the clock's error comes from, in words.
-    pub fn error_source(&self) -> &'static str {
-        match (self.declared_error_ns, self.kernel.synced) {
-            (Some(_), _) => "declared by the profile",
-            (None, true) => "kernel esterror",
-            (None, false) => "kernel maxerror (not synchronised)",
+    /// Where the clock's share of the bound comes from.
+    pub fn source(&self) -> ErrorSource {
+        match (self.declared_error_ns, &self.servo) {
+            (Some(_), _) => ErrorSource::Declared,
+            (None, Some(_)) => ErrorSource::Ptp4l,
+            (None, None) => ErrorSource::Adjtimex,
         }
     }
+
+    /// Where the clock's error comes from, in words.
+    pub fn error_source(&self) -> &'static str {
+        match (self.source(), self.synced()) {
+            (ErrorSource::Declared, _) => "declared by the profile",
+            (ErrorSource::Ptp4l, true) => "ptp4l offset and path delay, kernel esterror",
+            (ErrorSource::Ptp4l, false) if !self.kernel.synced => {
+                "kernel maxerror (not synchronised)"
+            }
+            (ErrorSource::Ptp4l, false) => "kernel maxerror (ptp4l not locked)",
+            (ErrorSource::Adjtimex, true) => "kernel esterror",
+            (ErrorSource::Adjtimex, false) => "kernel maxerror (not synchronised)",
+        }
+    }
+}
+
+/// Where a side's clock error comes from (JSON `error_from`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorSource {
+    /// `clock_error` of the profile.
+    Declared,
+    /// The kernel's `adjtimex` (status, esterror, maxerror).
+    Adjtimex,
+    /// `ptp4l`'s servo (offset, path delay, lock) with the kernel's view.
+    Ptp4l,
 }
 
 /// The bound on a one-way figure from stamps on `tx`'s clock read on
@@ -432,7 +466,8 @@ mod tests {
                 esterror_ns: 2_000.0,
                 maxerror_ns: 16_000_000_000.0,
             },
-            ptp_offset_ns: None,
+            servo: None,
+            error_from: None,
             declared_error_ns: None,
             residual_ns,
             skew_ppm: 0.0,
@@ -525,16 +560,18 @@ mod tests {
         assert!(bound_ns(&a, &unsynced) > bound_ns(&a, &b));
         let declared = SideClock {
             declared_error_ns: Some(1_000.0),
-            ..unsynced
+            ..unsynced.clone()
         };
         assert!(declared.synced());
         assert_eq!(declared.error_ns(), 1_050.0);
         assert_eq!(declared.error_source(), "declared by the profile");
-        let ptp = SideClock {
-            ptp_offset_ns: Some(-40.0),
-            ..side(true, 0.0)
-        };
-        assert_eq!(ptp.error_ns(), 2_040.0);
+        assert_eq!(declared.source(), ErrorSource::Declared);
+        assert_eq!(a.source(), ErrorSource::Adjtimex);
+        assert_eq!(a.error_source(), "kernel esterror");
+        assert_eq!(
+            unsynced.error_source(),
+            "kernel maxerror (not synchronised)"
+        );
         // Arrivals from NIC timestamps: the NIC map's residual joins.
         let nic = SideClock {
             nic_residual_ns: Some(35.0),
@@ -544,10 +581,123 @@ mod tests {
         assert_eq!(bound_ns(&nic, &b), 2_185.0 + 2_050.0);
     }
 
+    /// A servo record locked (or not) at offsets up to `offset_ns` and
+    /// path delays up to `delay_ns`.
+    fn servo(locked: bool, offset_ns: f64, delay_ns: f64) -> ServoRecord {
+        ServoRecord {
+            locked,
+            max_abs_offset_ns: offset_ns,
+            max_path_delay_ns: delay_ns,
+            samples: 3,
+            ..ServoRecord::new("ptp4l", "/var/run/ptp4l")
+        }
+    }
+
+    #[test]
+    fn a_locked_servo_adds_its_offset_and_path_delay_to_the_bound() {
+        let ptp = SideClock {
+            servo: Some(servo(true, 40.0, 2_369.0)),
+            ..side(true, 7.0)
+        };
+        assert!(ptp.synced());
+        assert_eq!(ptp.error_ns(), 7.0 + 2_000.0 + 40.0 + 2_369.0);
+        assert_eq!(ptp.source(), ErrorSource::Ptp4l);
+        assert_eq!(
+            ptp.error_source(),
+            "ptp4l offset and path delay, kernel esterror"
+        );
+        assert_eq!(bound_ns(&ptp, &side(true, 3.0)), 4_416.0 + 2_003.0);
+        // Not locked: not synchronised, whatever the kernel says.
+        let unlocked = SideClock {
+            servo: Some(servo(false, 40.0, 2_369.0)),
+            ..side(true, 7.0)
+        };
+        assert!(!unlocked.synced());
+        assert_eq!(unlocked.error_ns(), 7.0 + 16_000_000_000.0);
+        assert_eq!(
+            unlocked.error_source(),
+            "kernel maxerror (ptp4l not locked)"
+        );
+        // Locked, but the kernel's clock is not disciplined.
+        let free = SideClock {
+            servo: Some(servo(true, 40.0, 2_369.0)),
+            ..side(false, 7.0)
+        };
+        assert!(!free.synced());
+        assert_eq!(free.error_source(), "kernel maxerror (not synchronised)");
+        // A declared error stands in for everything.
+        let declared = SideClock {
+            declared_error_ns: Some(100.0),
+            ..unlocked
+        };
+        assert!(declared.synced());
+        assert_eq!(declared.error_ns(), 107.0);
+        assert_eq!(declared.source(), ErrorSource::Declared);
+    }
+
+    #[test]
+    fn clocks_are_named_as_the_kernel_names_them() {
+        assert_eq!(ClockId::Realtime.name(), "CLOCK_REALTIME");
+        assert_eq!(ClockId::Tai.name(), "CLOCK_TAI");
+    }
+
+    #[test]
+    fn three_pairs_have_a_residual_and_one_without_a_rate_is_flat() {
+        // On the line but the last, 500 ns late: the least-squares line
+        // takes a third of it at the middle pair, 166.7 ns from it.
+        let p = [
+            Pair { tsc: 0, ns: 0 },
+            Pair {
+                tsc: HZ,
+                ns: 1_000_000_000,
+            },
+            Pair {
+                tsc: 2 * HZ,
+                ns: 2_000_000_500,
+            },
+        ];
+        let f = fit(&p, HZ).unwrap();
+        assert!(
+            (f.residual_ns - 500.0 / 3.0).abs() < 1e-3,
+            "{}",
+            f.residual_ns
+        );
+        assert_eq!(f.pairs, 3);
+        // One pair and no nominal rate: a flat mapping, not a division by 0.
+        let flat = fit(&p[..1], 0).unwrap();
+        assert_eq!(flat.mapping.mult, 0);
+        assert_eq!(flat.mapping.ns(12_345), 0);
+        assert_eq!(flat.skew_ppm(0), 0.0);
+    }
+
+    #[test]
+    fn a_tracker_counts_how_far_a_new_pair_lies_from_the_previous_mapping() {
+        let mut t = Tracker::new(HZ);
+        assert_eq!(t.skew_ppm(), 0.0, "no fit yet");
+        t.push(Pair { tsc: 0, ns: 0 });
+        t.push(Pair {
+            tsc: HZ,
+            ns: 1_000_000_000,
+        });
+        assert_eq!(t.worst_residual_ns(), 0.0);
+        // The mapping through the first two predicts 2e9 for the third.
+        let f = t.push(Pair {
+            tsc: 2 * HZ,
+            ns: 2_000_000_500,
+        });
+        assert_eq!(t.worst_residual_ns(), 500.0);
+        assert!((f.residual_ns - 500.0 / 3.0).abs() < 1e-3);
+        assert_eq!(t.taken(), 3);
+        // The line rises 250 ns a second faster: 0.25 ppm fast.
+        assert!((t.skew_ppm() - 0.25).abs() < 1e-3, "{}", t.skew_ppm());
+        assert_eq!(t.skew_ppm(), f.skew_ppm(HZ));
+    }
+
     #[test]
     fn rounding_to_the_bound_is_exact() {
         assert_eq!(step_ns(0.3), 1.0);
         assert_eq!(step_ns(f64::NAN), 1.0);
+        assert_eq!(step_ns(f64::INFINITY), 1.0);
         assert_eq!(step_ns(1.0), 1.0);
         assert_eq!(step_ns(999.0), 100.0);
         assert_eq!(step_ns(1_000.0), 1_000.0);

@@ -31,8 +31,8 @@ pub use error::ConfigError;
 #[cfg(test)]
 use plan::{Checksum, RunPlan};
 pub use plan::{
-    Clock, CountFrom, Device, Payload, Plan, PortPlan, RxStreams, SyncedClock, TxClock, Verify,
-    DEFAULT_DPDK_LOG, FULL_DPDK_LOG,
+    Clock, ClockServo, CountFrom, Device, Payload, Plan, PortPlan, RxStreams, SyncedClock, TxClock,
+    Verify, DEFAULT_DPDK_LOG, FULL_DPDK_LOG,
 };
 #[cfg(test)]
 pub(crate) use validate::MAX_PORTS;

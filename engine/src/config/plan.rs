@@ -295,6 +295,23 @@ pub struct TxTaskPlan {
     pub trace_frames: u64,
     /// What its stamps carry: the TSC, or a synchronised clock's ns.
     pub clock: TxClock,
+    /// The PTP servo its synchronised clock reads (`tx[].clock_servo`).
+    pub clock_servo: ClockServo,
+}
+
+/// The PTP servo a synchronised clock reads for its offset
+/// (`clock_servo`; docs/two-host.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClockServo {
+    /// Read `ptp4l` at its default socket if one is there (the default
+    /// with a synced clock); without it, the kernel's view alone.
+    Auto,
+    /// Read none: the kernel's view alone (`none`, and always without a
+    /// synced clock).
+    None,
+    /// Read `ptp4l` at this socket; a run refuses to start if it does not
+    /// answer (`ptp4l` or `ptp4l:PATH`).
+    Ptp4l(PathBuf),
 }
 
 /// What a TX task's stamps carry (`tx[].clock`).
@@ -372,6 +389,8 @@ pub struct RxTaskPlan {
     /// Where its arrival times come from (`timestamps: auto|nic|software`):
     /// the NIC's RX timestamps or the TSC read after each poll.
     pub timestamps: crate::clock::nic::Want,
+    /// The PTP servo its synchronised clock reads (`rx[].clock_servo`).
+    pub clock_servo: ClockServo,
 }
 
 /// Whose TSC stamped the frames an RX task receives.

@@ -243,6 +243,8 @@ pub(crate) struct Tx {
     pub clock: Option<Scalar>,
     #[serde(default)]
     pub clock_error: Option<Scalar>,
+    #[serde(default)]
+    pub clock_servo: Option<Scalar>,
 }
 
 /// One item of `rx:`.
@@ -270,6 +272,8 @@ pub(crate) struct Rx {
     pub clock_error: Option<Scalar>,
     #[serde(default)]
     pub timestamps: Option<Scalar>,
+    #[serde(default)]
+    pub clock_servo: Option<Scalar>,
 }
 
 /// `run:`

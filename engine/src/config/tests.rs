@@ -1125,3 +1125,62 @@ fn rx_timestamps_choose_the_arrival_source() {
         "{m}"
     );
 }
+
+#[test]
+fn clock_servo_names_the_ptp4l_socket_a_synced_clock_reads() {
+    use super::ClockServo;
+    use std::path::PathBuf;
+    let synced = |tx: &str, rx: &str| {
+        with("    trace: dep.csv\n", &format!("    clock: synced\n{tx}")).replace(
+            "    streams: [a]\n",
+            &format!("    streams: [a]\n    clock: synced\n{rx}"),
+        )
+    };
+    // The default with a synced clock: ptp4l's default socket if it is there.
+    let p = load_str(&synced("", ""), "t.yaml").unwrap();
+    assert_eq!(
+        (&p.tx[0].clock_servo, &p.rx[0].clock_servo),
+        (&ClockServo::Auto, &ClockServo::Auto)
+    );
+    let p = load_str(
+        &synced(
+            "    clock_servo: ptp4l\n",
+            "    clock_servo: \"ptp4l:/run/ptp/slave\"\n",
+        ),
+        "t.yaml",
+    )
+    .unwrap();
+    assert_eq!(
+        p.tx[0].clock_servo,
+        ClockServo::Ptp4l(PathBuf::from("/var/run/ptp4l"))
+    );
+    assert_eq!(
+        p.rx[0].clock_servo,
+        ClockServo::Ptp4l(PathBuf::from("/run/ptp/slave"))
+    );
+    let p = load_str(&synced("    clock_servo: none\n", ""), "t.yaml").unwrap();
+    assert_eq!(p.tx[0].clock_servo, ClockServo::None);
+    // Without a synced clock: none, and naming one is an error.
+    let p = load_str(BASE, "t.yaml").unwrap();
+    assert_eq!(
+        (&p.tx[0].clock_servo, &p.rx[0].clock_servo),
+        (&ClockServo::None, &ClockServo::None)
+    );
+    let m = err_with("    trace: dep.csv\n", "    clock_servo: ptp4l\n");
+    assert!(
+        m.contains("tx[0].clock_servo: a clock servo is read only for a synced clock"),
+        "{m}"
+    );
+    let m = err(&synced("    clock_servo: chrony\n", ""));
+    assert!(
+        m.contains(
+            "tx[0].clock_servo: unknown clock servo `chrony`: use none, ptp4l or ptp4l:PATH"
+        ),
+        "{m}"
+    );
+    let m = err(&synced("", "    clock_servo: \"ptp4l:\"\n"));
+    assert!(
+        m.contains("rx[0].clock_servo: `ptp4l:` needs the socket's path after it"),
+        "{m}"
+    );
+}

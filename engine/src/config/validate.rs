@@ -11,8 +11,8 @@ use super::error::ConfigError;
 use super::ext::{Bus, Layer, LinkKind, Pattern, RateSpec, TxMode};
 use super::locate::Locator;
 use super::plan::{
-    Checksum, Clock, CountFrom, Device, EalPlan, Payload, Plan, PortPlan, RunPlan, RxStreams,
-    RxTaskPlan, SyncedClock, TxClock, TxTaskPlan, Verify,
+    Checksum, Clock, ClockServo, CountFrom, Device, EalPlan, Payload, Plan, PortPlan, RunPlan,
+    RxStreams, RxTaskPlan, SyncedClock, TxClock, TxTaskPlan, Verify,
 };
 use super::raw::{self, describe, scalar_text, Scalar, Value};
 use super::stream;
@@ -379,6 +379,12 @@ impl Checker<'_> {
                 ),
             ));
         }
+        let clock = self.tx_clock(at, task)?;
+        let clock_servo = self.clock_servo(
+            at,
+            task.clock_servo.as_ref(),
+            matches!(clock, TxClock::Synced(_)),
+        )?;
         Ok(TxTaskPlan {
             lcore: task.lcore,
             port,
@@ -391,7 +397,8 @@ impl Checker<'_> {
             pattern,
             trace,
             trace_frames: task.trace_frames,
-            clock: self.tx_clock(at, task)?,
+            clock,
+            clock_servo,
         })
     }
 
@@ -432,6 +439,44 @@ impl Checker<'_> {
         parse_duration(v.as_str())
             .map(Some)
             .map_err(|m| self.err(field, m.to_string()))
+    }
+
+    /// `{at}.clock_servo`: `none`, `ptp4l` or `ptp4l:PATH`, only with a
+    /// synced clock; absent, `ptp4l` at its default socket if it is there.
+    fn clock_servo(
+        &self,
+        at: &str,
+        v: Option<&Scalar>,
+        synced: bool,
+    ) -> Result<ClockServo, ConfigError> {
+        let Some(v) = v else {
+            return Ok(if synced {
+                ClockServo::Auto
+            } else {
+                ClockServo::None
+            });
+        };
+        let field = format!("{at}.clock_servo");
+        if !synced {
+            return Err(self.err(
+                field,
+                "a clock servo is read only for a synced clock (clock: synced)",
+            ));
+        }
+        match v.as_str() {
+            "none" => Ok(ClockServo::None),
+            "ptp4l" => Ok(ClockServo::Ptp4l(PathBuf::from(
+                crate::clock::ptp::DEFAULT_SOCKET,
+            ))),
+            s => match s.strip_prefix("ptp4l:") {
+                Some(path) if !path.is_empty() => Ok(ClockServo::Ptp4l(self.resolve(path))),
+                Some(_) => Err(self.err(field, "`ptp4l:` needs the socket's path after it")),
+                None => Err(self.err(
+                    field,
+                    format!("unknown clock servo `{s}`: use none, ptp4l or ptp4l:PATH"),
+                )),
+            },
+        }
     }
 
     /// `rx[r].clock` and `rx[r].clock_error`.
@@ -503,6 +548,11 @@ impl Checker<'_> {
                     ("software", Want::Software),
                 ],
             )?;
+            let clock_servo = self.clock_servo(
+                &at,
+                task.clock_servo.as_ref(),
+                matches!(clock, Clock::Synced { .. }),
+            )?;
             let count_from = self.keyword(
                 &format!("{at}.count_from"),
                 "loss origin",
@@ -541,6 +591,7 @@ impl Checker<'_> {
                 streams: expect,
                 clock,
                 timestamps,
+                clock_servo,
             });
         }
         self.every_rx_queue_polled(ports, &queue_users)?;

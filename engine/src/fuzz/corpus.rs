@@ -41,6 +41,19 @@ fn frame_corpus() {
     }
 }
 
+#[test]
+fn ptp_corpus() {
+    for p in files("ptp") {
+        eprintln!("{}", p.display());
+        let decoded = super::ptp::check_bytes(&read(&p));
+        // A `seed-` file is a response captured from a real ptp4l.
+        let seed = p
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("seed-"));
+        assert!(!seed || decoded.is_some(), "a captured response decodes");
+    }
+}
+
 /// A trace corpus file: the trace, then optionally a last line
 /// `# replay BPS BUFFER` that replays it.
 #[test]

@@ -1,6 +1,6 @@
 //! Fuzz targets run inside `cargo test`: structured generators (mutated
 //! profiles, frames from the project's own builder with bytes flipped,
-//! mutated traces and JSON results) fed to the parsers and the
+//! mutated traces and JSON results, ptp4l's management responses) fed to the parsers and the
 //! accounting, with properties that must hold for any input: no panic,
 //! errors on one line naming where, valid inputs round-trip, counts add
 //! up. See `docs/fuzzing.md`.
@@ -15,6 +15,7 @@ mod corpus;
 mod frame;
 mod json;
 mod profile;
+mod ptp;
 mod trace;
 
 use proptest::test_runner::{Config, RngSeed};

@@ -194,6 +194,11 @@ impl OneWay {
             side(&self.tx_clock, self.tx_error_ns),
             side(&self.rx_clock, self.rx_error_ns)
         );
+        for (who, c) in [("sender", &self.tx_clock), ("receiver", &self.rx_clock)] {
+            if let Some(v) = &c.servo {
+                let _ = writeln!(s, "      {who}'s {}", servo_line(v));
+            }
+        }
         if !self.same_clock {
             let _ = writeln!(
                 s,
@@ -233,6 +238,32 @@ impl OneWay {
             );
         }
     }
+}
+
+/// What a side's PTP servo said over the run, in one line.
+fn servo_line(v: &crate::clock::ptp::ServoRecord) -> String {
+    use crate::clock::ptp::Role;
+    let role = match v.role {
+        Role::Slave => format!("slave of {}", v.gm_identity),
+        Role::Grandmaster => "the grandmaster".to_string(),
+        Role::Unlocked => "unlocked at the last sample".to_string(),
+    };
+    let lock = if v.locked {
+        "locked at every sample".to_string()
+    } else {
+        format!(
+            "not locked throughout ({})",
+            v.not_locked.as_deref().unwrap_or("no sample")
+        )
+    };
+    format!(
+        "{} ({}): {role}, offset up to {}, path delay up to {}, {} samples, {lock}",
+        v.daemon,
+        v.socket,
+        crate::units::format_nanos(v.max_abs_offset_ns),
+        crate::units::format_nanos(v.max_path_delay_ns),
+        v.samples
+    )
 }
 
 /// The verdict with its keys in alphabetical order, as `report --json`
@@ -663,6 +694,36 @@ mod tests {
     use crate::result::TxStreamResult;
     use crate::rx::seq::SeqCounts;
     use crate::rx::CorruptCounts;
+
+    #[test]
+    fn a_sides_servo_is_one_line_of_the_one_way_section() {
+        use crate::clock::ptp::{Role, ServoRecord};
+        let mut v = ServoRecord {
+            samples: 4,
+            locked: true,
+            role: Role::Slave,
+            gm_identity: "5ad2a5.fffe.5804bc".into(),
+            max_abs_offset_ns: 137.0,
+            max_path_delay_ns: 2_369.0,
+            ..ServoRecord::new("ptp4l", "/var/run/ptp4l")
+        };
+        assert_eq!(
+            servo_line(&v),
+            "ptp4l (/var/run/ptp4l): slave of 5ad2a5.fffe.5804bc, offset up to 137 ns, \
+             path delay up to 2.4 us, 4 samples, locked at every sample"
+        );
+        v.locked = false;
+        v.role = Role::Unlocked;
+        v.not_locked = Some(
+            "port 1 UNCALIBRATED, grandmaster 5ad2a5.fffe.5804bc: the servo has not locked".into(),
+        );
+        assert_eq!(
+            servo_line(&v),
+            "ptp4l (/var/run/ptp4l): unlocked at the last sample, offset up to 137 ns, path \
+             delay up to 2.4 us, 4 samples, not locked throughout (port 1 UNCALIBRATED, \
+             grandmaster 5ad2a5.fffe.5804bc: the servo has not locked)"
+        );
+    }
 
     fn rates(l2_bps: f64, fps: f64) -> LayerRates {
         LayerRates {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::clock::nic::{Counter, NicClock, NicPair, NicTracker, PortStamps, DPDK_BITS};
 use crate::clock::sync::{ClockId, KernelStatus, Pair, SharedMapping, SideClock, Tracker};
-use crate::config::SyncedClock;
+use crate::config::{ClockServo, SyncedClock};
 use crate::dpdk::{kclock, tsc, DpdkError, NicClockReader};
 use crate::pace::tsc::{measure_hz, TscSample};
 
@@ -58,12 +58,34 @@ pub(crate) struct SyncClock {
     kernel: Option<KernelStatus>,
     /// Largest half-width of a pair's TSC bracket, ns.
     read_ns: f64,
+    /// The PTP servo read beside the kernel, if any.
+    servo: Option<super::servo::Servo>,
 }
 
 impl SyncClock {
     /// Starts tracking `clock` for a TSC of `tsc_hz`: the first pair, the
-    /// kernel's status, a mapping at the measured rate published.
-    pub(crate) fn start(clock: SyncedClock, tsc_hz: u64) -> Self {
+    /// kernel's status, the servo's first sample, a mapping at the
+    /// measured rate published. A servo the profile names that does not
+    /// answer is an error (the reason); the default socket is read only
+    /// when it answers.
+    pub(crate) fn start(
+        clock: SyncedClock,
+        servo: &ClockServo,
+        tsc_hz: u64,
+    ) -> Result<Self, String> {
+        let servo = match servo {
+            ClockServo::None => None,
+            ClockServo::Auto => {
+                let path = std::path::Path::new(crate::clock::ptp::DEFAULT_SOCKET);
+                path.exists()
+                    .then(|| super::servo::Servo::start(path).ok())
+                    .flatten()
+            }
+            ClockServo::Ptp4l(path) => Some(
+                super::servo::Servo::start(path)
+                    .map_err(|e| format!("ptp4l at {}: {e}", path.display()))?,
+            ),
+        };
         let mut s = SyncClock {
             clock,
             tsc_hz,
@@ -71,9 +93,10 @@ impl SyncClock {
             shared: Arc::new(SharedMapping::default()),
             kernel: None,
             read_ns: 0.0,
+            servo,
         };
-        s.tick();
-        s
+        s.pair_and_kernel();
+        Ok(s)
     }
 
     /// The mapping the workers read.
@@ -81,8 +104,17 @@ impl SyncClock {
         Arc::clone(&self.shared)
     }
 
-    /// Reads a pair and the kernel's status, fits and publishes.
+    /// Reads a pair and the kernel's status, fits and publishes; samples
+    /// the servo if its turn has come.
     pub(crate) fn tick(&mut self) {
+        self.pair_and_kernel();
+        if let Some(s) = &mut self.servo {
+            s.tick(false);
+        }
+    }
+
+    /// Reads a pair and the kernel's status, fits and publishes.
+    fn pair_and_kernel(&mut self) {
         let (pair, half) = self.pair();
         self.read_ns = self.read_ns.max(half);
         let fit = self.tracker.push(pair);
@@ -116,19 +148,26 @@ impl SyncClock {
         (pair, width as f64 * 1e9 / self.tsc_hz.max(1) as f64 / 2.0)
     }
 
-    /// The clock over the run, for the result: a last pair read first.
+    /// The clock over the run, for the result: a last pair (and servo
+    /// sample) read first.
     pub(crate) fn report(&mut self) -> SideClock {
-        self.tick();
-        SideClock {
+        self.pair_and_kernel();
+        if let Some(s) = &mut self.servo {
+            s.tick(true);
+        }
+        let mut c = SideClock {
             clock: self.clock.id,
             kernel: self.kernel.expect("read at start"),
-            ptp_offset_ns: None,
+            servo: self.servo.as_ref().map(super::servo::Servo::record),
+            error_from: None,
             declared_error_ns: self.clock.declared_error.map(|d| d.as_nanos() as f64),
             residual_ns: self.tracker.worst_residual_ns() + self.read_ns,
             skew_ppm: self.tracker.skew_ppm(),
             pairs: self.tracker.taken(),
             nic_residual_ns: None,
-        }
+        };
+        c.error_from = Some(c.source());
+        c
     }
 }
 
@@ -229,23 +268,32 @@ pub(crate) struct Syncs {
 }
 
 impl Syncs {
-    /// The clocks `plan` asks for, started.
-    pub(crate) fn start(plan: &crate::config::Plan, tsc_hz: u64) -> Self {
+    /// The clocks `plan` asks for, started; a servo the profile names
+    /// that does not answer is an error naming its field.
+    pub(crate) fn start(plan: &crate::config::Plan, tsc_hz: u64) -> crate::Result<Self> {
         use crate::config::{Clock, TxClock};
-        let tx = plan.tx.iter().find_map(|t| match t.clock {
-            TxClock::Synced(c) => Some(c),
+        let tx = plan.tx.iter().enumerate().find_map(|(i, t)| match t.clock {
+            TxClock::Synced(c) => Some((format!("tx[{i}].clock_servo"), c, &t.clock_servo)),
             TxClock::Tsc => None,
         });
-        let rx = plan.rx.iter().find_map(|r| match r.clock {
-            Clock::Synced { clock, .. } => Some(clock),
+        let rx = plan.rx.iter().enumerate().find_map(|(i, r)| match r.clock {
+            Clock::Synced { clock, .. } => {
+                Some((format!("rx[{i}].clock_servo"), clock, &r.clock_servo))
+            }
             _ => None,
         });
-        Syncs {
-            tx: tx.map(|c| SyncClock::start(c, tsc_hz)),
-            rx: rx.map(|c| SyncClock::start(c, tsc_hz)),
+        let start = |side: Option<(String, SyncedClock, &ClockServo)>| {
+            side.map(|(field, c, servo)| {
+                SyncClock::start(c, servo, tsc_hz).map_err(|e| super::perr(plan, &field, e))
+            })
+            .transpose()
+        };
+        Ok(Syncs {
+            tx: start(tx)?,
+            rx: start(rx)?,
             nic: Vec::new(),
             stamps: Vec::new(),
-        }
+        })
     }
 
     /// A pair for each clock (every report interval).
@@ -261,7 +309,6 @@ impl Syncs {
     /// synchronised says so, and its receiver's synced latency gives way
     /// to inter-arrival figures.
     pub(crate) fn record(&mut self, result: &mut crate::result::RunResult) {
-        use crate::outcome::Problem;
         let mut problems = Vec::new();
         let mut nic_residual: Option<f64> = None;
         for n in &mut self.nic {
@@ -279,11 +326,7 @@ impl Syncs {
         if let (Some(s), Some(tx)) = (self.tx.as_mut(), result.tx.as_mut()) {
             let c = s.report();
             if !c.synced() {
-                problems.push(Problem::ClockNotSynced {
-                    side: "sender".into(),
-                    clock: c.clock.name().into(),
-                    maxerror_ns: c.kernel.maxerror_ns,
-                });
+                problems.push(not_synced("sender", &c));
             }
             tx.clock = Some(c);
         }
@@ -293,11 +336,7 @@ impl Syncs {
             if c.synced() {
                 rx.latency_kind = SYNCED_KIND.into();
             } else {
-                problems.push(Problem::ClockNotSynced {
-                    side: "receiver".into(),
-                    clock: c.clock.name().into(),
-                    maxerror_ns: c.kernel.maxerror_ns,
-                });
+                problems.push(not_synced("receiver", &c));
                 drop_synced_latency(rx);
             }
             rx.clock = Some(c);
@@ -305,6 +344,29 @@ impl Syncs {
         for p in problems {
             result.outcome.add(p);
         }
+    }
+}
+
+/// The problem of a side whose clock `c` is not synchronised: the
+/// kernel says so, or else the servo was not locked.
+fn not_synced(side: &str, c: &SideClock) -> crate::outcome::Problem {
+    let servo = (c.kernel.synced)
+        .then_some(c.servo.as_ref())
+        .flatten()
+        .filter(|s| !s.locked)
+        .map(|s| {
+            format!(
+                "{} at {} is not locked: {}",
+                s.daemon,
+                s.socket,
+                s.not_locked.as_deref().unwrap_or("no sample")
+            )
+        });
+    crate::outcome::Problem::ClockNotSynced {
+        side: side.into(),
+        clock: c.clock.name().into(),
+        maxerror_ns: c.kernel.maxerror_ns,
+        servo,
     }
 }
 
@@ -344,8 +406,10 @@ mod tests {
                 id: ClockId::Realtime,
                 declared_error: None,
             },
+            &ClockServo::None,
             hz,
-        );
+        )
+        .unwrap();
         let m = s.mapping().load();
         let b = kclock::bracket(kclock::Kernel::Realtime);
         let mapped = m.ns(b.tsc_before / 2 + b.tsc_after / 2);

@@ -37,6 +37,7 @@ mod clock;
 mod depart;
 mod devices;
 pub mod sched;
+mod servo;
 pub(crate) mod session;
 mod tasks;
 mod watch;

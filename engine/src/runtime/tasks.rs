@@ -101,7 +101,7 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
 ) -> Result<Tasks<'q>> {
     let stop_tx = Arc::new(StopFlag::default());
     let stop_rx = Arc::new(StopFlag::default());
-    let mut syncs = super::clock::Syncs::start(plan, tsc_hz);
+    let mut syncs = super::clock::Syncs::start(plan, tsc_hz)?;
     let shared = TxShared {
         eal,
         fill: shared_fill(plan),

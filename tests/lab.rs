@@ -1170,7 +1170,8 @@ fn assert_trials_exact(row: &Value, out: &str) {
 }
 
 /// A row some of whose trials were tester-bound, each by a descheduled
-/// lcore only (the TX met its target): the machine's load, not the DUT.
+/// lcore or the sender's catch-up bursts only (the TX met its target):
+/// the machine's load, not the DUT.
 fn only_descheduled(row: &Value) -> bool {
     let trials = row["trials"].as_array().map(Vec::as_slice).unwrap_or(&[]);
     let bound: Vec<&Value> = trials
@@ -1180,8 +1181,22 @@ fn only_descheduled(row: &Value) -> bool {
     !bound.is_empty()
         && bound.iter().all(|t| {
             let ps = t["problems"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-            ps.iter().all(|p| p["kind"] == "descheduled")
+            ps.iter()
+                .all(|p| p["kind"] == "descheduled" || p["kind"] == "sender_bunched")
         })
+}
+
+/// The trials of a throughput row that were run again at their rate: a
+/// trial that failed as the tester's, followed by one at the same rate.
+fn retried(trials: &[Value]) -> usize {
+    trials
+        .windows(2)
+        .filter(|w| {
+            w[0]["tester_bound"] == true
+                && w[0]["passed"] == false
+                && w[1]["offered_pct"] == w[0]["offered_pct"]
+        })
+        .count()
 }
 
 /// The text at `ptr`.
@@ -1240,11 +1255,13 @@ fn assert_found_the_limit(v: &Value, code: Option<i32>, out: &str) {
     // limit the confirmation may lose frames to the sender's jitter, and
     // then the search goes on below it (RFC 2544 26.1), with its own
     // confirmation last.
+    // A trial that failed as the tester's was run again at its rate.
+    let again = retried(trials);
     assert!(
-        trials.len() >= 8,
+        trials.len() >= 8 + again,
         "100 %, six halvings, the confirmation:\n{out}"
     );
-    if trials.len() > 8 {
+    if again == 0 && trials.len() > 8 {
         assert_eq!(trials[7]["passed"], Value::Bool(false), "{out}");
     }
     // 100 % is twice the limit: lost, by the DUT, not the tester.
@@ -1350,7 +1367,7 @@ fn rfc2544_finds_the_dut_limit_at_1518_bytes() {
         assert_trials_exact(row, &out);
         let trials = row["trials"].as_array().unwrap();
         assert_eq!(u(row, "/trial_count"), trials.len() as u64);
-        if only_descheduled(row) {
+        if only_descheduled(row) && row["bound"] == "tester" {
             // Every figure the tester's, none passed off as the DUT's.
             let _ = writeln!(
                 std::io::stderr(),

@@ -631,6 +631,7 @@ pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
             direction: r.direction.clone(),
             frame_size: r.frame_size,
             figure: format!("{:.3} % of line", r.rate_pct),
+            why: crate::certify::model::why_tester(r),
         });
     }
     for r in cert
@@ -643,6 +644,7 @@ pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
             direction: r.direction.clone(),
             frame_size: r.frame_size,
             figure: format!("{:.1} frames", r.mean_frames),
+            why: String::new(),
         });
     }
     output::print(&table::summary(&cert));

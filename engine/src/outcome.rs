@@ -144,6 +144,27 @@ pub enum Problem {
         frame_size: u32,
         /// The figure, in words (`41.992 % of line`).
         figure: String,
+        /// Why the nearest failure was the tester's, in words (empty in
+        /// results of older versions and for back-to-back).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        why: String,
+    },
+    /// A certification trial lost frames after its sender fell behind
+    /// its schedule by more than the device's queue holds and caught up
+    /// with a burst above the trial's rate: the loss may be that burst's,
+    /// so the trial is the tester's, not the device's (see
+    /// [`crate::certify::model::bunched`]).
+    SenderBunched {
+        /// The sender's largest schedule error, ns.
+        late_max_ns: u64,
+        /// Frames it sent more than `queue_ns` behind their departure
+        /// times.
+        late_frames: u64,
+        /// The device's largest queueing delay seen in the trial (its
+        /// one-way latency's max less its min), at least 10 µs, ns.
+        queue_ns: u64,
+        /// Frames the trial lost.
+        lost: u64,
     },
     /// The host's TSC is not invariant (`/proc/cpuinfo` lacks
     /// `constant_tsc` or `nonstop_tsc`): departures are scheduled and
@@ -263,10 +284,29 @@ impl Problem {
                 direction,
                 frame_size,
                 figure,
+                why,
             } => format!(
                 "{test} of {frame_size}-byte frames ({direction}): {figure} is the tester's \
                  limit, not the device's (the tester could not offer more): the device's \
-                 figure is at least this"
+                 figure is at least this{}",
+                if why.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {why}")
+                }
+            ),
+            Problem::SenderBunched {
+                late_max_ns,
+                late_frames,
+                queue_ns,
+                lost,
+            } => format!(
+                "the sender fell up to {} behind its schedule and caught up in bursts above \
+                 the trial's rate: {late_frames} frames left more than {} late, longer than \
+                 the device queued any frame, so its {lost} lost frames may be those \
+                 bursts', not the device's (the trial is the tester's)",
+                crate::units::format_nanos(*late_max_ns as f64),
+                crate::units::format_nanos(*queue_ns as f64),
             ),
             Problem::TscNotInvariant { missing } => format!(
                 "this CPU's TSC is not invariant (/proc/cpuinfo lacks {}): paced rates and \

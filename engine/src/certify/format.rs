@@ -775,6 +775,8 @@ pub(crate) mod sample {
             passed: lost == 0,
             problems,
             per_direction: Vec::new(),
+            late_max_ns: 0,
+            late_p999_ns: 0,
         }
     }
 

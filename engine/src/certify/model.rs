@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::outcome::Problem;
+use crate::pace::measure::Bucket;
 use crate::report::Percentiles;
 
 /// One trial the searches ask the tester to run.
@@ -97,6 +98,96 @@ pub struct Trial {
     /// cannot be told apart).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_direction: Vec<DirectionFigures>,
+    /// The sender's largest schedule error in the trial (how far behind
+    /// its departure times it fell at worst), ns; 0 in results of older
+    /// versions and for senders that keep no schedule.
+    #[serde(default)]
+    pub late_max_ns: u64,
+    /// The 99.9th percentile of that schedule error, ns.
+    #[serde(default)]
+    pub late_p999_ns: u64,
+}
+
+/// Why a throughput row is the tester's, in words: its nearest failure
+/// (the lowest rate above the result that failed as the tester's) and
+/// what made it the tester's; empty when no such trial is in the row.
+pub fn why_tester(row: &ThroughputRow) -> String {
+    let nearest = (row.trials.iter())
+        .filter(|t| t.tester_bound && !t.passed && t.offered_pct > row.rate_pct)
+        .min_by(|a, b| a.offered_pct.total_cmp(&b.offered_pct));
+    let Some(t) = nearest else {
+        return String::new();
+    };
+    let reasons: Vec<String> = (t.problems.iter())
+        .filter_map(|p| match p {
+            Problem::TargetMissed { achieved_pct, .. } => Some(format!(
+                "its sender reached {achieved_pct:.1} % of the rate"
+            )),
+            Problem::Descheduled {
+                role,
+                lcore,
+                descheduled_pct,
+                ..
+            } => Some(format!(
+                "{role} lcore {lcore} waited for its CPU {descheduled_pct:.1} % of the time"
+            )),
+            Problem::SenderBunched {
+                late_max_ns, lost, ..
+            } => Some(format!(
+                "its sender fell up to {} behind its schedule and caught up in bursts, \
+                 {lost} frames lost",
+                crate::units::format_nanos(*late_max_ns as f64)
+            )),
+            _ => None,
+        })
+        .collect();
+    let what = if reasons.is_empty() {
+        "its sender sent short".to_string()
+    } else {
+        reasons.join(", ")
+    };
+    format!(
+        "the nearest failure, at {:.3} % of line, was the tester's: {what}",
+        t.offered_pct
+    )
+}
+
+/// The least queueing delay [`bunched`] credits the device with, ns, when
+/// its latency was not measured or was smaller: a sender later than this
+/// sends its frames due meanwhile back to back, above the trial's rate.
+pub const QUEUE_FLOOR_NS: u64 = 10_000;
+
+/// Frames sent later than `ns` behind their departure times, from a
+/// sender's schedule-error histogram (power-of-two buckets, each counted
+/// whole when its upper bound is above `ns`: an upper estimate).
+pub fn frames_later_than(buckets: &[Bucket], ns: u64) -> u64 {
+    (buckets.iter())
+        .filter(|b| b.le_ns > ns)
+        .map(|b| b.count)
+        .sum()
+}
+
+/// Whether a trial's loss may be the sender's own doing rather than the
+/// device's: a sender that fell behind its schedule sends the frames due
+/// meanwhile back to back when it runs again, a burst above the trial's
+/// rate. A device that keeps up with the rate queues no more than that
+/// burst beyond its steady load, so a burst worth more time than the
+/// device's queue holds overflows it: at most the frames sent later than
+/// the queue's delay are lost that way. `lost` frames after a sender
+/// `late_max_ns` behind at worst, of which `late_frames` were sent more
+/// than `queue_ns` late (the device's largest queueing delay seen, at
+/// least [`QUEUE_FLOOR_NS`]): the loss is possibly the sender's when
+/// frames were lost, the sender fell behind by more than the queue holds
+/// and at least as many frames as were lost left that late. Then the
+/// trial is tester-bound and the problem says why.
+pub fn bunched(lost: u64, late_max_ns: u64, late_frames: u64, queue_ns: u64) -> Option<Problem> {
+    let queue_ns = queue_ns.max(QUEUE_FLOOR_NS);
+    (lost > 0 && late_max_ns > queue_ns && late_frames >= lost).then_some(Problem::SenderBunched {
+        late_max_ns,
+        late_frames,
+        queue_ns,
+        lost,
+    })
 }
 
 /// One direction's share of a trial in which every direction sent at
@@ -480,6 +571,160 @@ pub struct Certification {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sender's schedule-error histogram of the run in docs/lab.md
+    /// ("A sender's catch-up overflows a small buffer"): 512 B at 37.5 %
+    /// of line, its TX lcore's CPU taken for 20 ms, 23.49 ms behind at
+    /// worst; the DUT queued 10.68 ms at most and lost 68 frames.
+    fn histogram() -> Vec<Bucket> {
+        [
+            (1_575, 266),
+            (3_150, 20_837),
+            (6_301, 1_888),
+            (12_602, 420),
+            (25_205, 691),
+            (50_412, 364),
+            (100_824, 90),
+            (201_649, 64),
+            (403_298, 113),
+            (806_598, 200),
+            (1_613_197, 362),
+            (3_226_394, 618),
+            (6_452_789, 330),
+            (12_905_579, 83),
+            (25_811_158, 98),
+        ]
+        .into_iter()
+        .map(|(le_ns, count)| Bucket { le_ns, count })
+        .collect()
+    }
+
+    /// That run's figures: lateness, queueing delay (latency max less min).
+    const LATE_NS: u64 = 23_492_187;
+    const QUEUE_NS: u64 = 10_679_651;
+
+    #[test]
+    fn frames_later_than_counts_every_bucket_reaching_above() {
+        let h = histogram();
+        assert_eq!(frames_later_than(&h, QUEUE_NS), 83 + 98);
+        assert_eq!(frames_later_than(&h, 12_905_579), 98);
+        assert_eq!(frames_later_than(&h, 12_905_578), 181);
+        assert_eq!(frames_later_than(&h, 0), 26_424);
+        assert_eq!(frames_later_than(&h, 25_811_158), 0);
+        assert_eq!(frames_later_than(&[], 0), 0);
+    }
+
+    #[test]
+    fn a_loss_the_senders_catch_up_explains_is_the_testers() {
+        let late = frames_later_than(&histogram(), QUEUE_NS);
+        let p = bunched(68, LATE_NS, late, QUEUE_NS).expect("the bursts explain 68 frames");
+        assert_eq!(
+            p,
+            Problem::SenderBunched {
+                late_max_ns: LATE_NS,
+                late_frames: 181,
+                queue_ns: QUEUE_NS,
+                lost: 68,
+            }
+        );
+        assert_eq!(
+            p.text(),
+            "the sender fell up to 23.49 ms behind its schedule and caught up in bursts above \
+             the trial's rate: 181 frames left more than 10.68 ms late, longer than the device \
+             queued any frame, so its 68 lost frames may be those bursts', not the device's \
+             (the trial is the tester's)"
+        );
+        assert!(
+            bunched(181, LATE_NS, 181, QUEUE_NS).is_some(),
+            "as many as left late"
+        );
+    }
+
+    #[test]
+    fn a_loss_the_catch_up_cannot_explain_is_the_devices() {
+        assert_eq!(bunched(0, LATE_NS, 181, QUEUE_NS), None, "nothing lost");
+        assert_eq!(
+            bunched(182, LATE_NS, 181, QUEUE_NS),
+            None,
+            "more lost than left late"
+        );
+        assert_eq!(
+            bunched(68, QUEUE_NS, 181, QUEUE_NS),
+            None,
+            "never later than the device queued"
+        );
+        // Above the limit: 4,611 of 28,211 frames lost at 60 % of line with
+        // the DUT's queue full, a sender 3.1 ms behind at worst.
+        assert_eq!(bunched(4_611, 3_146_045, 0, QUEUE_NS), None);
+    }
+
+    #[test]
+    fn a_tester_bound_row_names_its_nearest_failure_and_why() {
+        let bunch = Problem::SenderBunched {
+            late_max_ns: 23_492_000,
+            late_frames: 125,
+            queue_ns: 10_680_000,
+            lost: 68,
+        };
+        let trial = |offered_pct: f64, passed: bool, tester_bound: bool, problems| Trial {
+            offered_pct,
+            passed,
+            tester_bound,
+            problems,
+            ..Trial::default()
+        };
+        let mut row = ThroughputRow {
+            direction: "t0 → t1".into(),
+            frame_size: 512,
+            rate_pct: 31.25,
+            l1_bps: 0.0,
+            l2_bps: 0.0,
+            fps: 0.0,
+            bound: Bound::Tester,
+            trial_count: 4,
+            trials: vec![
+                trial(100.0, false, false, vec![]),
+                trial(37.5, false, true, vec![bunch.clone()]),
+                trial(37.5, false, true, vec![bunch]),
+                trial(31.25, true, false, vec![]),
+            ],
+            complete: true,
+        };
+        assert_eq!(
+            why_tester(&row),
+            "the nearest failure, at 37.500 % of line, was the tester's: its sender fell up \
+             to 23.49 ms behind its schedule and caught up in bursts, 68 frames lost"
+        );
+        row.trials[2].problems = vec![Problem::Descheduled {
+            role: "TX".into(),
+            lcore: 1,
+            descheduled_pct: 6.44,
+            wait_ns: 0,
+            wall_ns: 0,
+        }];
+        row.trials[1].offered_pct = 43.75;
+        assert_eq!(
+            why_tester(&row),
+            "the nearest failure, at 37.500 % of line, was the tester's: TX lcore 1 waited \
+             for its CPU 6.4 % of the time"
+        );
+        row.trials.truncate(1);
+        assert_eq!(why_tester(&row), "");
+    }
+
+    #[test]
+    fn without_a_latency_the_queue_is_taken_as_ten_microseconds() {
+        assert_eq!(bunched(3, 10_000, 5, 0), None);
+        assert_eq!(
+            bunched(3, 10_001, 5, 0),
+            Some(Problem::SenderBunched {
+                late_max_ns: 10_001,
+                late_frames: 5,
+                queue_ns: 10_000,
+                lost: 3,
+            })
+        );
+    }
 
     #[test]
     fn the_cpu_model_and_count_come_from_cpuinfo() {

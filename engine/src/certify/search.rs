@@ -3,7 +3,8 @@
 //! - throughput (26.1): per frame size, a binary search for the highest
 //!   rate whose trial loses no more than the tolerance, between the lower
 //!   and upper bounds, to the resolution; then one confirming trial at the
-//!   result (a failed confirmation searches again below it);
+//!   result (a failed confirmation searches again below it); a trial that
+//!   failed as the tester's is run once more at its rate;
 //! - latency (26.2): trials at each size's throughput rate;
 //! - frame loss rate (26.3): from the upper bound down in steps until two
 //!   successive steps lose nothing;
@@ -423,13 +424,7 @@ impl Search<'_> {
             let Some(best) = b.best else {
                 return Ok(());
             };
-            let t = self.trial(
-                "throughput",
-                self.spec(dir, size, best, self.s.trial_s),
-                tol,
-            )?;
-            let (passed, tester) = (t.passed, t.tester_bound);
-            trials.push(t);
+            let (passed, tester) = self.throughput_trial(dir, size, best, tol, trials)?;
             if passed {
                 return Ok(());
             }
@@ -473,15 +468,40 @@ impl Search<'_> {
         b: &mut Bisect,
         trials: &mut Vec<Trial>,
     ) -> Flow<()> {
-        let spec = self.spec(dir, size, rate, self.s.trial_s);
-        let t = self.trial("throughput", spec, self.s.loss_tolerance_pct)?;
-        if t.passed {
+        let tol = self.s.loss_tolerance_pct;
+        let (passed, tester) = self.throughput_trial(dir, size, rate, tol, trials)?;
+        if passed {
             (b.lo, b.best) = (rate, Some(rate));
         } else {
-            (b.hi, b.hi_tester) = (rate, t.tester_bound);
+            (b.hi, b.hi_tester) = (rate, tester);
         }
-        trials.push(t);
         Ok(())
+    }
+
+    /// A throughput trial at `rate`, kept in `trials`: whether it passed
+    /// and whether its failure was the tester's. A trial that failed as
+    /// the tester's (`tester_bound`: its sender missed the rate, was
+    /// descheduled or bunched its frames) says nothing of the device, so
+    /// the rate is tried once more and the second trial decides.
+    fn throughput_trial(
+        &mut self,
+        dir: Option<usize>,
+        size: u32,
+        rate: f64,
+        tolerance: f64,
+        trials: &mut Vec<Trial>,
+    ) -> Flow<(bool, bool)> {
+        let mut last = (false, false);
+        for _ in 0..2 {
+            let spec = self.spec(dir, size, rate, self.s.trial_s);
+            let t = self.trial("throughput", spec, tolerance)?;
+            last = (t.passed, t.tester_bound);
+            trials.push(t);
+            if last != (false, true) {
+                break;
+            }
+        }
+        Ok(last)
     }
 
     /// The rate latency runs at for `size` in `dir`: its throughput, when

@@ -26,6 +26,9 @@ struct Sim {
     latency: (f64, f64),
     /// `stopped()` answers true once this many trials ran.
     stop_after: Option<usize>,
+    /// The trials (numbered from 0) whose sender bunched its frames: they
+    /// lose 7 frames and are tester-bound.
+    bunched: Vec<usize>,
     specs: Vec<TrialSpec>,
     learned: u32,
 }
@@ -43,6 +46,7 @@ impl Sim {
             silent: false,
             latency: (1000.0, 0.0),
             stop_after: None,
+            bunched: Vec::new(),
             specs: Vec::new(),
             learned: 0,
         }
@@ -88,6 +92,12 @@ impl Tester for Sim {
             tx - lost - self.corrupt
         };
         let lost = if self.silent { tx } else { lost };
+        let bunched = self.bunched.contains(&(self.specs.len() - 1));
+        let (rx, lost, tester_bound) = if bunched {
+            (rx - 7, lost + 7, true)
+        } else {
+            (rx, lost, tester_bound)
+        };
         let p99 = self.latency.0 + self.latency.1 * spec.rate_pct;
         Ok(Trial {
             direction: spec
@@ -256,6 +266,53 @@ fn a_tester_that_cannot_reach_the_rate_is_named_not_the_device() {
         assert_eq!(t.lost, 0, "the device lost nothing");
         assert_eq!(t.passed, !t.tester_bound);
     }
+}
+
+#[test]
+fn a_trial_the_sender_bunched_is_tried_again_at_its_rate() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 42.0;
+    sim.bunched = vec![3];
+    let (cert, r) = certify(&mut sim, &settings("throughput"));
+    r.unwrap();
+    let row = &cert.throughput[0];
+    // As without the bunching, with 37.5 % twice: the first lost 7 frames
+    // to the sender's catch-up, the second passed and decided.
+    assert_eq!(row.rate_pct, 41.9921875);
+    assert_eq!(row.bound, Bound::Device);
+    assert_eq!(row.trial_count, 13);
+    let rates: Vec<f64> = sim.specs.iter().map(|s| s.rate_pct).collect();
+    assert_eq!(&rates[..6], &[100.0, 50.0, 25.0, 37.5, 37.5, 43.75]);
+    let (first, again) = (&row.trials[3], &row.trials[4]);
+    assert_eq!(
+        (first.lost, first.tester_bound, first.passed),
+        (7, true, false)
+    );
+    assert_eq!(
+        (again.lost, again.tester_bound, again.passed),
+        (0, false, true)
+    );
+}
+
+#[test]
+fn a_rate_the_sender_bunched_twice_is_the_testers_failure() {
+    let mut sim = Sim::new();
+    sim.bunched = vec![0, 1];
+    let (cert, r) = certify(&mut sim, &settings("throughput"));
+    r.unwrap();
+    let row = &cert.throughput[0];
+    // 100 % lost 7 frames to the sender twice; every lower rate passed:
+    // 50, 75, 87.5, ... up to 99.90234375 and its confirmation.
+    let rates: Vec<f64> = sim.specs.iter().map(|s| s.rate_pct).collect();
+    assert_eq!(&rates[..5], &[100.0, 100.0, 50.0, 75.0, 87.5]);
+    assert_eq!(row.rate_pct, 99.90234375);
+    assert_eq!(
+        row.bound,
+        Bound::Tester,
+        "the nearest failure was the tester's"
+    );
+    assert_eq!(row.trial_count, 13);
+    assert!(row.trials[2..].iter().all(|t| t.passed));
 }
 
 #[test]

@@ -25,7 +25,10 @@ use super::{
     build_result, clock, close_ports, open_ports, perr, start_ports, timed, Meta, Outcomes, PortRt,
     Runtime, Seen, Snapshot, StopAll, Timing, Up, REPORT_POLL,
 };
-use crate::certify::model::{Certification, DirectionFigures, HostPort, Tester, Trial, TrialSpec};
+use crate::certify::model::{
+    bunched, frames_later_than, Certification, DirectionFigures, HostPort, Tester, Trial,
+    TrialSpec, QUEUE_FLOOR_NS,
+};
 use crate::certify::search::{self, Step, AGGREGATE};
 use crate::config::{CountFrom, Plan};
 use crate::counter::{Padded, StopFlag, TxLive};
@@ -426,7 +429,8 @@ fn sleep_unless_hurried(d: Duration, stop: &StopFlag) {
 
 /// A trial's figures from its run: loss from the frames sent less the
 /// distinct frames received (so a tail lost after the last frame counts),
-/// the senders' shortfall or a descheduled lcore as `tester_bound`.
+/// the senders' shortfall, a descheduled lcore or a loss the senders'
+/// catch-up bursts may explain ([`bunched`]) as `tester_bound`.
 fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64) -> Trial {
     let (tx_frames, span_s, missed) = match &r.tx {
         Some(t) => (
@@ -452,6 +456,11 @@ fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64) -
         )
     });
     let short_burst = spec.burst.is_some_and(|n| tx_frames < n);
+    let latency = merged_latency(&rx.streams.iter().collect::<Vec<_>>());
+    let mut problems = r.outcome.problems.clone();
+    let late = sender_lateness(r, latency.as_ref());
+    let bunched = bunched(lost, late.max_ns, late.frames, late.queue_ns);
+    problems.extend(bunched.clone());
     Trial {
         direction,
         frame_size: spec.frame_size,
@@ -468,12 +477,46 @@ fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64) -
         reordered: rx.reordered,
         duplicated: rx.duplicated,
         corrupt: rx.corrupt,
-        latency: merged_latency(&rx.streams.iter().collect::<Vec<_>>()),
+        latency,
         duration_s: span_s,
-        tester_bound: missed || doubt || short_burst,
+        tester_bound: missed || doubt || short_burst || bunched.is_some(),
         passed: false,
-        problems: r.outcome.problems.clone(),
+        problems,
         per_direction: Vec::new(),
+        late_max_ns: late.max_ns,
+        late_p999_ns: late.p999_ns,
+    }
+}
+
+/// How late a trial's senders were, for [`bunched`].
+struct Lateness {
+    /// The largest schedule error of any TX task, ns.
+    max_ns: u64,
+    /// The largest 99.9th percentile of a TX task's schedule error, ns.
+    p999_ns: u64,
+    /// Frames sent more than `queue_ns` late, all TX tasks together.
+    frames: u64,
+    /// The device's largest queueing delay seen: the one-way latency's
+    /// max less its min, at least [`QUEUE_FLOOR_NS`] (that when latency
+    /// was not measured), ns.
+    queue_ns: u64,
+}
+
+/// The senders' lateness in run `r`, against the queueing delay seen in
+/// `latency`. Tasks that keep no schedule (`max`, `gap`) count as never
+/// late.
+fn sender_lateness(r: &RunResult, latency: Option<&Percentiles>) -> Lateness {
+    let queue_ns = latency.map_or(0.0, |l| (l.max_ns - l.min_ns).max(0.0)) as u64;
+    let queue_ns = queue_ns.max(QUEUE_FLOOR_NS);
+    let tasks = r.tx.as_ref().map(|t| t.tasks.as_slice()).unwrap_or(&[]);
+    let kept = || tasks.iter().filter(|t| t.schedule_kept);
+    Lateness {
+        max_ns: kept().map(|t| t.pace.error_ns.max).max().unwrap_or(0),
+        p999_ns: kept().map(|t| t.pace.error_ns.p999).max().unwrap_or(0),
+        frames: kept()
+            .map(|t| frames_later_than(&t.pace.error_histogram, queue_ns))
+            .sum(),
+        queue_ns,
     }
 }
 

@@ -501,7 +501,8 @@ struct Lateness {
     /// Frames sent more than `queue_ns` late, all TX tasks together.
     frames: u64,
     /// The device's largest queueing delay seen: the one-way latency's
-    /// max less its min (0 when not measured), ns.
+    /// max less its min, at least [`QUEUE_FLOOR_NS`] (that when latency
+    /// was not measured), ns.
     queue_ns: u64,
 }
 

@@ -2086,6 +2086,7 @@ mod tests {
             rx_mbuf_room: 0,
             flow_control: None,
             errors: ErrorSeries::default(),
+            timestamps: None,
         };
         assert_eq!(port.error_problems(), Vec::new(), "a clean port");
         let class = |class, counter: &str, frames| ClassCount {

@@ -1868,7 +1868,7 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
                     );
                 }
             }
-            if bts.iter().all(|t| quiet(t)) {
+            if bts.iter().all(&quiet) {
                 assert_eq!(b2b["bound"], "device", "{out}");
             }
         }

@@ -479,6 +479,21 @@ mod tests {
     }
 
     #[test]
+    fn two_bytes_are_enough_to_refuse_a_wrong_magic() {
+        assert_eq!(
+            Stamp::parse(&[0x12, 0x34]),
+            Err(StampError::BadMagic(0x1234))
+        );
+        assert_eq!(
+            Stamp::parse(&[0x4C, 0x53]),
+            Err(StampError::TooShort {
+                need: COMPACT_LEN,
+                have: 2
+            })
+        );
+    }
+
+    #[test]
     fn patch_tsc_keeps_check_and_sum() {
         let mut p = [0u8; 40];
         full().emit(&mut p);

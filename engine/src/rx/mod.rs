@@ -9,7 +9,10 @@
 //! The loop has DPDK's l2fwd shape: poll one queue, account what came,
 //! move to the next queue. After the stop it goes on polling, for a
 //! bounded time, until every queue is drained. What each frame is checked
-//! for is decided once per task, not per frame.
+//! for is decided once per task, not per frame. Every frame is checked and
+//! sequenced on its own; the intact frames of one stream that follow each
+//! other in a poll (a run) look their stream up once and add their counts
+//! (frames, bytes, payload, span, same-poll arrivals) to it once.
 
 pub mod seq;
 
@@ -224,16 +227,14 @@ impl StreamAcc {
         self.last_tsc = now;
     }
 
-    /// Accounts an intact frame of `wire` bytes that arrived at `now` (on
-    /// the synchronised clock: `now_ns`, 0 without one).
-    #[inline]
-    fn ours(&mut self, f: &Ours, wire: u64, now: u64, now_ns: u64, shared_tsc: bool) {
+    /// The per-frame part of an intact frame that arrived at `now` (on the
+    /// synchronised clock: `now_ns`, 0 without one): its sequence number
+    /// and its latency. Its counts are added with its run's
+    /// ([`StreamAcc::add_run`]).
+    #[inline(always)]
+    fn sequenced(&mut self, f: &Ours, now: u64, now_ns: u64, shared_tsc: bool) {
         let seq = extend(f.seq, f.seq_bits, self.seq.counts().max_seq + 1);
         self.seq.record(seq);
-        self.frames += 1;
-        self.bytes += wire;
-        self.payload_bytes += f.payload_len as u64;
-        self.arrived(now);
         match f.time {
             StampTime::Tsc if shared_tsc => {
                 let lat = now.wrapping_sub(f.tx_tsc) & mask(f.tsc_bits);
@@ -242,6 +243,13 @@ impl StreamAcc {
             StampTime::ClockNs if now_ns != 0 => self.synced_latency(f, now_ns),
             _ => {}
         }
+    }
+
+    /// The gap from the stream's previous arrival to the first frame of a
+    /// run that arrived at `now` (none in the same poll, none before the
+    /// stream's first frame).
+    #[inline(always)]
+    fn run_started(&mut self, now: u64) {
         if self.last_arrival == now {
             self.same_poll += 1;
         } else if self.last_arrival != 0 {
@@ -249,6 +257,20 @@ impl StreamAcc {
             let _ = self.interarrival.record(gap.min(self.hist_max));
         }
         self.last_arrival = now;
+    }
+
+    /// Adds a run of `run.frames` intact frames of `run.bytes` bytes on the
+    /// wire and `run.payload_bytes` of UDP/TCP payload, which arrived
+    /// together at `run.now`, each already [`sequenced`](Self::sequenced)
+    /// and the first [`run_started`](Self::run_started): the frames after
+    /// the first are gaps of 0 (same poll).
+    #[inline(always)]
+    fn add_run(&mut self, run: &Run) {
+        self.frames += run.frames;
+        self.bytes += run.bytes;
+        self.payload_bytes += run.payload_bytes;
+        self.same_poll += run.frames - 1;
+        self.arrived(run.now);
     }
 
     /// Records the one-way latency of a version-2 frame that arrived at
@@ -311,6 +333,25 @@ impl StreamPool {
             .collect();
         StreamPool { accs }
     }
+}
+
+/// Intact frames of one stream that came one after another in one poll:
+/// each is sequenced as it comes, their counts are added to the stream
+/// once, when the run ends (a frame of another stream or another poll, a
+/// corrupt frame, the end of the burst).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Run {
+    /// The stream's id and its accumulator's index in the table.
+    id: u32,
+    idx: usize,
+    /// The poll's arrival TSC.
+    now: u64,
+    /// Frames in the run (0: no run).
+    frames: u64,
+    /// Their bytes on the wire, FCS included.
+    bytes: u64,
+    /// Their UDP/TCP payload bytes.
+    payload_bytes: u64,
 }
 
 /// What one RX lcore did.
@@ -491,11 +532,17 @@ impl Table {
     /// A frame of the same stream as the one before is not looked up.
     #[inline(always)]
     fn slot(&mut self, id: u32) -> Result<&mut StreamAcc, Miss> {
-        let i = match self.last {
-            Some((last, i)) if last == id => i,
-            _ => self.lookup(id)?,
-        };
+        let i = self.index(id)?;
         Ok(&mut self.accs[i])
+    }
+
+    /// The index of [`Table::slot`]'s accumulator.
+    #[inline(always)]
+    fn index(&mut self, id: u32) -> Result<usize, Miss> {
+        match self.last {
+            Some((last, i)) if last == id => Ok(i),
+            _ => self.lookup(id),
+        }
     }
 
     /// [`Table::slot`]'s index of a stream other than the latest one.
@@ -799,6 +846,8 @@ struct Rx {
     live: Arc<Padded<RxLive>>,
     /// A chained frame's bytes, made whole to be checked.
     whole: Vec<u8>,
+    /// The intact frames of one stream counted so far in this poll.
+    run: Run,
 }
 
 impl Rx {
@@ -821,6 +870,7 @@ impl Rx {
             lost_published: 0,
             live: Arc::clone(&t.live),
             whole: Vec::new(),
+            run: Run::default(),
         }
     }
 
@@ -889,6 +939,7 @@ impl Rx {
                 });
             }
         }
+        self.end_run();
         self.out.frames += n as u64;
         self.out.bytes += bytes;
         bytes
@@ -975,35 +1026,78 @@ impl Rx {
     /// Accounts one dissected frame of `wire` bytes that arrived at `now`.
     #[inline(always)]
     fn classify(&mut self, d: Dissected, wire: u64, now: u64) {
-        let out = &mut self.out;
         match d {
-            Dissected::Ours(f) => match self.table.slot(f.stream_id) {
-                Ok(acc) => {
-                    acc.ours(&f, wire, now, self.now_ns, self.shared_tsc);
-                    out.payload_bytes += f.payload_len as u64;
-                }
-                Err(Miss::Overflow) => out.overflow += 1,
-                Err(Miss::Untracked) => out.untracked += 1,
-            },
+            Dissected::Ours(f) => self.ours(&f, wire, now),
             Dissected::Corrupt {
                 stream_id,
                 seq,
                 reason,
-            } => match stream_id.map(|id| self.table.slot(id)) {
-                Some(Ok(acc)) => acc.corrupt(seq, reason, wire, now),
-                Some(Err(Miss::Overflow)) => out.overflow += 1,
-                Some(Err(Miss::Untracked)) => out.untracked += 1,
-                None => out.corrupt_unattributed.add(reason),
-            },
-            Dissected::UnknownVersion { .. } => out.unknown_version += 1,
-            Dissected::TooShort => out.too_short += 1,
-            Dissected::Foreign => out.foreign += 1,
+            } => {
+                // A corrupt frame marks its stream's span as it comes:
+                // the counts of a run before it go in first.
+                self.end_run();
+                let out = &mut self.out;
+                match stream_id.map(|id| self.table.slot(id)) {
+                    Some(Ok(acc)) => acc.corrupt(seq, reason, wire, now),
+                    Some(Err(Miss::Overflow)) => out.overflow += 1,
+                    Some(Err(Miss::Untracked)) => out.untracked += 1,
+                    None => out.corrupt_unattributed.add(reason),
+                }
+            }
+            Dissected::UnknownVersion { .. } => self.out.unknown_version += 1,
+            Dissected::TooShort => self.out.too_short += 1,
+            Dissected::Foreign => self.out.foreign += 1,
+        }
+    }
+
+    /// Accounts an intact frame of `wire` bytes that arrived at `now`: it
+    /// is sequenced at once, and counted with the run of its stream's
+    /// frames in the same poll (looked up once for the run).
+    #[inline(always)]
+    fn ours(&mut self, f: &Ours, wire: u64, now: u64) {
+        let run = &mut self.run;
+        if run.frames != 0 && run.id == f.stream_id && run.now == now {
+            run.frames += 1;
+            run.bytes += wire;
+            run.payload_bytes += f.payload_len as u64;
+            let idx = run.idx;
+            self.table.accs[idx].sequenced(f, now, self.now_ns, self.shared_tsc);
+            return;
+        }
+        self.end_run();
+        match self.table.index(f.stream_id) {
+            Ok(idx) => {
+                let acc = &mut self.table.accs[idx];
+                acc.sequenced(f, now, self.now_ns, self.shared_tsc);
+                acc.run_started(now);
+                self.run = Run {
+                    id: f.stream_id,
+                    idx,
+                    now,
+                    frames: 1,
+                    bytes: wire,
+                    payload_bytes: f.payload_len as u64,
+                };
+            }
+            Err(Miss::Overflow) => self.out.overflow += 1,
+            Err(Miss::Untracked) => self.out.untracked += 1,
+        }
+    }
+
+    /// Adds the current run's counts to its stream, if there is a run.
+    #[inline(always)]
+    fn end_run(&mut self) {
+        if self.run.frames != 0 {
+            let run = std::mem::take(&mut self.run);
+            self.table.accs[run.idx].add_run(&run);
+            self.out.payload_bytes += run.payload_bytes;
         }
     }
 
     /// The outcome, after a loop of `loop_cycles`; publishes the final
     /// lost count.
     fn finish(mut self, loop_cycles: u64) -> RxOutcome {
+        self.end_run();
         let out = &mut self.out;
         out.loop_cycles = loop_cycles;
         out.busy_cycles = loop_cycles.saturating_sub(out.idle_cycles);
@@ -1476,9 +1570,16 @@ mod tests {
     struct Want {
         frames: u64,
         bytes: u64,
+        payload_bytes: u64,
         unique: u64,
         lost: u64,
         duplicated: u64,
+        /// Inter-arrival values: one per frame after the stream's first.
+        gaps: u64,
+        /// Of which 0 (a frame in the same poll as the stream's previous).
+        same_poll: u64,
+        first_tsc: u64,
+        last_tsc: u64,
     }
 
     /// Feeds `order` (stream index, sequence) of `streams` in bursts of
@@ -1491,38 +1592,56 @@ mod tests {
             .iter()
             .map(|&(s, q)| streams[s].1[q as usize].as_slice())
             .collect();
-        let mut now = 1_000;
-        for chunk in list.chunks(burst) {
-            r.account(&Frames(chunk.to_vec()), now);
-            now += 100;
+        let now_of = |chunk: usize| 1_000 + 100 * chunk as u64;
+        for (c, chunk) in list.chunks(burst).enumerate() {
+            r.account(&Frames(chunk.to_vec()), now_of(c));
         }
         let out = r.finish(1);
         let mut total = 0;
+        let mut payload_total = 0;
         for (s, (id, fr)) in streams.iter().enumerate() {
             let seqs: Vec<u64> = order.iter().filter(|o| o.0 == s).map(|o| o.1).collect();
             let mut distinct = seqs.clone();
             distinct.sort_unstable();
             distinct.dedup();
             let span = distinct.last().map_or(0, |&m| m - distinct[0] + 1);
+            // The polls its frames came in, one entry per frame.
+            let polls: Vec<usize> = (order.iter().enumerate())
+                .filter(|o| o.1 .0 == s)
+                .map(|o| o.0 / burst)
+                .collect();
+            let payload = (fr[0].len() - 42) as u64;
             let want = Want {
                 frames: seqs.len() as u64,
                 bytes: seqs.len() as u64 * wire_len(fr[0].len()),
+                payload_bytes: seqs.len() as u64 * payload,
                 unique: distinct.len() as u64,
                 lost: span - distinct.len() as u64,
                 duplicated: (seqs.len() - distinct.len()) as u64,
+                gaps: seqs.len() as u64 - 1,
+                same_poll: polls.windows(2).filter(|w| w[0] == w[1]).count() as u64,
+                first_tsc: now_of(polls[0]),
+                last_tsc: now_of(polls[polls.len() - 1]),
             };
+            payload_total += want.payload_bytes;
             let acc = out
                 .streams
                 .iter()
                 .find(|a| a.id == *id)
                 .expect("stream seen");
             let c = acc.seq.counts();
+            let gaps = acc.interarrival_all();
             let got = Want {
                 frames: acc.frames,
                 bytes: acc.bytes,
+                payload_bytes: acc.payload_bytes,
                 unique: c.unique,
                 lost: c.lost,
                 duplicated: c.duplicated,
+                gaps: gaps.len(),
+                same_poll: gaps.count_at(0),
+                first_tsc: acc.first_tsc,
+                last_tsc: acc.last_tsc,
             };
             assert_eq!(got, want, "stream {id}, bursts of {burst}");
             assert_eq!(acc.corrupt.total(), 0);
@@ -1530,6 +1649,7 @@ mod tests {
         }
         assert_eq!(out.streams.len(), streams.len());
         assert_eq!((out.frames, out.foreign, out.overflow), (total, 0, 0));
+        assert_eq!(out.payload_bytes, payload_total);
     }
 
     /// Three streams (one id past the direct table), 300 frames each, with
@@ -1584,6 +1704,78 @@ mod tests {
         let (streams, order) = interleaved(5);
         check_order(&streams, &order, 64);
         check_order(&streams, &order, 3);
+    }
+
+    /// Runs of one stream's frames broken by another stream, a corrupt
+    /// frame of the same stream, a foreign frame and a new poll: every
+    /// count as if the frames were counted one by one.
+    #[test]
+    fn runs_broken_by_streams_corrupt_frames_and_polls_count_as_frame_by_frame() {
+        let (a, b) = (4u32, 70_001u32);
+        let bad = Dissected::Corrupt {
+            stream_id: Some(a),
+            seq: Some(3),
+            reason: CorruptReason::IpChecksum,
+        };
+        let polls: [(u64, Vec<Dissected>); 3] = [
+            (
+                100,
+                vec![
+                    ours(a, 0),
+                    ours(a, 1),
+                    ours(b, 0),
+                    ours(a, 2),
+                    bad,
+                    ours(a, 4),
+                    ours(a, 5),
+                ],
+            ),
+            (250, vec![ours(a, 6), ours(b, 1), ours(b, 2)]),
+            (
+                400,
+                vec![
+                    Dissected::Foreign,
+                    ours(a, 7),
+                    Dissected::Foreign,
+                    ours(a, 8),
+                ],
+            ),
+        ];
+        let mut r = rx();
+        for (now, frames) in &polls {
+            for d in frames {
+                r.classify(*d, 1046, *now);
+            }
+        }
+        assert_ne!(r.run, Run::default(), "the last run is still open");
+        let out = r.finish(1);
+        assert_eq!(out.foreign, 2);
+        assert_eq!(out.payload_bytes, 11 * 1000);
+        let s = |id| out.streams.iter().find(|s| s.id == id).unwrap();
+        // (frames, bytes, payload bytes, first, last, corrupt, unique)
+        let sa = s(a);
+        assert_eq!(
+            (
+                sa.frames,
+                sa.bytes,
+                sa.payload_bytes,
+                sa.first_tsc,
+                sa.last_tsc
+            ),
+            (9, 9 * 1046, 8_000, 100, 400)
+        );
+        assert_eq!((sa.corrupt.ip_checksum, sa.seq.counts().unique), (1, 9));
+        // Intact frames of a: 4 in the same poll as the one before, then
+        // gaps of 150 and 150, then 0 again.
+        let ia = sa.interarrival_all();
+        assert_eq!((ia.len(), ia.count_at(0), ia.count_at(150)), (7, 5, 2));
+        let sb = s(b);
+        assert_eq!(
+            (sb.frames, sb.payload_bytes, sb.first_tsc, sb.last_tsc),
+            (3, 3_000, 100, 250)
+        );
+        let ib = sb.interarrival_all();
+        assert_eq!((ib.len(), ib.count_at(0), ib.count_at(150)), (2, 1, 1));
     }
 
     #[test]

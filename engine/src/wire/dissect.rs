@@ -144,7 +144,14 @@ fn classify(frame: &[u8], opt: &DissectOptions) -> Result<Ours, Dissected> {
     };
     let slen = s.layout.len();
     let fill_sum = fill(&s, &payload[slen..], opt).map_err(|r| corrupt(r, stamp))?;
-    if !l4_checksum_ok(opt, &l3, &l4, slen, fill_sum) {
+    // The stamp verified: the bytes its check covers sum to all ones (the
+    // compact check covers the fill too), so the L4 checksum adds that
+    // instead of reading them again.
+    let payload_sum = match s.layout {
+        StampLayout::Compact => Some(checksum::VERIFIED),
+        StampLayout::Full => fill_sum.map(|fs| checksum::add(checksum::VERIFIED, fs)),
+    };
+    if !l4_checksum_ok(opt, &l3, &l4, payload_sum) {
         return Err(corrupt(CorruptReason::L4Checksum, stamp));
     }
     Ok(Ours {
@@ -353,17 +360,11 @@ fn fill(s: &Stamp, bytes: &[u8], opt: &DissectOptions) -> Result<Option<u16>, Co
     Ok(Some(fs))
 }
 
-/// The L4 checksum, if asked, with the fill's sum when given (the fill
-/// starts `fill_start` bytes into the payload). UDP over IPv4 may carry no
-/// checksum (0); over IPv6 it must.
+/// The L4 checksum, if asked, with the L4 payload's sum when it is known
+/// without reading it (a verified stamp, and the fill's sum). UDP over
+/// IPv4 may carry no checksum (0); over IPv6 it must.
 #[inline(always)]
-fn l4_checksum_ok(
-    opt: &DissectOptions,
-    l3: &L3<'_>,
-    l4: &L4,
-    fill_start: usize,
-    fill_sum: Option<u16>,
-) -> bool {
+fn l4_checksum_ok(opt: &DissectOptions, l3: &L3<'_>, l4: &L4, payload_sum: Option<u16>) -> bool {
     if !opt.verify_l4 {
         return true;
     }
@@ -373,11 +374,12 @@ fn l4_checksum_ok(
     let segment = l3.segment;
     let ps = l3.pseudo.sum(l3.proto, segment.len());
     let head_len = l4.head_len;
-    let total = match fill_sum {
-        // Every part before the fill has an even length (L4 header,
-        // stamp), so the fill's sum adds as it is.
-        Some(fs) if (head_len + fill_start).is_multiple_of(2) => {
-            checksum::add(checksum::sum(&segment[..head_len + fill_start]), fs)
+    let total = match payload_sum {
+        // The payload starts at an even offset (UDP's 8 bytes, TCP's
+        // multiple of 4): its sum adds as it is.
+        // (A UDP or TCP header is at most 60 bytes.)
+        Some(s) if head_len.is_multiple_of(2) => {
+            checksum::add(checksum::sum_short(&segment[..head_len]), s)
         }
         _ => checksum::sum(segment),
     };

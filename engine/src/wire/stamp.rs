@@ -18,7 +18,7 @@
 //! is an O(1) RFC 1624 update. Byte layout: `docs/wire-format.md`.
 
 use super::checksum;
-use super::{be16, be32, put16, put32};
+use super::{be16, put16, put32};
 
 /// Magic value at stamp offset 0 ("LS").
 pub const MAGIC: u16 = 0x4C53;
@@ -194,6 +194,15 @@ pub struct Stamp {
     pub fill_csum: u16,
 }
 
+/// The `N` bytes of stamp `b` from `off`: with `off` a constant the
+/// bounds are checked at compile time.
+#[inline(always)]
+fn at<const N: usize, const L: usize>(b: &[u8; L], off: usize) -> [u8; N] {
+    let mut out = [0u8; N];
+    out.copy_from_slice(&b[off..off + N]);
+    out
+}
+
 fn mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
@@ -240,66 +249,81 @@ impl Stamp {
     /// Decodes and verifies the stamp at the start of `payload` (the whole
     /// L4 payload). For the compact layout the check covers the whole
     /// payload; `fill_len`/`fill_csum` are then computed from it.
+    ///
+    /// A stamp that parses sums to 0xFFFF over the bytes its check covers
+    /// (the stamp in the full layout, the whole payload in the compact
+    /// one): a caller that verifies a checksum over those bytes too (the
+    /// L4 checksum) adds 0xFFFF for them instead of summing them again.
+    /// The fields are read from fixed-size views of the stamp (no bounds
+    /// checks), and every byte of the stamp (and of a compact fill) is
+    /// summed once.
+    #[inline]
     pub fn parse(payload: &[u8]) -> Result<Stamp, StampError> {
-        if payload.len() < 2 {
+        let Some(&[m0, m1, fmt]) = payload.first_chunk::<3>() else {
+            if let Some(&[m0, m1]) = payload.first_chunk::<2>() {
+                let m = u16::from_be_bytes([m0, m1]);
+                if m != MAGIC {
+                    return Err(StampError::BadMagic(m));
+                }
+            }
             return Err(StampError::TooShort {
                 need: COMPACT_LEN,
                 have: payload.len(),
             });
-        }
-        let m = be16(payload, 0);
+        };
+        let m = u16::from_be_bytes([m0, m1]);
         if m != MAGIC {
             return Err(StampError::BadMagic(m));
         }
-        let Some(&fmt) = payload.get(2) else {
-            return Err(StampError::TooShort {
-                need: COMPACT_LEN,
-                have: payload.len(),
-            });
-        };
         let Some((layout, time)) = StampLayout::of_format(fmt) else {
             return Err(StampError::UnknownVersion(fmt));
         };
-        let n = layout.len();
-        if payload.len() < n {
-            return Err(StampError::TooShort {
-                need: n,
-                have: payload.len(),
-            });
-        }
-        let b = &payload[..n];
+        let too_short = |need| StampError::TooShort {
+            need,
+            have: payload.len(),
+        };
         match layout {
             StampLayout::Full => {
-                if !checksum::verifies(checksum::sum(b)) {
+                let b = payload
+                    .first_chunk::<FULL_LEN>()
+                    .ok_or_else(|| too_short(FULL_LEN))?;
+                if !checksum::verifies(checksum::sum_short(b)) {
                     return Err(StampError::CheckFailed);
                 }
                 Ok(Stamp {
                     layout,
-                    stream_id: be32(b, F_ID),
-                    seq: u64::from_be_bytes(b[F_SEQ..F_SEQ + 8].try_into().unwrap_or([0; 8])),
-                    tx_tsc: u64::from_be_bytes(b[F_TSC..F_TSC + 8].try_into().unwrap_or([0; 8])),
+                    stream_id: u32::from_be_bytes(at(b, F_ID)),
+                    seq: u64::from_be_bytes(at(b, F_SEQ)),
+                    tx_tsc: u64::from_be_bytes(at(b, F_TSC)),
                     time,
-                    fill_len: be16(b, F_FILL_LEN),
-                    fill_csum: be16(b, F_FILL_CSUM),
+                    fill_len: u16::from_be_bytes(at(b, F_FILL_LEN)),
+                    fill_csum: u16::from_be_bytes(at(b, F_FILL_CSUM)),
                 })
             }
             StampLayout::Compact => {
-                if !checksum::verifies(checksum::sum(payload)) {
+                let (b, fill) = payload
+                    .split_first_chunk::<COMPACT_LEN>()
+                    .ok_or_else(|| too_short(COMPACT_LEN))?;
+                // The check covers stamp and fill; the fill starts at an
+                // even offset (18), so their sums add as they are, and the
+                // fill's own sum gives its checksum.
+                // (A compact stamp's fill is under 14 bytes.)
+                let fill_sum = checksum::sum_short(fill);
+                if !checksum::verifies(checksum::add(checksum::sum_short(b), fill_sum)) {
                     return Err(StampError::CheckFailed);
                 }
                 let mut seq = [0u8; 8];
-                seq[2..].copy_from_slice(&b[C_SEQ..C_SEQ + 6]);
+                seq[2..].copy_from_slice(&at::<6, COMPACT_LEN>(b, C_SEQ));
                 let mut tsc = [0u8; 8];
-                tsc[3..].copy_from_slice(&b[C_TSC..C_TSC + 5]);
-                let fill = &payload[n..];
+                tsc[3..].copy_from_slice(&at::<5, COMPACT_LEN>(b, C_TSC));
                 Ok(Stamp {
                     layout,
-                    stream_id: u32::from(be16(b, C_ID)),
+                    stream_id: u32::from(u16::from_be_bytes(at(b, C_ID))),
                     seq: u64::from_be_bytes(seq),
                     tx_tsc: u64::from_be_bytes(tsc),
                     time,
                     fill_len: fill.len() as u16,
-                    fill_csum: checksum::checksum(fill),
+                    fill_csum: checksum::finish(fill_sum),
                 })
             }
         }

@@ -637,6 +637,102 @@ fn reprs_round_trip_through_etherparse() {
     );
 }
 
+/// Every single-bit flip of a short frame, on every stack, with compact
+/// and full stamps, with and without a fill, of odd and even lengths, is
+/// caught by the check that covers the flipped bit (the L4 checksum
+/// reuses the verified stamp's sum, so a flip in the L4 header must still
+/// fail it); only the bits no check covers (MAC addresses, IPv6 traffic
+/// class, flow label and hop limit, a UDP/IPv4 checksum flipped to "none")
+/// leave the frame intact.
+#[test]
+fn every_bit_flip_of_a_short_frame_is_caught_by_its_check() {
+    for v6 in [false, true] {
+        for tcp in [false, true] {
+            let probe = spec(v6, tcp, false, SizeSpec::Fixed(200));
+            let hdr = FrameBuilder::new(&probe, CsumMode::Software)
+                .unwrap()
+                .stamp_offset();
+            for payload in [18usize, 19, 24, 31, 32, 33, 90] {
+                let s = spec(v6, tcp, false, SizeSpec::Fixed(hdr + payload + 4));
+                let mut b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+                let mut f = vec![0u8; b.max_len()];
+                let len = b.write(&mut f, 0x1234_5678, 0xAB_CDEF);
+                f.truncate(len);
+                assert_eq!(len, hdr + payload);
+                assert!(matches!(dissect(&f), Dissected::Ours(_)));
+                let l3 = b.l2_len();
+                let l4 = l3 + if v6 { 40 } else { 20 };
+                let layout = StampLayout::for_payload(payload).unwrap();
+                let ctx = format!("v6 {v6} tcp {tcp} payload {payload}");
+                for pos in 0..len {
+                    for bit in 0..8 {
+                        let mut g = f.clone();
+                        g[pos] ^= 1 << bit;
+                        let d = dissect(&g);
+                        let unchecked = pos < 12
+                            || (v6 && pos == l3 + 7)
+                            || (v6 && (l3..l3 + 4).contains(&pos) && !(pos == l3 && bit >= 4))
+                            || (!v6
+                                && !tcp
+                                && (pos == l4 + 6 || pos == l4 + 7)
+                                && g[l4 + 6..l4 + 8] == [0, 0]);
+                        if unchecked {
+                            assert!(
+                                matches!(d, Dissected::Ours(_)),
+                                "{ctx} byte {pos} bit {bit}: {d:?}"
+                            );
+                            continue;
+                        }
+                        let want = if pos >= hdr + layout.len() {
+                            Some(match layout {
+                                StampLayout::Full => CorruptReason::FillChecksum,
+                                StampLayout::Compact => CorruptReason::StampCheck,
+                            })
+                        } else if pos >= hdr + 3 {
+                            Some(CorruptReason::StampCheck)
+                        } else if (l4..l4 + 4).contains(&pos) {
+                            // The ports: only the L4 checksum covers them.
+                            Some(CorruptReason::L4Checksum)
+                        } else {
+                            None
+                        };
+                        match want {
+                            Some(r) => assert!(
+                                matches!(d, Dissected::Corrupt { reason, .. } if reason == r),
+                                "{ctx} byte {pos} bit {bit}: want {r:?}, got {d:?}"
+                            ),
+                            None => assert!(
+                                !matches!(d, Dissected::Ours(_)),
+                                "{ctx} byte {pos} bit {bit}: taken as intact"
+                            ),
+                        }
+                    }
+                }
+                // With the fill's own check off, the L4 checksum alone
+                // still catches a flip in the fill of a full stamp.
+                if layout == StampLayout::Full && payload > 32 {
+                    let mut g = f.clone();
+                    g[len - 1] ^= 0x80;
+                    let o = DissectOptions {
+                        verify_fill: false,
+                        ..DissectOptions::default()
+                    };
+                    assert!(
+                        matches!(
+                            dissect_with(&g, &o),
+                            Dissected::Corrupt {
+                                reason: CorruptReason::L4Checksum,
+                                ..
+                            }
+                        ),
+                        "{ctx}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn udp_checksum_zero_becomes_ffff() {
     // Search payloads until the computed checksum is 0: it must be sent as 0xFFFF.

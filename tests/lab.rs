@@ -1324,15 +1324,29 @@ fn rfc2544_names_the_testers_limit_not_the_duts() {
         assert_eq!(row["bound"], "tester", "{out}");
         assert_trials_exact(row, &out);
         let trials = row["trials"].as_array().unwrap();
-        // 100 %, 75 % (the span is then the resolution), the lower bound.
-        let offered: Vec<f64> = trials.iter().map(|t| f(t, "/offered_pct")).collect();
-        assert_eq!(offered, [100.0, 75.0, 50.0], "{out}");
+        // 100 %, then 75 % (the span is then the resolution), then the
+        // lower bound, as far as the tester's failures take it; a trial
+        // that was the tester's is tried once more at its rate.
+        let mut offered: Vec<f64> = trials.iter().map(|t| f(t, "/offered_pct")).collect();
+        assert!(offered.len() <= 6, "{out}");
+        offered.dedup();
+        assert!([100.0, 75.0, 50.0].starts_with(&offered), "{out}");
+        assert_eq!(trials[0]["tester_bound"], Value::Bool(true), "{out}");
+        let mut best = 0.0f64;
         for t in trials {
-            assert_eq!(t["tester_bound"], Value::Bool(true), "{t}\n{out}");
-            assert_eq!(t["passed"], Value::Bool(false), "{t}");
-            assert!(f(t, "/sent_pct") < f(t, "/offered_pct"), "{t}");
+            // A trial passes only when the tester offered its load.
+            if t["tester_bound"] == Value::Bool(true) {
+                assert_eq!(t["passed"], Value::Bool(false), "{t}");
+                assert!(f(t, "/sent_pct") < f(t, "/offered_pct"), "{t}");
+            }
+            if t["passed"] == Value::Bool(true) {
+                best = best.max(f(t, "/offered_pct"));
+            }
         }
-        assert_eq!(f(row, "/rate_pct"), 0.0, "{out}");
+        // The result is the highest rate the tester offered in full (its
+        // limit, bound: tester), never a rate above it; 0 when none.
+        assert_eq!(f(row, "/rate_pct"), best, "{out}");
+        assert!(best < 100.0, "{out}");
         let probs = v["problems"].as_array().unwrap();
         let tb: Vec<&Value> = probs
             .iter()

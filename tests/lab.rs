@@ -1180,6 +1180,19 @@ fn assert_found_the_limit(v: &Value, code: Option<i32>, out: &str) {
     assert!(v["problems"].as_array().unwrap().is_empty(), "{out}");
 }
 
+/// The DUT the certification tests run against: 50 Mbit/s at L1 with a
+/// 64 kB tail-drop buffer, for 1518-byte frames on a 1500-byte MTU.
+const DUT_50M: &[&str] = &[
+    "--limit",
+    "50M",
+    "--buffer",
+    "64kB",
+    "--mtu",
+    "1500",
+    "--frame-size",
+    "1518",
+];
+
 /// The done-when: a DUT limited to 50 Mbit/s at L1 (`scripts/lab
 /// up --dut --limit 50M --buffer 64kB`) behind ports whose line is 100
 /// Mbit/s at L1 (`link: 100m`). `landspeed rfc2544 --tests throughput
@@ -1198,19 +1211,7 @@ fn rfc2544_finds_the_dut_limit_at_1518_bytes() {
     favour_this_thread();
     let (p, fp) = (cert_prefix(11), cert_file_prefix(11));
     {
-        let lab = DutLab::up(
-            &p,
-            &[
-                "--limit",
-                "50M",
-                "--buffer",
-                "64kB",
-                "--mtu",
-                "1500",
-                "--frame-size",
-                "1518",
-            ],
-        );
+        let lab = DutLab::up(&p, DUT_50M);
         let dir = tempfile::tempdir().unwrap();
         let prof = cert_profile(dir.path(), &lab, &fp, &[]);
         let args = ["--tests", "throughput", "--sizes", "1518", "--trial", "2s"];
@@ -1618,19 +1619,7 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
     favour_this_thread();
     let (p, fp) = (cert_prefix(13), cert_file_prefix(13));
     {
-        let lab = DutLab::up(
-            &p,
-            &[
-                "--limit",
-                "50M",
-                "--buffer",
-                "64kB",
-                "--mtu",
-                "1500",
-                "--frame-size",
-                "1518",
-            ],
-        );
+        let lab = DutLab::up(&p, DUT_50M);
         let dir = tempfile::tempdir().unwrap();
         let prof = cert_profile(
             dir.path(),

@@ -604,6 +604,9 @@ pub fn why_not<'a>(
         .map(|n| n.reason.as_str())
 }
 
+/// Directions, each with the frame sizes something holds for.
+type Places = Vec<(String, Vec<u32>)>;
+
 /// The sentence that stands in for the results of `test` when it has
 /// none (the terminal table says it, the HTML report says it where the
 /// chart would be): `No latency measured: no frame size had a throughput
@@ -634,7 +637,7 @@ pub fn nothing_measured(c: &Certification, test: Test) -> Option<String> {
         }
     };
     // Each reason once, with the directions and sizes it holds for.
-    let mut groups: Vec<(String, Vec<(String, Vec<u32>)>)> = Vec::new();
+    let mut groups: Vec<(String, Places)> = Vec::new();
     for n in &mine {
         let r = reason(n);
         let at = match groups.iter_mut().position(|(g, _)| *g == r) {

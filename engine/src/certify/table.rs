@@ -64,10 +64,13 @@ fn bound(b: Bound) -> &'static str {
     }
 }
 
+/// The table of one test.
+type Table = fn(&Certification, &mut String);
+
 /// The whole summary, ending with the line of `v` (see [`verdict`]).
 pub fn summary(c: &Certification, v: Verdict) -> String {
     let mut s = String::new();
-    let tables: [(Test, fn(&Certification, &mut String)); 4] = [
+    let tables: [(Test, Table); 4] = [
         (Test::Throughput, throughput),
         (Test::Latency, latency),
         (Test::Loss, loss),

@@ -598,12 +598,13 @@ fn describe_host(host: &mut crate::certify::model::Host) {
 }
 
 /// `landspeed rfc2544`: check everything, run the certification in one
-/// process, print the tables, write the reports. Exit status: 0 pass, 5
-/// a criterion failed, 3 a figure was the tester's, 4 interrupted (the
-/// reports hold what was measured, marked incomplete), 1 an error (the
-/// reports are still written).
+/// process, print the tables, write the reports. Exit status (the
+/// [`crate::certify::table::Verdict`] the last terminal line states): 0
+/// pass, 5 a criterion failed, 3 a figure was the tester's, 4
+/// interrupted (the reports hold what was measured, marked incomplete),
+/// 1 an error (the reports are still written).
 pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
-    use crate::certify::{criteria, display, model::Bound, table};
+    use crate::certify::{criteria, display, model::Bound, search, table};
     let plan = certify_plan(args)?;
     check_certify_outputs(args)?;
     signal::on_interrupt(&INTERRUPT, runtime::remove_own_run_dirs);
@@ -624,6 +625,7 @@ pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
             cert.stopped_by = Some(format!("interrupted by {}", signal::name(sig)));
         }
     }
+    cert.not_measured = search::not_measured(&cert);
     cert.criteria = criteria::judge(&cert, &plan.certify.criteria);
     for r in cert.throughput.iter().filter(|r| r.bound == Bound::Tester) {
         cert.problems.push(Problem::TesterBound {
@@ -647,7 +649,8 @@ pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
             why: String::new(),
         });
     }
-    output::print(&table::summary(&cert));
+    let verdict = table::Verdict::of(&cert, failed.is_some());
+    output::print(&table::summary(&cert, verdict));
     for (opt, path) in certify_outputs(args) {
         let opt: &'static str = opt;
         output::write_atomic(opt, path, render(opt, &cert).as_bytes())?;
@@ -655,13 +658,5 @@ pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
     if let Some(e) = failed {
         return Err(e);
     }
-    Ok(if !cert.complete {
-        crate::outcome::exit::INTERRUPTED
-    } else if cert.criteria.iter().any(|k| !k.passed) {
-        crate::outcome::exit::FAILED
-    } else if !cert.problems.is_empty() {
-        crate::outcome::exit::SHORTFALL
-    } else {
-        crate::outcome::exit::OK
-    })
+    Ok(verdict.exit())
 }

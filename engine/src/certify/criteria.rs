@@ -10,7 +10,9 @@
 //!   two loss-free steps that is a loss-free one).
 //!
 //! A criterion whose test did not run (or produced no row) fails: a
-//! certification cannot pass on a figure it did not measure. A throughput
+//! certification cannot pass on a figure it did not measure, and its
+//! `measured` names the reason the certification's `not_measured` gives
+//! for that test, direction and size. A throughput
 //! bound by the tester is still a lower bound of the device's: it meets a
 //! minimum it reaches, and fails one it does not, saying the tester bound it.
 
@@ -51,7 +53,7 @@ pub fn judge(cert: &Certification, list: &[Acceptance]) -> Vec<Criterion> {
             a.sizes.clone()
         };
         for &size in &sizes {
-            for dir in directions(cert) {
+            for dir in super::search::row_directions(&cert.directions) {
                 if let Some(min) = a.min_throughput_pct {
                     out.push(throughput(cert, &dir, size, min));
                 }
@@ -67,29 +69,28 @@ pub fn judge(cert: &Certification, list: &[Acceptance]) -> Vec<Criterion> {
     out
 }
 
-/// The directions of the rows: each one, then the aggregate when there
-/// are several.
-fn directions(cert: &Certification) -> Vec<String> {
-    let mut v = cert.directions.clone();
-    if v.len() > 1 {
-        v.push(super::search::AGGREGATE.to_string());
-    }
-    v
-}
-
-fn criterion(test: &str, dir: &str, size: u32, wanted: String) -> Criterion {
+/// A criterion not met for want of a figure: `measured` says `not
+/// measured`, with the reason `cert.not_measured` gives when it has one.
+fn criterion(cert: &Certification, test: &str, dir: &str, size: u32, wanted: String) -> Criterion {
+    let why = (cert.not_measured.iter())
+        .find(|n| n.test == test && n.direction == dir && n.frame_size == size);
+    let measured = match why {
+        Some(n) => format!("not measured: {}", n.reason),
+        None => "not measured".into(),
+    };
     Criterion {
         test: test.into(),
         direction: dir.into(),
         frame_size: size,
         wanted,
-        measured: "not measured".into(),
+        measured,
         passed: false,
     }
 }
 
 fn throughput(cert: &Certification, dir: &str, size: u32, min: f64) -> Criterion {
     let mut c = criterion(
+        cert,
         "throughput",
         dir,
         size,
@@ -111,7 +112,13 @@ fn throughput(cert: &Certification, dir: &str, size: u32, min: f64) -> Criterion
 }
 
 fn latency(cert: &Certification, dir: &str, size: u32, max: f64) -> Criterion {
-    let mut c = criterion("latency", dir, size, format!("mean latency ≤ {max} ns"));
+    let mut c = criterion(
+        cert,
+        "latency",
+        dir,
+        size,
+        format!("mean latency ≤ {max} ns"),
+    );
     let row = cert
         .latency
         .iter()
@@ -125,7 +132,7 @@ fn latency(cert: &Certification, dir: &str, size: u32, max: f64) -> Criterion {
 
 fn loss(cert: &Certification, dir: &str, size: u32, b: LossBound) -> Criterion {
     let wanted = format!("loss ≤ {} % at {} % of line", b.loss_pct, b.rate_pct);
-    let mut c = criterion("loss", dir, size, wanted);
+    let mut c = criterion(cert, "loss", dir, size, wanted);
     let curve = cert
         .loss
         .iter()

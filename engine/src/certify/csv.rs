@@ -1,5 +1,7 @@
 //! The CSV of a certification: one file, one header, a line per result
-//! (per point of a loss curve), per acceptance criterion, per trial and
+//! (per point of a loss curve), per test, direction and size not measured
+//! (`not_measured`, why in the `reason` column), per acceptance
+//! criterion, per trial and
 //! per direction of a trial in which every direction sent at once
 //! (`trial_direction`, numbered as its trial), told apart by the `test` and `kind` columns. Quoted as RFC 4180 says
 //! (CRLF line ends; a field holding a comma, a quote or a line break is
@@ -7,7 +9,7 @@
 //! so they read exactly as in the HTML report.
 //!
 //! Columns: `test` (`throughput`, `latency`, `loss`, `back_to_back`),
-//! `kind` (`result`, `criterion`, `trial`, `trial_direction`), `direction`, `frame_size`,
+//! `kind` (`result`, `not_measured`, `criterion`, `trial`, `trial_direction`), `direction`, `frame_size`,
 //! then every [`Column`] by its name; a column that does not apply to a
 //! line is empty.
 
@@ -22,6 +24,7 @@ pub fn render(c: &Certification) -> String {
     line(&mut out, header.iter().copied());
     let records = format::results(c)
         .into_iter()
+        .chain(format::not_measured(c))
         .chain(format::criteria(c))
         .chain(format::trials(c))
         .chain(format::direction_trials(c));
@@ -171,6 +174,37 @@ mod tests {
         assert_eq!(&b[col("p99_ns")], "8321");
         assert_eq!(&a[col("loss_pct")], format::loss_pct(d0.loss_pct));
         assert_eq!(&a[col("passed")], "");
+    }
+
+    /// A line per test, direction and size not measured, its reason in
+    /// the `reason` column, every figure empty.
+    #[test]
+    fn a_line_per_entry_not_measured_with_its_reason() {
+        let c = sample::no_rate_at_64();
+        let (header, lines) = read(&render(&c));
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        assert_eq!(header.last().map(String::as_str), Some("reason"));
+        let not: Vec<&::csv::StringRecord> =
+            lines.iter().filter(|l| &l[1] == "not_measured").collect();
+        assert_eq!(not.len(), 1);
+        let l = not[0];
+        assert_eq!(
+            (&l[0], &l[2], &l[3], &l[col("reason")]),
+            (
+                "latency",
+                sample::DIRS[0],
+                "64",
+                "no throughput rate: none of the 12 throughput trial(s) at this size passed"
+            )
+        );
+        let filled = l.iter().skip(4).filter(|f| !f.is_empty()).count();
+        assert_eq!(filled, 1, "only the reason");
+        let results = format::results(&c).len();
+        assert_eq!(&lines[results][1], "not_measured", "after the results");
+        assert_eq!(&lines[results + 1][1], "criterion");
+        let (_, complete) = read(&render(&sample::complete()));
+        assert!(complete.iter().all(|l| &l[1] != "not_measured"));
+        assert!(complete.iter().all(|l| l[col("reason")].is_empty()));
     }
 
     #[test]

@@ -22,9 +22,10 @@
 //! A figure that is not a number (a mean of nothing) reads `n/a`.
 
 use super::model::{
-    BackToBackRow, Bound, Certification, Criterion, LatencyRow, LossCurve, Settings, ThroughputRow,
-    Trial,
+    BackToBackRow, Bound, Certification, Criterion, LatencyRow, LossCurve, NotMeasured, Settings,
+    ThroughputRow, Trial,
 };
+use super::search::NO_RATE;
 
 /// What a figure reads when it is not a number.
 pub const NOT_A_NUMBER: &str = "n/a";
@@ -286,6 +287,9 @@ pub enum Kind {
     /// One direction's share of a trial in which every direction sent at
     /// once (its `trial` column numbers the aggregate trial).
     DirectionTrial,
+    /// A test planned for a direction and size that measured nothing
+    /// there (its `reason` column says why).
+    NotMeasured,
 }
 
 impl Kind {
@@ -296,6 +300,7 @@ impl Kind {
             Kind::Criterion => "criterion",
             Kind::Trial => "trial",
             Kind::DirectionTrial => "trial_direction",
+            Kind::NotMeasured => "not_measured",
         }
     }
 }
@@ -370,11 +375,13 @@ pub enum Column {
     Measured,
     /// Trial: its problems, `; ` between them.
     Problems,
+    /// Not measured: why.
+    Reason,
 }
 
 impl Column {
     /// Every column, in the CSV's order.
-    pub const ALL: [Column; 33] = [
+    pub const ALL: [Column; 34] = [
         Column::Trial,
         Column::RatePct,
         Column::L1Gbps,
@@ -408,6 +415,7 @@ impl Column {
         Column::Wanted,
         Column::Measured,
         Column::Problems,
+        Column::Reason,
     ];
 
     /// Its name in the CSV header.
@@ -455,6 +463,7 @@ impl Column {
             Column::Wanted => ("wanted", "wanted"),
             Column::Measured => ("measured", "measured"),
             Column::Problems => ("problems", "problems"),
+            Column::Reason => ("reason", "reason"),
         }
     }
 }
@@ -565,6 +574,103 @@ fn back_to_back(r: &BackToBackRow) -> Record {
 
 fn any_tester_bound(trials: &[Trial]) -> bool {
     trials.iter().any(|t| t.tester_bound)
+}
+
+/// What the certification did not measure: one record per test,
+/// direction and size in its `not_measured`, the reason in [`Column::Reason`].
+pub fn not_measured(c: &Certification) -> Vec<Record> {
+    let record = |n: &NotMeasured| {
+        let test = Test::from_key(&n.test).unwrap_or(Test::Throughput);
+        Record::new(test, Kind::NotMeasured, &n.direction, n.frame_size)
+            .with(Column::Reason, n.reason.as_str())
+    };
+    c.not_measured.iter().map(record).collect()
+}
+
+/// Why `test` measured nothing in `direction` at `size`, when the
+/// certification says it did not.
+pub fn why_not<'a>(
+    c: &'a Certification,
+    test: Test,
+    direction: &str,
+    size: u32,
+) -> Option<&'a str> {
+    (c.not_measured.iter())
+        .find(|n| {
+            Test::from_key(&n.test) == Some(test)
+                && n.direction == direction
+                && n.frame_size == size
+        })
+        .map(|n| n.reason.as_str())
+}
+
+/// Directions, each with the frame sizes something holds for.
+type Places = Vec<(String, Vec<u32>)>;
+
+/// The sentence that stands in for the results of `test` when it has
+/// none (the terminal table says it, the HTML report says it where the
+/// chart would be): `No latency measured: no frame size had a throughput
+/// rate (p0 → p1 64, 1518 B: ...).`, its `not_measured` reasons
+/// gathered, each after the directions and sizes it holds for. `None`
+/// when the test has results.
+pub fn nothing_measured(c: &Certification, test: Test) -> Option<String> {
+    if test.has_results(c) {
+        return None;
+    }
+    let what = test.title().to_lowercase();
+    let mine: Vec<&NotMeasured> = (c.not_measured.iter())
+        .filter(|n| Test::from_key(&n.test) == Some(test))
+        .collect();
+    if mine.is_empty() {
+        let why = if c.complete {
+            ""
+        } else {
+            ": the certification stopped before this test"
+        };
+        return Some(format!("No {what} measured{why}."));
+    }
+    let no_rate = mine.iter().all(|n| n.reason.starts_with(NO_RATE));
+    let reason = |n: &NotMeasured| -> String {
+        match n.reason.strip_prefix(NO_RATE).filter(|_| no_rate) {
+            Some(rest) => rest.trim_start_matches(':').trim_start().to_string(),
+            None => n.reason.clone(),
+        }
+    };
+    // Each reason once, with the directions and sizes it holds for.
+    let mut groups: Vec<(String, Places)> = Vec::new();
+    for n in &mine {
+        let r = reason(n);
+        let at = match groups.iter_mut().position(|(g, _)| *g == r) {
+            Some(i) => &mut groups[i].1,
+            None => {
+                groups.push((r, Vec::new()));
+                &mut groups.last_mut().expect("just pushed").1
+            }
+        };
+        match at.iter_mut().find(|(d, _)| *d == n.direction) {
+            Some((_, sizes)) => sizes.push(n.frame_size),
+            None => at.push((n.direction.clone(), vec![n.frame_size])),
+        }
+    }
+    let text: Vec<String> = (groups.iter())
+        .map(|(r, at)| {
+            let places: Vec<String> = (at.iter())
+                .map(|(d, sizes)| {
+                    let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
+                    format!("{d} {} B", sizes.join(", "))
+                })
+                .collect();
+            format!("{}: {r}", places.join(" and "))
+        })
+        .collect();
+    Some(if no_rate {
+        format!(
+            "No {what} measured: no frame size had a throughput rate ({}).",
+            text.join("; ")
+        )
+    } else {
+        format!("No {what} measured: {}.", text.join("; "))
+    })
 }
 
 /// The acceptance criteria, one record each.
@@ -697,6 +803,7 @@ pub fn line_l2_bps(line_bps: u64, frame_size: u32) -> f64 {
 #[cfg(test)]
 pub(crate) mod sample {
     use crate::certify::model::*;
+    use crate::certify::search::AGGREGATE;
     use crate::outcome::Problem;
     use crate::report::Percentiles;
 
@@ -964,6 +1071,7 @@ pub(crate) mod sample {
             complete: true,
             stopped_by: None,
             problems: Vec::new(),
+            not_measured: Vec::new(),
         };
         for dir in 0..2 {
             for size in SIZES {
@@ -1007,6 +1115,21 @@ pub(crate) mod sample {
         c.loss
             .retain(|r| r.direction == DIRS[0] && r.frame_size < 512);
         c.back_to_back.clear();
+        // The sample has no aggregate rows: neither does what it lacks.
+        c.not_measured = crate::certify::search::not_measured(&c);
+        c.not_measured.retain(|n| n.direction != AGGREGATE);
+        c
+    }
+
+    /// [`complete`] whose throughput found no rate at 64 B one way, so
+    /// latency did not run there.
+    pub fn no_rate_at_64() -> Certification {
+        let mut c = complete();
+        let t = &mut c.throughput[0];
+        (t.rate_pct, t.l1_bps, t.l2_bps, t.fps) = (0.0, 0.0, 0.0, 0.0);
+        c.latency.remove(0);
+        c.not_measured = crate::certify::search::not_measured(&c);
+        c.not_measured.retain(|n| n.direction != AGGREGATE);
         c
     }
 
@@ -1295,6 +1418,105 @@ mod tests {
         assert_eq!(k[1].get(Column::Passed), Some("no"));
         assert_eq!(k[1].get(Column::Wanted), Some("throughput ≥ 55 % of line"));
         assert_eq!(k[2].test, Test::Latency);
+    }
+
+    #[test]
+    fn not_measured_records_hold_each_entry_and_its_reason() {
+        let c = sample::no_rate_at_64();
+        let reason = "no throughput rate: none of the 12 throughput trial(s) at this size passed";
+        assert_eq!(c.not_measured.len(), 1);
+        assert_eq!(c.not_measured[0].reason, reason);
+        let r = not_measured(&c);
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            (
+                r[0].test,
+                r[0].kind,
+                r[0].direction.as_str(),
+                r[0].frame_size
+            ),
+            (Test::Latency, Kind::NotMeasured, sample::DIRS[0], 64)
+        );
+        assert_eq!(r[0].cells, [(Column::Reason, reason.to_string())]);
+        assert_eq!(
+            why_not(&c, Test::Latency, sample::DIRS[0], 64),
+            Some(reason)
+        );
+        assert_eq!(why_not(&c, Test::Latency, sample::DIRS[1], 64), None);
+        assert_eq!(why_not(&c, Test::Latency, sample::DIRS[0], 128), None);
+        assert_eq!(why_not(&c, Test::Throughput, sample::DIRS[0], 64), None);
+        assert_eq!(nothing_measured(&c, Test::Latency), None, "it has rows");
+        assert_eq!(Kind::NotMeasured.key(), "not_measured");
+        assert_eq!(
+            (Column::Reason.name(), Column::Reason.heading()),
+            ("reason", "reason")
+        );
+    }
+
+    #[test]
+    fn a_test_with_no_result_says_why_in_one_sentence() {
+        let mut c = sample::complete();
+        c.latency.clear();
+        assert_eq!(
+            nothing_measured(&c, Test::Latency).as_deref(),
+            Some("No latency measured.")
+        );
+        c.complete = false;
+        assert_eq!(
+            nothing_measured(&c, Test::Latency).as_deref(),
+            Some("No latency measured: the certification stopped before this test.")
+        );
+        let entry = |dir: usize, size: u32, reason: &str| NotMeasured {
+            test: "latency".into(),
+            direction: sample::DIRS[dir].into(),
+            frame_size: size,
+            reason: reason.into(),
+        };
+        let a = "no throughput rate: none of the 12 throughput trial(s) at this size passed";
+        let b = "no throughput rate: none of the 9 throughput trial(s) at this size passed";
+        c.not_measured = vec![
+            entry(0, 64, a),
+            entry(0, 1518, a),
+            entry(1, 64, a),
+            entry(1, 128, b),
+        ];
+        assert_eq!(
+            nothing_measured(&c, Test::Latency).as_deref(),
+            Some(
+                "No latency measured: no frame size had a throughput rate (port 0 → port 1 64, \
+                 1518 B and port 1 → port 0 64 B: none of the 12 throughput trial(s) at this \
+                 size passed; port 1 → port 0 128 B: none of the 9 throughput trial(s) at this \
+                 size passed)."
+            )
+        );
+        c.not_measured.push(entry(
+            1,
+            256,
+            "not run: the certification stopped before it: x",
+        ));
+        c.not_measured.push(NotMeasured {
+            test: "loss".into(),
+            ..entry(0, 64, "y")
+        });
+        assert_eq!(
+            nothing_measured(&c, Test::Latency).as_deref(),
+            Some(
+                "No latency measured: port 0 → port 1 64, 1518 B and port 1 → port 0 64 B: \
+                 no throughput rate: none of the 12 throughput trial(s) at this size passed; \
+                 port 1 → port 0 128 B: no throughput rate: none of the 9 throughput trial(s) \
+                 at this size passed; port 1 → port 0 256 B: not run: the certification \
+                 stopped before it: x."
+            )
+        );
+        assert_eq!(
+            nothing_measured(&sample::complete(), Test::BackToBack),
+            None
+        );
+        c.back_to_back.clear();
+        assert_eq!(
+            nothing_measured(&c, Test::BackToBack).as_deref(),
+            Some("No back-to-back frames measured: the certification stopped before this test.")
+        );
     }
 
     #[test]

@@ -3,10 +3,12 @@
 //! reference outside the file), readable on screen and printed on A4.
 //!
 //! It shows, in order: the verdict (and, first, whether the certification
-//! is incomplete), the title block (device, versions, topology, ports,
-//! line rate, settings), the acceptance criteria, the problems and the
-//! results the tester bounded, then per test its chart, a table per
-//! direction and every trial. Its figures are the [`format`] records', so
+//! is incomplete; then whether some test was not measured), the title
+//! block (device, versions, topology, ports, line rate, settings), the
+//! acceptance criteria, the problems and the results the tester bounded,
+//! what was not measured and why, then per test its chart (or, for a test
+//! with no result, the sentence saying why), a table per direction and
+//! every trial. Its figures are the [`format`] records', so
 //! they read exactly as in the CSV.
 
 use std::fmt::Write as _;
@@ -31,6 +33,7 @@ p.sub { margin: 0 0 10px; color: #444; }
 .banner.fail { background: #fde8e8; border: 2px solid #b3261e; }
 .banner.figures { background: #eef2fb; border: 1px solid #8899bb; }
 .banner.doubt { background: #fdf0e3; border: 1px solid #c07020; font-weight: normal; }
+.banner.unmeasured { background: #fff3cd; border: 1px solid #b58100; font-weight: normal; }
 table { border-collapse: collapse; margin: 6px 0 14px; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid #c8c8c8; padding: 3px 8px; text-align: right; vertical-align: top; }
 th { background: #f0f0f0; font-weight: 600; }
@@ -71,6 +74,7 @@ pub fn render(c: &Certification) -> String {
     title_block(&mut h, c);
     criteria(&mut h, c);
     doubts(&mut h, c, &bound);
+    unmeasured(&mut h, c);
     for test in format::tests_of(c) {
         section(&mut h, c, test, &results, &trials);
     }
@@ -127,6 +131,13 @@ fn banners(h: &mut String, c: &Certification, bound: usize) {
         "<div class=\"banner {class}\" id=\"verdict\"><a href=\"#criteria\">{}</a></div>",
         escape(&text)
     );
+    if !c.not_measured.is_empty() {
+        let _ = writeln!(
+            h,
+            "<div class=\"banner unmeasured\">{} test result(s) not measured: see <a href=\"#not-measured\">what was not measured and why</a>.</div>",
+            c.not_measured.len()
+        );
+    }
     let problems = c.problems.len();
     if bound + problems > 0 {
         let _ = writeln!(
@@ -307,6 +318,30 @@ fn doubts(h: &mut String, c: &Certification, bound: &[(Test, String)]) {
     }
 }
 
+/// Every test, direction and size the certification planned and did not
+/// measure, with the reason (its `not_measured`).
+fn unmeasured(h: &mut String, c: &Certification) {
+    h.push_str("<h2 id=\"not-measured\">Not measured</h2>\n");
+    let records = format::not_measured(c);
+    if records.is_empty() {
+        h.push_str("<p>Every test planned was measured at every size and direction.</p>\n");
+        return;
+    }
+    h.push_str("<table class=\"not-measured\">\n<thead><tr><th class=\"t\">test</th><th class=\"t\">direction</th><th>frame size, B</th><th class=\"t\">reason</th></tr></thead>\n<tbody>\n");
+    for r in &records {
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"t\"><a href=\"#{}\">{}</a></td><td class=\"t\">{}</td><td>{}</td><td class=\"t\">{}</td></tr>",
+            r.test.key(),
+            escape(r.test.key()),
+            escape(&r.direction),
+            r.frame_size,
+            escape(r.get(Column::Reason).unwrap_or_default())
+        );
+    }
+    h.push_str("</tbody>\n</table>\n");
+}
+
 /// What the tester bounded, grouped: one line per test, direction and
 /// size whose result is tester-bound, in the order of the results. Each
 /// line is its test and the text after the test's title: the direction,
@@ -387,7 +422,14 @@ fn section(h: &mut String, c: &Certification, test: Test, results: &[Record], tr
             h.push_str(&chart);
             h.push('\n');
         }
-        None => h.push_str("<p class=\"banner incomplete\">Not run: the certification stopped before this test.</p>\n"),
+        None => {
+            let why = format::nothing_measured(c, test).unwrap_or_default();
+            let _ = writeln!(
+                h,
+                "<p class=\"banner incomplete no-chart\">{}</p>",
+                escape(&why)
+            );
+        }
     }
     let mine: Vec<&Record> = results.iter().filter(|r| r.test == test).collect();
     if mine.iter().any(|r| r.tester_bound()) {
@@ -401,9 +443,9 @@ fn section(h: &mut String, c: &Certification, test: Test, results: &[Record], tr
             .collect();
         let _ = writeln!(h, "<h3>{}</h3>", escape(&dir));
         if test == Test::Loss {
-            loss_table(h, c, &rows);
+            loss_table(h, c, &dir, &rows);
         } else {
-            result_table(h, c, &rows);
+            result_table(h, c, test, &dir, &rows);
         }
     }
     trial_tables(h, c, test, trials);
@@ -459,14 +501,18 @@ fn row(h: &mut String, r: &Record) {
     h.push_str("</tr>\n");
 }
 
-fn not_measured(h: &mut String, size: u32, span: usize) {
+/// The row of a size `test` did not measure in `dir`: the reason the
+/// certification gives.
+fn not_measured(h: &mut String, c: &Certification, test: Test, dir: &str, size: u32, span: usize) {
+    let why = format::why_not(c, test, dir, size).unwrap_or("the certification stopped first");
     let _ = writeln!(
         h,
-        "<tr><td>{size}</td><td class=\"missing\" colspan=\"{span}\">not measured: the certification stopped first</td></tr>"
+        "<tr><td>{size}</td><td class=\"missing\" colspan=\"{span}\">not measured: {}</td></tr>",
+        escape(why)
     );
 }
 
-fn result_table(h: &mut String, c: &Certification, rows: &[&Record]) {
+fn result_table(h: &mut String, c: &Certification, test: Test, dir: &str, rows: &[&Record]) {
     let columns: Vec<Column> = rows
         .first()
         .map(|r| r.cells.iter().map(|(c, _)| *c).collect())
@@ -476,14 +522,14 @@ fn result_table(h: &mut String, c: &Certification, rows: &[&Record]) {
         row(h, r);
     }
     for size in missing_sizes(c, rows) {
-        not_measured(h, size, columns.len());
+        not_measured(h, c, test, dir, size, columns.len());
     }
     h.push_str("</tbody>\n</table>\n");
 }
 
 /// The loss curves of one direction: a row per size, a column per
 /// offered load (highest first), each cell the loss % of that trial.
-fn loss_table(h: &mut String, c: &Certification, rows: &[&Record]) {
+fn loss_table(h: &mut String, c: &Certification, dir: &str, rows: &[&Record]) {
     let mut rates: Vec<(f64, String)> = Vec::new();
     for r in rows {
         let text = r.get(Column::RatePct).unwrap_or_default();
@@ -525,7 +571,7 @@ fn loss_table(h: &mut String, c: &Certification, rows: &[&Record]) {
         h.push_str("</tr>\n");
     }
     for size in missing_sizes(c, rows) {
-        not_measured(h, size, rates.len());
+        not_measured(h, c, Test::Loss, dir, size, rates.len());
     }
     h.push_str("</tbody>\n</table>\n");
 }
@@ -792,6 +838,7 @@ mod tests {
             let scope = match kind {
                 "result" => format!("section#{test} > table td, section#{test} > table th"),
                 "criterion" => "h2#criteria + table td".to_string(),
+                "not_measured" => "table.not-measured td".to_string(),
                 _ => format!("section#{test} details td"),
             };
             let found = scopes.entry(scope.clone()).or_insert_with(|| cells(&scope));
@@ -960,16 +1007,101 @@ mod tests {
             "{b}"
         );
         let not_run = text(
-            doc.select(&sel("section#back_to_back p.banner"))
+            doc.select(&sel("section#back_to_back p.banner.no-chart"))
                 .next()
                 .unwrap(),
         );
         assert_eq!(
             not_run,
-            "Not run: the certification stopped before this test."
+            "No back-to-back frames measured: port 0 → port 1 64, 128, 256, 512, 1024, 1280, \
+             1518 B and port 1 → port 0 64, 128, 256, 512, 1024, 1280, 1518 B: not run: the \
+             certification stopped before it: interrupted by SIGINT during frame loss, 512 B."
         );
-        let missing = doc.select(&sel("section#loss td.missing")).count();
-        assert_eq!(missing, 4, "loss one way lacks 512..1518 B");
+        let missing: Vec<String> = doc
+            .select(&sel("section#loss td.missing"))
+            .map(text)
+            .collect();
+        assert_eq!(missing.len(), 4, "loss one way lacks 512..1518 B");
+        assert!(missing.iter().all(|m| m
+            == "not measured: not run: the certification stopped before it: interrupted by \
+                SIGINT during frame loss, 512 B"));
+        // The list: the 4 loss sizes of one way, the 7 of the other, the 14 back-to-back.
+        let listed = doc.select(&sel("table.not-measured tbody tr")).count();
+        assert_eq!(listed, 4 + 7 + 14);
+        assert_eq!(listed, c.not_measured.len());
+        let banner: Vec<String> = doc
+            .select(&sel("div.banner.unmeasured"))
+            .map(text)
+            .collect();
+        assert_eq!(
+            banner,
+            ["25 test result(s) not measured: see what was not measured and why."]
+        );
+    }
+
+    /// A size latency did not measure says why in its row, in the list
+    /// and on the first screen; a test with no result says why where its
+    /// chart would be.
+    #[test]
+    fn what_was_not_measured_is_listed_with_its_reason() {
+        let c = sample::no_rate_at_64();
+        let reason = "no throughput rate: none of the 12 throughput trial(s) at this size passed";
+        let doc = parse(&render(&c));
+        let row: Vec<String> = doc
+            .select(&sel("table.not-measured tbody tr td"))
+            .map(text)
+            .collect();
+        assert_eq!(row, ["latency", sample::DIRS[0], "64", reason]);
+        let link = doc.select(&sel("table.not-measured a")).next().unwrap();
+        assert_eq!(link.value().attr("href"), Some("#latency"));
+        let missing: Vec<String> = doc
+            .select(&sel("section#latency td.missing"))
+            .map(text)
+            .collect();
+        assert_eq!(missing, [format!("not measured: {reason}")]);
+        assert_eq!(
+            doc.select(&sel("div.banner.unmeasured"))
+                .map(text)
+                .collect::<Vec<_>>(),
+            ["1 test result(s) not measured: see what was not measured and why."]
+        );
+        assert_eq!(doc.select(&sel("section#latency svg.chart")).count(), 1);
+        csv_figures_in_html(c.clone());
+        // No latency at all: 3 charts, and the sentence in the fourth's place.
+        let mut none = c;
+        none.latency.clear();
+        none.not_measured = crate::certify::search::not_measured(&none);
+        none.not_measured.retain(|n| n.direction != "aggregate");
+        none.criteria.clear();
+        let doc = parse(&render(&none));
+        assert_eq!(doc.select(&sel("svg.chart")).count(), 3);
+        assert_eq!(doc.select(&sel("section#latency svg")).count(), 0);
+        let said: Vec<String> = doc
+            .select(&sel("section#latency p.no-chart"))
+            .map(text)
+            .collect();
+        assert_eq!(
+            said,
+            [format::nothing_measured(&none, Test::Latency).unwrap()]
+        );
+        assert!(said[0].starts_with(
+            "No latency measured: port 0 → port 1 64 B: no throughput rate: none of the 12"
+        ));
+        assert_eq!(doc.select(&sel("table.not-measured tbody tr")).count(), 14);
+        let plain = parse(&render(&sample::complete()));
+        assert_eq!(
+            plain
+                .select(&sel(
+                    "table.not-measured, div.banner.unmeasured, p.no-chart"
+                ))
+                .count(),
+            0
+        );
+        let said = text(plain.select(&sel("h2#not-measured + p")).next().unwrap());
+        assert_eq!(
+            said,
+            "Every test planned was measured at every size and direction."
+        );
     }
 
     #[test]

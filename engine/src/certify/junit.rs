@@ -8,7 +8,9 @@
 //!   acceptance criterion, failing (wanted against measured) when it was
 //!   not met; with no criterion there, one passing case carrying the
 //!   measured figures as properties and in `system-out`; a size the
-//!   certification stopped before is `skipped`.
+//!   test did not measure is `skipped`, its message the reason the
+//!   certification's `not_measured` gives (the certification stopped
+//!   before it, no throughput rate to run latency at, ...).
 //!
 //! The figures are the [`format`] records', as in the CSV and the HTML.
 
@@ -100,6 +102,9 @@ fn cases(
         }
     }
     results.iter().for_each(|r| add(&r.direction, r.frame_size));
+    (c.not_measured.iter())
+        .filter(|n| Test::from_key(&n.test) == Some(test))
+        .for_each(|n| add(&n.direction, n.frame_size));
     criteria
         .iter()
         .for_each(|k| add(&k.direction, k.frame_size));
@@ -136,10 +141,13 @@ fn suite(c: &Certification, test: Test, results: &[Record]) -> (String, Counts) 
             figures_case(&mut body, &class, size, &rows);
         } else {
             counts.skipped += 1;
+            let why = format::why_not(c, test, &dir, size)
+                .unwrap_or("not measured: the certification stopped first");
             let _ = writeln!(
                 body,
-                "    <testcase classname=\"{}\" name=\"{size} B\">\n      <skipped message=\"not measured: the certification stopped first\"/>\n    </testcase>",
-                escape(&class)
+                "    <testcase classname=\"{}\" name=\"{size} B\">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                escape(&class),
+                escape(why)
             );
         }
     }
@@ -271,6 +279,7 @@ mod tests {
         cases: Vec<(String, String)>,
         failures: Vec<String>,
         skipped: usize,
+        skips: Vec<String>,
         errors: usize,
         root: Vec<(String, String)>,
         text: String,
@@ -312,7 +321,10 @@ mod tests {
                         "testsuite" => out.suites.push((get(&a, "name"), a)),
                         "testcase" => out.cases.push((get(&a, "classname"), get(&a, "name"))),
                         "failure" => out.failures.push(get(&a, "message")),
-                        "skipped" => out.skipped += 1,
+                        "skipped" => {
+                            out.skipped += 1;
+                            out.skips.push(get(&a, "message"));
+                        }
                         "error" => out.errors += 1,
                         _ => {}
                     }
@@ -388,6 +400,33 @@ mod tests {
         assert_eq!(count(&x.root, "errors"), 1);
         let (_, b2b) = &x.suites[3];
         assert_eq!((count(b2b, "tests"), count(b2b, "skipped")), (14, 14));
+        assert!(
+            x.skips.iter().all(|m| m
+                == "not run: the certification stopped before it: interrupted by SIGINT during \
+                    frame loss, 512 B"),
+            "{:?}",
+            x.skips
+        );
+    }
+
+    #[test]
+    fn a_size_not_measured_is_skipped_with_its_reason() {
+        let x = read(&render(&sample::no_rate_at_64()));
+        assert_eq!(
+            x.skips,
+            ["no throughput rate: none of the 12 throughput trial(s) at this size passed"]
+        );
+        let (name, lat) = &x.suites[1];
+        assert_eq!(name, "rfc2544.latency");
+        assert_eq!((count(lat, "tests"), count(lat, "skipped")), (14, 1));
+        // An aggregate entry is a case of its own.
+        let mut c = sample::no_rate_at_64();
+        c.not_measured[0].direction = "aggregate".into();
+        let x = read(&render(&c));
+        assert!(x
+            .cases
+            .contains(&("rfc2544.latency.aggregate".into(), "64 B".into())));
+        assert_eq!(x.skips.len(), 2, "the aggregate's and port 0 → port 1's");
     }
 
     #[test]

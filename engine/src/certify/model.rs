@@ -566,6 +566,27 @@ pub struct Certification {
     pub stopped_by: Option<String>,
     /// What cast doubt on the figures (tester-bound trials, link loss...).
     pub problems: Vec<Problem>,
+    /// Each test the settings planned for a direction and size that has
+    /// no figure, and why (see [`NotMeasured`]); empty in results of
+    /// older versions.
+    #[serde(default)]
+    pub not_measured: Vec<NotMeasured>,
+}
+
+/// A test the settings planned for one direction and frame size that
+/// measured nothing there, and why: latency at a size whose throughput
+/// search found no rate, latency whose trials timestamped no frame, a
+/// test the certification stopped before (a signal or an error).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct NotMeasured {
+    /// The test: `throughput`, `latency`, `loss` or `back_to_back`.
+    pub test: String,
+    /// Direction label.
+    pub direction: String,
+    /// Frame size with FCS, bytes.
+    pub frame_size: u32,
+    /// Why nothing was measured, in words.
+    pub reason: String,
 }
 
 #[cfg(test)]
@@ -766,7 +787,23 @@ mod tests {
             driver: "net_af_packet".into(),
             link: "up, 10 Gbit/s, full duplex".into(),
         });
+        c.not_measured.push(NotMeasured {
+            test: "latency".into(),
+            direction: "a → b".into(),
+            frame_size: 64,
+            reason: "no throughput rate: none of the 11 throughput trial(s) at this size passed"
+                .into(),
+        });
         let v = serde_json::to_value(&c).unwrap();
+        assert_eq!(
+            v["not_measured"],
+            serde_json::json!([{
+                "test": "latency",
+                "direction": "a → b",
+                "frame_size": 64,
+                "reason": "no throughput rate: none of the 11 throughput trial(s) at this size passed"
+            }])
+        );
         assert_eq!(v["device"], "SW-48");
         assert_eq!(v["host"]["kernel"], "Linux 6.1.0");
         assert_eq!(v["host"]["ports"][0]["driver"], "net_af_packet");
@@ -775,7 +812,11 @@ mod tests {
         let o = old.as_object_mut().unwrap();
         o.remove("device");
         o.remove("host");
+        o.remove("not_measured");
         let back: Certification = serde_json::from_value(old).unwrap();
         assert_eq!((back.device, back.host), (None, Host::default()));
+        assert!(back.not_measured.is_empty());
+        let again: Certification = serde_json::from_value(v).unwrap();
+        assert_eq!(again, c);
     }
 }

@@ -19,15 +19,19 @@
 //! ([`Tester::stopped`]) ends it after the current trial: the rows so far
 //! are kept, the interrupted one marked `complete: false`.
 
+use super::format::Test;
 use super::model::{
-    BackToBackRow, Bound, Certification, LatencyRow, LossCurve, LossPoint, Settings, Tester,
-    ThroughputRow, Trial, TrialSpec,
+    BackToBackRow, Bound, Certification, LatencyRow, LossCurve, LossPoint, NotMeasured, Settings,
+    Tester, ThroughputRow, Trial, TrialSpec,
 };
 use crate::report::Percentiles;
 use crate::wire::spec::L1_OVERHEAD;
 
 /// Label of the aggregate direction of a bidirectional topology.
 pub const AGGREGATE: &str = "aggregate";
+/// How the reason of a latency not measured for want of a throughput
+/// rate begins (the outputs gather those under one sentence).
+pub const NO_RATE: &str = "no throughput rate";
 /// Confirmations a throughput search tries before it gives up on a rate.
 const MAX_CONFIRMS: u32 = 4;
 
@@ -85,7 +89,7 @@ pub fn run(
     progress: &mut dyn FnMut(&Step),
 ) -> crate::Result<()> {
     let mut s = Search::new(tester, settings, progress);
-    match s.all(cert) {
+    let r = match s.all(cert) {
         Ok(()) => {
             cert.complete = true;
             Ok(())
@@ -100,7 +104,89 @@ pub fn run(
             cert.stopped_by = Some(e.to_string());
             Err(e)
         }
+    };
+    cert.not_measured = not_measured(cert);
+    r
+}
+
+/// The directions a certification has rows for: each of `directions`,
+/// then the aggregate when there are several.
+pub fn row_directions(directions: &[String]) -> Vec<String> {
+    let mut v = directions.to_vec();
+    if v.len() > 1 {
+        v.push(AGGREGATE.to_string());
     }
+    v
+}
+
+/// Every test the settings of `c` planned for a direction and size that
+/// has no figure in `c`, and why, in the order the tests ran: a test the
+/// certification stopped before, latency at a size whose throughput
+/// search found no rate, latency whose trials timestamped no frame.
+pub fn not_measured(c: &Certification) -> Vec<NotMeasured> {
+    let why = c.stopped_by.as_deref().unwrap_or("it was stopped");
+    let not_run = format!("not run: the certification stopped before it: {why}");
+    let mut out = Vec::new();
+    let tests = (c.settings.tests.iter()).filter_map(|k| Test::from_key(k));
+    for test in tests {
+        for &size in &c.settings.sizes {
+            for dir in row_directions(&c.directions) {
+                let at = |d: &str, z: u32| d == dir && z == size;
+                let reason = match test {
+                    Test::Throughput => {
+                        let row = c.throughput.iter().find(|r| at(&r.direction, r.frame_size));
+                        row.is_none().then(|| not_run.clone())
+                    }
+                    Test::Latency => latency_reason(c, &dir, size, &not_run),
+                    Test::Loss => {
+                        let row = c.loss.iter().find(|r| at(&r.direction, r.frame_size));
+                        row.is_none().then(|| not_run.clone())
+                    }
+                    Test::BackToBack => {
+                        let row = (c.back_to_back.iter()).find(|r| at(&r.direction, r.frame_size));
+                        row.is_none().then(|| not_run.clone())
+                    }
+                };
+                if let Some(reason) = reason {
+                    out.push(NotMeasured {
+                        test: test.key().to_string(),
+                        direction: dir.clone(),
+                        frame_size: size,
+                        reason,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Why latency of `size` in `dir` has no figure, when it has none.
+fn latency_reason(c: &Certification, dir: &str, size: u32, not_run: &str) -> Option<String> {
+    let at = |d: &str, z: u32| d == dir && z == size;
+    if let Some(r) = c.latency.iter().find(|r| at(&r.direction, r.frame_size)) {
+        return (r.summary.count == 0).then(|| {
+            format!(
+                "no latency figure: the receiver timestamped none of the frames of its {} trial(s)",
+                r.trials.len()
+            )
+        });
+    }
+    let tput = c.throughput.iter().find(|r| at(&r.direction, r.frame_size));
+    Some(match tput {
+        Some(t) if t.complete && t.rate_pct <= 0.0 => {
+            let whose = if t.bound == Bound::Tester {
+                ", the failures the tester's, not the device's"
+            } else {
+                ""
+            };
+            format!(
+                "{NO_RATE}: none of the {} throughput trial(s) at this size passed{whose}",
+                t.trials.len()
+            )
+        }
+        _ => not_run.to_string(),
+    })
 }
 
 /// A certification before its first trial: the settings and the
@@ -127,6 +213,7 @@ pub fn blank(settings: &Settings, directions: Vec<String>, line_bps: u64) -> Cer
         complete: false,
         stopped_by: None,
         problems: Vec::new(),
+        not_measured: Vec::new(),
     }
 }
 
@@ -233,6 +320,9 @@ impl<'a> Search<'a> {
         };
         if let Some(t) = self.silent.take() {
             keep_silent(cert, test, t);
+        }
+        if flow.is_err() {
+            drop_empty(cert, test, &self.label(dir), size);
         }
         flow
     }
@@ -709,6 +799,31 @@ fn keep_silent(cert: &mut Certification, test: &str, t: Trial) {
                 r.trials.push(t);
             }
         }
+    }
+}
+
+/// Drops the row of `test` for `dir` and `size` when a halt left it
+/// without a trial: it measured nothing (and [`not_measured`] says so).
+fn drop_empty(cert: &mut Certification, test: &str, dir: &str, size: u32) {
+    fn pop<T>(rows: &mut Vec<T>, empty: impl Fn(&T) -> bool) {
+        if rows.last().is_some_and(empty) {
+            rows.pop();
+        }
+    }
+    let at = |d: &str, z: u32| d == dir && z == size;
+    match test {
+        "throughput" => pop(&mut cert.throughput, |r| {
+            at(&r.direction, r.frame_size) && r.trials.is_empty()
+        }),
+        "latency" => pop(&mut cert.latency, |r| {
+            at(&r.direction, r.frame_size) && r.trials.is_empty()
+        }),
+        "loss" => pop(&mut cert.loss, |r| {
+            at(&r.direction, r.frame_size) && r.points.is_empty()
+        }),
+        _ => pop(&mut cert.back_to_back, |r| {
+            at(&r.direction, r.frame_size) && r.trials.is_empty()
+        }),
     }
 }
 

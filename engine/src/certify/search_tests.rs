@@ -382,6 +382,76 @@ fn a_signal_mid_search_keeps_the_trials_so_far_marked_incomplete() {
     assert!(!row.complete);
     assert_eq!(row.rate_pct, 25.0, "the best so far");
     assert!(cert.loss.is_empty(), "the next test never started");
+    assert_eq!(
+        cert.not_measured,
+        [NotMeasured {
+            test: "loss".into(),
+            direction: "p0 → p1".into(),
+            frame_size: 1518,
+            reason: "not run: the certification stopped before it: interrupted".into(),
+        }]
+    );
+}
+
+/// A signal between two rows leaves no empty row: the row it stopped
+/// before is not measured, as is every test after it.
+#[test]
+fn a_signal_between_rows_leaves_no_empty_row_and_lists_what_did_not_run() {
+    let mut sim = Sim::new();
+    sim.stop_after = Some(2);
+    let mut s = settings("throughput");
+    s.tests.push("latency".into());
+    s.sizes = vec![512, 1518];
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let sizes: Vec<u32> = cert.throughput.iter().map(|r| r.frame_size).collect();
+    assert_eq!(sizes, [512], "the upper bound and its confirmation");
+    assert_eq!(cert.throughput[0].trials.len(), 2);
+    let not_run = "not run: the certification stopped before it: interrupted";
+    let got: Vec<(&str, u32, &str)> = (cert.not_measured.iter())
+        .map(|n| (n.test.as_str(), n.frame_size, n.reason.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("throughput", 1518, not_run),
+            ("latency", 512, not_run),
+            ("latency", 1518, not_run),
+        ]
+    );
+}
+
+/// An error keeps the trial it ended in (a silent port's), and drops a
+/// row left without any.
+#[test]
+fn drop_empty_pops_only_the_empty_row_of_its_test_direction_and_size() {
+    let mut c = blank(&settings("throughput"), vec!["a".into()], LINE);
+    let row = |size: u32, trials: usize| ThroughputRow {
+        direction: "a".into(),
+        frame_size: size,
+        rate_pct: 0.0,
+        l1_bps: 0.0,
+        l2_bps: 0.0,
+        fps: 0.0,
+        bound: Bound::Device,
+        trial_count: trials as u32,
+        trials: vec![Trial::default(); trials],
+        complete: false,
+    };
+    c.throughput = vec![row(64, 0), row(1518, 1)];
+    drop_empty(&mut c, "throughput", "a", 1518);
+    assert_eq!(c.throughput.len(), 2, "it has a trial");
+    c.throughput.swap(0, 1);
+    drop_empty(&mut c, "throughput", "b", 64);
+    drop_empty(&mut c, "throughput", "a", 1518);
+    assert_eq!(c.throughput.len(), 2, "another direction or size");
+    drop_empty(&mut c, "throughput", "a", 64);
+    assert_eq!(c.throughput.len(), 1);
+    assert_eq!(c.throughput[0].frame_size, 1518);
+    for test in ["latency", "loss", "back_to_back"] {
+        drop_empty(&mut c, test, "a", 1518);
+    }
+    assert_eq!(c.throughput.len(), 1, "other tests' rows are left alone");
 }
 
 #[test]
@@ -547,6 +617,29 @@ fn planned_trials_counts_each_search_at_its_longest() {
     // 8128 frames: 13 halvings and the longest burst, 3 times.
     assert_eq!(planned_trials(&s, 1, LINE), 3 * 14);
     assert_eq!(planned_trials(&settings("latency"), 1, LINE), 3);
+}
+
+/// The throughput search spans the bounds only: a lower bound above 0
+/// takes halvings off.
+#[test]
+fn planned_trials_count_the_span_between_the_bounds() {
+    let mut s = settings("throughput");
+    s.lower_pct = 50.0;
+    // log2(50 / 0.1) = 8.97 → 9 halvings, the upper bound and the confirmation.
+    assert_eq!(planned_trials(&s, 1, LINE), 11);
+    (s.lower_pct, s.upper_pct, s.resolution_pct) = (60.0, 100.0, 5.0);
+    // 40 / 5 = 8 → 3 halvings.
+    assert_eq!(planned_trials(&s, 1, LINE), 5);
+    assert_eq!(planned_trials(&s, 2, LINE), 15);
+    s.lower_pct = 96.0;
+    assert_eq!(
+        planned_trials(&s, 1, LINE),
+        2,
+        "the span within the resolution"
+    );
+    let mut s = settings("loss");
+    s.lower_pct = 50.0;
+    assert_eq!(planned_trials(&s, 1, LINE), 10, "loss steps from the top");
 }
 
 #[test]
@@ -749,6 +842,125 @@ fn no_latency_without_a_throughput_rate() {
     assert_eq!(cert.throughput[0].rate_pct, 0.0);
     assert!(cert.latency.is_empty());
     assert_eq!(sim.specs.len(), 11, "the throughput search only");
+    let reason = "no throughput rate: none of the 11 throughput trial(s) at this size passed";
+    assert_eq!(
+        cert.not_measured,
+        [NotMeasured {
+            test: "latency".into(),
+            direction: "p0 → p1".into(),
+            frame_size: 1518,
+            reason: reason.into(),
+        }]
+    );
+    assert!(reason.starts_with(NO_RATE));
+    // A criterion on the latency not measured names why.
+    let list = [Acceptance {
+        max_latency_ns: Some(600.0),
+        ..Acceptance::default()
+    }];
+    let k = judge(&cert, &list);
+    assert_eq!(k.len(), 1);
+    assert!(!k[0].passed);
+    assert_eq!(k[0].measured, format!("not measured: {reason}"));
+    assert_eq!(
+        crate::certify::format::nothing_measured(&cert, Test::Latency).as_deref(),
+        Some(
+            "No latency measured: no frame size had a throughput rate (p0 → p1 1518 B: \
+             none of the 11 throughput trial(s) at this size passed)."
+        )
+    );
+}
+
+#[test]
+fn no_rate_for_the_tester_s_failures_says_they_were_the_tester_s() {
+    let mut sim = Sim::new();
+    sim.tester_pct = 0.0;
+    let mut s = settings("throughput");
+    s.tests.push("latency".into());
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let row = &cert.throughput[0];
+    assert_eq!((row.rate_pct, row.bound), (0.0, Bound::Tester));
+    let n = row.trials.len();
+    assert_eq!(n, sim.specs.len());
+    assert_eq!(cert.not_measured.len(), 1);
+    assert_eq!(
+        cert.not_measured[0].reason,
+        format!(
+            "no throughput rate: none of the {n} throughput trial(s) at this size passed, \
+             the failures the tester's, not the device's"
+        )
+    );
+}
+
+/// Latency trials that timestamped nothing leave a row without a figure:
+/// not measured, and why.
+#[test]
+fn latency_without_a_timestamp_is_not_measured() {
+    let mut sim = Sim::new();
+    let mut s = settings("latency");
+    s.tests.insert(0, "throughput".into());
+    let (mut cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    assert!(cert.not_measured.is_empty(), "{:?}", cert.not_measured);
+    cert.latency[0].summary.count = 0;
+    assert_eq!(
+        not_measured(&cert),
+        [NotMeasured {
+            test: "latency".into(),
+            direction: "p0 → p1".into(),
+            frame_size: 1518,
+            reason: "no latency figure: the receiver timestamped none of the frames of its 3 \
+                     trial(s)"
+                .into(),
+        }]
+    );
+    // A throughput row that did not run to its end is not a lack of rate.
+    cert.latency.clear();
+    cert.throughput[0].complete = false;
+    cert.stopped_by = None;
+    assert_eq!(
+        not_measured(&cert)[0].reason,
+        "not run: the certification stopped before it: it was stopped"
+    );
+    cert.throughput[0].complete = true;
+    cert.throughput[0].rate_pct = 0.0;
+    assert!(not_measured(&cert)[0].reason.starts_with(NO_RATE));
+}
+
+/// Every test of the settings, for each direction and the aggregate,
+/// when nothing ran; keys as `back-to-back` are taken for theirs.
+#[test]
+fn nothing_run_is_every_test_direction_and_size_not_measured() {
+    let mut s = settings("throughput");
+    s.tests = ["back-to-back", "loss", "jitter"]
+        .map(String::from)
+        .to_vec();
+    s.sizes = vec![64, 1518];
+    let mut c = blank(&s, vec!["a".into(), "b".into()], LINE);
+    c.stopped_by = Some("interrupted by SIGINT".into());
+    let got: Vec<(&str, &str, u32)> = (c.not_measured.iter())
+        .map(|n| (n.test.as_str(), n.direction.as_str(), n.frame_size))
+        .collect();
+    assert!(got.is_empty(), "blank holds none");
+    let all = not_measured(&c);
+    let got: Vec<(&str, &str, u32)> = (all.iter())
+        .map(|n| (n.test.as_str(), n.direction.as_str(), n.frame_size))
+        .collect();
+    let mut want = Vec::new();
+    for t in ["back_to_back", "loss"] {
+        for z in [64, 1518] {
+            for d in ["a", "b", AGGREGATE] {
+                want.push((t, d, z));
+            }
+        }
+    }
+    assert_eq!(got, want);
+    assert!(
+        all.iter()
+            .all(|n| n.reason
+                == "not run: the certification stopped before it: interrupted by SIGINT")
+    );
 }
 
 #[test]

@@ -1,10 +1,59 @@
-//! The terminal summary of a certification: one table per test, the
-//! criteria, the verdict. Every figure is a field of the
-//! [`Certification`] (the JSON holds the same numbers).
+//! The terminal summary of a certification: one table per test (what it
+//! did not measure under it, or the sentence saying why it measured
+//! nothing), the criteria, the verdict. Every figure is a field of the
+//! [`Certification`] (the JSON holds the same numbers), and the verdict
+//! line is the [`Verdict`] the exit status is taken from.
 
 use std::fmt::Write as _;
 
+use super::format::{self, Test};
 use super::model::{Bound, Certification};
+use crate::outcome::{exit, Problem};
+
+/// How a certification ended: what its last terminal line says and what
+/// its exit status is, from one decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Complete, every criterion met, no problem: exit 0.
+    Pass,
+    /// Complete, a criterion not met: exit 5.
+    Fail,
+    /// Complete, every criterion met, but a problem casts doubt on the
+    /// figures (a result the tester bounded, a link lost...): exit 3.
+    Doubt,
+    /// A signal stopped it: exit 4.
+    Incomplete,
+    /// An error stopped it: exit 1.
+    Error,
+}
+
+impl Verdict {
+    /// The verdict of `c`; `error` when an error (not a signal) ended it.
+    pub fn of(c: &Certification, error: bool) -> Verdict {
+        if error {
+            Verdict::Error
+        } else if !c.complete {
+            Verdict::Incomplete
+        } else if c.criteria.iter().any(|k| !k.passed) {
+            Verdict::Fail
+        } else if !c.problems.is_empty() {
+            Verdict::Doubt
+        } else {
+            Verdict::Pass
+        }
+    }
+
+    /// The exit status of `landspeed rfc2544` for this verdict.
+    pub fn exit(self) -> u8 {
+        match self {
+            Verdict::Pass => exit::OK,
+            Verdict::Fail => exit::FAILED,
+            Verdict::Doubt => exit::SHORTFALL,
+            Verdict::Incomplete => exit::INTERRUPTED,
+            Verdict::Error => exit::ERROR,
+        }
+    }
+}
 
 /// The name of a bound in the tables.
 fn bound(b: Bound) -> &'static str {
@@ -15,32 +64,89 @@ fn bound(b: Bound) -> &'static str {
     }
 }
 
-/// The whole summary.
-pub fn summary(c: &Certification) -> String {
+/// The table of one test.
+type Table = fn(&Certification, &mut String);
+
+/// The whole summary, ending with the line of `v` (see [`verdict`]).
+pub fn summary(c: &Certification, v: Verdict) -> String {
     let mut s = String::new();
-    throughput(c, &mut s);
-    latency(c, &mut s);
-    loss(c, &mut s);
-    back_to_back(c, &mut s);
+    let tables: [(Test, Table); 4] = [
+        (Test::Throughput, throughput),
+        (Test::Latency, latency),
+        (Test::Loss, loss),
+        (Test::BackToBack, back_to_back),
+    ];
+    for (test, table) in tables {
+        table(c, &mut s);
+        unmeasured(c, test, &mut s);
+    }
     criteria(c, &mut s);
     for p in &c.problems {
         let _ = writeln!(s, "warning: {}", p.text());
     }
-    let _ = writeln!(s, "certification: {}", verdict(c));
+    let _ = writeln!(s, "certification: {}", verdict(c, v));
     s
 }
 
-/// `PASS`, `FAIL` or `INCOMPLETE (why)`.
-pub fn verdict(c: &Certification) -> String {
-    if !c.complete {
-        format!(
-            "INCOMPLETE ({})",
-            c.stopped_by.as_deref().unwrap_or("stopped")
-        )
-    } else if c.criteria.iter().all(|k| k.passed) {
-        "PASS".into()
-    } else {
-        "FAIL".into()
+/// The verdict line's text, its exit status at the end: `PASS (exit 0)`,
+/// `FAIL: 1 of 4 acceptance criteria not met (exit 5)`, `PASS (device
+/// criteria) but tester-bound: ... (exit 3)`, `INCOMPLETE: why (exit 4)`,
+/// `ERROR: why (exit 1)`.
+pub fn verdict(c: &Certification, v: Verdict) -> String {
+    let why = c.stopped_by.as_deref().unwrap_or("stopped");
+    let text = match v {
+        Verdict::Pass => "PASS".to_string(),
+        Verdict::Fail => {
+            let failed = c.criteria.iter().filter(|k| !k.passed).count();
+            format!(
+                "FAIL: {failed} of {} acceptance criteria not met",
+                c.criteria.len()
+            )
+        }
+        Verdict::Doubt => {
+            let bound = (c.problems.iter())
+                .filter(|p| matches!(p, Problem::TesterBound { .. }))
+                .count();
+            let other = c.problems.len() - bound;
+            let criteria = if c.criteria.is_empty() {
+                "no acceptance criteria"
+            } else {
+                "device criteria"
+            };
+            let others = format!("{other} problem(s) cast doubt on the figures");
+            let doubt = match (bound, other) {
+                (0, _) => others,
+                (b, 0) => format!("tester-bound: {b} result(s) are the tester's limit, not the device's"),
+                (b, _) => format!(
+                    "tester-bound: {b} result(s) are the tester's limit, not the device's, and {others}"
+                ),
+            };
+            format!("PASS ({criteria}) but {doubt}")
+        }
+        Verdict::Incomplete => format!("INCOMPLETE: {why}"),
+        Verdict::Error => format!("ERROR: {why}"),
+    };
+    format!("{text} (exit {})", v.exit())
+}
+
+/// Under a test's table: each direction and size it did not measure, and
+/// why; for a test of the settings with no result at all, the one
+/// sentence saying why ([`format::nothing_measured`]).
+fn unmeasured(c: &Certification, test: Test, s: &mut String) {
+    if !format::tests_of(c).contains(&test) {
+        return;
+    }
+    if let Some(line) = format::nothing_measured(c, test) {
+        let _ = writeln!(s, "{line}");
+        return;
+    }
+    let mine = (c.not_measured.iter()).filter(|n| Test::from_key(&n.test) == Some(test));
+    for n in mine {
+        let _ = writeln!(
+            s,
+            "  {:>6} {:<16} not measured: {}",
+            n.frame_size, n.direction, n.reason
+        );
     }
 }
 
@@ -199,6 +305,139 @@ pub fn rfc3339(secs: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::certify::format::sample;
+
+    fn last_line(c: &Certification, error: bool) -> (String, u8) {
+        let v = Verdict::of(c, error);
+        let s = summary(c, v);
+        (s.lines().last().unwrap().to_string(), v.exit())
+    }
+
+    /// The last line says what the exit status is, from the one verdict.
+    #[test]
+    fn the_verdict_line_agrees_with_the_exit_status() {
+        let mut c = sample::complete();
+        c.criteria.retain(|k| k.passed);
+        assert_eq!(
+            last_line(&c, false),
+            ("certification: PASS (exit 0)".into(), 0)
+        );
+        let mut doubt = c.clone();
+        doubt.problems.push(Problem::TesterBound {
+            test: "throughput".into(),
+            direction: "port 0 → port 1".into(),
+            frame_size: 64,
+            figure: "41.110 % of line".into(),
+            why: String::new(),
+        });
+        assert_eq!(
+            last_line(&doubt, false),
+            (
+                "certification: PASS (device criteria) but tester-bound: 1 result(s) are the \
+                 tester's limit, not the device's (exit 3)"
+                    .into(),
+                3
+            )
+        );
+        doubt.problems.push(Problem::Other {
+            detail: "link lost".into(),
+        });
+        assert_eq!(
+            last_line(&doubt, false).0,
+            "certification: PASS (device criteria) but tester-bound: 1 result(s) are the \
+             tester's limit, not the device's, and 1 problem(s) cast doubt on the figures (exit 3)"
+        );
+        doubt.problems.remove(0);
+        doubt.criteria.clear();
+        assert_eq!(
+            last_line(&doubt, false),
+            (
+                "certification: PASS (no acceptance criteria) but 1 problem(s) cast doubt on the \
+                 figures (exit 3)"
+                    .into(),
+                3
+            )
+        );
+        assert_eq!(
+            last_line(&sample::complete(), false),
+            (
+                "certification: FAIL: 1 of 4 acceptance criteria not met (exit 5)".into(),
+                5
+            )
+        );
+        let tb = sample::tester_bound();
+        assert_eq!(
+            Verdict::of(&tb, false),
+            Verdict::Fail,
+            "a failure comes first"
+        );
+        let mut stopped = sample::incomplete();
+        assert_eq!(
+            last_line(&stopped, false),
+            (
+                "certification: INCOMPLETE: interrupted by SIGINT during frame loss, 512 B (exit 4)"
+                    .into(),
+                4
+            )
+        );
+        stopped.stopped_by = Some("port p1 received nothing".into());
+        assert_eq!(
+            last_line(&stopped, true),
+            (
+                "certification: ERROR: port p1 received nothing (exit 1)".into(),
+                1
+            )
+        );
+        stopped.stopped_by = None;
+        assert_eq!(
+            last_line(&stopped, false).0,
+            "certification: INCOMPLETE: stopped (exit 4)"
+        );
+        assert_eq!(
+            Verdict::of(&sample::complete(), true),
+            Verdict::Error,
+            "an error whatever the rows"
+        );
+    }
+
+    #[test]
+    fn what_was_not_measured_is_said_under_its_table() {
+        let c = sample::no_rate_at_64();
+        let s = summary(&c, Verdict::of(&c, false));
+        assert!(
+            s.contains(
+                "\n      64 port 0 → port 1  not measured: no throughput rate: none of the 12 \
+                 throughput trial(s) at this size passed\nframe loss rate"
+            ),
+            "{s}"
+        );
+        let mut none = c.clone();
+        none.latency.clear();
+        for n in &mut none.not_measured {
+            n.reason = "no throughput rate: x".into();
+        }
+        let s = summary(&none, Verdict::of(&none, false));
+        assert!(
+            s.contains(
+                "\nNo latency measured: no frame size had a throughput rate (port 0 → port 1 64 B: \
+                 x).\nframe loss rate"
+            ),
+            "{s}"
+        );
+        assert!(!s.contains("latency (RFC 2544 26.2)"));
+        let s = summary(&sample::incomplete(), Verdict::Incomplete);
+        assert!(
+            s.contains("\nNo back-to-back frames measured: port 0 → port 1 64, 128"),
+            "{s}"
+        );
+        let mut only = sample::complete();
+        only.settings.tests = vec!["throughput".into()];
+        only.latency.clear();
+        let s = summary(&only, Verdict::Pass);
+        assert!(!s.contains("No latency"), "a test not asked for: {s}");
+        assert!(!summary(&sample::complete(), Verdict::Fail).contains("not measured"));
+    }
 
     #[test]
     fn rfc3339_of_known_instants() {

@@ -226,13 +226,6 @@ pub struct DepartureOffsets {
     pub streams: Vec<StreamOffsets>,
 }
 
-impl DepartureOffsets {
-    /// The widest spread of a stream with samples, ns (0 with none).
-    pub fn spread_ns(&self) -> f64 {
-        (self.streams.iter()).fold(0.0, |w, s| w.max(s.spread_ns))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,7 +270,6 @@ mod tests {
                 },
             ]
         );
-        assert_eq!(r.spread_ns(), 400.0);
     }
 
     #[test]
@@ -362,7 +354,6 @@ mod tests {
         let r = s.report();
         assert_eq!((r.samples, r.lost), (0, 1));
         assert_eq!(r.streams, vec![StreamOffsets::default()]);
-        assert_eq!(r.spread_ns(), 0.0);
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! no gap frames (then no slot is looked up per frame: one bulk get per
 //! batch, the stream's counters added per burst); whether gap frames are
 //! woven in, once per batch. Nothing here allocates, locks or prints once
-//! the loop runs.
+//! the loop runs. A task whose port latches IEEE 1588 TX timestamps marks
+//! one frame now and then and reads its departure back after the
+//! following bursts ([`TxStamps`], `clock::txstamp`).
 
 use std::sync::Arc;
 

@@ -27,7 +27,9 @@
 //! Which source a receiver uses is decided per port from what it offers
 //! ([`select`]): `rx[].timestamps: auto` takes the NIC's stamps when the
 //! port both timestamps frames and lets its clock be read, `nic` refuses a
-//! port that does not, `software` never asks.
+//! port that does not, `software` never asks. A sender's departures
+//! ([`select_departure`]): `tx[].timestamps: auto` samples the NIC's
+//! IEEE 1588 TX timestamps (`clock::txstamp`) when the port has timesync.
 
 use serde::{Deserialize, Serialize};
 

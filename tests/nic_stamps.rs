@@ -33,7 +33,9 @@ fn check_software(v: &Value, out: &common::Output, asked: &str) {
             "offered": { "rx_timestamp": false, "read_clock": false, "timesync": false },
             "rx": "software",
             "tx": "software",
+            "tx_asked": "auto",
             "nic_clock": null,
+            "tx_clock": null,
         }),
         "{t}"
     );
@@ -42,8 +44,12 @@ fn check_software(v: &Value, out: &common::Output, asked: &str) {
     assert_eq!(s(st, "/latency_clock"), "tsc");
     assert_eq!(s(st, "/latency_source"), "software");
     assert_eq!(u(st, "/latency_nic"), 0);
+    assert_eq!(s(st, "/departure_source"), "software");
+    // The sender asked `auto` (the default): the ring has no timesync, so
+    // its departures are the software stamps, and no offset was sampled.
+    assert_eq!(v["tx"]["streams"][0]["departure_offset"], Value::Null);
     let line = format!(
-        "      timestamps p0: rx software, tx software (asked {asked}; net_ring offers \
+        "      timestamps p0: rx software, tx software (asked {asked}, tx auto; net_ring offers \
          rx-timestamp no, read-clock no, timesync no)\n"
     );
     assert!(out.stdout.contains(&line), "{}", out.stdout);
@@ -81,6 +87,39 @@ fn nic_on_a_ring_is_refused_naming_the_port_and_driver() {
             "landspeed: error: {}:16: rx[0].timestamps: `nic` asked, but port `p0` (driver \
              net_ring) does not timestamp received frames (no RTE_ETH_RX_OFFLOAD_TIMESTAMP); \
              use `auto` or `software`",
+            path.display()
+        )
+    );
+    assert!(!json.exists(), "no result for a refused run");
+}
+
+#[test]
+fn nic_departures_on_a_ring_are_refused_naming_the_port_and_driver() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = profile("software").replace(
+        "  - { lcore: 1, port: p0, rate: 10M }\n",
+        "  - { lcore: 1, port: p0, rate: 10M, timestamps: nic }\n",
+    );
+    let path = write_file(dir.path(), "txnic.yaml", &text);
+    let json = dir.path().join("txnic.json");
+    let out = landspeed(
+        dir.path(),
+        [
+            "run",
+            path.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    out.assert_error(&[]);
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr);
+    let last = out.stderr.lines().rev().find(|l| !l.trim().is_empty());
+    assert_eq!(
+        last.unwrap(),
+        format!(
+            "landspeed: error: {}:12: tx[0].timestamps: `nic` asked, but port `p0` (driver \
+             net_ring) has no IEEE 1588 timesync (rte_eth_timesync_enable not supported), so \
+             it latches no TX timestamps; use `auto` or `software`",
             path.display()
         )
     );

@@ -196,6 +196,11 @@ pub struct StreamResult {
     /// Latencies measured from the NIC's RX timestamps.
     #[serde(default)]
     pub latency_nic: u64,
+    /// Where the departure times of its latency came from: `software`
+    /// (the stamps), or `nic` (the stamps corrected by the sender's mean
+    /// departure offset); absent without latency.
+    #[serde(default)]
+    pub departure_source: Option<String>,
     /// Inter-arrival spacing.
     pub interarrival: Percentiles,
     /// Seconds from its first to its last arrival.
@@ -236,10 +241,32 @@ impl StreamResult {
             latency_source: (p.latency_synced || shared_tsc)
                 .then(|| latency_source(p.latency.len(), p.latency_nic).to_string()),
             latency_nic: p.latency_nic,
+            departure_source: (p.latency_synced || shared_tsc).then(|| "software".into()),
             interarrival: Percentiles::from_ticks(&p.interarrival, tsc_hz),
             span_s: Arrivals::of(p).span_s(tsc_hz),
             achieved: span_rates(p, tsc_hz).unwrap_or_default(),
         }
+    }
+}
+
+/// Corrects the latency of `rx`'s streams measured on the TSC the sender
+/// shares (one process) by each stream's mean departure offset in `tx`:
+/// the stream's figures less it, its departure source `nic`. Streams of
+/// no sampled sender are left as they are.
+pub fn correct_departures(rx: &mut RxResult, tx: &TxResult) {
+    for s in &mut rx.streams {
+        if s.latency_clock.as_deref() != Some("tsc") {
+            continue;
+        }
+        let off = tx.streams.iter().find(|t| t.id == s.id);
+        let (Some(off), Some(l)) = (
+            off.and_then(TxStreamResult::departure_offset_ns),
+            &s.latency,
+        ) else {
+            continue;
+        };
+        s.latency = Some(l.less(off));
+        s.departure_source = Some(crate::clock::nic::Departure::Nic.name().into());
     }
 }
 
@@ -484,6 +511,21 @@ pub struct TxStreamResult {
     pub bytes: u64,
     /// Payload bytes sent.
     pub payload_bytes: u64,
+    /// How far its frames left the NIC after their stamps: the NIC's
+    /// sampled IEEE 1588 TX timestamps less the software stamps
+    /// (`tx[].timestamps`; absent when not sampled). Its mean corrects the
+    /// latency, its spread joins the bound.
+    #[serde(default)]
+    pub departure_offset: Option<crate::clock::txstamp::StreamOffsets>,
+}
+
+impl TxStreamResult {
+    /// The mean departure offset, ns, when samples were kept.
+    pub fn departure_offset_ns(&self) -> Option<f64> {
+        (self.departure_offset)
+            .filter(|o| o.samples > 0)
+            .map(|o| o.mean_ns)
+    }
 }
 
 /// One TX lcore's result.
@@ -1307,13 +1349,21 @@ fn timestamp_lines(s: &mut String, ports: &[PortResult]) {
             ),
             None => String::new(),
         };
+        let tx_clock = match &t.tx_clock {
+            Some(c) => format!(
+                "; 1588 clock map residual {:.0} ns over {} pairs",
+                c.residual_ns, c.pairs
+            ),
+            None => String::new(),
+        };
         let _ = writeln!(
             s,
-            "      timestamps {}: rx {}, tx {} (asked {}; {} offers rx-timestamp {}, read-clock {}, timesync {}){clock}",
+            "      timestamps {}: rx {}, tx {} (asked {}{}; {} offers rx-timestamp {}, read-clock {}, timesync {}){clock}{tx_clock}",
             p.name,
             t.rx.name(),
             t.tx.name(),
             t.asked.name(),
+            t.tx_asked.map_or(String::new(), |w| format!(", tx {}", w.name())),
             p.driver,
             yn(t.offered.rx_timestamp),
             yn(t.offered.read_clock),
@@ -1578,7 +1628,10 @@ pub fn target_met(rate: &Rate, achieved: f64, span_s: f64, frames: u64, slack: S
 /// Adds a TX lcore's per-stream counts to `streams` (a stream sent from
 /// several lcores is one entry).
 fn add_tx_streams(streams: &mut Vec<TxStreamResult>, names: &[(u32, String)], o: &TxOutcome) {
-    for &(id, frames, bytes, payload) in &o.streams {
+    for (k, &(id, frames, bytes, payload)) in o.streams.iter().enumerate() {
+        let departure_offset = (o.departures.as_ref())
+            .and_then(|d| d.streams.get(k).copied())
+            .filter(|d| d.samples > 0);
         let name = names
             .iter()
             .find(|n| n.0 == id)
@@ -1589,6 +1642,7 @@ fn add_tx_streams(streams: &mut Vec<TxStreamResult>, names: &[(u32, String)], o:
                 s.frames += frames;
                 s.bytes += bytes;
                 s.payload_bytes += payload;
+                s.departure_offset = s.departure_offset.or(departure_offset);
             }
             None => streams.push(TxStreamResult {
                 id,
@@ -1596,6 +1650,7 @@ fn add_tx_streams(streams: &mut Vec<TxStreamResult>, names: &[(u32, String)], o:
                 frames,
                 bytes,
                 payload_bytes: payload,
+                departure_offset,
             }),
         }
     }

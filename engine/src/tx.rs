@@ -10,13 +10,16 @@
 //! no gap frames (then no slot is looked up per frame: one bulk get per
 //! batch, the stream's counters added per burst); whether gap frames are
 //! woven in, once per batch. Nothing here allocates, locks or prints once
-//! the loop runs.
+//! the loop runs. A task whose port latches IEEE 1588 TX timestamps marks
+//! one frame now and then and reads its departure back after the
+//! following bursts ([`TxStamps`], `clock::txstamp`).
 
 use std::sync::Arc;
 
+use crate::clock::txstamp::{DepartureOffsets, TxSampler};
 use crate::counter::{Padded, StopFlag, TxLive};
 use crate::dpdk::{
-    tsc, DpdkError, Eal, TemplatePool, TxBatch, TxOffload, TxQueue, BATCH_MAX, CACHE_MAX,
+    tsc, DpdkError, Eal, TemplatePool, TxBatch, TxLatch, TxOffload, TxQueue, BATCH_MAX, CACHE_MAX,
 };
 use crate::pace::measure::{DepartureRecorder, PaceSummary};
 use crate::pace::mode::{departing, GapFrames, GapPlanner, TxMode};
@@ -87,6 +90,79 @@ pub struct TxTask<'q> {
     /// Stamps carry clock nanoseconds through this mapping (its builders
     /// stamp version 2); `None`: the TSC (version 1).
     pub clock: Option<Arc<crate::clock::sync::SharedMapping>>,
+    /// The port's IEEE 1588 TX latch and its clock's map onto the TSC,
+    /// when departures are sampled (`tx[].timestamps`); its streams'
+    /// frames then come from the port's pool.
+    pub stamps: Option<TxStamps>,
+}
+
+/// What a TX task samples departures with (`clock::txstamp`): the port's
+/// latch, and the map of its IEEE 1588 clock onto the TSC the main lcore
+/// keeps (`NicMap` words).
+pub struct TxStamps {
+    /// The latch.
+    pub latch: TxLatch,
+    /// The 1588 clock → TSC map.
+    pub map: Arc<crate::clock::sync::SharedMapping>,
+    /// The 1588 counter's width.
+    pub counter: crate::clock::nic::Counter,
+}
+
+/// A task's sampling in the loop: the latch and map, and the sampler.
+struct Sampling {
+    stamps: TxStamps,
+    sampler: TxSampler,
+}
+
+impl Sampling {
+    /// Marks the first data frame of the `n` from slot `h` whose mbuf may
+    /// carry the request (the port's pool); the latch is read first, so
+    /// that a departure left from an earlier, given-up sample is not taken
+    /// for this one. Returns the slot and its stream.
+    #[inline(never)]
+    fn mark(
+        &self,
+        batch: &mut TxBatch<'_>,
+        slots: &[Slot],
+        h: usize,
+        n: usize,
+    ) -> Option<(usize, usize)> {
+        let _ = self.stamps.latch.read();
+        for (i, slot) in slots.iter().enumerate().skip(h).take(n) {
+            if let Slot::Data { stream, .. } = *slot {
+                if batch.mark_tx_timestamp(i) {
+                    return Some((i, usize::from(stream)));
+                }
+            }
+        }
+        None
+    }
+
+    /// After a burst of `sent` from slot `h` stamped at TSC `now`: the
+    /// marked frame, if it left, is in flight (else its request is taken
+    /// back); the latch is polled while a sample is in flight.
+    #[inline(never)]
+    fn after(
+        &mut self,
+        batch: &mut TxBatch<'_>,
+        marked: Option<(usize, usize)>,
+        end: usize,
+        now: u64,
+    ) {
+        if let Some((i, stream)) = marked {
+            if i < end {
+                self.sampler.sent(stream, now);
+            } else {
+                batch.unmark_tx_timestamp(i);
+            }
+        }
+        if self.sampler.in_flight() {
+            let s = &self.stamps;
+            let latched = (s.latch.read())
+                .map(|raw| crate::clock::nic::NicMap::from_words(s.map.load(), s.counter).tsc(raw));
+            self.sampler.poll(latched);
+        }
+    }
 }
 
 /// Most streams of a task whose frames come from template pools of their
@@ -158,6 +234,8 @@ pub struct TxOutcome {
     pub span_cycles: u64,
     /// Frames the PMD took with their fill attached, not copied.
     pub attached: u64,
+    /// The departure offsets sampled (`None`: departures not sampled).
+    pub departures: Option<DepartureOffsets>,
 }
 
 /// What one batch slot holds, from fill to account.
@@ -355,6 +433,8 @@ struct Tx<'q> {
     recorder: DepartureRecorder,
     /// See [`TxTask::clock`].
     clock: Option<Arc<crate::clock::sync::SharedMapping>>,
+    /// See [`TxTask::stamps`].
+    sampling: Option<Box<Sampling>>,
     rate: Rate,
     /// TSC of the first departure time in modes that wait.
     first_due: u64,
@@ -411,6 +491,7 @@ impl<'q> Tx<'q> {
         let streams: Vec<Stream> = (t.builders.into_iter().zip(t.pools))
             .map(|(b, pool)| Stream::new(b, pool, t.offload))
             .collect();
+        let streams_len = streams.len();
         let start = tsc::now() + ns_to_ticks(FIRST_DEPARTURE_NS, t.tsc_hz);
         // Payload-layer rates count each frame's payload: the frame less
         // its headers and FCS (the same for every stream of a task; checked
@@ -445,6 +526,12 @@ impl<'q> Tx<'q> {
             }),
             recorder: DepartureRecorder::new(t.tsc_hz, t.trace_frames as usize),
             clock: t.clock,
+            sampling: t.stamps.map(|stamps| {
+                Box::new(Sampling {
+                    stamps,
+                    sampler: TxSampler::new(streams_len, t.tsc_hz),
+                })
+            }),
             rate: t.rate,
             first_due: start,
             left: t.frame_limit,
@@ -673,7 +760,14 @@ impl<'q> Tx<'q> {
                 }
             }
         }
+        let marked = match self.sampling.as_deref() {
+            Some(s) if s.sampler.wants(now) => s.mark(&mut self.batch, &self.slots, h, n),
+            _ => None,
+        };
         let sent = transmit(&mut self.batch, &mut self.queue, n);
+        if let Some(s) = self.sampling.as_deref_mut() {
+            s.after(&mut self.batch, marked, h + sent, now);
+        }
         if sent < n {
             self.recorder.refused((n - sent) as u64);
         }
@@ -741,6 +835,7 @@ impl<'q> Tx<'q> {
             alloc_failed: self.totals.alloc_failed,
             span_cycles,
             attached: self.source.payload.attached() - unsent_attached,
+            departures: self.sampling.as_ref().map(|s| s.sampler.report()),
         };
         (out, self.queue)
     }

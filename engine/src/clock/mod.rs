@@ -12,9 +12,12 @@
 //! the management messages that read `ptp4l`'s servo, whose socket the
 //! runtime's `servo` module talks to. A NIC's own timestamp counter is
 //! mapped onto the TSC the same way ([`nic`]): (NIC counter, TSC) pairs,
-//! a fit with its residual, which joins the side's error.
+//! a fit with its residual, which joins the side's error; the NIC's
+//! sampled IEEE 1588 TX timestamps give how far departures lie from their
+//! software stamps ([`txstamp`]).
 #![forbid(unsafe_code)]
 
 pub mod nic;
 pub mod ptp;
 pub mod sync;
+pub mod txstamp;

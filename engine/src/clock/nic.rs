@@ -27,7 +27,9 @@
 //! Which source a receiver uses is decided per port from what it offers
 //! ([`select`]): `rx[].timestamps: auto` takes the NIC's stamps when the
 //! port both timestamps frames and lets its clock be read, `nic` refuses a
-//! port that does not, `software` never asks.
+//! port that does not, `software` never asks. A sender's departures
+//! ([`select_departure`]): `tx[].timestamps: auto` samples the NIC's
+//! IEEE 1588 TX timestamps (`clock::txstamp`) when the port has timesync.
 
 use serde::{Deserialize, Serialize};
 
@@ -113,6 +115,50 @@ pub fn select(want: Want, caps: NicCaps, port: &str, driver: &str) -> Result<Arr
             "`nic` asked, but port `{port}` (driver {driver}) timestamps frames on a \
              clock it does not let be read (rte_eth_read_clock not supported), so its \
              stamps cannot be put on the run's timeline; use `auto` or `software`"
+        )),
+    }
+}
+
+/// Where a sender's departure times come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Departure {
+    /// The TSC read before `tx_burst`, as stamped.
+    #[default]
+    Software,
+    /// The stamp corrected by the mean offset of the NIC's sampled
+    /// IEEE 1588 TX timestamps (`clock::txstamp`).
+    Nic,
+}
+
+impl Departure {
+    /// The JSON name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Departure::Software => "software",
+            Departure::Nic => "nic",
+        }
+    }
+}
+
+/// The departure source of a sender that asks `want` (`tx[].timestamps`)
+/// of port `port` (driver `driver`) offering `caps`, or why `nic` cannot
+/// be had. `auto` takes the NIC's TX timestamps when the port has IEEE
+/// 1588 timesync, else the software stamp (and the result says so).
+pub fn select_departure(
+    want: Want,
+    caps: NicCaps,
+    port: &str,
+    driver: &str,
+) -> Result<Departure, String> {
+    match want {
+        Want::Software => Ok(Departure::Software),
+        Want::Auto | Want::Nic if caps.timesync => Ok(Departure::Nic),
+        Want::Auto => Ok(Departure::Software),
+        Want::Nic => Err(format!(
+            "`nic` asked, but port `{port}` (driver {driver}) has no IEEE 1588 timesync \
+             (rte_eth_timesync_enable not supported), so it latches no TX timestamps; \
+             use `auto` or `software`"
         )),
     }
 }
@@ -368,13 +414,21 @@ pub struct PortStamps {
     pub offered: NicCaps,
     /// Where its receivers' arrival times came from.
     pub rx: Arrival,
-    /// Where its senders' departure times came from: always `software`
-    /// (the TSC read before `tx_burst`); IEEE 1588 TX timestamps are
-    /// detected (`offered.timesync`) but not yet taken.
-    pub tx: Arrival,
+    /// Where its senders' departure times came from: `software` (the TSC
+    /// read before `tx_burst`), or `nic` (that stamp corrected by the
+    /// NIC's sampled IEEE 1588 TX timestamps).
+    pub tx: Departure,
+    /// What its senders asked (`tx[].timestamps`, the most demanding of
+    /// them); `None` on a port nothing sends on.
+    #[serde(default)]
+    pub tx_asked: Option<Want>,
     /// The NIC clock mapped onto the TSC, when its stamps were used.
     #[serde(default)]
     pub nic_clock: Option<NicClock>,
+    /// The NIC's IEEE 1588 clock mapped onto the TSC, when its TX
+    /// timestamps were sampled (`rte_eth_timesync_read_time`).
+    #[serde(default)]
+    pub tx_clock: Option<NicClock>,
 }
 
 #[cfg(test)]
@@ -575,6 +629,37 @@ mod tests {
             serde_json::to_string(&Want::Software).unwrap(),
             "\"software\""
         );
+    }
+
+    #[test]
+    fn the_departure_source_follows_what_is_asked_and_offered() {
+        let none = NicCaps::default();
+        let sync = NicCaps {
+            timesync: true,
+            ..none
+        };
+        let sel = |w, c| select_departure(w, c, "p1", "net_ice");
+        assert_eq!(sel(Want::Auto, sync), Ok(Departure::Nic));
+        assert_eq!(sel(Want::Nic, sync), Ok(Departure::Nic));
+        assert_eq!(sel(Want::Auto, none), Ok(Departure::Software));
+        assert_eq!(sel(Want::Software, sync), Ok(Departure::Software));
+        assert_eq!(sel(Want::Software, none), Ok(Departure::Software));
+        assert_eq!(
+            sel(Want::Nic, none).unwrap_err(),
+            "`nic` asked, but port `p1` (driver net_ice) has no IEEE 1588 timesync \
+             (rte_eth_timesync_enable not supported), so it latches no TX timestamps; \
+             use `auto` or `software`"
+        );
+        // RX timestamps alone do not make TX ones.
+        let rx_only = NicCaps {
+            rx_timestamp: true,
+            read_clock: true,
+            timesync: false,
+        };
+        assert_eq!(sel(Want::Auto, rx_only), Ok(Departure::Software));
+        assert_eq!(Departure::Nic.name(), "nic");
+        assert_eq!(Departure::Software.name(), "software");
+        assert_eq!(serde_json::to_string(&Departure::Nic).unwrap(), "\"nic\"");
     }
 
     #[test]

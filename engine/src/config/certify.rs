@@ -309,6 +309,23 @@ impl Plan {
         if s.sizes.is_empty() {
             return err("certify.sizes", "name at least one frame size".into());
         }
+        // Trials have no report loop to keep a NIC clock's map fresh: the
+        // latency rows are measured on software stamps, and say so.
+        let nic = crate::clock::nic::Want::Nic;
+        let side = (self.rx.iter().position(|r| r.timestamps == nic))
+            .map(|i| format!("rx[{i}].timestamps"))
+            .or_else(|| {
+                (self.tx.iter().position(|t| t.timestamps == nic))
+                    .map(|i| format!("tx[{i}].timestamps"))
+            });
+        if let Some(f) = side {
+            return err(
+                &f,
+                "a certification measures latency on software timestamps (its latency rows \
+                 say `source: software`): `nic` is not taken here; use `auto` or `software`"
+                    .into(),
+            );
+        }
         self.check_sizes()?;
         for (f, v) in [
             ("certify.tolerance", s.loss_tolerance_pct),
@@ -400,6 +417,36 @@ mod tests {
              rx:\n  - lcore: 2\n    port: p0\n\
              certify:\n{section}"
         )
+    }
+
+    #[test]
+    fn nic_timestamps_are_refused_for_a_certification() {
+        let nic_rx = with("  sizes: [64]\n").replace(
+            "    port: p0\ncertify:",
+            "    port: p0\n    timestamps: nic\ncertify:",
+        );
+        let p = load_str(&nic_rx, "c.yaml").unwrap();
+        assert_eq!(
+            p.check_certify().unwrap_err().to_string(),
+            "c.yaml:19: rx[0].timestamps: a certification measures latency on software \
+             timestamps (its latency rows say `source: software`): `nic` is not taken here; \
+             use `auto` or `software`"
+        );
+        let nic_tx = with("  sizes: [64]\n")
+            .replace("    rate: line\n", "    rate: line\n    timestamps: nic\n");
+        let p = load_str(&nic_tx, "c.yaml").unwrap();
+        assert!(p
+            .check_certify()
+            .unwrap_err()
+            .to_string()
+            .starts_with("c.yaml:16: tx[0].timestamps: a certification measures latency"));
+        for word in ["auto", "software"] {
+            let ok = with("  sizes: [64]\n").replace(
+                "    rate: line\n",
+                &format!("    rate: line\n    timestamps: {word}\n"),
+            );
+            assert!(load_str(&ok, "c.yaml").unwrap().check_certify().is_ok());
+        }
     }
 
     #[test]

@@ -297,6 +297,10 @@ pub struct TxTaskPlan {
     pub clock: TxClock,
     /// The PTP servo its synchronised clock reads (`tx[].clock_servo`).
     pub clock_servo: ClockServo,
+    /// Where its departure times come from (`timestamps: auto|nic|software`):
+    /// the TSC read before `tx_burst`, corrected by the NIC's sampled
+    /// IEEE 1588 TX timestamps when the port latches them.
+    pub timestamps: crate::clock::nic::Want,
 }
 
 /// The PTP servo a synchronised clock reads for its offset

@@ -245,6 +245,8 @@ pub(crate) struct Tx {
     pub clock_error: Option<Scalar>,
     #[serde(default)]
     pub clock_servo: Option<Scalar>,
+    #[serde(default)]
+    pub timestamps: Option<Scalar>,
 }
 
 /// One item of `rx:`.

@@ -1127,6 +1127,40 @@ fn rx_timestamps_choose_the_arrival_source() {
 }
 
 #[test]
+fn tx_timestamps_choose_the_departure_source() {
+    use crate::clock::nic::Want;
+    // The default: the NIC's sampled TX stamps when the port latches them.
+    assert_eq!(
+        load_str(BASE, "t.yaml").unwrap().tx[0].timestamps,
+        Want::Auto
+    );
+    for (word, want) in [
+        ("auto", Want::Auto),
+        ("nic", Want::Nic),
+        ("software", Want::Software),
+    ] {
+        let p = load_str(
+            &with(
+                "    trace: dep.csv\n",
+                &format!("    trace: dep.csv\n    timestamps: {word}\n"),
+            ),
+            "t.yaml",
+        )
+        .unwrap();
+        assert_eq!(p.tx[0].timestamps, want, "{word}");
+    }
+    let m = err_with(
+        "    trace: dep.csv\n",
+        "    trace: dep.csv\n    timestamps: 1588\n",
+    );
+    // Line 30 of the profile: the key's own line.
+    assert_eq!(
+        m,
+        "t.yaml:30: tx[0].timestamps: unknown timestamp source `1588`: use auto, nic or software"
+    );
+}
+
+#[test]
 fn clock_servo_names_the_ptp4l_socket_a_synced_clock_reads() {
     use super::ClockServo;
     use std::path::PathBuf;

@@ -385,6 +385,16 @@ impl Checker<'_> {
             task.clock_servo.as_ref(),
             matches!(clock, TxClock::Synced(_)),
         )?;
+        let timestamps = self.keyword(
+            &format!("{at}.timestamps"),
+            "timestamp source",
+            task.timestamps.as_ref(),
+            &[
+                ("auto", Want::Auto),
+                ("nic", Want::Nic),
+                ("software", Want::Software),
+            ],
+        )?;
         Ok(TxTaskPlan {
             lcore: task.lcore,
             port,
@@ -399,6 +409,7 @@ impl Checker<'_> {
             trace_frames: task.trace_frames,
             clock,
             clock_servo,
+            timestamps,
         })
     }
 

@@ -274,6 +274,35 @@ impl<'p> TxBatch<'p> {
         }
     }
 
+    /// Asks the NIC to latch the departure of unsent slot `i`
+    /// (`RTE_MBUF_F_TX_IEEE1588_TMST`). Only a mbuf of the port's own pool
+    /// is marked (returns false otherwise): it is reset when allocated, so
+    /// the flag leaves with it; a template pool's mbufs keep their flags
+    /// across alloc and free and would ask again on every reuse.
+    #[inline]
+    pub fn mark_tx_timestamp(&mut self, i: usize) -> bool {
+        let m = self.slot(i);
+        // SAFETY: m is a valid mbuf owned by this batch; `pool` and
+        // ol_flags are plain fields.
+        unsafe {
+            if (*m).pool != self.pool.raw() {
+                return false;
+            }
+            (*m).ol_flags |= super::nicstamp::TX_IEEE1588_TMST;
+        }
+        true
+    }
+
+    /// Takes back [`mark_tx_timestamp`](Self::mark_tx_timestamp)'s request
+    /// from unsent slot `i` (its burst left it behind).
+    #[inline]
+    pub fn unmark_tx_timestamp(&mut self, i: usize) {
+        let m = self.slot(i);
+        // SAFETY: m is a valid mbuf owned by this batch; ol_flags is a
+        // plain integer.
+        unsafe { (*m).ol_flags &= !super::nicstamp::TX_IEEE1588_TMST };
+    }
+
     #[inline]
     fn slot(&self, i: usize) -> *mut sys::rte_mbuf {
         assert!(

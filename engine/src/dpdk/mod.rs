@@ -239,7 +239,7 @@ pub use lcore::{scope, Lcore, Scope, Worker};
 pub(crate) use mbuf::check_layout;
 pub use mbuf::{RxBatch, TxBatch, TxOffload, BATCH_MAX};
 pub use mempool::{Mempool, TemplatePool, CACHE_MAX};
-pub use nicstamp::{NicBracket, NicClockReader, RxStampField};
+pub use nicstamp::{NicBracket, NicClockReader, RxStampField, TxLatch};
 pub use port::{
     FlowControl, LinkStatus, Port, PortConfig, PortInfo, PortStats, Queues, RxQueue, TxQueue,
 };

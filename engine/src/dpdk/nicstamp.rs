@@ -91,12 +91,37 @@ pub struct NicBracket {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NicClockReader {
     port: u16,
+    /// Reads the IEEE 1588 clock (`rte_eth_timesync_read_time`, ns), the
+    /// clock of the latched TX timestamps, instead of `rte_eth_read_clock`.
+    timesync: bool,
 }
 
 impl NicClockReader {
-    /// The reader of `port`'s clock.
+    /// The reader of `port`'s clock (`rte_eth_read_clock`, the clock of
+    /// the RX timestamps).
     pub fn of(port: &Port<'_>) -> NicClockReader {
-        NicClockReader { port: port.id() }
+        NicClockReader {
+            port: port.id(),
+            timesync: false,
+        }
+    }
+
+    /// The reader of `port`'s IEEE 1588 clock (`rte_eth_timesync_read_time`,
+    /// ns; timesync enabled), the clock of its latched TX timestamps.
+    pub fn timesync(port: &Port<'_>) -> NicClockReader {
+        NicClockReader {
+            port: port.id(),
+            timesync: true,
+        }
+    }
+
+    /// The name of the call it reads with.
+    pub fn call(&self) -> &'static str {
+        if self.timesync {
+            "rte_eth_timesync_read_time"
+        } else {
+            "rte_eth_read_clock"
+        }
     }
 
     /// The DPDK port id it reads.
@@ -104,8 +129,21 @@ impl NicClockReader {
         self.port
     }
 
-    /// The NIC's clock (`rte_eth_read_clock`), raw.
+    /// The NIC's clock (`rte_eth_read_clock`, raw; or the IEEE 1588
+    /// clock, ns).
     pub fn read(&self) -> Result<u64, DpdkError> {
+        if self.timesync {
+            let mut ts = sys::timespec::default();
+            // SAFETY: valid out pointer; ethdev validates the port id.
+            let ret = unsafe { sys::rte_eth_timesync_read_time(self.port, &mut ts) };
+            if ret != 0 {
+                return Err(DpdkError::from_ret(
+                    format!("rte_eth_timesync_read_time(port {})", self.port),
+                    ret,
+                ));
+            }
+            return Ok(timespec_ns(&ts));
+        }
         let mut v = 0u64;
         // SAFETY: valid out pointer; ethdev validates the port id.
         let ret = unsafe { sys::rte_eth_read_clock(self.port, &mut v) };
@@ -219,6 +257,35 @@ fn timespec_ns(ts: &sys::timespec) -> u64 {
     (ts.tv_sec as u64)
         .wrapping_mul(1_000_000_000)
         .wrapping_add(ts.tv_nsec as u64)
+}
+
+/// A port's IEEE 1588 TX latch, enabled: a TX lcore marks one frame of a
+/// burst ([`TxBatch::mark_tx_timestamp`](super::TxBatch::mark_tx_timestamp))
+/// and reads its departure back here. It holds only the port id (ethdev
+/// checks it on every call); timesync stays enabled until the port closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TxLatch {
+    port: u16,
+}
+
+impl TxLatch {
+    /// Enables timesync on `port` (`rte_eth_timesync_enable`) and gives
+    /// its latch.
+    pub fn enable(port: &Port<'_>) -> Result<TxLatch, DpdkError> {
+        port.timesync_enable()?;
+        Ok(TxLatch { port: port.id() })
+    }
+
+    /// The departure the NIC latched for the latest marked frame, ns of
+    /// its IEEE 1588 clock (`rte_eth_timesync_read_tx_timestamp`); `None`
+    /// while it holds none (or the read fails). Reading clears the latch.
+    #[inline]
+    pub fn read(&self) -> Option<u64> {
+        let mut ts = sys::timespec::default();
+        // SAFETY: valid out pointer; ethdev validates the port id.
+        let ret = unsafe { sys::rte_eth_timesync_read_tx_timestamp(self.port, &mut ts) };
+        (ret == 0).then(|| timespec_ns(&ts))
+    }
 }
 
 /// `RTE_MBUF_F_TX_IEEE1588_TMST`: the `ol_flags` bit asking the NIC to

@@ -39,6 +39,7 @@ fn tx_streams() -> impl Strategy<Value = Vec<TxStreamResult>> {
                 frames,
                 bytes: frames.wrapping_mul(64),
                 payload_bytes: 0,
+                departure_offset: None,
             })
             .collect()
     })
@@ -77,6 +78,7 @@ fn rx_streams() -> impl Strategy<Value = Vec<StreamResult>> {
                 latency_early: 0,
                 latency_source: None,
                 latency_nic: 0,
+                departure_source: None,
                 latency: None,
                 interarrival: Percentiles::default(),
                 span_s: 0.0,

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde::{Serialize, Serializer};
 
+use crate::clock::nic::Departure;
 use crate::clock::sync::{bound_ns, round_to_bound, step_ns, SideClock};
 use crate::limits::verdict::Observation;
 use crate::limits::{Limit, Verdict};
@@ -120,7 +121,9 @@ pub struct OneWayStream {
     /// `nic_rx`, `nic_rx+software`).
     pub rx_source: String,
     /// Where the sender's departure times came from (`software`: the TSC
-    /// read before `tx_burst`).
+    /// read before `tx_burst`; `nic`: that stamp corrected by the mean
+    /// offset of the NIC's sampled TX timestamps, the sender's
+    /// `departure_offset`).
     pub tx_source: String,
 }
 
@@ -134,15 +137,23 @@ fn one_way(t: &TxResult, r: &RxResult) -> Option<OneWay> {
         (r.streams.iter())
             .filter(|s| s.latency_clock.as_deref() == Some("synced"))
             .filter_map(|s| {
+                let off = (t.streams.iter().find(|ts| ts.id == s.id))
+                    .and_then(crate::result::TxStreamResult::departure_offset_ns);
+                let latency = s.latency.as_ref()?.less(off.unwrap_or(0.0));
                 Some(OneWayStream {
                     id: s.id,
-                    latency: rounded(s.latency.as_ref()?, bound),
+                    latency: rounded(&latency, bound),
                     early: s.latency_early,
                     rx_source: s
                         .latency_source
                         .clone()
                         .unwrap_or_else(|| "software".into()),
-                    tx_source: "software".into(),
+                    tx_source: match off {
+                        Some(_) => Departure::Nic,
+                        None => Departure::Software,
+                    }
+                    .name()
+                    .into(),
                 })
             })
             .collect()
@@ -756,6 +767,7 @@ mod tests {
                     frames,
                     bytes: 0,
                     payload_bytes: 0,
+                    departure_offset: None,
                 })
                 .collect(),
             clock: None,
@@ -788,6 +800,7 @@ mod tests {
             latency_early: 0,
             latency_source: None,
             latency_nic: 0,
+            departure_source: None,
             interarrival: Percentiles::default(),
             span_s: 0.0,
             achieved: Default::default(),
@@ -802,6 +815,134 @@ mod tests {
             streams,
             ..RxResult::default()
         }
+    }
+
+    /// A side's clock, synchronised, with `nic_residual_ns` (the TX
+    /// side: the spread of its departure offsets and its 1588 map's
+    /// residual) and 100 ns of declared error.
+    fn side(nic_residual_ns: Option<f64>) -> crate::clock::sync::SideClock {
+        use crate::clock::sync::{ClockId, KernelStatus, SideClock};
+        SideClock {
+            clock: ClockId::Tai,
+            kernel: KernelStatus {
+                synced: true,
+                esterror_ns: 0.0,
+                maxerror_ns: 0.0,
+            },
+            servo: None,
+            error_from: None,
+            declared_error_ns: Some(100.0),
+            residual_ns: 0.0,
+            skew_ppm: 0.0,
+            pairs: 2,
+            nic_residual_ns,
+        }
+    }
+
+    #[test]
+    fn a_sampled_tx_offset_moves_the_one_way_latency_by_exactly_itself() {
+        use crate::clock::txstamp::StreamOffsets;
+        let lat = Percentiles {
+            count: 10,
+            min_ns: 120_000.0,
+            mean_ns: 125_000.0,
+            p50_ns: 124_000.0,
+            p99_ns: 131_000.0,
+            p999_ns: 132_000.0,
+            max_ns: 133_000.0,
+            stddev_ns: 2_000.0,
+        };
+        let mut st = stream(1, [10, 10, 0, 0, 0, 0]);
+        st.latency = Some(lat);
+        st.latency_clock = Some("synced".into());
+        let mut r = rx(10, rates(1e9, 1e5), vec![st]);
+        r.clock = Some(side(None));
+        let mut t = tx(10, rates(1e9, 1e5), &[(1, 10)]);
+        t.clock = Some(side(None));
+        let plain = join(&t, &r, None, None, "tx.json", "rx.json")
+            .one_way
+            .unwrap();
+        assert_eq!(plain.bound_ns, 200.0);
+        assert_eq!(plain.streams[0].latency, lat);
+        assert_eq!(plain.streams[0].tx_source, "software");
+        // The NIC latched departures 3 µs after the stamps (± 40 ns): the
+        // latency is 3 µs less, to the ns; the spread and the 1588 map's
+        // 20 ns residual widen the sender's share of the bound.
+        t.streams[0].departure_offset = Some(StreamOffsets {
+            samples: 25,
+            min_ns: 2_960.0,
+            mean_ns: 3_000.0,
+            max_ns: 3_040.0,
+            spread_ns: 80.0,
+        });
+        t.clock = Some(side(Some(100.0)));
+        let nic = join(&t, &r, None, None, "tx.json", "rx.json")
+            .one_way
+            .unwrap();
+        assert_eq!(nic.bound_ns, 300.0);
+        assert_eq!(nic.tx_error_ns, 200.0);
+        assert_eq!(nic.streams[0].tx_source, "nic");
+        let l = nic.streams[0].latency;
+        assert_eq!(
+            (l.min_ns, l.mean_ns, l.p50_ns, l.p99_ns, l.p999_ns, l.max_ns),
+            (117_000.0, 122_000.0, 121_000.0, 128_000.0, 129_000.0, 130_000.0)
+        );
+        assert_eq!((l.count, l.stddev_ns), (10, 2_000.0));
+        // No sample kept: no correction, the software source.
+        t.streams[0].departure_offset = Some(StreamOffsets::default());
+        let none = join(&t, &r, None, None, "tx.json", "rx.json")
+            .one_way
+            .unwrap();
+        assert_eq!(none.streams[0].latency, lat);
+        assert_eq!(none.streams[0].tx_source, "software");
+    }
+
+    #[test]
+    fn one_process_latency_is_corrected_by_the_mean_departure_offset() {
+        use crate::clock::txstamp::StreamOffsets;
+        let lat = Percentiles {
+            count: 4,
+            min_ns: 5_000.0,
+            mean_ns: 6_000.0,
+            p50_ns: 6_000.0,
+            p99_ns: 7_000.0,
+            p999_ns: 7_000.0,
+            max_ns: 7_000.0,
+            stddev_ns: 500.0,
+        };
+        let with = |id, clock: &str| {
+            let mut s = stream(id, [4, 4, 0, 0, 0, 0]);
+            s.latency = Some(lat);
+            s.latency_clock = Some(clock.into());
+            s.departure_source = Some("software".into());
+            s
+        };
+        let mut r = rx(
+            12,
+            rates(1e9, 1e5),
+            vec![with(1, "tsc"), with(2, "tsc"), with(3, "synced")],
+        );
+        let mut t = tx(12, rates(1e9, 1e5), &[(1, 4), (2, 4), (3, 4)]);
+        let off = Some(StreamOffsets {
+            samples: 3,
+            min_ns: 1_200.0,
+            mean_ns: 1_250.0,
+            max_ns: 1_300.0,
+            spread_ns: 100.0,
+        });
+        t.streams[0].departure_offset = off;
+        t.streams[2].departure_offset = off;
+        crate::result::correct_departures(&mut r, &t);
+        // Stream 1: sampled, on the shared TSC: every figure 1.25 µs less.
+        assert_eq!(r.streams[0].latency, Some(lat.less(1_250.0)));
+        assert_eq!(r.streams[0].latency.unwrap().min_ns, 3_750.0);
+        assert_eq!(r.streams[0].departure_source.as_deref(), Some("nic"));
+        // Stream 2: not sampled.
+        assert_eq!(r.streams[1].latency, Some(lat));
+        assert_eq!(r.streams[1].departure_source.as_deref(), Some("software"));
+        // Stream 3: on synchronised clocks, corrected by `landspeed report`.
+        assert_eq!(r.streams[2].latency, Some(lat));
+        assert_eq!(r.streams[2].departure_source.as_deref(), Some("software"));
     }
 
     #[test]

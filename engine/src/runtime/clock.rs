@@ -20,8 +20,6 @@ const PAIR_TRIES: usize = 5;
 /// Time between the two pairs a NIC clock's first map is fitted through
 /// (its unit is unknown until two readings are apart).
 const NIC_START_GAP: Duration = Duration::from_millis(20);
-/// How a NIC clock is read, as the result names it.
-const NIC_READ: &str = "rte_eth_read_clock";
 
 /// A TSC reading paired with the monotonic clock (the midpoint of the two
 /// TSC reads bracketing the clock read; see [`TscSample::bracketed`]).
@@ -203,7 +201,7 @@ impl NicSync {
         s.read_pair()?;
         if s.tracker.map().is_none() {
             return Err(DpdkError::msg(
-                format!("{NIC_READ}(port {})", s.reader.port_id()),
+                format!("{}(port {})", s.reader.call(), s.reader.port_id()),
                 "the NIC's clock did not advance",
             ));
         }
@@ -247,7 +245,7 @@ impl NicSync {
     /// The clock over the run, for the result: a last pair read first.
     pub(crate) fn report(&mut self) -> NicClock {
         self.tick();
-        self.tracker.report(NIC_READ)
+        self.tracker.report(self.reader.call())
     }
 }
 
@@ -263,7 +261,11 @@ pub(crate) struct Syncs {
     /// The NIC clocks mapped onto the TSC, one per port whose RX
     /// timestamps are used.
     pub nic: Vec<NicSync>,
-    /// How each receiving port's timestamps were taken, by port index.
+    /// The IEEE 1588 clocks mapped onto the TSC, one per port whose TX
+    /// timestamps are sampled.
+    pub tx_nic: Vec<NicSync>,
+    /// How each receiving or sending port's timestamps were taken, by
+    /// port index.
     pub stamps: Vec<(usize, PortStamps)>,
 }
 
@@ -292,6 +294,7 @@ impl Syncs {
             tx: start(tx)?,
             rx: start(rx)?,
             nic: Vec::new(),
+            tx_nic: Vec::new(),
             stamps: Vec::new(),
         })
     }
@@ -303,6 +306,7 @@ impl Syncs {
             .chain(self.rx.iter_mut())
             .for_each(SyncClock::tick);
         self.nic.iter_mut().for_each(NicSync::tick);
+        self.tx_nic.iter_mut().for_each(NicSync::tick);
     }
 
     /// Writes each side's clock into `result`; a side whose clock is not
@@ -318,13 +322,34 @@ impl Syncs {
                 st.nic_clock = Some(c);
             }
         }
+        // The sender's share of the bound from its NIC's TX timestamps:
+        // the widest spread of its departure offsets and its 1588 map's
+        // residual.
+        let mut tx_nic_residual: Option<f64> = None;
+        for n in &mut self.tx_nic {
+            let c = n.report();
+            tx_nic_residual = Some(tx_nic_residual.unwrap_or(0.0).max(c.residual_ns));
+            if let Some((_, st)) = self.stamps.iter_mut().find(|(p, _)| *p == n.port) {
+                st.tx_clock = Some(c);
+            }
+        }
+        if let Some(r) = tx_nic_residual.as_mut() {
+            let spread = (result.tx.iter().flat_map(|t| &t.streams))
+                .filter_map(|s| s.departure_offset)
+                .fold(0.0, |w: f64, o| w.max(o.spread_ns));
+            *r += spread;
+        }
         for (port, st) in &self.stamps {
             if let Some(p) = result.ports.get_mut(*port) {
                 p.timestamps = Some(st.clone());
             }
         }
+        if let (Some(tx), Some(rx)) = (result.tx.as_ref(), result.rx.as_mut()) {
+            crate::result::correct_departures(rx, tx);
+        }
         if let (Some(s), Some(tx)) = (self.tx.as_mut(), result.tx.as_mut()) {
-            let c = s.report();
+            let mut c = s.report();
+            c.nic_residual_ns = tx_nic_residual;
             if !c.synced() {
                 problems.push(not_synced("sender", &c));
             }

@@ -252,6 +252,10 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
         for s in streams {
             p.streams[s].size = SizeSpec::Fixed(spec.frame_size as usize);
         }
+        for t in &mut p.tx {
+            // As the receivers: no report loop refreshes a 1588 clock map.
+            t.timestamps = crate::clock::nic::Want::Software;
+        }
         for r in &mut p.rx {
             r.count_from = CountFrom::Zero;
             // A trial's NIC clock map would not be refreshed (no report

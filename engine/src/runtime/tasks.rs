@@ -120,7 +120,8 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
             )
         })?;
         let up = &ups[t.port];
-        tx.push(tx_task(
+        let stamps = tx_departure(plan, ti, tsc_hz, &ports[t.port], &mut syncs)?;
+        let mut task = tx_task(
             plan,
             ti,
             tsc_hz,
@@ -128,8 +129,10 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
             up,
             queue,
             &shared,
-            tx_pools.as_deref_mut(),
-        )?);
+            tx_pools.as_deref_mut().filter(|_| stamps.is_none()),
+        )?;
+        task.stamps = stamps;
+        tx.push(task);
     }
     check_port_lines(plan, &tx)?;
     let mut rx = Vec::new();
@@ -164,6 +167,90 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
         stop_rx,
         syncs,
     })
+}
+
+/// TX task `ti`'s departure source, from what its port `pr` offers and
+/// what the task asks (`tx[].timestamps`), recorded in `syncs` for the
+/// result. For the NIC's: the port's IEEE 1588 latch enabled and its
+/// clock mapped onto the TSC (`syncs.tx_nic`), which the task samples
+/// with; its frames then come from the port's pool (the caller keeps no
+/// template pools for it).
+fn tx_departure(
+    plan: &Plan,
+    ti: usize,
+    tsc_hz: u64,
+    pr: &PortRt,
+    syncs: &mut super::clock::Syncs,
+) -> Result<Option<crate::tx::TxStamps>> {
+    use crate::clock::nic::{select_departure, Arrival, Departure, NicCaps, PortStamps, Want};
+    use crate::dpdk::{NicClockReader, TxLatch};
+    let t = &plan.tx[ti];
+    let at = format!("tx[{ti}].timestamps");
+    let port = &pr.port;
+    let known = syncs.stamps.iter().position(|(p, _)| *p == t.port);
+    let caps = match known {
+        Some(k) => syncs.stamps[k].1.offered,
+        None => NicCaps {
+            rx_timestamp: port.offers_rx_timestamp(),
+            read_clock: port.reads_clock(),
+            timesync: port.offers_timesync(),
+        },
+    };
+    let dep = select_departure(
+        t.timestamps,
+        caps,
+        &plan.ports[t.port].name,
+        &port.info().driver,
+    )
+    .map_err(|m| perr(plan, &at, m))?;
+    let rank = |w: Option<Want>| match w {
+        None => 0,
+        Some(Want::Software) => 1,
+        Some(Want::Auto) => 2,
+        Some(Want::Nic) => 3,
+    };
+    let k = match known {
+        Some(k) => k,
+        None => {
+            syncs.stamps.push((
+                t.port,
+                PortStamps {
+                    asked: Want::Software,
+                    offered: caps,
+                    rx: Arrival::Software,
+                    tx: Departure::Software,
+                    tx_asked: None,
+                    nic_clock: None,
+                    tx_clock: None,
+                },
+            ));
+            syncs.stamps.len() - 1
+        }
+    };
+    let st = &mut syncs.stamps[k].1;
+    if rank(Some(t.timestamps)) > rank(st.tx_asked) {
+        st.tx_asked = Some(t.timestamps);
+    }
+    if dep != Departure::Nic {
+        return Ok(None);
+    }
+    st.tx = Departure::Nic;
+    let latch = TxLatch::enable(port).map_err(|e| perr(plan, &at, e))?;
+    let n = match syncs.tx_nic.iter().position(|n| n.port == t.port) {
+        Some(i) => &syncs.tx_nic[i],
+        None => {
+            let reader = NicClockReader::timesync(port);
+            let n = super::clock::NicSync::start(t.port, reader, tsc_hz)
+                .map_err(|e| perr(plan, &at, e))?;
+            syncs.tx_nic.push(n);
+            syncs.tx_nic.last().expect("just pushed")
+        }
+    };
+    Ok(Some(crate::tx::TxStamps {
+        latch,
+        map: n.mapping(),
+        counter: n.counter(),
+    }))
 }
 
 /// Each RX task's arrival source, from what its port offers and what the
@@ -220,8 +307,10 @@ fn nic_stamps(
                     asked: r.timestamps,
                     offered: caps,
                     rx: arrival,
-                    tx: Arrival::Software,
+                    tx: crate::clock::nic::Departure::Software,
+                    tx_asked: None,
                     nic_clock: None,
+                    tx_clock: None,
                 },
             )),
         }
@@ -373,6 +462,7 @@ fn tx_task<'e: 'q, 'q>(
         peer: None,
         frame_limit: u64::MAX,
         clock: None,
+        stamps: None,
     })
 }
 

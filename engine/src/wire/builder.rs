@@ -807,7 +807,6 @@ fn add_to_check<const N: usize>(b: &mut [u8; N], at: usize, sum: u16) {
 const FULL_SEQ: usize = 8;
 const FULL_TSC: usize = 16;
 const FULL_FILL_LEN: usize = 24;
-const FULL_FILL_CSUM: usize = 26;
 const FULL_CHECK: usize = 28;
 const COMPACT_TSC: usize = 11;
 const COMPACT_CHECK: usize = 16;

@@ -28,7 +28,7 @@ use crate::pace::rate::Rate;
 use crate::pace::schedule::{Interleave, Schedule};
 use crate::pace::tsc::ns_to_ticks;
 use crate::tx_payload::Payload;
-use crate::wire::builder::{FrameBuilder, FramePlan};
+use crate::wire::builder::{FrameBuilder, FramePlan, TxTsc};
 use crate::wire::pause::{PauseFrame, PauseRepr};
 use crate::wire::spec::FCS_LEN;
 use crate::wire::MacAddr;
@@ -305,7 +305,7 @@ impl Stream<'_> {
     /// Writes the planned frame `plan` (sequence `seq`) into slot `i` of
     /// `batch`: the headers' changing fields and the stamp into the first
     /// segment, then the payload: copied, or attached by `payload` as a
-    /// second segment.
+    /// second segment; none for a frame whose stamp ends it (64 bytes).
     #[inline(always)]
     fn write(
         &mut self,
@@ -315,7 +315,8 @@ impl Stream<'_> {
         payload: &mut Payload<'_>,
         s: usize,
     ) {
-        let seg = payload.segment(plan);
+        let filled = plan.len > plan.head_len;
+        let seg = if filled { payload.segment(plan) } else { None };
         let len = if seg.is_some() {
             plan.head_len
         } else {
@@ -326,9 +327,11 @@ impl Stream<'_> {
             self.builder.init_head(f);
         }
         self.builder.write_head(f, *seq, plan);
-        match seg {
-            None => self.builder.write_fill(f, *seq, plan),
-            Some(seg) => payload.attach(s, batch, i, seg, plan),
+        if filled {
+            match seg {
+                None => self.builder.write_fill(f, *seq, plan),
+                Some(seg) => payload.attach(s, batch, i, seg, plan),
+            }
         }
         if let Some(ol) = self.offload {
             batch.set_offload(i, ol);
@@ -423,6 +426,10 @@ struct Tx<'q> {
     /// The slots of the next batch are planned but not yet allocated (the
     /// pool was empty): the next fill allocates them as planned.
     planned: bool,
+    /// The slots below this one hold a stamp already (they were offered
+    /// to the PMD and refused): sent again, they are patched from the TSC
+    /// they hold; the others are stamped from TSC 0.
+    stamped: usize,
     /// Frames allocated and prepared per batch.
     ahead: usize,
     /// Frames per `tx_burst` (1 in spin mode: every frame already due).
@@ -505,6 +512,7 @@ impl<'q> Tx<'q> {
             slots: [Slot::Gap { size: 0 }; BATCH_MAX],
             plans: [(FramePlan::default(), 0); BATCH_MAX],
             planned: false,
+            stamped: 0,
             ahead,
             group,
             source: Source {
@@ -605,6 +613,7 @@ impl<'q> Tx<'q> {
         self.write::<ONE>();
         self.left -= self.ahead as u64;
         self.planned = false;
+        self.stamped = 0;
         true
     }
 
@@ -740,26 +749,38 @@ impl<'q> Tx<'q> {
     }
 
     /// Stamps `now` into the next `n` data frames and hands them to the
-    /// PMD; returns how many it took (the rest count as refused).
+    /// PMD; returns how many it took (the rest count as refused). A frame
+    /// stamped for the first time is stamped from TSC 0 with the burst's
+    /// [`TxTsc`]; one the PMD refused before is patched from the stamp it
+    /// holds.
     #[inline(always)]
     fn send<const ONE: bool>(&mut self, n: usize, now: u64) -> usize {
         let h = self.batch.head();
         // Two-host clock: one multiply-shift per burst.
         let stamp = self.clock.as_ref().map_or(now, |m| m.load().ns(now));
+        let t = TxTsc::new(stamp);
+        let again = self.stamped.min(h + n);
         if ONE {
             let b = &self.source.streams[0].builder;
-            for i in h..h + n {
+            for i in h..again {
                 b.patch_tx_tsc(self.batch.frame(i), stamp);
+            }
+            for i in again..h + n {
+                b.stamp_tx_tsc(self.batch.frame(i), self.plans[i].1, &t);
             }
         } else {
             for (i, slot) in self.slots.iter().enumerate().skip(h).take(n) {
                 if let Slot::Data { stream, .. } = *slot {
-                    self.source.streams[usize::from(stream)]
-                        .builder
-                        .patch_tx_tsc(self.batch.frame(i), stamp);
+                    let b = &self.source.streams[usize::from(stream)].builder;
+                    if i < again {
+                        b.patch_tx_tsc(self.batch.frame(i), stamp);
+                    } else {
+                        b.stamp_tx_tsc(self.batch.frame(i), self.plans[i].1, &t);
+                    }
                 }
             }
         }
+        self.stamped = self.stamped.max(h + n);
         let marked = match self.sampling.as_deref() {
             Some(s) if s.sampler.wants(now) => s.mark(&mut self.batch, &self.slots, h, n),
             _ => None,

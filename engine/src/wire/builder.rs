@@ -729,14 +729,85 @@ impl FrameBuilder {
     }
 }
 
+impl FrameBuilder {
+    /// Writes the TX time `tsc` into the stamp of a frame this builder
+    /// wrote with [`write_head`](Self::write_head) and that no stamp has
+    /// been written into since, sequence number `seq`: `frame` is the
+    /// frame, or its first segment when the fill is attached (at least
+    /// [`FramePlan::head_len`] bytes). The TSC field is known to hold 0, so
+    /// nothing of it is read: one 64-bit store of the TSC (with, in a
+    /// compact stamp, the sequence's last bytes that share its word) and
+    /// the check updated by the sum that `tsc` carries for the burst. The
+    /// bytes are those of [`patch_tx_tsc`](Self::patch_tx_tsc), which a
+    /// frame stamped before (refused by the PMD and sent again) needs
+    /// instead. Does nothing if `frame` is too short for a stamp.
+    #[inline]
+    pub fn stamp_tx_tsc(&self, frame: &mut [u8], seq: u64, tsc: &TxTsc) {
+        let Some(stamp) = frame.get_mut(self.template.len()..) else {
+            return;
+        };
+        if stamp.len() >= FULL_LEN {
+            let b: &mut [u8; FULL_LEN] = array_mut(stamp);
+            put_word(b, FULL_TSC, tsc.tsc);
+            add_to_check(b, FULL_CHECK, tsc.full_sum);
+        } else if stamp.len() >= COMPACT_LEN {
+            let b: &mut [u8; COMPACT_LEN] = array_mut(stamp);
+            put_word(b, 8, compact_tail(seq, tsc.tsc));
+            add_to_check(b, COMPACT_CHECK, tsc.compact_sum);
+        }
+    }
+}
+
+/// A TX time as the stamps of one burst carry it, with what it adds to a
+/// stamp check that was computed with TSC 0: made once per burst, so that
+/// stamping a frame ([`FrameBuilder::stamp_tx_tsc`]) is two stores and one
+/// one's-complement addition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TxTsc {
+    tsc: u64,
+    /// The sum of the four 16-bit words of the TSC (a full stamp's field).
+    full_sum: u16,
+    /// What the low 40 bits of the TSC add to a compact stamp's check:
+    /// the field starts at an odd offset (11), so its first byte is the
+    /// low byte of a word and the other four make two words.
+    compact_sum: u16,
+}
+
+impl TxTsc {
+    /// The TX time `tsc` (TSC ticks, or clock nanoseconds for stamps of
+    /// version 2).
+    #[inline]
+    pub fn new(tsc: u64) -> Self {
+        TxTsc {
+            tsc,
+            full_sum: sum64(tsc),
+            compact_sum: checksum::fold64(
+                ((tsc >> 32) & 0xFF) + ((tsc >> 16) & 0xFFFF) + (tsc & 0xFFFF),
+            ),
+        }
+    }
+
+    /// The TX time it carries.
+    #[inline]
+    pub fn tsc(&self) -> u64 {
+        self.tsc
+    }
+}
+
+/// Adds `sum` to the stamp check at `b[at..at + 2]` (RFC 1624: the check
+/// of data that gained words summing to `sum`).
+#[inline(always)]
+fn add_to_check<const N: usize>(b: &mut [u8; N], at: usize, sum: u16) {
+    let check = u16::from_be_bytes([b[at], b[at + 1]]);
+    let c = !checksum::add(!check, sum);
+    b[at..at + 2].copy_from_slice(&c.to_be_bytes());
+}
+
 // Stamp field offsets (docs/wire-format.md), as `Stamp::emit` writes them.
 const FULL_SEQ: usize = 8;
 const FULL_TSC: usize = 16;
 const FULL_FILL_LEN: usize = 24;
-const FULL_FILL_CSUM: usize = 26;
 const FULL_CHECK: usize = 28;
-const COMPACT_ID: usize = 3;
-const COMPACT_SEQ: usize = 5;
 const COMPACT_TSC: usize = 11;
 const COMPACT_CHECK: usize = 16;
 
@@ -1054,39 +1125,54 @@ impl FrameBuilder {
 }
 
 /// The full stamp of frame `seq` of stream `id` with TX TSC 0, its check
-/// from the shape's constant words plus the sequence and the fill checksum.
+/// from the shape's constant words plus the sequence and the fill checksum:
+/// four 64-bit stores.
 #[inline(always)]
 fn write_full_stamp(b: &mut [u8], sh: &Shape, id: u32, seq: u64, fill_sum: u16) {
     let fill_csum = checksum::finish(fill_sum);
     let b: &mut [u8; FULL_LEN] = array_mut(b);
     let s = checksum::add(checksum::add(sh.stamp_sum, sum64(seq)), fill_csum);
-    b[..4].copy_from_slice(&((u32::from(MAGIC) << 16) | (u32::from(sh.format) << 8)).to_be_bytes());
-    b[4..8].copy_from_slice(&id.to_be_bytes());
-    b[FULL_SEQ..FULL_SEQ + 8].copy_from_slice(&seq.to_be_bytes());
-    b[FULL_TSC..FULL_TSC + 8].fill(0);
-    b[FULL_FILL_LEN..FULL_FILL_LEN + 2].copy_from_slice(&sh.fill_len.to_be_bytes());
-    b[FULL_FILL_CSUM..FULL_FILL_CSUM + 2].copy_from_slice(&fill_csum.to_be_bytes());
-    b[FULL_CHECK..FULL_CHECK + 2].copy_from_slice(&checksum::finish(s).to_be_bytes());
-    b[30..32].fill(0);
+    let w0 = (u64::from(MAGIC) << 48) | (u64::from(sh.format) << 40) | u64::from(id);
+    let w3 = (u64::from(sh.fill_len) << 48)
+        | (u64::from(fill_csum) << 32)
+        | (u64::from(checksum::finish(s)) << 16);
+    put_word(b, 0, w0);
+    put_word(b, FULL_SEQ, seq);
+    put_word(b, FULL_TSC, 0);
+    put_word(b, FULL_FILL_LEN, w3);
 }
 
 /// The compact stamp of frame `seq` of stream `id` with TX TSC 0; its check
 /// covers the fill (`fill_sum`). The 48-bit sequence starts at an odd
-/// offset, so its words count byte-swapped (RFC 1071, 2(B)).
+/// offset, so its words count byte-swapped (RFC 1071, 2(B)). Two 64-bit
+/// stores and the check.
 #[inline(always)]
 fn write_compact_stamp(b: &mut [u8], sh: &Shape, id: u32, seq: u64, fill_sum: u16) {
     let b: &mut [u8; COMPACT_LEN] = array_mut(b);
     let s = checksum::add(sh.stamp_sum, sum48(seq).swap_bytes());
     let check = checksum::finish(checksum::add(s, fill_sum));
-    // Magic, format, id and the sequence's top byte as one word; the rest
-    // of the sequence, then TSC 0 and the check.
-    let seq = seq.to_be_bytes();
-    b[..2].copy_from_slice(&MAGIC.to_be_bytes());
-    b[2] = sh.format;
-    b[COMPACT_ID..COMPACT_ID + 2].copy_from_slice(&(id as u16).to_be_bytes());
-    b[COMPACT_SEQ..COMPACT_SEQ + 6].copy_from_slice(&seq[2..]);
-    b[COMPACT_TSC..COMPACT_TSC + 5].fill(0);
+    // Magic, format, id and the sequence's top three bytes as one word;
+    // the sequence's last three bytes and TSC 0 as the next.
+    let w0 = (u64::from(MAGIC) << 48)
+        | (u64::from(sh.format) << 40)
+        | (u64::from(id as u16) << 24)
+        | ((seq >> 24) & 0xFF_FFFF);
+    put_word(b, 0, w0);
+    put_word(b, 8, compact_tail(seq, 0));
     b[COMPACT_CHECK..COMPACT_CHECK + 2].copy_from_slice(&check.to_be_bytes());
+}
+
+/// Bytes 8..16 of a compact stamp: the sequence's last three bytes, then
+/// the 40-bit TX TSC (the low 40 bits of `tsc`).
+#[inline(always)]
+fn compact_tail(seq: u64, tsc: u64) -> u64 {
+    (seq << 40) | (tsc & 0xFF_FFFF_FFFF)
+}
+
+/// Stores `w` big-endian at `b[at..at + 8]`.
+#[inline(always)]
+fn put_word<const N: usize>(b: &mut [u8; N], at: usize, w: u64) {
+    b[at..at + 8].copy_from_slice(&w.to_be_bytes());
 }
 
 /// The single-flow writer for IP version `V6` and L4 protocol `TCP`, by
@@ -1241,9 +1327,9 @@ mod fast_path_tests {
     /// the stream in one reused buffer (as an mbuf of the template pool
     /// comes back), equal byte for byte to `write`'s on a fresh buffer
     /// stamped by `set_tx_tsc` ([`Stamp::patch_tsc`]), the fast path's
-    /// stamped by `patch_tx_tsc`: on the whole frame or on its first
-    /// segment (the fill attached), once or twice (a frame the PMD refused
-    /// is stamped again when it is sent).
+    /// stamped by `stamp_tx_tsc` (or `patch_tx_tsc` from TSC 0): on the
+    /// whole frame or on its first segment (the fill attached), once or
+    /// twice (a frame the PMD refused is patched when it is sent again).
     fn same_frames(s: &StreamSpec, csum: CsumMode, frames: u64) {
         let mut old = FrameBuilder::new(s, csum).unwrap();
         let mut new = old.clone();
@@ -1259,12 +1345,23 @@ mod fast_path_tests {
             new.write_fill(&mut buf, seq, &p);
             let tsc = 0x0123_4567_89AB_CDEF ^ seq.wrapping_mul(0x9E37_79B9);
             let seg = if seq % 2 == 0 { len } else { p.head_len };
-            if seq % 3 == 0 {
-                old.set_tx_tsc(&mut want, tsc / 3);
-                new.patch_tx_tsc(&mut buf[..seg], tsc / 3);
+            match seq % 3 {
+                0 => {
+                    old.set_tx_tsc(&mut want, tsc / 3);
+                    new.stamp_tx_tsc(&mut buf[..seg], seq, &TxTsc::new(tsc / 3));
+                    assert_eq!(buf[..len], want[..], "{s:?} {csum:?} seq {seq} refused");
+                    old.set_tx_tsc(&mut want, tsc);
+                    new.patch_tx_tsc(&mut buf[..seg], tsc);
+                }
+                1 => {
+                    old.set_tx_tsc(&mut want, tsc);
+                    new.stamp_tx_tsc(&mut buf[..seg], seq, &TxTsc::new(tsc));
+                }
+                _ => {
+                    old.set_tx_tsc(&mut want, tsc);
+                    new.patch_tx_tsc(&mut buf[..seg], tsc);
+                }
             }
-            old.set_tx_tsc(&mut want, tsc);
-            new.patch_tx_tsc(&mut buf[..seg], tsc);
             assert_eq!(buf[..len], want[..], "{s:?} {csum:?} seq {seq}");
         }
     }
@@ -1416,6 +1513,46 @@ mod fast_path_tests {
                     // Too short for a stamp: nothing is written.
                     let mut short = vec![7u8; b.stamp_offset() + COMPACT_LEN - 1];
                     b.patch_tx_tsc(&mut short, 5);
+                    assert!(short.iter().all(|&x| x == 7));
+                }
+            }
+        }
+    }
+
+    /// The first stamp of a frame (its TSC field 0, nothing of it read)
+    /// writes what `Stamp::patch_tsc` writes from TSC 0, for both layouts
+    /// and versions, every sequence width and TSCs of all zeros and all
+    /// ones; a frame too short for a stamp is left alone.
+    #[test]
+    fn the_first_stamp_equals_the_patch_from_zero() {
+        let values = [0u64, 1, 0xFF, 0xFFFF, 0xFF_FFFF_FFFF, u64::MAX]
+            .into_iter()
+            .chain((0..64).map(|k| (1u64 << k) - 1))
+            .chain((1..30u64).map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+            .collect::<Vec<_>>();
+        for v6 in [false, true] {
+            let min = spec(v6, false, false, false, SizeSpec::Fixed(64)).min_frame_size();
+            for (size, layout) in [(min, StampLayout::Compact), (min + 20, StampLayout::Full)] {
+                for time in [StampTime::Tsc, StampTime::ClockNs] {
+                    let s = spec(v6, false, false, false, SizeSpec::Fixed(size));
+                    let mut b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+                    b.set_stamp_time(time);
+                    for (&seq, &tsc) in values.iter().zip(values.iter().rev()) {
+                        b.next_len();
+                        let mut want = vec![0u8; size - FCS_LEN];
+                        b.write(&mut want, seq, 0);
+                        let mut got = want.clone();
+                        b.set_tx_tsc(&mut want, tsc);
+                        let t = TxTsc::new(tsc);
+                        assert_eq!(t.tsc(), tsc);
+                        b.stamp_tx_tsc(&mut got, seq, &t);
+                        assert_eq!(got, want, "{layout:?} {time:?} seq {seq:#x} tsc {tsc:#x}");
+                        let st = Stamp::parse(&got[b.stamp_offset()..]).unwrap();
+                        assert_eq!(st.layout, layout);
+                        assert_eq!(st.tx_tsc, tsc & ((1u128 << layout.tsc_bits()) - 1) as u64);
+                    }
+                    let mut short = vec![7u8; b.stamp_offset() + COMPACT_LEN - 1];
+                    b.stamp_tx_tsc(&mut short, 1, &TxTsc::new(5));
                     assert!(short.iter().all(|&x| x == 7));
                 }
             }

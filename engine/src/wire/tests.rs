@@ -863,3 +863,70 @@ fn poke_all_parsers(b: &[u8]) {
         let _ = Stamp::patch_tsc(&mut y, 1);
     }
 }
+
+/// A frame of the TX fast path (headers from the template, `write_head`,
+/// the fill copied, stamped with `stamp_tx_tsc`) that the PMD refused and
+/// that is sent again (patched with `patch_tx_tsc` from the stamp it
+/// holds) carries the second TSC with every checksum right: etherparse
+/// verifies the IPv4 and L4 checksums, the stamp parses with its check,
+/// and the bytes are `write`'s with that TSC, for every stack and both
+/// stamp layouts. The 64-byte IPv4/UDP frame's stamp, byte for byte.
+#[test]
+fn a_refused_frame_stamped_again_is_whole() {
+    use super::builder::TxTsc;
+    let (first, again) = (0x0011_2233_4455_6677u64, 0x00FF_EEDD_CCBB_AA99u64);
+    for v6 in [false, true] {
+        for tcp in [false, true] {
+            for vlan in [false, true] {
+                for size in [64, 128, 1518] {
+                    let s = spec(v6, tcp, vlan, SizeSpec::Fixed(size));
+                    let size = size.max(s.min_frame_size());
+                    let s = spec(v6, tcp, vlan, SizeSpec::Fixed(size));
+                    let mut old = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+                    let mut fast = old.clone();
+                    let mut buf = vec![0xA5u8; fast.max_len()];
+                    fast.init_head(&mut buf);
+                    for seq in [0u64, 1, 0x1234_5678_9ABC] {
+                        let len = old.next_len();
+                        let mut want = vec![0u8; len];
+                        old.write(&mut want, seq, again);
+                        let p = fast.plan(seq);
+                        fast.write_head(&mut buf, seq, &p);
+                        fast.write_fill(&mut buf, seq, &p);
+                        let f = &mut buf[..p.len];
+                        fast.stamp_tx_tsc(f, seq, &TxTsc::new(first));
+                        let st = Stamp::parse(&etherparse_check(f, &s).payload).unwrap();
+                        assert_eq!(st.tx_tsc, truncated(first, st.layout.tsc_bits()));
+                        fast.patch_tx_tsc(f, again);
+                        let seen = etherparse_check(f, &s);
+                        let st = Stamp::parse(&seen.payload).unwrap();
+                        assert_eq!(st.tx_tsc, truncated(again, st.layout.tsc_bits()));
+                        assert_eq!(st.seq, truncated(seq, st.layout.seq_bits()));
+                        let layout = if p.len - fast.stamp_offset() >= 32 {
+                            StampLayout::Full
+                        } else {
+                            StampLayout::Compact
+                        };
+                        assert_eq!(st.layout, layout, "{size}");
+                        assert_eq!(
+                            f,
+                            &want[..],
+                            "v6 {v6} tcp {tcp} vlan {vlan} {size} seq {seq}"
+                        );
+                        if (v6, tcp, vlan, size, seq) == (false, false, false, 64, 1) {
+                            // Magic, format, id 7, sequence 1, the TSC's
+                            // low 40 bits, the check; UDP checksum.
+                            assert_eq!(
+                                f[42..],
+                                [
+                                    0x4C, 0x53, 0x12, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                    0x01, 0xDD, 0xCC, 0xBB, 0xAA, 0x99, 0x21, 0x7A
+                                ]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

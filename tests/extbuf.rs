@@ -61,14 +61,23 @@ fn pattern_memory_outlives_frames_a_pmd_still_holds() {
         promiscuous: false,
     };
     port.configure(&cfg, pool).unwrap();
-    port.set_segment_pool(Mempool::create(&eal, "segs", 1023, 0, -1).unwrap())
+    // A pool of data-less mbufs is refused as a segment pool: its mbufs
+    // have no room for their own shared info.
+    let err = port
+        .set_segment_pool(Mempool::create(&eal, "plain", 63, 0, -1).unwrap())
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("Mempool::create_segments"),
+        "{err}"
+    );
+    port.set_segment_pool(Mempool::create_segments(&eal, "segs", 1023, -1).unwrap())
         .unwrap();
     {
         let mut queues = port.start().unwrap();
         let offs: Vec<usize> = (0..FRAMES)
             .map(|i| (i * 229) % (bytes.len() - FILL))
             .collect();
-        {
+        let first = {
             let pattern = ExtPattern::new(&queues.tx[0], &bytes).unwrap();
             let mut segs = Segments::new(&queues.tx[0]).expect("the port has a segment pool");
             let mut batch = TxBatch::new(&queues.tx[0]);
@@ -79,9 +88,17 @@ fn pattern_memory_outlives_frames_a_pmd_still_holds() {
             }
             assert_eq!(batch.transmit(&mut queues.tx[0], FRAMES), FRAMES);
             // The sender goes: its pattern, spare segments and batch.
-        }
+            pattern.addr()
+        };
         // Memory reserved now would reuse the pattern's had it been freed.
         let other = ExtPattern::new(&queues.tx[0], &vec![0xEE; bytes.len()]).unwrap();
+        // The same bytes placed again on the port share the first copy
+        // (a certification's trials add no pattern each); other bytes not.
+        let again = ExtPattern::new(&queues.tx[0], &bytes).unwrap();
+        let third = ExtPattern::new(&queues.tx[0], &bytes).unwrap();
+        assert_eq!(again.addr(), first);
+        assert_eq!(third.addr(), first);
+        assert_ne!(again.addr(), other.addr());
         let mut rx = RxBatch::new();
         assert_eq!(rx.receive(&mut queues.rx[0], FRAMES), FRAMES);
         let mut got = Vec::new();
@@ -95,7 +112,6 @@ fn pattern_memory_outlives_frames_a_pmd_still_holds() {
             );
         }
         drop(rx);
-        drop(other);
     }
     for p in port.close_pools() {
         assert_eq!(p.in_use(), 0, "every frame and segment mbuf is back");

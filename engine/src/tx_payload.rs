@@ -25,9 +25,6 @@ use crate::Result;
 /// In `auto`, fills shorter than this are copied: below it a copy costs
 /// less than a segment's attach and free.
 const AUTO_MIN_FILL: usize = 1024;
-/// Most segment mbufs of a port: below the 16-bit reference count of a
-/// pattern, which every attached segment of a TX lcore holds one of.
-const MAX_SEGMENTS: u32 = 65_000;
 
 /// How the port's frames get their fill, decided when it is configured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,13 +52,7 @@ pub(crate) fn segment_pool<'e>(
     mbufs: u32,
     socket: i32,
 ) -> std::result::Result<Mempool<'e>, DpdkError> {
-    Mempool::create(
-        eal,
-        &format!("ls_segs{i}"),
-        mbufs.min(MAX_SEGMENTS),
-        0,
-        socket,
-    )
+    Mempool::create_segments(eal, &format!("ls_segs{i}"), mbufs, socket)
 }
 
 /// One TX task's payload step: per stream, copy or attach.

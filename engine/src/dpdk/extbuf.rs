@@ -2,78 +2,85 @@
 //! mbufs carry as an attached second segment instead of a copy.
 //!
 //! An [`ExtPattern`] is IOVA-contiguous memory (a memzone, so a NIC can DMA
-//! from it) with DPDK's `rte_mbuf_ext_shared_info` in front of it, whose
-//! reference count the pattern holds one of and every attached segment
-//! another. Dropping the pattern gives up its reference; the memory is
-//! freed (and first overwritten with zeros, so a frame read after that
-//! could not pass for good) when the count reaches zero: by the pattern's
-//! drop if no frame holds it any more, else by the PMD freeing the last
-//! frame that does, however long after the run it holds frames.
+//! from it) that belongs to the port its frames are sent on: the port
+//! keeps every pattern placed on it ([`Patterns`]) until it is closed, so
+//! a frame the PMD still holds, however long after its sender has gone,
+//! points into live memory. The port then overwrites the patterns with
+//! zeros (a frame read after that could not pass for good) and frees them.
+//! Placing bytes a port already holds gives back the same memory, so the
+//! trials of a certification do not add a pattern each.
 //!
-//! A pattern is `Send` but not `Sync`: one lcore attaches from it. DPDK
-//! takes a non-atomic shortcut when the count reads 1 (only the owner),
-//! which is sound only if no other lcore adds references at the same time.
+//! Each segment mbuf carries its own `rte_mbuf_ext_shared_info` in its
+//! private area ([`Mempool::create_segments`]), with a reference count of
+//! 1 that only the segment's owner touches: DPDK then attaches and frees
+//! the segment without an atomic operation, where one shared info for
+//! every segment of a pattern cost two locked read-modify-writes per frame
+//! (its count above 1, DPDK's non-atomic shortcut never applied). The
+//! pattern's lifetime is the port's, not a count's.
 //! Segments come from a port's segment pool ([`Segments`], one per TX
 //! lcore); [`TxBatch::attach`](super::TxBatch::attach) chains one after a
 //! frame's first segment.
 
-use std::cell::Cell;
 use std::ffi::{c_void, CString};
 use std::marker::PhantomData;
+use std::mem::size_of;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
 
 use landspeed_sys as sys;
 
 use super::{DpdkError, Mempool, TxQueue, BATCH_MAX};
 
-/// Bytes in front of the pattern for its shared info and its length (a
-/// cache line).
-const SHINFO_ROOM: usize = 64;
-/// Where in that room the memzone's size is kept, for the free.
-const SIZE_AT: usize = 32;
 /// Memzones of patterns made so far, for unique names.
 static MADE: AtomicU32 = AtomicU32::new(0);
 
-/// A fill pattern's bytes in DPDK memory, attachable to TX mbufs. It lives
-/// until it is dropped and the last frame attached to it is freed.
-pub struct ExtPattern<'q> {
+/// Bytes of a segment mbuf's private area that hold its shared info
+/// (`rte_mbuf_ext_shared_info`, rounded up to DPDK's 8-byte alignment of
+/// private areas).
+pub(super) const SEGMENT_PRIV: u16 =
+    size_of::<sys::rte_mbuf_ext_shared_info>().next_multiple_of(8) as u16;
+
+/// One pattern's memzone, owned by the port's [`Patterns`].
+struct Zone {
     zone: NonNull<sys::rte_memzone>,
-    shinfo: *mut sys::rte_mbuf_ext_shared_info,
     bytes: *mut u8,
     iova: u64,
     len: usize,
-    _queue: PhantomData<&'q ()>,
-    _not_sync: PhantomData<Cell<()>>,
 }
 
-// SAFETY: the pattern's memory is DPDK's and usable from any lcore; the
-// handle moves with the one lcore that attaches from it (it is not Sync).
-unsafe impl Send for ExtPattern<'_> {}
-
-/// Frees a pattern's memzone when its last reference goes. Called by DPDK
-/// (`free_cb` of the shared info) or by the pattern's drop.
-unsafe extern "C" fn free_pattern(_addr: *mut c_void, zone: *mut c_void) {
-    let zone = zone as *const sys::rte_memzone;
-    // SAFETY: `zone` is the pattern's live memzone (the shared info's
-    // opaque), whose size `new` wrote at SIZE_AT; no reference to it is
-    // left (the count reached zero), so it may be overwritten and freed.
-    unsafe {
-        let base = sys::ls_memzone_addr(zone).cast::<u8>();
-        let size = base.add(SIZE_AT).cast::<usize>().read();
-        ptr::write_bytes(base, 0, size);
-        sys::ls_memzone_free(zone);
-    }
+/// The fill patterns placed on one port, alive until the port is closed
+/// (a field of the port, dropped after its close), then zeroed and freed.
+#[derive(Default)]
+pub(super) struct Patterns {
+    zones: Mutex<Vec<Zone>>,
 }
 
-impl<'q> ExtPattern<'q> {
-    /// A copy of `bytes` in DPDK memory, for frames sent on `queue`'s
-    /// port (the handle proves the EAL is up and outlives the pattern).
-    pub fn new(queue: &TxQueue<'q>, bytes: &[u8]) -> Result<Self, DpdkError> {
+// SAFETY: the zones are DPDK memory usable from any lcore; the list is
+// behind a mutex (taken only while tasks are set up), and the bytes are
+// never written after they are placed.
+unsafe impl Send for Patterns {}
+// SAFETY: as above.
+unsafe impl Sync for Patterns {}
+
+impl Patterns {
+    /// A zone holding `bytes` for frames of port `port`: one placed
+    /// before with the same bytes, or a new copy.
+    fn place(&self, port: u16, bytes: &[u8]) -> Result<(*mut u8, u64), DpdkError> {
+        let mut zones = self.zones.lock().unwrap_or_else(|e| e.into_inner());
+        for z in zones.iter() {
+            // SAFETY: a placed zone holds `len` initialised bytes, never
+            // written after placing, alive while the port is.
+            if z.len == bytes.len()
+                && unsafe { std::slice::from_raw_parts(z.bytes, z.len) } == bytes
+            {
+                return Ok((z.bytes, z.iova));
+            }
+        }
         let n = MADE.fetch_add(1, Ordering::Relaxed);
-        let name = format!("ls_fill{n}_p{}", queue.port);
+        let name = format!("ls_fill{n}_p{port}");
         let cname = CString::new(name.clone()).expect("no NUL in the name");
-        let size = SHINFO_ROOM + bytes.len();
+        let size = bytes.len().max(1);
         // SAFETY: cname is a valid C string; DPDK validates the rest.
         let zone = unsafe { sys::ls_memzone_reserve_contig(cname.as_ptr(), size as u64, -1, 64) };
         let Some(zone) = NonNull::new(zone.cast_mut()) else {
@@ -82,29 +89,79 @@ impl<'q> ExtPattern<'q> {
                 -1,
             ));
         };
-        // SAFETY: the memzone is ours and holds `size` bytes: the shared
-        // info at its start (64-byte aligned), the pattern after it.
-        unsafe {
-            let base = sys::ls_memzone_addr(zone.as_ptr()).cast::<u8>();
-            let shinfo = base.cast::<sys::rte_mbuf_ext_shared_info>();
-            shinfo.write(sys::rte_mbuf_ext_shared_info {
-                free_cb: Some(free_pattern),
-                fcb_opaque: zone.as_ptr().cast(),
-                refcnt: 1,
-            });
-            base.add(SIZE_AT).cast::<usize>().write(size);
-            let data = base.add(SHINFO_ROOM);
+        // SAFETY: the memzone is ours and holds `size` >= bytes.len() bytes.
+        let (data, iova) = unsafe {
+            let data = sys::ls_memzone_addr(zone.as_ptr()).cast::<u8>();
             ptr::copy_nonoverlapping(bytes.as_ptr(), data, bytes.len());
-            Ok(Self {
-                zone,
-                shinfo,
-                bytes: data,
-                iova: sys::ls_memzone_iova(zone.as_ptr()) + SHINFO_ROOM as u64,
-                len: bytes.len(),
-                _queue: PhantomData,
-                _not_sync: PhantomData,
-            })
+            (data, sys::ls_memzone_iova(zone.as_ptr()))
+        };
+        zones.push(Zone {
+            zone,
+            bytes: data,
+            iova,
+            len: bytes.len(),
+        });
+        Ok((data, iova))
+    }
+}
+
+impl Drop for Patterns {
+    fn drop(&mut self) {
+        let zones = self.zones.get_mut().unwrap_or_else(|e| e.into_inner());
+        for z in zones.drain(..) {
+            // SAFETY: the port is closed (this is a field of the port,
+            // dropped after its close): no frame refers to the zone any
+            // more, so it may be overwritten and freed.
+            unsafe {
+                ptr::write_bytes(z.bytes, 0, z.len);
+                sys::ls_memzone_free(z.zone.as_ptr());
+            }
         }
+    }
+}
+
+/// A fill pattern's bytes in DPDK memory, attachable to frames of the
+/// port it was placed on, for as long as that port is open.
+#[derive(Clone, Copy)]
+pub struct ExtPattern<'q> {
+    bytes: *mut u8,
+    iova: u64,
+    len: usize,
+    /// The pool of the port that keeps the pattern: only its frames may
+    /// carry it (another port could still hold one after this port closed).
+    pub(super) frames_pool: *mut sys::rte_mempool,
+    _port: PhantomData<&'q ()>,
+}
+
+// SAFETY: the pattern's memory is DPDK's, usable from any lcore, and only
+// read through the handle.
+unsafe impl Send for ExtPattern<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for ExtPattern<'_> {}
+
+/// The free callback of a segment's own shared info: nothing to free, the
+/// pattern belongs to the port. DPDK calls it when the segment is freed.
+unsafe extern "C" fn keep_pattern(_addr: *mut c_void, _opaque: *mut c_void) {}
+
+impl<'q> ExtPattern<'q> {
+    /// `bytes` in DPDK memory, for frames sent on `queue`'s port, which
+    /// keeps it until it is closed (the same memory when the port holds
+    /// these bytes already).
+    pub fn new(queue: &TxQueue<'q>, bytes: &[u8]) -> Result<Self, DpdkError> {
+        let (data, iova) = queue.patterns.place(queue.port, bytes)?;
+        Ok(Self {
+            bytes: data,
+            iova,
+            len: bytes.len(),
+            frames_pool: queue.pool.raw(),
+            _port: PhantomData,
+        })
+    }
+
+    /// The address of its first byte: two patterns of the same bytes
+    /// placed on one port share their memory.
+    pub fn addr(&self) -> usize {
+        self.bytes as usize
     }
 
     /// Bytes in the pattern.
@@ -118,8 +175,10 @@ impl<'q> ExtPattern<'q> {
     }
 
     /// Attaches `len` bytes of the pattern from `off` to the data-less
-    /// segment `seg`, taking a reference for it. Panics if the span leaves
-    /// the pattern or exceeds an mbuf's 65535 bytes.
+    /// segment `seg`, a mbuf of a pool made by
+    /// [`Mempool::create_segments`], through the shared info in its own
+    /// private area. Panics if the span leaves the pattern or exceeds an
+    /// mbuf's 65535 bytes.
     pub(super) fn attach_to(&self, seg: *mut sys::rte_mbuf, off: usize, len: usize) {
         assert!(
             off + len <= self.len && len <= usize::from(u16::MAX),
@@ -127,33 +186,29 @@ impl<'q> ExtPattern<'q> {
             self.len
         );
         // SAFETY: seg is a valid mbuf exclusively owned by the caller, with
-        // no data of its own in use; the span is inside the pattern, whose
-        // memory stays alive while the reference taken here is held (the
-        // segment's free gives it back).
+        // no data of its own in use, from a segment pool whose private area
+        // (right after the mbuf) holds SEGMENT_PRIV bytes: its own shared
+        // info, which nothing else refers to (a count of 1, so DPDK's free
+        // takes the non-atomic path and calls `keep_pattern`). The span is
+        // inside the pattern, alive while the port that will free the
+        // segment is open.
         unsafe {
-            sys::ls_mbuf_ext_refcnt_update(self.shinfo, 1);
+            debug_assert!((*seg).priv_size >= SEGMENT_PRIV);
+            let shinfo = seg.add(1).cast::<sys::rte_mbuf_ext_shared_info>();
+            shinfo.write(sys::rte_mbuf_ext_shared_info {
+                free_cb: Some(keep_pattern),
+                fcb_opaque: ptr::null_mut(),
+                refcnt: 1,
+            });
             sys::ls_pktmbuf_attach_extbuf(
                 seg,
                 self.bytes.add(off).cast(),
                 self.iova + off as u64,
                 len as u16,
-                self.shinfo,
+                shinfo,
             );
             (*seg).data_len = len as u16;
             (*seg).pkt_len = len as u32;
-        }
-    }
-}
-
-impl Drop for ExtPattern<'_> {
-    fn drop(&mut self) {
-        // SAFETY: the pattern holds one reference; giving it up frees the
-        // memory if no attached segment holds another (as DPDK's own
-        // extbuf free does).
-        unsafe {
-            if sys::ls_mbuf_ext_refcnt_update(self.shinfo, -1) == 0 {
-                free_pattern(ptr::null_mut(), self.zone.as_ptr().cast());
-            }
         }
     }
 }
@@ -216,13 +271,14 @@ impl<'p> Segments<'p> {
     pub fn take(&mut self) -> Option<Segment<'p>> {
         if self.next == self.len {
             // SAFETY: the array has room for BATCH_MAX pointers; on
-            // success DPDK writes that many valid mbufs, on failure none.
+            // success DPDK writes that many mbufs, on failure none. A free
+            // mbuf of a pktmbuf pool has a reference count of 1, no next
+            // segment and one segment; a segment's free (DPDK's detach)
+            // gave it back its own buffer, a data length of 0 and no
+            // flags, which is all `attach_to` relies on: DPDK's reset of
+            // each mbuf (`rte_pktmbuf_alloc_bulk`) is not needed.
             let ret = unsafe {
-                sys::ls_pktmbuf_alloc_bulk(
-                    self.pool.raw(),
-                    self.spare.as_mut_ptr(),
-                    BATCH_MAX as u32,
-                )
+                sys::ls_mempool_get_bulk(self.pool.raw(), self.spare.as_mut_ptr(), BATCH_MAX as u32)
             };
             if ret != 0 {
                 return None;

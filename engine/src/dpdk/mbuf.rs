@@ -226,8 +226,8 @@ impl<'p> TxBatch<'p> {
     /// bytes of `pattern` from `off`: the frame grows by `len` bytes the
     /// PMD reads from the pattern. Call once per frame, after
     /// [`frame_mut`](Self::frame_mut). Panics if the slot already has a
-    /// second segment, `seg` is of another port, or the span leaves the
-    /// pattern.
+    /// second segment, `seg` or `pattern` is of another port, or the span
+    /// leaves the pattern.
     #[inline]
     pub fn attach(
         &mut self,
@@ -241,6 +241,10 @@ impl<'p> TxBatch<'p> {
         assert!(
             seg.frames_pool == self.pool.raw(),
             "a segment is attached to a frame of its own port"
+        );
+        assert!(
+            pattern.frames_pool == self.pool.raw(),
+            "a pattern is attached to a frame of the port that keeps it"
         );
         pattern.attach_to(seg.mbuf.as_ptr(), off, len);
         let seg = seg.into_raw();

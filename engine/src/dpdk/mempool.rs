@@ -27,6 +27,8 @@ const MBUF_OVERHEAD_ESTIMATE: u64 = 192;
 pub struct Mempool<'eal> {
     ptr: NonNull<sys::rte_mempool>,
     data_room: u32,
+    /// Bytes of each mbuf's private area.
+    priv_size: u16,
     _eal: PhantomData<&'eal Eal>,
 }
 
@@ -40,10 +42,37 @@ impl<'eal> Mempool<'eal> {
     /// Create a pool of `count` mbufs with room for `max_frame` bytes of
     /// frame after the headroom, on NUMA `socket` (-1: any).
     pub fn create(
+        eal: &'eal Eal,
+        name: &str,
+        count: u32,
+        max_frame: u32,
+        socket: i32,
+    ) -> Result<Self, DpdkError> {
+        Self::with_priv(eal, name, count, max_frame, 0, socket)
+    }
+
+    /// Create a pool of `count` data-less mbufs for attached payload
+    /// segments ([`Port::set_segment_pool`](super::Port::set_segment_pool)),
+    /// on NUMA `socket`: each keeps its own external-buffer shared info in
+    /// its private area, so that attaching and freeing it takes no atomic
+    /// operation ([`ExtPattern`](super::ExtPattern)).
+    pub fn create_segments(
+        eal: &'eal Eal,
+        name: &str,
+        count: u32,
+        socket: i32,
+    ) -> Result<Self, DpdkError> {
+        Self::with_priv(eal, name, count, 0, super::extbuf::SEGMENT_PRIV, socket)
+    }
+
+    /// A pool whose mbufs have a private area of `priv_size` bytes (a
+    /// multiple of 8) between the mbuf and its data room.
+    fn with_priv(
         _eal: &'eal Eal,
         name: &str,
         count: u32,
         max_frame: u32,
+        priv_size: u16,
         socket: i32,
     ) -> Result<Self, DpdkError> {
         let headroom = u32::from(headroom());
@@ -60,12 +89,20 @@ impl<'eal> Mempool<'eal> {
         // SAFETY: cname is a valid C string for the call; the other
         // arguments are plain integers DPDK validates.
         let ptr = unsafe {
-            sys::rte_pktmbuf_pool_create(cname.as_ptr(), count, cache, 0, data_room as u16, socket)
+            sys::rte_pktmbuf_pool_create(
+                cname.as_ptr(),
+                count,
+                cache,
+                priv_size,
+                data_room as u16,
+                socket,
+            )
         };
         match NonNull::new(ptr) {
             Some(ptr) => Ok(Self {
                 ptr,
                 data_room,
+                priv_size,
                 _eal: PhantomData,
             }),
             None => Err(DpdkError::from_ret(
@@ -86,6 +123,12 @@ impl<'eal> Mempool<'eal> {
     /// Bytes a frame may use in one mbuf (data room less headroom).
     pub fn max_frame(&self) -> u32 {
         self.data_room - u32::from(headroom())
+    }
+
+    /// Whether its mbufs can be attached payload segments (made by
+    /// [`create_segments`](Self::create_segments)).
+    pub(super) fn holds_segments(&self) -> bool {
+        self.priv_size >= super::extbuf::SEGMENT_PRIV
     }
 
     /// Mbufs currently handed out (in rings, batches or the PMD).

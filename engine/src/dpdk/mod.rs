@@ -182,15 +182,18 @@
 //! }
 //! ```
 //!
-//! A fill pattern in DPDK memory is attached from by one lcore: it cannot
-//! be shared (DPDK counts its references without atomics while only its
-//! owner holds one):
+//! A fill pattern in DPDK memory belongs to the port it was placed on (a
+//! PMD may hold frames pointing into it until the port closes): it cannot
+//! outlive that port:
 //!
-//! ```compile_fail,E0277
-//! use landspeed::dpdk::ExtPattern;
-//! fn shared<T: Sync>(_: &T) {}
-//! fn share(p: &ExtPattern) {
-//!     shared(p);
+//! ```compile_fail,E0505
+//! use landspeed::dpdk::{Eal, ExtPattern, Port};
+//! fn run(eal: &Eal) {
+//!     let port = Port::open(eal, 0).unwrap();
+//!     let queues = port.start().unwrap();
+//!     let p = ExtPattern::new(&queues.tx[0], &[7; 64]).unwrap();
+//!     drop(port);
+//!     assert_eq!(p.len(), 64);
 //! }
 //! ```
 //!

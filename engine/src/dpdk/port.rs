@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use landspeed_sys as sys;
 use serde::Serialize;
 
+use super::extbuf::Patterns;
 use super::{DpdkError, Eal, Mempool};
 
 /// What a port's driver says it can do.
@@ -317,6 +318,9 @@ pub struct Port<'eal> {
     pool: Option<Mempool<'eal>>,
     /// Data-less mbufs for attached payload segments (dropped after close).
     segs: Option<Mempool<'eal>>,
+    /// The fill patterns attached segments point into (zeroed and freed
+    /// after close, when no frame can refer to them).
+    patterns: Patterns,
     /// Flow control as `configure` left it (`None` before).
     flow_control: Option<FlowControl>,
     _claim: Claim,
@@ -341,6 +345,8 @@ pub struct TxQueue<'p> {
     pub(super) pool: &'p Mempool<'p>,
     /// The port's segment pool, if it has one.
     pub(super) segs: Option<&'p Mempool<'p>>,
+    /// The fill patterns placed on the port.
+    pub(super) patterns: &'p Patterns,
     _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -408,6 +414,7 @@ impl<'eal> Port<'eal> {
             closed: false,
             pool: None,
             segs: None,
+            patterns: Patterns::default(),
             flow_control: None,
             _claim: claim,
             _eal: PhantomData,
@@ -522,13 +529,21 @@ impl<'eal> Port<'eal> {
     }
 
     /// Give the port a pool of segment mbufs for attached payloads
-    /// ([`Segments`](super::Segments)), freed after the port is closed.
-    /// Refused once started (the queue handles carry it) or if it has one.
+    /// ([`Segments`](super::Segments)), made by
+    /// [`Mempool::create_segments`], freed after the port is closed.
+    /// Refused once started (the queue handles carry it), if it has one,
+    /// or if the pool's mbufs have no room for their shared info.
     pub fn set_segment_pool(&mut self, pool: Mempool<'eal>) -> Result<(), DpdkError> {
         if self.started.get() || self.segs.is_some() {
             return Err(DpdkError::msg(
                 format!("port {}", self.info.name),
                 "a segment pool is set once, before the start",
+            ));
+        }
+        if !pool.holds_segments() {
+            return Err(DpdkError::msg(
+                format!("port {}", self.info.name),
+                "a segment pool is made by Mempool::create_segments",
             ));
         }
         self.segs = Some(pool);
@@ -568,6 +583,7 @@ impl<'eal> Port<'eal> {
                     queue,
                     pool,
                     segs: self.segs.as_ref(),
+                    patterns: &self.patterns,
                     _not_sync: PhantomData,
                 })
                 .collect(),

@@ -92,6 +92,9 @@ pub enum Problem {
         descheduled_pct: f64,
         /// Nanoseconds it waited.
         wait_ns: u64,
+        /// Nanoseconds the virtual machine's host took its CPU (steal).
+        #[serde(default)]
+        stolen_ns: u64,
         /// Nanoseconds its run lasted.
         wall_ns: u64,
     },
@@ -293,13 +296,22 @@ impl Problem {
                 lcore,
                 descheduled_pct,
                 wait_ns,
+                stolen_ns,
                 wall_ns,
             } => format!(
                 "{role} lcore {lcore} was descheduled for {descheduled_pct:.1} % of its run \
-                 ({:.3} s of {:.3} s waiting for its CPU, which another thread had): \
+                 ({:.3} s of {:.3} s waiting for its CPU, which another thread had{}): \
                  its cycles per frame, its busy share and any CPU verdict are not trustworthy",
                 *wait_ns as f64 / 1e9,
-                *wall_ns as f64 / 1e9
+                *wall_ns as f64 / 1e9,
+                if *stolen_ns > 0 {
+                    format!(
+                        ", and {:.3} s taken by the virtual machine's host",
+                        *stolen_ns as f64 / 1e9
+                    )
+                } else {
+                    String::new()
+                }
             ),
             Problem::CaptureShort {
                 file,
@@ -597,6 +609,7 @@ mod tests {
             lcore: 1,
             descheduled_pct: 48.25,
             wait_ns: 965_000_000,
+            stolen_ns: 0,
             wall_ns: 2_000_000_000,
         };
         assert_eq!(
@@ -607,7 +620,28 @@ mod tests {
         );
         assert_eq!(
             serde_json::to_string(&p).unwrap(),
-            r#"{"kind":"descheduled","role":"RX","lcore":1,"descheduled_pct":48.25,"wait_ns":965000000,"wall_ns":2000000000}"#
+            r#"{"kind":"descheduled","role":"RX","lcore":1,"descheduled_pct":48.25,"wait_ns":965000000,"stolen_ns":0,"wall_ns":2000000000}"#
+        );
+        // A result written before steal was counted still reads.
+        let old: Problem = serde_json::from_str(
+            r#"{"kind":"descheduled","role":"RX","lcore":1,"descheduled_pct":48.25,"wait_ns":965000000,"wall_ns":2000000000}"#,
+        )
+        .unwrap();
+        assert_eq!(old, p);
+        let stolen = Problem::Descheduled {
+            role: "TX".into(),
+            lcore: 2,
+            descheduled_pct: 12.0,
+            wait_ns: 40_000_000,
+            stolen_ns: 200_000_000,
+            wall_ns: 2_000_000_000,
+        };
+        assert_eq!(
+            stolen.text(),
+            "TX lcore 2 was descheduled for 12.0 % of its run (0.040 s of 2.000 s waiting \
+             for its CPU, which another thread had, and 0.200 s taken by the virtual \
+             machine's host): its cycles per frame, its busy share and any CPU verdict are \
+             not trustworthy"
         );
         let mut o = Outcome::default();
         o.add(p);

@@ -1075,6 +1075,7 @@ impl RunResult {
                     lcore,
                     descheduled_pct: c.descheduled_pct,
                     wait_ns: c.wait_ns,
+                    stolen_ns: c.stolen_ns,
                     wall_ns: c.wall_ns,
                 })
             })

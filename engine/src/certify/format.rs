@@ -1187,6 +1187,7 @@ pub(crate) mod sample {
             lcore: 2,
             descheduled_pct: 7.5,
             wait_ns: 450_000_000,
+            stolen_ns: 0,
             wall_ns: 6_000_000_000,
         });
         c

@@ -721,6 +721,7 @@ mod tests {
             lcore: 1,
             descheduled_pct: 6.44,
             wait_ns: 0,
+            stolen_ns: 0,
             wall_ns: 0,
         }];
         row.trials[1].offered_pct = 43.75;

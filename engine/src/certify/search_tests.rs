@@ -853,15 +853,34 @@ fn no_latency_without_a_throughput_rate() {
         }]
     );
     assert!(reason.starts_with(NO_RATE));
-    // A criterion on the latency not measured names why.
+    // A criterion on the latency not measured names why: the entry of its
+    // own test, direction and size, not one that shares only some of them
+    // (listed first here, so that a looser match would find them).
+    let mut decoyed = cert.clone();
+    let decoy = |test: &str, direction: &str, frame_size: u32| NotMeasured {
+        test: test.into(),
+        direction: direction.into(),
+        frame_size,
+        reason: format!("decoy {test} {direction} {frame_size}"),
+    };
+    decoyed.not_measured.splice(
+        0..0,
+        [
+            decoy("latency", "p1 → p0", 1518),
+            decoy("throughput", "p0 → p1", 1518),
+            decoy("latency", "p0 → p1", 64),
+        ],
+    );
     let list = [Acceptance {
         max_latency_ns: Some(600.0),
         ..Acceptance::default()
     }];
-    let k = judge(&cert, &list);
-    assert_eq!(k.len(), 1);
-    assert!(!k[0].passed);
-    assert_eq!(k[0].measured, format!("not measured: {reason}"));
+    for c in [&cert, &decoyed] {
+        let k = judge(c, &list);
+        assert_eq!(k.len(), 1);
+        assert!(!k[0].passed);
+        assert_eq!(k[0].measured, format!("not measured: {reason}"));
+    }
     assert_eq!(
         crate::certify::format::nothing_measured(&cert, Test::Latency).as_deref(),
         Some(

@@ -13,6 +13,16 @@
 //! never per frame; the share of its wall-clock span spent waiting is its
 //! *descheduled* share. Time the thread blocked on its own (I/O in a pcap
 //! device) is not counted: only waiting for a CPU is.
+//!
+//! In a virtual machine the host can also take the CPU away from the
+//! guest, and the guest's scheduler does not see it: the thread counts as
+//! running. A guest kernel with a paravirtual steal clock (KVM, Xen,
+//! Hyper-V) counts that time per CPU as *steal* (`/proc/stat`, the eighth
+//! number of a `cpuN` line, in USER_HZ ticks of 10 ms). A worker reads the
+//! steal of the CPU it runs on (`/proc/thread-self/stat`, field 39) at its
+//! start and end too: the time stolen from that CPU over the run counts
+//! as descheduled as well, in ticks, so a stall of a few ms may not show
+//! in a short run.
 #![forbid(unsafe_code)]
 
 use std::time::Instant;
@@ -52,6 +62,46 @@ pub fn read() -> Option<SchedStat> {
     parse(&text)
 }
 
+/// The calling thread's status line (`processor` is its 39th field).
+pub const THREAD_STAT_PATH: &str = "/proc/thread-self/stat";
+/// The kernel's CPU time counters, a `cpuN` line per CPU.
+pub const PROC_STAT_PATH: &str = "/proc/stat";
+/// Nanoseconds in one USER_HZ tick of `/proc/stat` (USER_HZ is 100 on
+/// every architecture Linux runs DPDK on).
+pub const TICK_NS: u64 = 10_000_000;
+
+/// The CPU a thread last ran on, from the text of its
+/// `/proc/<pid>/task/<tid>/stat`: field 39, counted after the command
+/// name's closing parenthesis (the name may hold spaces and parentheses).
+pub fn parse_processor(text: &str) -> Option<u32> {
+    let (_, rest) = text.rsplit_once(')')?;
+    // Fields 3.. follow the name: the processor is the 37th of them.
+    rest.split_ascii_whitespace().nth(36)?.parse().ok()
+}
+
+/// The steal ticks of CPU `cpu` in the text of `/proc/stat`: the eighth
+/// number of its `cpuN` line; `None` when the line or the field is
+/// missing (a kernel before 2.6.11, or no such CPU).
+pub fn parse_steal(text: &str, cpu: u32) -> Option<u64> {
+    let name = format!("cpu{cpu}");
+    let line = text
+        .lines()
+        .find(|l| l.split_ascii_whitespace().next() == Some(name.as_str()))?;
+    line.split_ascii_whitespace().nth(8)?.parse().ok()
+}
+
+/// The CPU the calling thread runs on and that CPU's steal ticks now.
+fn read_steal() -> Option<(u32, u64)> {
+    let cpu = parse_processor(&std::fs::read_to_string(THREAD_STAT_PATH).ok()?)?;
+    let steal = parse_steal(&std::fs::read_to_string(PROC_STAT_PATH).ok()?, cpu)?;
+    Some((cpu, steal))
+}
+
+/// The steal ticks of `cpu` now.
+fn read_steal_of(cpu: u32) -> Option<u64> {
+    parse_steal(&std::fs::read_to_string(PROC_STAT_PATH).ok()?, cpu)
+}
+
 /// What a worker's thread did over its run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CpuTime {
@@ -63,26 +113,35 @@ pub struct CpuTime {
     pub wait_ns: u64,
     /// Timeslices the thread ran (1 when nothing else wanted its CPU).
     pub timeslices: u64,
-    /// `wait_ns` as a share of `wall_ns`, in percent (0..=100).
+    /// Of it, ns the virtual machine's host took the thread's CPU (the
+    /// CPU's steal time, in whole 10 ms ticks; 0 on bare metal or where
+    /// the kernel counts none).
+    #[serde(default)]
+    pub stolen_ns: u64,
+    /// `wait_ns` and `stolen_ns` as a share of `wall_ns`, in percent
+    /// (0..=100).
     pub descheduled_pct: f64,
 }
 
 impl CpuTime {
-    /// The figures between two readings `wall_ns` apart.
-    pub fn between(start: SchedStat, end: SchedStat, wall_ns: u64) -> CpuTime {
+    /// The figures between two readings `wall_ns` apart, `steal_ticks`
+    /// stolen from the thread's CPU between them.
+    pub fn between(start: SchedStat, end: SchedStat, steal_ticks: u64, wall_ns: u64) -> CpuTime {
         let wait_ns = end.wait_ns.saturating_sub(start.wait_ns);
+        let stolen_ns = steal_ticks.saturating_mul(TICK_NS).min(wall_ns);
         CpuTime {
             wall_ns,
             run_ns: end.run_ns.saturating_sub(start.run_ns),
             wait_ns,
             timeslices: end.timeslices.saturating_sub(start.timeslices),
-            descheduled_pct: descheduled_pct(wait_ns, wall_ns),
+            stolen_ns,
+            descheduled_pct: descheduled_pct(wait_ns.saturating_add(stolen_ns), wall_ns),
         }
     }
 }
 
-/// `wait_ns` as a share of `wall_ns`, in percent, at most 100; 0 for an
-/// empty span.
+/// `wait_ns` (the time kept off the CPU) as a share of `wall_ns`, in
+/// percent, at most 100; 0 for an empty span.
 pub fn descheduled_pct(wait_ns: u64, wall_ns: u64) -> f64 {
     if wall_ns == 0 {
         0.0
@@ -96,23 +155,35 @@ pub fn descheduled_pct(wait_ns: u64, wall_ns: u64) -> f64 {
 pub struct Start {
     at: Instant,
     stat: Option<SchedStat>,
+    /// The thread's CPU and its steal ticks then.
+    steal: Option<(u32, u64)>,
 }
 
 impl Start {
     /// Reads the calling thread's counters now (call on the worker's own
-    /// thread, before its loop).
+    /// thread, pinned to its CPU, before its loop).
     pub fn now() -> Start {
         Start {
             stat: read(),
+            steal: read_steal(),
             at: Instant::now(),
         }
     }
 
     /// The figures since [`Start::now`] (call on the same thread, after
-    /// its loop); `None` where the kernel keeps no counters.
+    /// its loop); `None` where the kernel keeps no counters. The steal is
+    /// that of the CPU the thread ran on at the start.
     pub fn finish(&self) -> Option<CpuTime> {
         let wall_ns = u64::try_from(self.at.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        Some(CpuTime::between(self.stat?, read()?, wall_ns))
+        let stolen = self
+            .steal
+            .and_then(|(cpu, before)| read_steal_of(cpu).map(|now| now.saturating_sub(before)));
+        Some(CpuTime::between(
+            self.stat?,
+            read()?,
+            stolen.unwrap_or(0),
+            wall_ns,
+        ))
     }
 }
 
@@ -153,7 +224,7 @@ mod tests {
             wait_ns: 400_500,
             timeslices: 203,
         };
-        let t = CpuTime::between(start, end, 1_000_000);
+        let t = CpuTime::between(start, end, 0, 1_000_000);
         assert_eq!(
             t,
             CpuTime {
@@ -161,11 +232,73 @@ mod tests {
                 run_ns: 600_000,
                 wait_ns: 400_000,
                 timeslices: 200,
+                stolen_ns: 0,
                 descheduled_pct: 40.0
             }
         );
         assert_eq!(descheduled_pct(0, 0), 0.0);
         assert_eq!(descheduled_pct(5, 4), 100.0);
+    }
+
+    #[test]
+    fn stolen_ticks_count_as_descheduled() {
+        let start = SchedStat {
+            run_ns: 0,
+            wait_ns: 0,
+            timeslices: 1,
+        };
+        let end = SchedStat {
+            run_ns: 2_000_000_000,
+            wait_ns: 100_000_000,
+            timeslices: 2,
+        };
+        // 2 s, of which 0.1 s waiting for the CPU and 3 ticks (30 ms)
+        // taken by the host: (100 + 30) / 2000 = 6.5 %.
+        let t = CpuTime::between(start, end, 3, 2_000_000_000);
+        assert_eq!(t.stolen_ns, 30_000_000);
+        assert_eq!(t.wait_ns, 100_000_000);
+        assert_eq!(t.descheduled_pct, 6.5);
+        // Steal is counted in whole ticks, never beyond the span.
+        let short = CpuTime::between(start, start, 2, 11_000_000);
+        assert_eq!(short.stolen_ns, 11_000_000);
+        assert_eq!(short.descheduled_pct, 100.0);
+    }
+
+    #[test]
+    fn the_processor_is_field_39_after_the_name() {
+        let line = "16249 (cat) R 16090 16090 1158 0 -1 4194304 125 0 0 0 0 0 0 0 20 0 1 0 \
+                    796283 3133440 388 18446744073709551615 94380441325568 94380441345449 \
+                    140737062467632 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 94380441361456";
+        assert_eq!(parse_processor(line), Some(1));
+        // A name with spaces and parentheses does not shift the fields.
+        let odd = line
+            .replace("(cat)", "(a (b) c)")
+            .replace(" 17 1 0", " 17 7 0");
+        assert_eq!(parse_processor(&odd), Some(7));
+        assert_eq!(parse_processor("1 (x) R 2 3"), None);
+        assert_eq!(parse_processor("no name"), None);
+    }
+
+    #[test]
+    fn steal_is_the_eighth_number_of_the_cpu_s_line() {
+        let stat = "cpu  227074 88682 42503 1205298 1906 0 2349 11438 0 0\n\
+                    cpu0 100913 42645 23151 616783 518 0 42 5685 0 0\n\
+                    cpu1 126161 46037 19351 588515 1387 0 2307 5752 0 0\n\
+                    cpu10 1 2 3 4 5 6 7 99 0 0\n\
+                    intr 12345\n";
+        assert_eq!(parse_steal(stat, 0), Some(5685));
+        assert_eq!(parse_steal(stat, 1), Some(5752));
+        assert_eq!(parse_steal(stat, 10), Some(99));
+        assert_eq!(parse_steal(stat, 2), None);
+        // A kernel that keeps no steal column.
+        assert_eq!(parse_steal("cpu0 1 2 3 4 5 6 7\n", 0), None);
+        assert_eq!(parse_steal("cpu0 1 2 3 4 5 6 7 x\n", 0), None);
+    }
+
+    #[test]
+    fn this_thread_s_cpu_and_its_steal_can_be_read() {
+        let (cpu, _) = read_steal().expect("/proc/thread-self/stat and /proc/stat");
+        assert!(cpu < 4096, "{cpu}");
     }
 
     #[test]

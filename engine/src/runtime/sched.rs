@@ -21,8 +21,11 @@
 //! number of a `cpuN` line, in USER_HZ ticks of 10 ms). A worker reads the
 //! steal of the CPU it runs on (`/proc/thread-self/stat`, field 39) at its
 //! start and end too: the time stolen from that CPU over the run counts
-//! as descheduled as well, in ticks, so a stall of a few ms may not show
-//! in a short run.
+//! as descheduled as well. A difference of `d` ticks means between `d - 1`
+//! and `d + 1` ticks were stolen (the readings fall anywhere within a
+//! tick), so the lower bound, `d - 1` ticks, is what counts: a run is
+//! never called descheduled for a tick boundary it happened to cross, and
+//! a stall shorter than two ticks (20 ms) may not show.
 #![forbid(unsafe_code)]
 
 use std::time::Instant;
@@ -113,9 +116,10 @@ pub struct CpuTime {
     pub wait_ns: u64,
     /// Timeslices the thread ran (1 when nothing else wanted its CPU).
     pub timeslices: u64,
-    /// Of it, ns the virtual machine's host took the thread's CPU (the
-    /// CPU's steal time, in whole 10 ms ticks; 0 on bare metal or where
-    /// the kernel counts none).
+    /// Of it, ns the virtual machine's host took the thread's CPU at the
+    /// least (the CPU's steal time: one 10 ms tick less than the ticks
+    /// counted between the readings; 0 on bare metal or where the kernel
+    /// counts none).
     #[serde(default)]
     pub stolen_ns: u64,
     /// `wait_ns` and `stolen_ns` as a share of `wall_ns`, in percent
@@ -124,11 +128,13 @@ pub struct CpuTime {
 }
 
 impl CpuTime {
-    /// The figures between two readings `wall_ns` apart, `steal_ticks`
-    /// stolen from the thread's CPU between them.
+    /// The figures between two readings `wall_ns` apart, the steal count
+    /// of the thread's CPU `steal_ticks` higher at the second.
     pub fn between(start: SchedStat, end: SchedStat, steal_ticks: u64, wall_ns: u64) -> CpuTime {
         let wait_ns = end.wait_ns.saturating_sub(start.wait_ns);
-        let stolen_ns = steal_ticks.saturating_mul(TICK_NS).min(wall_ns);
+        let stolen_ns = (steal_ticks.saturating_sub(1))
+            .saturating_mul(TICK_NS)
+            .min(wall_ns);
         CpuTime {
             wall_ns,
             run_ns: end.run_ns.saturating_sub(start.run_ns),
@@ -252,14 +258,21 @@ mod tests {
             wait_ns: 100_000_000,
             timeslices: 2,
         };
-        // 2 s, of which 0.1 s waiting for the CPU and 3 ticks (30 ms)
-        // taken by the host: (100 + 30) / 2000 = 6.5 %.
-        let t = CpuTime::between(start, end, 3, 2_000_000_000);
+        // 2 s, of which 0.1 s waiting for the CPU, and the steal count 4
+        // ticks higher: at least 3 ticks (30 ms) taken by the host,
+        // (100 + 30) / 2000 = 6.5 %.
+        let t = CpuTime::between(start, end, 4, 2_000_000_000);
         assert_eq!(t.stolen_ns, 30_000_000);
         assert_eq!(t.wait_ns, 100_000_000);
         assert_eq!(t.descheduled_pct, 6.5);
-        // Steal is counted in whole ticks, never beyond the span.
-        let short = CpuTime::between(start, start, 2, 11_000_000);
+        // One tick more may be a boundary crossed with nothing stolen.
+        for ticks in [0, 1] {
+            let none = CpuTime::between(start, end, ticks, 2_000_000_000);
+            assert_eq!(none.stolen_ns, 0, "{ticks}");
+            assert_eq!(none.descheduled_pct, 5.0, "{ticks}");
+        }
+        // Never more than the span.
+        let short = CpuTime::between(start, start, 3, 11_000_000);
         assert_eq!(short.stolen_ns, 11_000_000);
         assert_eq!(short.descheduled_pct, 100.0);
     }

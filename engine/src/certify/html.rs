@@ -1137,6 +1137,56 @@ mod tests {
         assert_eq!(complete.select(&sel("tr.tb, td.tb")).count(), 0);
     }
 
+    /// "What limits the figures" lists the problems when there are only
+    /// problems, the tester-bound results when there are only those, and
+    /// says that nothing was seen only when there is neither.
+    #[test]
+    fn doubts_list_problems_and_tester_bound_results_each_alone() {
+        // The section's HTML, from its heading to the next one.
+        let doubts = |c: &Certification| {
+            let html = render(c);
+            parse(&html);
+            let start = html.find("<h2 id=\"doubts\">").expect("the section");
+            let end = html[start + 1..]
+                .find("<h2")
+                .map_or(html.len(), |e| start + 1 + e);
+            let part = &html[start..end];
+            let frag = Html::parse_fragment(part);
+            let items: Vec<String> = frag.select(&sel("li")).map(text).collect();
+            (part.contains("No problem was seen"), items)
+        };
+        let (none, items) = doubts(&sample::complete());
+        assert!(none && items.is_empty(), "{items:?}");
+
+        let mut problems_only = sample::complete();
+        problems_only
+            .problems
+            .push(crate::outcome::Problem::Descheduled {
+                role: "RX".into(),
+                lcore: 3,
+                descheduled_pct: 9.0,
+                wait_ns: 90_000_000,
+                stolen_ns: 0,
+                wall_ns: 1_000_000_000,
+            });
+        let (none, items) = doubts(&problems_only);
+        assert!(!none, "a problem is not 'no problem'");
+        assert_eq!(items.len(), 1, "{items:?}");
+        assert!(items[0].starts_with("RX lcore 3 was descheduled for 9.0 % of its run"));
+
+        let mut bound_only = sample::tester_bound();
+        bound_only.problems.clear();
+        let (none, items) = doubts(&bound_only);
+        assert!(!none, "a tester-bound result is not 'nothing bounded'");
+        assert_eq!(
+            items,
+            [
+                "Throughput, port 0 → port 1, 64 B: 41.11 % of line, bound by the tester; \
+              6 of 12 trials tester-bound, at 100.00, 50.00, 43.75, 42.19, 41.41, 41.21 % of line"
+            ]
+        );
+    }
+
     /// The tester-bound figures of one test, direction and size make one
     /// line, their offered loads (distinct, in the order they ran) or
     /// bursts listed in it; the banner counts the lines.

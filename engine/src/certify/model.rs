@@ -730,6 +730,42 @@ mod tests {
             "the nearest failure, at 37.500 % of line, was the tester's: TX lcore 1 waited \
              for its CPU 6.4 % of the time"
         );
+        // A tester-bound failure at the result's own rate (tried again
+        // there and passed) is not above the result: the nearest failure
+        // stays the one above it.
+        let missed = Problem::TargetMissed {
+            lcore: 1,
+            port: 0,
+            layer: "L1".into(),
+            target_per_sec: 100_000_000,
+            achieved_per_sec: 96_595_739.6,
+            achieved_pct: 96.5957,
+            refused: 0,
+            alloc_failed: 0,
+        };
+        row.trials
+            .insert(3, trial(31.25, false, true, vec![missed.clone()]));
+        assert!(why_tester(&row).starts_with("the nearest failure, at 37.500 % of line"));
+        // A target missed names how much of the rate the sender reached,
+        // each reason in the trial's order; no named reason: it sent short.
+        row.trials[2].problems.insert(0, missed);
+        assert_eq!(
+            why_tester(&row),
+            "the nearest failure, at 37.500 % of line, was the tester's: its sender reached \
+             96.6 % of the rate, TX lcore 1 waited for its CPU 6.4 % of the time"
+        );
+        row.trials[2].problems = vec![Problem::LinkDown {
+            port: "t0".into(),
+            side: "TX".into(),
+            down_at_s: 0.5,
+            down_s: 0.1,
+            outages: 1,
+            down_at_end: false,
+        }];
+        assert_eq!(
+            why_tester(&row),
+            "the nearest failure, at 37.500 % of line, was the tester's: its sender sent short"
+        );
         row.trials.truncate(1);
         assert_eq!(why_tester(&row), "");
     }

@@ -452,6 +452,41 @@ fn drop_empty_pops_only_the_empty_row_of_its_test_direction_and_size() {
         drop_empty(&mut c, test, "a", 1518);
     }
     assert_eq!(c.throughput.len(), 1, "other tests' rows are left alone");
+    // Each test's empty row is its own: dropping one leaves the others.
+    c.latency = vec![LatencyRow {
+        direction: "a".into(),
+        frame_size: 1518,
+        rate_pct: 0.0,
+        summary: Percentiles::default(),
+        jitter_ns: 0.0,
+        trials: Vec::new(),
+        complete: false,
+    }];
+    c.loss = vec![LossCurve {
+        direction: "a".into(),
+        frame_size: 1518,
+        points: Vec::new(),
+        complete: false,
+    }];
+    c.back_to_back = vec![BackToBackRow {
+        direction: "a".into(),
+        frame_size: 1518,
+        bursts: Vec::new(),
+        mean_frames: 0.0,
+        mean_s: 0.0,
+        at_limit: false,
+        trials: Vec::new(),
+        bound: Bound::Device,
+        complete: false,
+    }];
+    let lens = |c: &Certification| (c.latency.len(), c.loss.len(), c.back_to_back.len());
+    drop_empty(&mut c, "latency", "a", 1518);
+    assert_eq!(lens(&c), (0, 1, 1));
+    drop_empty(&mut c, "loss", "a", 1518);
+    assert_eq!(lens(&c), (0, 0, 1));
+    drop_empty(&mut c, "back_to_back", "a", 1518);
+    assert_eq!(lens(&c), (0, 0, 0));
+    assert_eq!(c.throughput.len(), 1);
 }
 
 #[test]

@@ -310,8 +310,37 @@ mod tests {
 
     #[test]
     fn this_thread_s_cpu_and_its_steal_can_be_read() {
-        let (cpu, _) = read_steal().expect("/proc/thread-self/stat and /proc/stat");
-        assert!(cpu < 4096, "{cpu}");
+        // Read between two independent readings of the same files: the
+        // thread's CPU as they give it (when it did not move meanwhile)
+        // and a steal count between theirs (the counter only grows).
+        let independent = || {
+            let stat = std::fs::read_to_string(THREAD_STAT_PATH).unwrap();
+            let after = stat.rsplit_once(')').unwrap().1;
+            let cpu: u32 = after.split_whitespace().nth(36).unwrap().parse().unwrap();
+            let all = std::fs::read_to_string(PROC_STAT_PATH).unwrap();
+            let line = (all.lines())
+                .find(|l| l.starts_with(&format!("cpu{cpu} ")))
+                .unwrap();
+            let steal: u64 = line.split_whitespace().nth(8).unwrap().parse().unwrap();
+            (cpu, steal)
+        };
+        for _ in 0..100 {
+            let (cpu0, before) = independent();
+            let (cpu, steal) = read_steal().expect("/proc/thread-self/stat and /proc/stat");
+            let of = read_steal_of(cpu0).expect("the CPU's steal");
+            let (cpu1, after) = independent();
+            if cpu0 != cpu1 || cpu != cpu0 {
+                continue; // the thread moved between the readings
+            }
+            assert!(
+                (before..=after).contains(&steal),
+                "{before} {steal} {after}"
+            );
+            assert!((before..=after).contains(&of), "{before} {of} {after}");
+            assert_eq!(read_steal_of(u32::MAX), None, "no such CPU");
+            return;
+        }
+        panic!("the thread moved between every pair of readings");
     }
 
     #[test]

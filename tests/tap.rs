@@ -313,14 +313,30 @@ fn the_largest_tap_frame_crosses_a_bridge_and_jumbo_frames_are_refused() {
     }
     assert_eq!(u(&v, "/tx/frames"), total);
     assert_eq!(u(&v, "/rx/good"), total);
-    assert_eq!(u(&v, "/rx/foreign"), 0);
+    // The kernel may put a frame of its own on the bridge when the taps
+    // come up (seen once in a CI run, as in the tests below): foreign,
+    // never one of ours, and in the receiving PMD's counts.
+    let foreign = u(&v, "/rx/foreign");
+    assert!(
+        foreign <= 4,
+        "{foreign} foreign frames: {}",
+        v["rx"]["foreign_breakdown"]
+    );
     // What the PMDs counted is what landspeed counted: FCS not included.
     assert_eq!(v["tx"]["pmd_agrees"], true);
     assert_eq!(u(port(&v, "t0"), "/stats/opackets"), total);
-    assert_eq!(u(port(&v, "t1"), "/stats/ipackets"), total);
+    assert_eq!(u(port(&v, "t1"), "/stats/ipackets"), total + foreign);
+    // (A foreign frame is no larger than the tap's MTU and its header.)
+    let ibytes = u(port(&v, "t1"), "/stats/ibytes");
+    let ours = total * (TAP_MAX_FRAME - 4);
+    assert!(
+        (ours..=ours + foreign * (TAP_MAX_FRAME - 4)).contains(&ibytes),
+        "t1 counted {ibytes} bytes, {ours} of ours and {foreign} foreign frames"
+    );
     assert_eq!(
-        u(port(&v, "t1"), "/stats/ibytes"),
-        total * (TAP_MAX_FRAME - 4)
+        foreign == 0,
+        ibytes == ours,
+        "{ibytes} bytes, {foreign} foreign"
     );
     assert_eq!(u(port(&v, "t1"), "/stats/ierrors"), 0);
     for name in ["t0", "t1"] {

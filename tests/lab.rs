@@ -1427,12 +1427,15 @@ fn every_trial(v: &Value) -> Vec<(&'static str, &Value)> {
 /// behind its schedule (a stall no loop of landspeed's makes while it
 /// holds its CPU: a virtual machine's host can take the CPU without the
 /// guest's scheduler seeing it, so no `descheduled` is counted), and at
-/// most the sender's target missed for it (late, with nothing refused by
-/// the port and no mbuf missing), never another reason.
+/// most what such a stall does to the sender: its target missed (late,
+/// with nothing refused by the port and no mbuf missing) or its catch-up
+/// burst losing frames (`sender_bunched`), never another reason.
 fn shared_cpu_only(t: &Value) -> bool {
     let ps = t["problems"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    let late =
-        |p: &Value| p["kind"] == "target_missed" && p["refused"] == 0 && p["alloc_failed"] == 0;
+    let late = |p: &Value| {
+        (p["kind"] == "target_missed" && p["refused"] == 0 && p["alloc_failed"] == 0)
+            || p["kind"] == "sender_bunched"
+    };
     let stalled = t["late_max_ns"].as_u64().unwrap_or(0) >= 1_000_000;
     (stalled || ps.iter().any(|p| p["kind"] == "descheduled"))
         && ps.iter().all(|p| p["kind"] == "descheduled" || late(p))

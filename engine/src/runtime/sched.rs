@@ -96,8 +96,7 @@ pub fn parse_steal(text: &str, cpu: u32) -> Option<u64> {
 /// The CPU the calling thread runs on and that CPU's steal ticks now.
 fn read_steal() -> Option<(u32, u64)> {
     let cpu = parse_processor(&std::fs::read_to_string(THREAD_STAT_PATH).ok()?)?;
-    let steal = parse_steal(&std::fs::read_to_string(PROC_STAT_PATH).ok()?, cpu)?;
-    Some((cpu, steal))
+    Some((cpu, read_steal_of(cpu)?))
 }
 
 /// The steal ticks of `cpu` now.

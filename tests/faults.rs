@@ -359,7 +359,7 @@ fn a_stale_runtime_directory_of_a_dead_run_is_removed() {
     let stale = PathBuf::from("/var/run/dpdk/ls4999998");
     std::fs::create_dir_all(&stale).unwrap();
     std::fs::write(stale.join("dpdk_telemetry.v2"), "").unwrap();
-    let _alone = common::alone();
+    // `landspeed` runs alone (it holds the lock the other runs take).
     let out = landspeed(dir.path(), ["run", NULL_YAML, "-t", "100ms", "-q"]);
     // What is tested is the directory: a 100 ms run on CPUs the other
     // tests share may be descheduled (exit 3, said so), and that is fine.

@@ -105,13 +105,38 @@ impl Output {
 /// exit 3). Cargo runs the test binaries one after the other.
 static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
 
+/// The lock of [`ONE_RUN_AT_A_TIME`], held: dropping it lets the next run go.
+pub struct Alone {
+    _guard: MutexGuard<'static, ()>,
+}
+
+thread_local! {
+    /// Whether this test's thread holds [`ONE_RUN_AT_A_TIME`]: the lock is
+    /// not re-entrant, and taking it twice would hang the test binary.
+    static HELD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+impl Drop for Alone {
+    fn drop(&mut self) {
+        HELD.with(|held| held.set(false));
+    }
+}
+
 /// Hold this while a `landspeed` child runs that [`landspeed`] did not
 /// start, so that it runs alone too. A test that failed while holding it
-/// poisons the lock; the next run is still alone.
-pub fn alone() -> MutexGuard<'static, ()> {
-    ONE_RUN_AT_A_TIME
+/// poisons the lock; the next run is still alone. Taking it again on the
+/// thread that holds it (say, calling [`landspeed`] under it) panics at
+/// once, naming the mistake, where it would otherwise hang forever.
+pub fn alone() -> Alone {
+    assert!(
+        !HELD.with(|held| held.get()),
+        "this test already holds the one-run-at-a-time lock: `landspeed()` takes it itself"
+    );
+    let guard = ONE_RUN_AT_A_TIME
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    HELD.with(|held| held.set(true));
+    Alone { _guard: guard }
 }
 
 /// Runs `landspeed ARGS` in `dir` and waits for it (with a watchdog), no

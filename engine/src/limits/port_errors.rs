@@ -156,6 +156,28 @@ pub struct PortCounters {
     pub xstats: Vec<(String, u64)>,
 }
 
+impl PortCounters {
+    /// The counters as they count frames lost, for a port of `driver`:
+    /// where a driver's basic counter counts something else, it is left
+    /// out (0) here; the port's own statistics keep it as read.
+    ///
+    /// net_tap (DPDK 22.11, `pmd_tx_burst`) adds to `oerrors` every frame
+    /// its TX burst hands back unsent (`nb_pkts - num_tx`, as when the
+    /// tap is down and the write fails) and one more per failed write.
+    /// A frame handed back is still the sender's: landspeed counts it
+    /// refused and offers it again, so none of that count is a frame the
+    /// port lost; ethdev's generic `tx_errors` statistic repeats it and
+    /// goes too. net_af_packet and net_pcap, by contrast, count in
+    /// `oerrors` frames they took and freed unsent: lost, and kept.
+    pub fn as_losses_of(mut self, driver: &str) -> PortCounters {
+        if driver == "net_tap" {
+            self.oerrors = 0;
+            self.xstats.retain(|(name, _)| name != "tx_errors");
+        }
+        self
+    }
+}
+
 /// One class's count: the largest counter of that class, by name.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClassCount {
@@ -417,6 +439,39 @@ impl ErrorTracker {
 mod tests {
     use super::*;
     use ErrorClass::*;
+
+    #[test]
+    fn a_taps_oerrors_are_frames_handed_back_not_lost() {
+        let read = PortCounters {
+            ierrors: 2,
+            oerrors: 7,
+            imissed: 3,
+            rx_nombuf: 1,
+            xstats: vec![
+                ("tx_errors".to_string(), 7),
+                ("tx_dropped_packets".to_string(), 5),
+                ("rx_errors".to_string(), 2),
+            ],
+        };
+        let tap = read.clone().as_losses_of("net_tap");
+        assert_eq!(
+            tap,
+            PortCounters {
+                oerrors: 0,
+                xstats: vec![
+                    ("tx_dropped_packets".to_string(), 5),
+                    ("rx_errors".to_string(), 2),
+                ],
+                ..read.clone()
+            }
+        );
+        // A TX-error statistic of its own still counts.
+        assert_eq!(tap.totals().tx_errors, 5);
+        for driver in ["net_af_packet", "net_pcap", "net_ixgbe", "net_tap0"] {
+            assert_eq!(read.clone().as_losses_of(driver), read, "{driver}");
+        }
+        assert_eq!(read.totals().tx_errors, 7);
+    }
 
     #[test]
     fn driver_names_are_classified_as_their_tables_mean() {

@@ -233,7 +233,8 @@ fn kernel_up(path: &PathBuf) -> bool {
 }
 
 /// `port`'s error counters now: the basic ones and every extended
-/// statistic.
+/// statistic, as they count frames lost by its driver
+/// ([`PortCounters::as_losses_of`]).
 fn error_counters(port: &Port) -> PortCounters {
     let s = port.stats();
     PortCounters {
@@ -243,6 +244,7 @@ fn error_counters(port: &Port) -> PortCounters {
         rx_nombuf: s.rx_nombuf,
         xstats: port.xstats(),
     }
+    .as_losses_of(&port.info().driver)
 }
 
 /// Each counter's larger value of `a` and `b`.

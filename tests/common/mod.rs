@@ -44,9 +44,26 @@ pub struct Output {
 }
 
 impl Output {
-    /// Panics with everything the child printed unless it exited 0.
+    /// Panics with everything the child printed unless it exited 0, or 3
+    /// with no other warning than a descheduled lcore's: a run whose CPU
+    /// the other tests or the virtual machine's host took says so and
+    /// exits 3, and what the test checks is not the machine's load.
     pub fn assert_success(&self) {
+        if self.status.code() == Some(3) && self.only_descheduled() {
+            return self.assert_exit_in(&[3]);
+        }
         self.assert_exit_in(&[0]);
+    }
+
+    /// It printed warnings, each of a descheduled lcore.
+    fn only_descheduled(&self) -> bool {
+        let warnings: Vec<&str> = (self.stdout.lines())
+            .chain(self.stderr.lines())
+            .filter(|l| l.starts_with("warning: "))
+            .collect();
+        !warnings.is_empty()
+            && (warnings.iter())
+                .all(|l| l.contains(" lcore ") && l.contains(" was descheduled for "))
     }
 
     /// Panics with everything the child printed unless it exited with one

@@ -5,7 +5,9 @@
 //! so the frames are read after the sender dropped its pattern (whose
 //! memory is zeroed when it is freed: a premature free would show).
 
-use landspeed::dpdk::{Eal, ExtPattern, Mempool, Port, PortConfig, RxBatch, Segments, TxBatch};
+use landspeed::dpdk::{
+    Eal, ExtPattern, HeldSegments, Mempool, Port, PortConfig, RxBatch, Segments, TxBatch,
+};
 
 const FRAMES: usize = 32;
 const HEAD: usize = 64;
@@ -112,6 +114,7 @@ fn pattern_memory_outlives_frames_a_pmd_still_holds() {
             );
         }
         drop(rx);
+        held_segments_are_claimed_only_when_no_frame_carries_them(&mut queues, &bytes);
     }
     for p in port.close_pools() {
         assert_eq!(p.in_use(), 0, "every frame and segment mbuf is back");
@@ -120,4 +123,94 @@ fn pattern_memory_outlives_frames_a_pmd_still_holds() {
     for base in ["/var/run/dpdk", "/tmp/dpdk"] {
         let _ = std::fs::remove_dir_all(format!("{base}/{prefix}"));
     }
+}
+
+/// Receives `n` frames from the ring and checks each against `want`
+/// (head byte, pattern offset, fill length).
+fn receive_and_check(
+    queues: &mut landspeed::dpdk::Queues<'_>,
+    bytes: &[u8],
+    want: &[(u8, usize, usize)],
+) {
+    let mut rx = RxBatch::new();
+    assert_eq!(rx.receive(&mut queues.rx[0], want.len()), want.len());
+    let mut got = Vec::new();
+    for (i, &(head, off, len)) in want.iter().enumerate() {
+        rx.copy_frame(i, &mut got);
+        assert_eq!(got.len(), HEAD + len, "frame {i}: length");
+        assert!(got[..HEAD].iter().all(|&b| b == head), "frame {i}: head");
+        assert!(got[HEAD..] == bytes[off..off + len], "frame {i}: fill");
+    }
+}
+
+/// Sends one frame per `(head, off, len)` whose fill is a claimed held
+/// segment; panics when a claim fails.
+fn send_held(
+    queues: &mut landspeed::dpdk::Queues<'_>,
+    held: &mut HeldSegments<'_>,
+    frames: &[(u8, usize, usize)],
+) {
+    let mut batch = TxBatch::new(&queues.tx[0]);
+    assert!(batch.fill(frames.len()));
+    for (i, &(head, off, len)) in frames.iter().enumerate() {
+        batch.frame_mut(i, HEAD).fill(head);
+        let seg = held
+            .claim(off, len)
+            .expect("a held segment no frame carries");
+        batch.chain(i, seg);
+    }
+    assert_eq!(
+        batch.transmit(&mut queues.tx[0], frames.len()),
+        frames.len()
+    );
+}
+
+/// Held segments: a task's own, each claimed for one frame at a time and
+/// pointed anew at that frame's place; one a frame in the ring still
+/// carries is not claimed (the caller takes a fresh segment); a claim not
+/// chained gives its reference back; the table dropped while the ring
+/// holds a frame leaves that frame whole, and every segment goes back to
+/// its pool once no frame carries it (checked by the pools at close).
+fn held_segments_are_claimed_only_when_no_frame_carries_them(
+    queues: &mut landspeed::dpdk::Queues<'_>,
+    bytes: &[u8],
+) {
+    let pattern = ExtPattern::new(&queues.tx[0], bytes).unwrap();
+    let mut segs = Segments::new(&queues.tx[0]).unwrap();
+    let mut held = HeldSegments::new(&mut segs, &pattern, 4).expect("4 segments");
+    // Four frames, four places, four lengths: the ring holds them all.
+    let first = [(1, 0, 1000), (2, 8, 999), (3, 4096, 1), (4, 7000, 1192)];
+    send_held(queues, &mut held, &first);
+    // The next in turn is the first frame's, still in the ring.
+    assert!(
+        held.claim(16, 100).is_none(),
+        "claimed while a frame carries it"
+    );
+    assert!(
+        held.claim(16, 100).is_none(),
+        "a refused claim does not move on"
+    );
+    receive_and_check(queues, bytes, &first);
+    // Read and freed: each segment is the table's alone again, and is
+    // pointed at its new frame's place (not the old one's).
+    let second = [(5, 24, 500), (6, 1, 2048), (7, 6144, 2000), (8, 8191, 1)];
+    send_held(queues, &mut held, &second);
+    receive_and_check(queues, bytes, &second);
+    // A claim dropped unchained gives the frame's reference back: the
+    // segment is claimed again when its turn comes round.
+    drop(held.claim(0, 10).expect("free"));
+    for _ in 0..3 {
+        drop(held.claim(0, 10).expect("free"));
+    }
+    let third = [(9, 32, 64)];
+    send_held(queues, &mut held, &third);
+    // The task goes while the ring holds a frame with a held segment.
+    drop(held);
+    drop(segs);
+    receive_and_check(queues, bytes, &third);
+    // A table of no segment is none.
+    let mut segs = Segments::new(&queues.tx[0]).unwrap();
+    assert!(HeldSegments::new(&mut segs, &pattern, 0).is_none());
+    // More segments than the pool has: those taken go back.
+    assert!(HeldSegments::new(&mut segs, &pattern, 1_000_000).is_none());
 }

@@ -316,7 +316,11 @@ impl Stream<'_> {
         s: usize,
     ) {
         let filled = plan.len > plan.head_len;
-        let seg = if filled { payload.segment(plan) } else { None };
+        let seg = if filled {
+            payload.segment(s, plan)
+        } else {
+            None
+        };
         let len = if seg.is_some() {
             plan.head_len
         } else {

@@ -10,13 +10,16 @@
 //! reports multi-segment TX, `attach` and `copy` force one), then per
 //! frame: frames with a fill shorter than the port's threshold are copied,
 //! and so is any frame when the segment pool runs dry (the frame is the
-//! same, only slower).
+//! same, only slower). An attached fill takes the next of the task's held
+//! segments ([`HeldSegments`], more than the TX ring keeps in flight) when
+//! no frame carries it, else a fresh one from the port's segment pool.
 
 use std::sync::Arc;
 
 use crate::config::{Payload as Mode, Plan};
 use crate::dpdk::{
-    DpdkError, Eal, ExtPattern, Mempool, PortInfo, Segment, Segments, TxBatch, TxQueue,
+    DpdkError, Eal, ExtPattern, HeldSegment, HeldSegments, Mempool, PortInfo, Segment, Segments,
+    TxBatch, TxQueue,
 };
 use crate::wire::builder::{FrameBuilder, FramePlan};
 use crate::wire::fill::FillPattern;
@@ -25,6 +28,13 @@ use crate::Result;
 /// In `auto`, fills shorter than this are copied: below it a copy costs
 /// less than a segment's attach and free.
 const AUTO_MIN_FILL: usize = 1024;
+
+/// The segments a TX task holds ([`HeldSegments`]) for a TX ring of
+/// `tx_ring` descriptors: more than the frames the ring and two batches
+/// keep in flight, so that the next one is free again by its turn.
+pub(crate) fn held_segments(tx_ring: u16) -> usize {
+    (usize::from(tx_ring) + 2 * crate::dpdk::BATCH_MAX).next_power_of_two()
+}
 
 /// How the port's frames get their fill, decided when it is configured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,14 +55,25 @@ pub(crate) fn resolve(plan: &Plan, i: usize, info: &PortInfo) -> PortPayload {
 }
 
 /// The segment pool of a port whose frames attach: as many data-less
-/// mbufs as its frame pool has (`mbufs`), on `socket`.
+/// mbufs as its frame pool has (`mbufs`), and the held segments of its
+/// `tx_tasks` TX tasks on a ring of `tx_ring` descriptors, on `socket`.
 pub(crate) fn segment_pool<'e>(
     eal: &'e Eal,
     i: usize,
     mbufs: u32,
+    (tx_tasks, tx_ring): (usize, u16),
     socket: i32,
 ) -> std::result::Result<Mempool<'e>, DpdkError> {
-    Mempool::create_segments(eal, &format!("ls_segs{i}"), mbufs, socket)
+    let held = (tx_tasks * held_segments(tx_ring)) as u32;
+    Mempool::create_segments(eal, &format!("ls_segs{i}"), mbufs + held, socket)
+}
+
+/// A frame's fill as a second segment.
+pub enum Fill<'q> {
+    /// A segment held by the task, already attached at the frame's place.
+    Held(HeldSegment<'q>),
+    /// A fresh segment, to attach.
+    Fresh(Segment<'q>),
 }
 
 /// One TX task's payload step: per stream, copy or attach.
@@ -63,6 +84,8 @@ pub struct Payload<'q> {
     patterns: Vec<ExtPattern<'q>>,
     /// Per stream: the index of its pattern in `patterns`.
     stream_pattern: Vec<usize>,
+    /// Per pattern: the segments held for its fills, if the pool had them.
+    held: Vec<Option<HeldSegments<'q>>>,
     /// Fills of at least this many bytes are attached.
     attach_from: usize,
     /// Frames prepared with their fill attached.
@@ -76,6 +99,7 @@ impl<'q> Payload<'q> {
             segs: None,
             patterns: Vec::new(),
             stream_pattern: Vec::new(),
+            held: Vec::new(),
             attach_from: usize::MAX,
             attached: 0,
         }
@@ -87,8 +111,9 @@ impl<'q> Payload<'q> {
         queue: &TxQueue<'q>,
         builders: &[FrameBuilder],
         port: PortPayload,
+        held: usize,
     ) -> std::result::Result<Self, DpdkError> {
-        let (Some(attach_from), Some(segs)) = (port.attach_from, Segments::new(queue)) else {
+        let (Some(attach_from), Some(mut segs)) = (port.attach_from, Segments::new(queue)) else {
             return Ok(Self::copy());
         };
         let mut seen: Vec<&Arc<FillPattern>> = Vec::new();
@@ -106,10 +131,14 @@ impl<'q> Payload<'q> {
             };
             stream_pattern.push(k);
         }
+        let held = (patterns.iter())
+            .map(|p| HeldSegments::new(&mut segs, p, held))
+            .collect();
         Ok(Payload {
             segs: Some(segs),
             patterns,
             stream_pattern,
+            held,
             attach_from,
             attached: 0,
         })
@@ -121,17 +150,24 @@ impl<'q> Payload<'q> {
     }
 
     /// A segment for the fill of frame `p` of stream `s`, when its frames
-    /// attach and one is free; `None`: the fill is copied.
+    /// attach: a held one when the task holds that fill's place and no
+    /// frame carries it, or else a fresh one when one is free; `None`:
+    /// the fill is copied.
     #[inline(always)]
-    pub fn segment(&mut self, p: &FramePlan) -> Option<Segment<'q>> {
+    pub fn segment(&mut self, s: usize, p: &FramePlan) -> Option<Fill<'q>> {
         let fill = p.len - p.head_len;
         if fill == 0 || fill < self.attach_from {
             return None;
         }
-        self.segs.as_mut()?.take()
+        if let Some(h) = self.held[self.stream_pattern[s]].as_mut() {
+            if let Some(seg) = h.claim(p.fill_offset, fill) {
+                return Some(Fill::Held(seg));
+            }
+        }
+        self.segs.as_mut()?.take().map(Fill::Fresh)
     }
 
-    /// Attaches `seg` to slot `i` of `batch` (whose first segment holds
+    /// Chains `fill` to slot `i` of `batch` (whose first segment holds
     /// frame `p`'s `p.head_len` bytes of headers and stamp) as the fill of
     /// stream `s`'s frame: the pattern from `p.fill_offset`.
     #[inline(always)]
@@ -140,11 +176,16 @@ impl<'q> Payload<'q> {
         s: usize,
         batch: &mut TxBatch<'_>,
         i: usize,
-        seg: Segment<'_>,
+        fill: Fill<'_>,
         p: &FramePlan,
     ) {
-        let pattern = &self.patterns[self.stream_pattern[s]];
-        batch.attach(i, seg, pattern, p.fill_offset, p.len - p.head_len);
+        match fill {
+            Fill::Held(seg) => batch.chain(i, seg),
+            Fill::Fresh(seg) => {
+                let pattern = &self.patterns[self.stream_pattern[s]];
+                batch.attach(i, seg, pattern, p.fill_offset, p.len - p.head_len);
+            }
+        }
         self.attached += 1;
     }
 }
@@ -157,7 +198,8 @@ pub(crate) fn for_task<'q>(
     queue: &TxQueue<'q>,
     builders: &[FrameBuilder],
     port: PortPayload,
+    tx_ring: u16,
 ) -> Result<Payload<'q>> {
-    Payload::new(queue, builders, port)
+    Payload::new(queue, builders, port, held_segments(tx_ring))
         .map_err(|e| crate::Error::Config(plan.error(&format!("tx[{ti}]"), e.to_string())))
 }

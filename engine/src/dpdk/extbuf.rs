@@ -19,13 +19,17 @@
 //! pattern's lifetime is the port's, not a count's.
 //! Segments come from a port's segment pool ([`Segments`], one per TX
 //! lcore); [`TxBatch::attach`](super::TxBatch::attach) chains one after a
-//! frame's first segment.
+//! frame's first segment. A TX task also keeps a ring of segments of its
+//! own, attached once ([`HeldSegments`]): a frame takes the next one free,
+//! pointed at its place in the pattern, with a second reference that the
+//! PMD's free drops ([`TxBatch::chain`](super::TxBatch::chain)), so the
+//! segment never goes through its pool's get, detach and put.
 
 use std::ffi::{c_void, CString};
 use std::marker::PhantomData;
 use std::mem::size_of;
 use std::ptr::{self, NonNull};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU32, Ordering};
 use std::sync::Mutex;
 
 use landspeed_sys as sys;
@@ -301,6 +305,166 @@ impl Drop for Segments<'_> {
         if n > 0 {
             // SAFETY: spare[next..len] are valid mbufs owned here.
             unsafe { sys::rte_pktmbuf_free_bulk(self.spare.as_mut_ptr().add(self.next), n as u32) };
+        }
+    }
+}
+
+/// Segments attached to one pattern and kept by one TX task, each
+/// pointed anew at the place a frame fills from: the task holds a
+/// reference of its own on every one, and a frame that carries one takes
+/// a second ([`claim`](Self::claim)). Sending such a frame takes no
+/// segment from a pool and gives none back: the PMD's free drops the
+/// frame's reference (one atomic decrement) and the segment, still
+/// attached to the pattern, waits in the task's ring for its next frame.
+///
+/// The segments are claimed in turn, and one only when no frame carries
+/// it (its count is the task's 1): every frame in a PMD's ring has a
+/// segment of its own, as with fresh segments, and a receiver that
+/// adjusts a segment (a ring peer) changes only its frame's. When the
+/// next one is still out (more frames in flight than the ring holds), the
+/// frame takes a fresh segment instead.
+pub struct HeldSegments<'p> {
+    segs: Box<[NonNull<sys::rte_mbuf>]>,
+    /// The next to claim.
+    next: usize,
+    pattern: ExtPattern<'p>,
+}
+
+// SAFETY: the segments are owned by the table (its own reference on each)
+// and touched only through it, on the lcore that sends its frames; a
+// PMD's free on another thread drops only a frame's reference.
+unsafe impl Send for HeldSegments<'_> {}
+
+/// A segment of a [`HeldSegments`] claimed for one frame (the frame's
+/// reference taken), until [`TxBatch::chain`](super::TxBatch::chain)
+/// chains it to the frame.
+pub struct HeldSegment<'p> {
+    pub(super) mbuf: NonNull<sys::rte_mbuf>,
+    /// Bytes it holds.
+    pub(super) len: u16,
+    /// The pool of the port's frames, which the segment may be chained to.
+    pub(super) frames_pool: *mut sys::rte_mempool,
+    _pool: PhantomData<&'p Mempool<'p>>,
+}
+
+impl HeldSegment<'_> {
+    /// Gives up the frame's reference to the frame it is chained to.
+    pub(super) fn into_raw(self) -> *mut sys::rte_mbuf {
+        let m = self.mbuf.as_ptr();
+        std::mem::forget(self);
+        m
+    }
+}
+
+impl Drop for HeldSegment<'_> {
+    fn drop(&mut self) {
+        let mut m = self.mbuf.as_ptr();
+        // SAFETY: drops the frame's reference the claim took: the table
+        // keeps the segment (or, were the table gone, it goes back to its
+        // pool, which outlives the claim).
+        unsafe { sys::rte_pktmbuf_free_bulk(&mut m, 1) };
+    }
+}
+
+/// The reference count of `m`, as DPDK's atomic operations see it.
+///
+/// # Safety
+/// `m` is a valid mbuf that outlives the returned reference.
+unsafe fn refcnt<'a>(m: *mut sys::rte_mbuf) -> &'a AtomicU16 {
+    // SAFETY: `refcnt` is an aligned u16 that DPDK updates with
+    // `__atomic` operations (the non-atomic shortcut only when it is 1,
+    // when the one holder is the caller); AtomicU16 has its layout.
+    unsafe { AtomicU16::from_ptr(ptr::addr_of_mut!((*m).refcnt)) }
+}
+
+impl<'p> HeldSegments<'p> {
+    /// `count` segments from `segs`, attached to `pattern`. `None` when
+    /// the pool has not that many (those taken go back).
+    pub fn new(segs: &mut Segments<'p>, pattern: &ExtPattern<'p>, count: usize) -> Option<Self> {
+        assert!(
+            segs.frames_pool == pattern.frames_pool,
+            "segments and pattern of one port"
+        );
+        if count == 0 || pattern.is_empty() {
+            return None;
+        }
+        let mut held: Vec<NonNull<sys::rte_mbuf>> = Vec::with_capacity(count);
+        for _ in 0..count {
+            let Some(seg) = segs.take() else {
+                for m in held {
+                    let mut m = m.as_ptr();
+                    // SAFETY: a segment taken and attached above, owned
+                    // here and carried by no frame.
+                    unsafe { sys::rte_pktmbuf_free_bulk(&mut m, 1) };
+                }
+                return None;
+            };
+            pattern.attach_to(seg.mbuf.as_ptr(), 0, 1);
+            held.push(seg.mbuf);
+            std::mem::forget(seg);
+        }
+        Some(Self {
+            segs: held.into_boxed_slice(),
+            next: 0,
+            pattern: *pattern,
+        })
+    }
+
+    /// The next segment, claimed for one frame and pointed at `len` bytes
+    /// of the pattern from `off`; `None` when a frame still carries it.
+    /// Panics if the span leaves the pattern or exceeds an mbuf's 65535
+    /// bytes.
+    #[inline]
+    pub fn claim(&mut self, off: usize, len: usize) -> Option<HeldSegment<'p>> {
+        let p = &self.pattern;
+        assert!(
+            off + len <= p.len && len <= usize::from(u16::MAX),
+            "{len} pattern bytes at {off} of a {}-byte pattern",
+            p.len
+        );
+        let m = self.segs[self.next];
+        // SAFETY: the table holds a reference on `m`, alive while it is.
+        let count = unsafe { refcnt(m.as_ptr()) };
+        // Acquire: a PMD that dropped the last frame's reference on
+        // another thread is done with the segment.
+        if count.load(Ordering::Acquire) != 1 {
+            return None;
+        }
+        self.next = if self.next + 1 == self.segs.len() {
+            0
+        } else {
+            self.next + 1
+        };
+        // Only the table holds it: nobody else can change it now.
+        count.store(2, Ordering::Relaxed);
+        // SAFETY: the segment is attached to the pattern (its own shared
+        // info, the pattern alive while the port is) and carried by no
+        // frame; the span is inside the pattern.
+        unsafe {
+            let seg = m.as_ptr();
+            (*seg).buf_addr = p.bytes.add(off).cast();
+            (*seg).buf_iova = p.iova + off as u64;
+            (*seg).buf_len = len as u16;
+            (*seg).data_off = 0;
+            (*seg).data_len = len as u16;
+        }
+        Some(HeldSegment {
+            mbuf: m,
+            len: len as u16,
+            frames_pool: p.frames_pool,
+            _pool: PhantomData,
+        })
+    }
+}
+
+impl Drop for HeldSegments<'_> {
+    fn drop(&mut self) {
+        for m in self.segs.iter() {
+            let mut m = m.as_ptr();
+            // SAFETY: drops the table's reference: a segment no frame
+            // carries goes back to its pool (its pattern kept by the port);
+            // one a PMD still holds goes back when the PMD frees it.
+            unsafe { sys::rte_pktmbuf_free_bulk(&mut m, 1) };
         }
     }
 }

@@ -11,7 +11,7 @@ use std::ptr;
 
 use landspeed_sys as sys;
 
-use super::{DpdkError, ExtPattern, Mempool, RxQueue, Segment, TemplatePool, TxQueue};
+use super::{DpdkError, ExtPattern, HeldSegment, Mempool, RxQueue, Segment, TemplatePool, TxQueue};
 
 /// The largest batch (TX or RX burst) the engine uses.
 pub const BATCH_MAX: usize = 64;
@@ -255,6 +255,28 @@ impl<'p> TxBatch<'p> {
             (*m).next = seg;
             (*m).nb_segs = 2;
             (*m).pkt_len += len as u32;
+        }
+    }
+
+    /// Chains the held segment `seg` (claimed for this frame) after slot
+    /// `i`'s first segment, which holds the frame's headers and stamp.
+    #[inline]
+    pub fn chain(&mut self, i: usize, seg: HeldSegment<'_>) {
+        let m = self.slot(i);
+        assert!(
+            seg.frames_pool == self.pool.raw(),
+            "a segment is chained to a frame of its own port"
+        );
+        let len = seg.len;
+        let seg = seg.into_raw();
+        // SAFETY: m is a valid mbuf owned by this batch; the frame's
+        // reference on seg passes to it: freeing the frame (PMD or batch)
+        // drops it, and the segment stays with its table.
+        unsafe {
+            assert!((*m).next.is_null(), "a frame gets one attached segment");
+            (*m).next = seg;
+            (*m).nb_segs = 2;
+            (*m).pkt_len += u32::from(len);
         }
     }
 

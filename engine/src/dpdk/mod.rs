@@ -237,7 +237,7 @@ pub mod signal;
 pub mod tsc;
 
 pub use eal::Eal;
-pub use extbuf::{ExtPattern, Segment, Segments};
+pub use extbuf::{ExtPattern, HeldSegment, HeldSegments, Segment, Segments};
 pub use lcore::{scope, Lcore, Scope, Worker};
 pub(crate) use mbuf::check_layout;
 pub use mbuf::{RxBatch, TxBatch, TxOffload, BATCH_MAX};

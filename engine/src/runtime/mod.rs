@@ -255,7 +255,9 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
     port.configure(&cfg, pool)
         .map_err(|e| perr(plan, &field, e))?;
     if payload.attach_from.is_some() {
-        let segs = crate::tx_payload::segment_pool(&rt.eal, i, mbufs, info.socket);
+        let tx_tasks = plan.tx.iter().filter(|t| t.port == i).count();
+        let tasks = (tx_tasks, size.rings.1);
+        let segs = crate::tx_payload::segment_pool(&rt.eal, i, mbufs, tasks, info.socket);
         (segs.and_then(|p| port.set_segment_pool(p))).map_err(|e| perr(plan, &field, e))?;
     }
     Ok(PortRt {

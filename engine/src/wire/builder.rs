@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::checksum;
 use super::ethernet::{EtherType, EthernetFrame, EthernetRepr, VlanRepr, VlanTag};
-use super::fill::{FillPattern, SplitMix64};
+use super::fill::{FillPattern, SplitMix64, SumTable, OFFSETS};
 use super::ipv4::{Ipv4Packet, Ipv4Repr};
 use super::ipv6::{Ipv6Packet, Ipv6Repr};
 use super::spec::{IpSpec, L4Spec, PortSet, SpecError, StreamSpec, ValueSet, Vary, FCS_LEN};
@@ -88,6 +88,9 @@ pub struct FrameBuilder {
     /// What the frames of each size (parallel to `sizes`) have in common,
     /// for [`FrameBuilder::write_head`].
     shapes: Vec<Shape>,
+    /// Per frame size (parallel to `sizes`): its fill's sums at every
+    /// place, shared through the pattern; `None`: summed per frame.
+    fill_sums: Vec<Option<Arc<SumTable>>>,
     /// What the stamps' time field counts (their format version).
     stamp_time: StampTime,
 }
@@ -405,9 +408,16 @@ impl FrameBuilder {
             fill,
             fill_salt: fill_seed(spec.id),
             shapes: Vec::new(),
+            fill_sums: Vec::new(),
             stamp_time: StampTime::Tsc,
         };
         b.shapes = b.sizes.iter().map(|&len| b.shape(len)).collect();
+        b.fill_sums = (b.sizes.iter().zip(&b.shapes))
+            .map(|(&len, sh)| {
+                let head_len = b.template.len() + sh.layout.len();
+                b.fill.sums_for((len - head_len).min(b.fill.max_fill()))
+            })
+            .collect();
         Ok(b)
     }
 
@@ -969,9 +979,10 @@ impl FrameBuilder {
         let fill_offset = FillPattern::offset_for(seq.wrapping_add(self.fill_salt));
         let fill_len = (len - head_len).min(self.fill.max_fill());
         // Frames whose stamp ends the frame (64 bytes) have no fill to sum.
-        let fill_sum = match fill_len {
-            0 => 0,
-            n => self.fill.sum(fill_offset, n),
+        let fill_sum = match (fill_len, &self.fill_sums[shape]) {
+            (0, _) => 0,
+            (_, Some(sums)) => sums[(fill_offset >> 3) & (OFFSETS - 1)],
+            (n, None) => self.fill.sum(fill_offset, n),
         };
         FramePlan {
             len,

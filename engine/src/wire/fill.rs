@@ -5,6 +5,8 @@
 //! Per frame the cost is one `memcpy` of the fill plus a table lookup;
 //! there is no byte-at-a-time generator and no second pass over the bytes.
 
+use std::sync::{Arc, Mutex};
+
 use super::checksum;
 
 /// Number of distinct fill offsets (8 bytes apart): consecutive sequence
@@ -17,8 +19,17 @@ const STRIDE: u64 = 4099;
 
 pub use crate::rng::SplitMix64;
 
+/// One fill length's sums (folded, not complemented) at each of the
+/// [`OFFSETS`] places, by `offset / 8`.
+pub type SumTable = [u16; OFFSETS];
+
+/// Fill lengths a pattern keeps a [`SumTable`] of (16 KiB each), shared by
+/// every stream that fills from it: a fixed frame size needs one, an IMIX
+/// a few; the sums of other lengths come from the prefix table.
+pub const SUM_TABLES_MAX: usize = 64;
+
 /// A per-stream fill pattern with its checksum prefix table.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct FillPattern {
     bytes: Vec<u8>,
     /// `prefix[k]` = plain (wrapping) sum of the big-endian 16-bit words of
@@ -26,6 +37,19 @@ pub struct FillPattern {
     /// 512 KiB, which covers any frame.
     prefix: Vec<u32>,
     max_fill: usize,
+    /// The sum tables made so far, by fill length.
+    sums: Mutex<Vec<(usize, Arc<SumTable>)>>,
+}
+
+impl Clone for FillPattern {
+    fn clone(&self) -> Self {
+        Self {
+            bytes: self.bytes.clone(),
+            prefix: self.prefix.clone(),
+            max_fill: self.max_fill,
+            sums: Mutex::new(Vec::new()),
+        }
+    }
 }
 
 impl FillPattern {
@@ -51,7 +75,32 @@ impl FillPattern {
             bytes,
             prefix,
             max_fill,
+            sums: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The sums of `len` fill bytes at every place (one load a frame where
+    /// [`sum`](Self::sum) takes two table entries and a tail), made once
+    /// per length; `None` for an empty fill, one longer than the pattern
+    /// serves, or once [`SUM_TABLES_MAX`] lengths have tables.
+    pub fn sums_for(&self, len: usize) -> Option<Arc<SumTable>> {
+        if len == 0 || len > self.max_fill {
+            return None;
+        }
+        let mut made = self.sums.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = made.iter().find(|(l, _)| *l == len) {
+            return Some(Arc::clone(t));
+        }
+        if made.len() >= SUM_TABLES_MAX {
+            return None;
+        }
+        let mut t = Box::new([0u16; OFFSETS]);
+        for (k, v) in t.iter_mut().enumerate() {
+            *v = self.sum(k * 8, len);
+        }
+        let t: Arc<SumTable> = Arc::from(t);
+        made.push((len, Arc::clone(&t)));
+        Some(t)
     }
 
     /// The pattern's bytes (a frame's fill is `len` of them from
@@ -114,6 +163,28 @@ fn word_sum(x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sum_tables_hold_every_places_sum_and_are_made_once_per_length() {
+        let p = FillPattern::new(7, 9000);
+        for len in [1, 2, 7, 8, 9, 1000, 8999, 9000] {
+            let t = p.sums_for(len).expect("a table");
+            for k in 0..OFFSETS {
+                assert_eq!(t[k], p.sum(k * 8, len), "len {len} place {k}");
+            }
+            let again = p.sums_for(len).unwrap();
+            assert!(Arc::ptr_eq(&t, &again), "len {len} made twice");
+        }
+        assert!(p.sums_for(0).is_none());
+        assert!(p.sums_for(9001).is_none());
+        for len in 10..10 + SUM_TABLES_MAX {
+            let _ = p.sums_for(len);
+        }
+        assert_eq!(p.sums.lock().unwrap().len(), SUM_TABLES_MAX);
+        assert!(p.sums_for(5000).is_none(), "beyond the cap");
+        assert!(p.sums_for(1000).is_some(), "made before the cap");
+        assert!(p.clone().sums.lock().unwrap().is_empty());
+    }
 
     #[test]
     fn table_sum_matches_direct_sum() {

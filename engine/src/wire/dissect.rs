@@ -117,6 +117,7 @@ fn truncated_or_foreign(e: WireError) -> Dissected {
 }
 
 /// Classifies `frame` (Ethernet II, no FCS) with the given options.
+#[inline]
 pub fn dissect_with(frame: &[u8], opt: &DissectOptions) -> Dissected {
     match classify(frame, opt) {
         Ok(ours) => Dissected::Ours(ours),

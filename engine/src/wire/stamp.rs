@@ -257,7 +257,7 @@ impl Stamp {
     /// The fields are read from fixed-size views of the stamp (no bounds
     /// checks), and every byte of the stamp (and of a compact fill) is
     /// summed once.
-    #[inline]
+    #[inline(always)]
     pub fn parse(payload: &[u8]) -> Result<Stamp, StampError> {
         let Some(&[m0, m1, fmt]) = payload.first_chunk::<3>() else {
             if let Some(&[m0, m1]) = payload.first_chunk::<2>() {

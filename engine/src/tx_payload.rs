@@ -29,42 +29,44 @@ use crate::Result;
 /// less than a segment's attach and free.
 const AUTO_MIN_FILL: usize = 1024;
 
-/// The segments a TX task holds ([`HeldSegments`]) for a TX ring of
-/// `tx_ring` descriptors: more than the frames the ring and two batches
-/// keep in flight, so that the next one is free again by its turn.
-pub(crate) fn held_segments(tx_ring: u16) -> usize {
-    (usize::from(tx_ring) + 2 * crate::dpdk::BATCH_MAX).next_power_of_two()
-}
-
 /// How the port's frames get their fill, decided when it is configured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PortPayload {
     /// Fills of at least this many bytes are attached; `None`: all copied.
     pub attach_from: Option<usize>,
+    /// Segments each TX task holds ([`HeldSegments`]): more than the
+    /// frames its TX ring and two batches keep in flight, so that the next
+    /// one is free again by its turn; 0 when the port copies.
+    pub held: usize,
 }
 
-/// What `ports[i].payload` means on a device that does or
-/// does not report multi-segment TX.
-pub(crate) fn resolve(plan: &Plan, i: usize, info: &PortInfo) -> PortPayload {
+/// What `ports[i].payload` means on a device that does or does not report
+/// multi-segment TX, with TX rings of `tx_ring` descriptors.
+pub(crate) fn resolve(plan: &Plan, i: usize, info: &PortInfo, tx_ring: u16) -> PortPayload {
     let attach_from = match plan.ports[i].payload {
         Mode::Copy => None,
         Mode::Attach => Some(1),
         Mode::Auto => info.tx_multi_segs().then_some(AUTO_MIN_FILL),
     };
-    PortPayload { attach_from }
+    let held = attach_from.map_or(0, |_| {
+        (usize::from(tx_ring) + 2 * crate::dpdk::BATCH_MAX).next_power_of_two()
+    });
+    PortPayload { attach_from, held }
 }
 
-/// The segment pool of a port whose frames attach: as many data-less
-/// mbufs as its frame pool has (`mbufs`), and the held segments of its
-/// `tx_tasks` TX tasks on a ring of `tx_ring` descriptors, on `socket`.
+/// The segment pool of port `i`, whose frames attach as `port` says: as
+/// many data-less mbufs as its frame pool has (`mbufs`), and the held
+/// segments of its TX tasks, on `socket`.
 pub(crate) fn segment_pool<'e>(
     eal: &'e Eal,
+    plan: &Plan,
     i: usize,
+    port: PortPayload,
     mbufs: u32,
-    (tx_tasks, tx_ring): (usize, u16),
     socket: i32,
 ) -> std::result::Result<Mempool<'e>, DpdkError> {
-    let held = (tx_tasks * held_segments(tx_ring)) as u32;
+    let tx_tasks = plan.tx.iter().filter(|t| t.port == i).count();
+    let held = (tx_tasks * port.held) as u32;
     Mempool::create_segments(eal, &format!("ls_segs{i}"), mbufs + held, socket)
 }
 
@@ -111,7 +113,6 @@ impl<'q> Payload<'q> {
         queue: &TxQueue<'q>,
         builders: &[FrameBuilder],
         port: PortPayload,
-        held: usize,
     ) -> std::result::Result<Self, DpdkError> {
         let (Some(attach_from), Some(mut segs)) = (port.attach_from, Segments::new(queue)) else {
             return Ok(Self::copy());
@@ -132,7 +133,7 @@ impl<'q> Payload<'q> {
             stream_pattern.push(k);
         }
         let held = (patterns.iter())
-            .map(|p| HeldSegments::new(&mut segs, p, held))
+            .map(|p| HeldSegments::new(&mut segs, p, port.held))
             .collect();
         Ok(Payload {
             segs: Some(segs),
@@ -198,8 +199,7 @@ pub(crate) fn for_task<'q>(
     queue: &TxQueue<'q>,
     builders: &[FrameBuilder],
     port: PortPayload,
-    tx_ring: u16,
 ) -> Result<Payload<'q>> {
-    Payload::new(queue, builders, port, held_segments(tx_ring))
+    Payload::new(queue, builders, port)
         .map_err(|e| crate::Error::Config(plan.error(&format!("tx[{ti}]"), e.to_string())))
 }

@@ -218,7 +218,8 @@ impl<'q> ExtPattern<'q> {
 }
 
 /// One segment mbuf without data of its own, owned until it is attached
-/// (or freed on drop).
+/// (or freed on drop); in a [`HeldSegment`], a frame's reference on a
+/// segment a task holds.
 pub struct Segment<'p> {
     pub(super) mbuf: NonNull<sys::rte_mbuf>,
     /// The pool of the port's frames, which the segment may be chained to.
@@ -238,7 +239,10 @@ impl Segment<'_> {
 impl Drop for Segment<'_> {
     fn drop(&mut self) {
         let mut m = self.mbuf.as_ptr();
-        // SAFETY: the segment owns a valid mbuf of its pool, which outlives it.
+        // SAFETY: the segment owns a reference on a valid mbuf of its pool,
+        // which outlives it (the only one for a fresh segment, a frame's for
+        // a claimed held one): DPDK's free drops it, and gives the mbuf back
+        // to its pool when it was the last.
         unsafe { sys::rte_pktmbuf_free_bulk(&mut m, 1) };
     }
 }
@@ -324,7 +328,8 @@ impl Drop for Segments<'_> {
 /// next one is still out (more frames in flight than the ring holds), the
 /// frame takes a fresh segment instead.
 pub struct HeldSegments<'p> {
-    segs: Box<[NonNull<sys::rte_mbuf>]>,
+    /// Each owned through the table's own reference.
+    segs: Vec<NonNull<sys::rte_mbuf>>,
     /// The next to claim.
     next: usize,
     pattern: ExtPattern<'p>,
@@ -335,35 +340,13 @@ pub struct HeldSegments<'p> {
 // PMD's free on another thread drops only a frame's reference.
 unsafe impl Send for HeldSegments<'_> {}
 
-/// A segment of a [`HeldSegments`] claimed for one frame (the frame's
-/// reference taken), until [`TxBatch::chain`](super::TxBatch::chain)
-/// chains it to the frame.
+/// A segment of a [`HeldSegments`] claimed for one frame: the frame's
+/// reference, which dropping it gives back, until
+/// [`TxBatch::chain`](super::TxBatch::chain) chains it to the frame.
 pub struct HeldSegment<'p> {
-    pub(super) mbuf: NonNull<sys::rte_mbuf>,
+    pub(super) seg: Segment<'p>,
     /// Bytes it holds.
     pub(super) len: u16,
-    /// The pool of the port's frames, which the segment may be chained to.
-    pub(super) frames_pool: *mut sys::rte_mempool,
-    _pool: PhantomData<&'p Mempool<'p>>,
-}
-
-impl HeldSegment<'_> {
-    /// Gives up the frame's reference to the frame it is chained to.
-    pub(super) fn into_raw(self) -> *mut sys::rte_mbuf {
-        let m = self.mbuf.as_ptr();
-        std::mem::forget(self);
-        m
-    }
-}
-
-impl Drop for HeldSegment<'_> {
-    fn drop(&mut self) {
-        let mut m = self.mbuf.as_ptr();
-        // SAFETY: drops the frame's reference the claim took: the table
-        // keeps the segment (or, were the table gone, it goes back to its
-        // pool, which outlives the claim).
-        unsafe { sys::rte_pktmbuf_free_bulk(&mut m, 1) };
-    }
 }
 
 /// The reference count of `m`, as DPDK's atomic operations see it.
@@ -388,26 +371,21 @@ impl<'p> HeldSegments<'p> {
         if count == 0 || pattern.is_empty() {
             return None;
         }
-        let mut held: Vec<NonNull<sys::rte_mbuf>> = Vec::with_capacity(count);
-        for _ in 0..count {
-            let Some(seg) = segs.take() else {
-                for m in held {
-                    let mut m = m.as_ptr();
-                    // SAFETY: a segment taken and attached above, owned
-                    // here and carried by no frame.
-                    unsafe { sys::rte_pktmbuf_free_bulk(&mut m, 1) };
-                }
-                return None;
-            };
-            pattern.attach_to(seg.mbuf.as_ptr(), 0, 1);
-            held.push(seg.mbuf);
-            std::mem::forget(seg);
-        }
-        Some(Self {
-            segs: held.into_boxed_slice(),
+        let mut table = Self {
+            segs: Vec::with_capacity(count),
             next: 0,
             pattern: *pattern,
-        })
+        };
+        while table.segs.len() < count {
+            // Short of segments: dropping the table gives back those taken.
+            let seg = segs.take()?;
+            let m = seg.mbuf;
+            pattern.attach_to(m.as_ptr(), 0, 1);
+            // Its one reference is the table's now.
+            let _ = seg.into_raw();
+            table.segs.push(m);
+        }
+        Some(table)
     }
 
     /// The next segment, claimed for one frame and pointed at `len` bytes
@@ -449,10 +427,12 @@ impl<'p> HeldSegments<'p> {
             (*seg).data_len = len as u16;
         }
         Some(HeldSegment {
-            mbuf: m,
+            seg: Segment {
+                mbuf: m,
+                frames_pool: p.frames_pool,
+                _pool: PhantomData,
+            },
             len: len as u16,
-            frames_pool: p.frames_pool,
-            _pool: PhantomData,
         })
     }
 }

@@ -264,11 +264,11 @@ impl<'p> TxBatch<'p> {
     pub fn chain(&mut self, i: usize, seg: HeldSegment<'_>) {
         let m = self.slot(i);
         assert!(
-            seg.frames_pool == self.pool.raw(),
+            seg.seg.frames_pool == self.pool.raw(),
             "a segment is chained to a frame of its own port"
         );
         let len = seg.len;
-        let seg = seg.into_raw();
+        let seg = seg.seg.into_raw();
         // SAFETY: m is a valid mbuf owned by this batch; the frame's
         // reference on seg passes to it: freeing the frame (PMD or batch)
         // drops it, and the segment stays with its table.

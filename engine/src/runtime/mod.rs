@@ -236,7 +236,7 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
             ))
         }
     };
-    let payload = crate::tx_payload::resolve(plan, i, &info);
+    let payload = crate::tx_payload::resolve(plan, i, &info, size.rings.1);
     let cfg = PortConfig {
         rx_queues: pp.rx_queues,
         tx_queues: pp.tx_queues,
@@ -255,9 +255,7 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
     port.configure(&cfg, pool)
         .map_err(|e| perr(plan, &field, e))?;
     if payload.attach_from.is_some() {
-        let tx_tasks = plan.tx.iter().filter(|t| t.port == i).count();
-        let tasks = (tx_tasks, size.rings.1);
-        let segs = crate::tx_payload::segment_pool(&rt.eal, i, mbufs, tasks, info.socket);
+        let segs = crate::tx_payload::segment_pool(&rt.eal, plan, i, payload, mbufs, info.socket);
         (segs.and_then(|p| port.set_segment_pool(p))).map_err(|e| perr(plan, &field, e))?;
     }
     Ok(PortRt {

@@ -421,9 +421,9 @@ fn tx_task<'e: 'q, 'q>(
                 .map_err(|e| perr(plan, &format!("streams[{s}].{}", e.field), e.message))?,
         );
     }
+    let payload = crate::tx_payload::for_task(plan, ti, &queue, &builders, pr.payload)?;
     let info = pr.port.info();
     let ring = super::devices::clamp_ring(plan.ports[t.port].tx_ring, info.tx_ring);
-    let payload = crate::tx_payload::for_task(plan, ti, &queue, &builders, pr.payload, ring)?;
     // Without a place to keep template pools (a certification's trials),
     // the port's pool is used and headers are written per frame.
     let pools = match tx_pools {

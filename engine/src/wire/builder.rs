@@ -412,11 +412,8 @@ impl FrameBuilder {
             stamp_time: StampTime::Tsc,
         };
         b.shapes = b.sizes.iter().map(|&len| b.shape(len)).collect();
-        b.fill_sums = (b.sizes.iter().zip(&b.shapes))
-            .map(|(&len, sh)| {
-                let head_len = b.template.len() + sh.layout.len();
-                b.fill.sums_for((len - head_len).min(b.fill.max_fill()))
-            })
+        b.fill_sums = (0..b.sizes.len())
+            .map(|k| b.fill.sums_for(b.head_and_fill(k).1))
             .collect();
         Ok(b)
     }
@@ -968,6 +965,17 @@ impl FrameBuilder {
         buf[..hdr].copy_from_slice(&self.template);
     }
 
+    /// Frame size `k`'s bytes of headers and stamp, and of fill (at most
+    /// the pattern's longest).
+    #[inline(always)]
+    fn head_and_fill(&self, k: usize) -> (usize, usize) {
+        let head_len = self.template.len() + self.shapes[k].layout.len();
+        (
+            head_len,
+            (self.sizes[k] - head_len).min(self.fill.max_fill()),
+        )
+    }
+
     /// Plans the next frame, stream sequence number `seq`: advances through
     /// the frame sizes as [`next_len`](Self::next_len) does and finds its
     /// fill in O(1).
@@ -975,9 +983,8 @@ impl FrameBuilder {
     pub fn plan(&mut self, seq: u64) -> FramePlan {
         let shape = self.size_pos;
         let len = self.next_len();
-        let head_len = self.template.len() + self.shapes[shape].layout.len();
+        let (head_len, fill_len) = self.head_and_fill(shape);
         let fill_offset = FillPattern::offset_for(seq.wrapping_add(self.fill_salt));
-        let fill_len = (len - head_len).min(self.fill.max_fill());
         // Frames whose stamp ends the frame (64 bytes) have no fill to sum.
         let fill_sum = match (fill_len, &self.fill_sums[shape]) {
             (0, _) => 0,

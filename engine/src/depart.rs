@@ -3,27 +3,42 @@
 //! DPDK 22.11's memif driver unmaps a link's shared memory on its
 //! interrupt thread when the peer disconnects, with no lock against a
 //! worker inside `rx_burst` or `tx_burst` on the same port: a worker that
-//! is in (or preempted in) a burst then faults. Between two landspeed
-//! processes the window is closed in band, with the control frames of
-//! [`crate::wire::control`]:
+//! is in (or preempted in) a burst then faults, on either side. Between
+//! two landspeed processes the window is closed in band, with the control
+//! frames of [`crate::wire::control`], whichever side leaves first.
 //!
-//! 1. a receiver that is asked to stop sends `Leaving` on its port's TX
-//!    queue (memif is bidirectional) and keeps polling;
+//! The receiver leaves first (asked to stop while the sender sends):
+//!
+//! 1. it sends `Leaving` on its port's TX queue (memif is bidirectional)
+//!    and keeps polling;
 //! 2. the sender's main lcore, which reads the port's RX queue with its
 //!    link watch, sees it and stops the sender; the TX worker, once out of
 //!    its loop, sends `Ack` as its last call on the port ([`tx_stopped`]);
-//! 3. the receiver's RX worker sees the `Ack` ([`PeerRx::screen`], never
+//! 3. the receiver's RX worker sees the `Ack` ([`PeerRx::receive`], never
 //!    counted as traffic) and only then is the receiver stopped and its
 //!    port closed (a bounded grace when no `Ack` comes);
 //! 4. the sender closes its port only once it has seen the link go down.
 //!
+//! The sender leaves first (its duration is over, or it is interrupted):
+//!
+//! 1. its TX worker, once out of its loop, sends `Leaving` as its last
+//!    frame, behind every frame of the run ([`tx_stopped`]);
+//! 2. the receiver's RX worker reads the ring up to it and then polls the
+//!    port no more ([`PeerState::holding`]);
+//! 3. the receiver's main lcore answers `Ack` on the port's TX queue;
+//! 4. the sender's main lcore, reading its RX queue, sees the `Ack` and
+//!    closes the port (a bounded grace when none comes);
+//! 5. once the receiver has seen the link go down and the disconnect has
+//!    had time to finish, its RX worker polls the port again (a next
+//!    sender may connect).
+//!
 //! This module holds what the workers do; the main lcore's part is in the
 //! runtime (`runtime/depart.rs`).
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
-use crate::dpdk::{RxBatch, TxBatch, TxQueue};
+use crate::dpdk::{RxBatch, RxQueue, TxBatch, TxQueue, BATCH_MAX};
 use crate::wire::control::{self, Kind};
 use crate::wire::MacAddr;
 
@@ -43,26 +58,70 @@ pub struct PeerState {
     sent: AtomicU64,
     /// Control frames received from the peer.
     received: AtomicU64,
+    /// The last control frame this process sent (codes as `heard`).
+    said: AtomicU8,
+    /// The RX worker polls the port no more: the peer said it leaves and
+    /// its disconnect may unmap the ring at any time. Set by the worker
+    /// when it reads the notice, cleared by the main lcore once the
+    /// disconnect is over ([`PeerState::release`]).
+    hold: AtomicBool,
+    /// The main lcore last saw the port's link down: the peer is gone,
+    /// the TX worker sends nothing more there once stopped.
+    gone: AtomicBool,
+}
+
+/// A kind's code in [`PeerState`] (0: none).
+fn code(kind: Kind) -> u8 {
+    match kind {
+        Kind::Leaving => 1,
+        Kind::Ack => 2,
+    }
+}
+
+/// The kind of a code of [`PeerState`].
+fn kind(code: u8) -> Option<Kind> {
+    match code {
+        1 => Some(Kind::Leaving),
+        2 => Some(Kind::Ack),
+        _ => None,
+    }
 }
 
 impl PeerState {
     /// The last control frame heard from the peer.
     pub fn heard(&self) -> Option<Kind> {
-        match self.heard.load(Ordering::Acquire) {
-            1 => Some(Kind::Leaving),
-            2 => Some(Kind::Ack),
-            _ => None,
-        }
+        kind(self.heard.load(Ordering::Acquire))
     }
 
     /// Records a control frame of `kind` from the peer.
     pub fn hear(&self, kind: Kind) {
-        let code = match kind {
-            Kind::Leaving => 1,
-            Kind::Ack => 2,
-        };
         self.received.fetch_add(1, Ordering::Relaxed);
-        self.heard.store(code, Ordering::Release);
+        self.heard.store(code(kind), Ordering::Release);
+    }
+
+    /// The last control frame this process sent on the port.
+    pub fn said(&self) -> Option<Kind> {
+        kind(self.said.load(Ordering::Acquire))
+    }
+
+    /// Whether the RX worker keeps off the port (its peer is leaving).
+    #[inline]
+    pub fn holding(&self) -> bool {
+        self.hold.load(Ordering::Acquire)
+    }
+
+    /// The peer's disconnect is over: the RX worker may poll the port
+    /// again, and what was heard from that peer is forgotten (a next peer
+    /// starts afresh).
+    pub fn release(&self) {
+        self.heard.store(0, Ordering::Release);
+        self.hold.store(false, Ordering::Release);
+    }
+
+    /// Whether the port's link is down under the sender (its peer gone),
+    /// as the main lcore last saw it.
+    pub fn set_gone(&self, gone: bool) {
+        self.gone.store(gone, Ordering::Release);
     }
 
     /// Control frames sent and received on the port so far.
@@ -95,6 +154,7 @@ pub fn send(queue: &mut TxQueue<'_>, kind: Kind, mac: MacAddr, state: &PeerState
     for _ in 0..SEND_TRIES {
         if batch.transmit(queue, 1) == 1 {
             state.sent.fetch_add(1, Ordering::Relaxed);
+            state.said.store(code(kind), Ordering::Release);
             return true;
         }
         std::hint::spin_loop();
@@ -102,13 +162,16 @@ pub fn send(queue: &mut TxQueue<'_>, kind: Kind, mac: MacAddr, state: &PeerState
     false
 }
 
-/// Called by a TX worker once its loop has ended: when the peer said it is
-/// leaving, acknowledges it, as the worker's last call on the port.
+/// Called by a TX worker once its loop has ended, as its last call on the
+/// port: when the peer said it is leaving, acknowledges it; else, unless
+/// the peer is gone already, tells it that this sender leaves (behind
+/// every frame of the run, so the peer reads them all first).
 pub fn tx_stopped(queue: &mut TxQueue<'_>, peer: Option<&TxPeer>) {
-    if let Some(p) = peer {
-        if p.state.heard() == Some(Kind::Leaving) {
-            send(queue, Kind::Ack, p.mac, &p.state);
-        }
+    let Some(p) = peer else { return };
+    if p.state.heard() == Some(Kind::Leaving) {
+        send(queue, Kind::Ack, p.mac, &p.state);
+    } else if !p.state.gone.load(Ordering::Acquire) {
+        send(queue, Kind::Leaving, p.mac, &p.state);
     }
 }
 
@@ -121,12 +184,24 @@ pub struct PeerRx {
 }
 
 impl PeerRx {
+    /// Polls `queue` into `batch` unless the peer is leaving (then 0, and
+    /// the port is not touched); returns how many frames are left to
+    /// account once a control frame is taken out.
+    #[inline]
+    pub fn receive<'q>(&self, batch: &mut RxBatch<'q>, queue: &mut RxQueue<'q>) -> usize {
+        if self.state.holding() {
+            return 0;
+        }
+        let n = batch.receive(queue, BATCH_MAX);
+        self.screen(batch, n)
+    }
+
     /// Takes a control frame at the end of the `n` frames just received
     /// into `batch` out of it (a peer sends one as its last frame, so it
     /// is always the last of a burst) and records it; returns how many
     /// frames are left to account. One look per poll that returned frames.
     #[inline]
-    pub fn screen(&self, batch: &mut RxBatch<'_>, n: usize) -> usize {
+    fn screen(&self, batch: &mut RxBatch<'_>, n: usize) -> usize {
         if n == 0 {
             return 0;
         }
@@ -136,6 +211,12 @@ impl PeerRx {
         }
         match control::parse(data) {
             Some(kind) => {
+                if kind == Kind::Leaving {
+                    // Its frames before the notice are all read: the
+                    // port is not polled again until its disconnect is
+                    // over.
+                    self.state.hold.store(true, Ordering::Release);
+                }
                 self.state.hear(kind);
                 batch.truncate(n - 1);
                 n - 1

@@ -67,6 +67,20 @@ pub struct PortResult {
     /// a receiver; `null` in results written before NIC timestamps).
     #[serde(default)]
     pub timestamps: Option<crate::clock::nic::PortStamps>,
+    /// The departure handshake's control frames on a memif port between
+    /// two landspeed processes, taken out of `stats` (docs/lab.md); `null`
+    /// on a port without the handshake.
+    #[serde(default)]
+    pub control: Option<ControlFrames>,
+}
+
+/// Control frames of the departure handshake on one port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ControlFrames {
+    /// Sent to the peer.
+    pub sent: u64,
+    /// Received from the peer.
+    pub received: u64,
 }
 
 /// `lists` summed counter by counter, in the order each name first
@@ -2143,6 +2157,7 @@ mod tests {
             flow_control: None,
             errors: ErrorSeries::default(),
             timestamps: None,
+            control: None,
         };
         assert_eq!(port.error_problems(), Vec::new(), "a clean port");
         let class = |class, counter: &str, frames| ClassCount {
@@ -2211,6 +2226,7 @@ mod tests {
             flow_control: fc,
             errors: ErrorSeries::default(),
             timestamps: None,
+            control: None,
         };
         use FlowControl::*;
         for fc in [TurnedOff, AlreadyOff] {

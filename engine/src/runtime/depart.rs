@@ -8,11 +8,16 @@
 //!   loop turn, at most 20 ms apart: the TX loop is untouched); a
 //!   `Leaving` notice ends the run, the TX worker acknowledges it once out
 //!   of its loop, and the port is closed only after the peer's disconnect
-//!   has been seen ([`Departures::senders_stopped`]);
+//!   has been seen ([`Departures::await_peer_close`]); when the sender
+//!   ends first, its TX worker says `Leaving` and the main lcore waits for
+//!   the peer's `Ack` before the port may close ([`Departures::await_ack`]);
 //! - a run that only receives there sends `Leaving` on the port's TX queue
 //!   when it is asked to stop, and keeps polling until the `Ack` comes (or
 //!   [`ACK_GRACE`] has passed) before its receivers stop and the port
-//!   closes ([`Departures::receivers_stopping`]).
+//!   closes ([`Departures::receivers_stopping`]); when its peer says
+//!   `Leaving` first, its RX worker keeps off the port, the main lcore
+//!   answers `Ack`, and lets the worker poll again once the link went down
+//!   and [`SETTLE`] passed ([`Departures::poll`]).
 //!
 //! Other memif ports (and a peer that is not landspeed) rely on the link
 //! watch alone, which leaves the driver's window open (docs/lab.md).
@@ -24,6 +29,7 @@ use crate::config::Plan;
 use crate::counter::StopFlag;
 use crate::depart::{self, PeerRx, PeerState, TxPeer};
 use crate::dpdk::{Port, RxBatch, RxQueue, TxQueue, BATCH_MAX};
+use crate::result::ControlFrames;
 use crate::wire::control::{self, Kind};
 use crate::wire::MacAddr;
 
@@ -49,8 +55,15 @@ enum Role<'q> {
     /// queue while `listening`.
     Sender { rx: RxQueue<'q>, listening: bool },
     /// The run receives on the port: it tells the peer when it leaves, on
-    /// the port's TX queue.
-    Receiver { tx: TxQueue<'q> },
+    /// the port's TX queue, and answers the peer's `Leaving` there.
+    Receiver {
+        tx: TxQueue<'q>,
+        /// The peer's `Leaving` has been answered.
+        acked: bool,
+        /// When the link was first seen down since the peer said it
+        /// leaves.
+        down_at: Option<Instant>,
+    },
 }
 
 /// One memif port of the handshake.
@@ -112,7 +125,11 @@ impl<'q> Departures<'q> {
                     tasks.rx[*k].peer = Some(PeerRx {
                         state: Arc::clone(&state),
                     });
-                    Role::Receiver { tx }
+                    Role::Receiver {
+                        tx,
+                        acked: false,
+                        down_at: None,
+                    }
                 }),
                 _ => None,
             };
@@ -131,22 +148,75 @@ impl<'q> Departures<'q> {
     }
 
     /// At `t` seconds into the run: reads the peer's notices on each port
-    /// the run sends on and still listens to. `link_up(i)` says whether
-    /// port `i`'s link is up: a port whose link is down is not read (its
-    /// shared memory may be going away).
+    /// the run sends on and still listens to; answers the `Leaving` of
+    /// each peer the run receives from, and lets its RX worker poll again
+    /// once that peer's disconnect is over. `link_up(i)` says whether port
+    /// `i`'s link is up: a port whose link is down is not read nor written
+    /// (its shared memory may be going away).
     pub(super) fn poll(&mut self, t: f64, link_up: impl Fn(usize) -> bool) {
+        for p in &mut self.ports {
+            let up = link_up(p.index);
+            match &mut p.role {
+                Role::Sender { rx, listening } => {
+                    p.state.set_gone(!up);
+                    if !*listening || !up {
+                        continue;
+                    }
+                    if read_notice(rx) == Some(Kind::Leaving) {
+                        p.state.hear(Kind::Leaving);
+                        p.heard_at = Some(t);
+                        *listening = false;
+                    }
+                }
+                Role::Receiver { tx, acked, down_at } => {
+                    if !p.state.holding() {
+                        continue;
+                    }
+                    if up && !*acked {
+                        depart::send(tx, Kind::Ack, p.mac, &p.state);
+                        *acked = true;
+                    }
+                    if !up && down_at.get_or_insert_with(Instant::now).elapsed() >= SETTLE {
+                        p.state.release();
+                        (*acked, *down_at) = (false, None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Once the senders have been joined: where a TX worker told its peer
+    /// that it leaves, waits for the peer's `Ack` (read from the port's RX
+    /// queue every [`LOOK`]; at most [`ACK_GRACE`], cut short when the
+    /// link goes down or `stop` is hurried). A peer that says `Leaving`
+    /// meanwhile is leaving too: its disconnect is then waited for
+    /// ([`Departures::await_peer_close`]); `t` is the time into the run.
+    pub(super) fn await_ack(&mut self, t: f64, ports: &[&Port], stop: &StopFlag) {
+        let end = Instant::now() + ACK_GRACE;
         for p in &mut self.ports {
             let Role::Sender { rx, listening } = &mut p.role else {
                 continue;
             };
-            if !*listening || !link_up(p.index) {
+            if !*listening || p.state.said() != Some(Kind::Leaving) {
                 continue;
             }
-            if read_notice(rx) {
-                p.state.hear(Kind::Leaving);
-                p.heard_at = Some(t);
-                *listening = false;
+            let port = ports[p.index];
+            let mut heard = None;
+            while heard.is_none() && port.link().up && !stop.hurried() && Instant::now() < end {
+                heard = read_notice(rx);
+                if heard.is_none() {
+                    std::thread::sleep(LOOK);
+                }
             }
+            match heard {
+                Some(Kind::Ack) => p.state.hear(Kind::Ack),
+                Some(Kind::Leaving) => {
+                    p.state.hear(Kind::Leaving);
+                    p.heard_at = Some(t);
+                }
+                None => {}
+            }
+            *listening = false;
         }
     }
 
@@ -161,6 +231,15 @@ impl<'q> Departures<'q> {
         (self.ports.iter())
             .find(|p| p.index == i)
             .map_or((0, 0), |p| p.state.counts())
+    }
+
+    /// Port `i`'s control frames sent and received, where it has the
+    /// handshake.
+    pub(super) fn handshake(&self, i: usize) -> Option<ControlFrames> {
+        (self.ports.iter()).find(|p| p.index == i).map(|p| {
+            let (sent, received) = p.state.counts();
+            ControlFrames { sent, received }
+        })
     }
 
     /// Once the senders have been joined: no port is read any more.
@@ -197,10 +276,19 @@ impl<'q> Departures<'q> {
     pub(super) fn receivers_stopping(&mut self, ports: &[&Port], stop: &StopFlag) {
         let mut told = Vec::new();
         for p in &mut self.ports {
-            let Role::Receiver { tx } = &mut p.role else {
+            let Role::Receiver { tx, acked, .. } = &mut p.role else {
                 continue;
             };
             let port = ports[p.index];
+            if p.state.holding() {
+                // The peer is leaving already: it is answered (when the
+                // report loop has not yet) and not told.
+                if port.link().up && !*acked {
+                    depart::send(tx, Kind::Ack, p.mac, &p.state);
+                    *acked = true;
+                }
+                continue;
+            }
             if port.link().up && depart::send(tx, Kind::Leaving, p.mac, &p.state) {
                 told.push((port, Arc::clone(&p.state)));
             }
@@ -208,8 +296,9 @@ impl<'q> Departures<'q> {
         if told.is_empty() {
             return;
         }
-        let acked =
-            |(port, s): &(&Port, Arc<PeerState>)| s.heard() == Some(Kind::Ack) || !port.link().up;
+        // An `Ack`, or the peer's own `Leaving` (it was stopping too), or
+        // its link gone.
+        let acked = |(port, s): &(&Port, Arc<PeerState>)| s.heard().is_some() || !port.link().up;
         wait_for(ACK_GRACE, stop, || told.iter().all(acked));
         if !stop.hurried() {
             std::thread::sleep(SETTLE);
@@ -217,11 +306,12 @@ impl<'q> Departures<'q> {
     }
 }
 
-/// Reads what `rx` holds; whether a `Leaving` notice was among it.
-fn read_notice(rx: &mut RxQueue<'_>) -> bool {
+/// Reads what `rx` holds; the first control frame among it (a peer sends
+/// nothing else on this queue).
+fn read_notice(rx: &mut RxQueue<'_>) -> Option<Kind> {
     let mut batch = RxBatch::new();
     let n = batch.receive(rx, BATCH_MAX);
-    (0..n).any(|i| control::parse(batch.frame(i).0) == Some(Kind::Leaving))
+    (0..n).find_map(|i| control::parse(batch.frame(i).0))
 }
 
 /// Waits until `done` (looked at every [`LOOK`]), `limit` has passed, or

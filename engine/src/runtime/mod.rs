@@ -345,6 +345,7 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
             .collect(),
         problems: watch.problems(timing.elapsed_s),
         errors: (0..ports.len()).map(|i| watch.errors(i)).collect(),
+        control: (0..ports.len()).map(|i| watch.control(i)).collect(),
     };
     drop(watch);
     let mut result = finish(plan, &rt, ports, &ups, &meta, outcomes, timing, seen)?;
@@ -360,6 +361,8 @@ struct Seen {
     /// Each port's error counters interval by interval (empty: not read
     /// per interval).
     errors: Vec<ErrorSeries>,
+    /// Each port's departure handshake control frames (empty: none).
+    control: Vec<Option<result::ControlFrames>>,
 }
 
 /// What the result needs to know of the tasks once they have run.
@@ -703,7 +706,7 @@ fn build_result(
     seen: Seen,
 ) -> Result<RunResult> {
     save_traces(plan, &outcomes.tx)?;
-    let port_results = port_results(plan, ports, ups, &seen.stats, &seen.errors);
+    let port_results = port_results(plan, ports, ups, &seen);
     let mut result = RunResult::new(
         plan,
         rt.tsc_hz,
@@ -789,16 +792,10 @@ fn save_traces(plan: &Plan, tx: &[TxOutcome]) -> Result<()> {
     Ok(())
 }
 
-/// Each port's counters over the run (from `stats`, their values at the
-/// end), its non-zero extended stats and its error counters interval by
-/// interval (`errors`).
-fn port_results(
-    plan: &Plan,
-    ports: &[PortRt],
-    ups: &[Up],
-    stats: &[PortStats],
-    errors: &[ErrorSeries],
-) -> Vec<PortResult> {
+/// Each port's counters over the run (from `seen`, their values at the
+/// end), its non-zero extended stats, its error counters interval by
+/// interval and its handshake's control frames.
+fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up], seen: &Seen) -> Vec<PortResult> {
     (ports.iter().zip(ups).enumerate())
         .map(|(i, (pr, up))| {
             let info = pr.port.info();
@@ -808,15 +805,16 @@ fn port_results(
                 driver: info.driver.clone(),
                 link_bps: up.link_bps,
                 line_source: up.line,
-                stats: stats[i].since(&up.before),
+                stats: seen.stats[i].since(&up.before),
                 xstats: (pr.port.xstats().into_iter())
                     .filter(|(_, v)| *v != 0)
                     .collect(),
                 mtu: pr.port.mtu(),
                 rx_mbuf_room: pr.port.frame_room(),
                 flow_control: pr.port.flow_control(),
-                errors: errors.get(i).cloned().unwrap_or_default(),
+                errors: seen.errors.get(i).cloned().unwrap_or_default(),
                 timestamps: None,
+                control: seen.control.get(i).copied().flatten(),
             }
         })
         .collect()

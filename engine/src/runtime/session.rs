@@ -303,6 +303,7 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
             stats: self.ports.iter().map(|p| p.port.stats()).collect(),
             problems: Vec::new(),
             errors: Vec::new(),
+            control: Vec::new(),
         };
         build_result(
             &plan, self.rt, self.ports, &ups, &meta, outcomes, timing, seen,

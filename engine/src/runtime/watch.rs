@@ -155,14 +155,16 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
             .find_map(|w| Some(left(&w.name, w.down_since?, "link")))
     }
 
-    /// Once the senders have been joined at `t` seconds into the run: the
-    /// counters are read once more (with the control frame the sender
-    /// sent last), and where a memif peer said it leaves, its disconnect
-    /// is waited for before the port may close.
+    /// Once the senders have been joined at `t` seconds into the run:
+    /// where a sender told its memif peer that it leaves, the peer's
+    /// acknowledgement is waited for; the counters are read once more
+    /// (with the control frames), and where a memif peer said it leaves,
+    /// its disconnect is waited for before the port may close.
     pub(super) fn senders_stopped(&mut self, t: f64, stop: &StopFlag) {
+        let ports: Vec<&Port> = self.ports.iter().map(|w| w.port).collect();
+        self.depart.await_ack(t, &ports, stop);
         self.depart.stop_listening();
         self.poll_links(t);
-        let ports: Vec<&Port> = self.ports.iter().map(|w| w.port).collect();
         self.depart.await_peer_close(&ports, stop);
     }
 
@@ -171,6 +173,11 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
     pub(super) fn receivers_stopping(&mut self, stop: &StopFlag) {
         let ports: Vec<&Port> = self.ports.iter().map(|w| w.port).collect();
         self.depart.receivers_stopping(&ports, stop);
+    }
+
+    /// Port `i`'s departure handshake control frames, where it has one.
+    pub(super) fn control(&self, i: usize) -> Option<crate::result::ControlFrames> {
+        self.depart.handshake(i)
     }
 
     /// Port `i`'s counters: `last`, read once the workers ended, or the

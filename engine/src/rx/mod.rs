@@ -887,8 +887,10 @@ pub fn run_borrowed(t: &mut RxTask<'_>) -> RxOutcome {
     let loop_start = tsc::now();
     loop {
         let before = tsc::now();
-        let n = receive(&mut batch, &mut t.queues[q]);
-        let n = t.peer.as_ref().map_or(n, |p| p.screen(&mut batch, n));
+        let n = match &t.peer {
+            None => receive(&mut batch, &mut t.queues[q]),
+            Some(p) => p.receive(&mut batch, &mut t.queues[q]),
+        };
         q = if q + 1 == t.queues.len() { 0 } else { q + 1 };
         if n == 0 {
             rx.idle(tsc::now() - before);

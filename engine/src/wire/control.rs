@@ -35,7 +35,8 @@ pub enum Kind {
     /// "I am leaving: stop sending to me and touch this link no more; I
     /// disconnect once you acknowledge, or after a short grace."
     Leaving,
-    /// "Understood: I have stopped and will not touch this link again."
+    /// "Understood: I have stopped and will not touch this link again
+    /// while you are on it."
     Ack,
 }
 

@@ -1614,9 +1614,15 @@ fn assert_reports_agree(v: &Value, csv: &str, html: &str) {
 /// A trial made tester-bound by the shared CPUs (a descheduled lcore, and
 /// the sender's target missed for it) is accepted as
 /// [`rfc2544_finds_the_dut_limit_at_1518_bytes`] accepts a descheduled
-/// one: the run is repeated once, then such a trial is only asked to count
-/// exactly and to be said so (a `tester_bound` problem and exit 3 for a
-/// throughput or back-to-back row it bounds).
+/// one: the run is repeated, up to twice, then such a trial is only asked
+/// to count exactly and to be said so (a `tester_bound` problem and exit
+/// 3 for a throughput or back-to-back row it bounds). A throughput off
+/// the limit is repeated the same way: at exactly the DUT's rate its
+/// queue has no time to drain, so a sender preempted for less than the
+/// descheduled threshold, catching up, can still overflow the 64 kB
+/// buffer (8 frames of 1518 bytes lost at 50.000 % in one CI run, on a
+/// trial that had passed at that rate before), and the search then
+/// rightly settles below it.
 #[test]
 fn rfc2544_runs_all_four_tests_against_the_dut() {
     let _g = serial();
@@ -1659,7 +1665,10 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
             r
         };
         let (mut d, mut v) = run();
-        if all_four_in_doubt(&v) {
+        for _ in 0..2 {
+            if !all_four_in_doubt(&v) {
+                break;
+            }
             let _ = writeln!(
                 std::io::stderr(),
                 "rfc2544 DUT lab, all four tests: tester-bound trials or a throughput off the limit; once more"

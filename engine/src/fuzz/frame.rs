@@ -8,6 +8,7 @@ use std::net::Ipv6Addr;
 use proptest::prelude::*;
 
 use crate::rx::seq::{CountFrom, SeqCounts, SeqTracker, SEQ_LIMIT, WINDOW};
+use crate::wire::dissect::dissect_walk;
 use crate::wire::spec::{IpSpec, L4Spec, SizeSpec, StreamSpec, ValueSet, VlanSpec};
 use crate::wire::{dissect_with, CsumMode, DissectOptions, Dissected, FrameBuilder, TcpFlags};
 
@@ -111,12 +112,15 @@ fn low_bits(seq: u64, bits: u32) -> u64 {
 }
 
 /// The property for any bytes: every option set classifies them without
-/// panicking, and whatever is ours reports a consistent payload.
+/// panicking, the one-pass check of intact IPv4/UDP frames answers what
+/// the layer-by-layer walk answers, and whatever is ours reports a
+/// consistent payload.
 pub(super) fn check_bytes(frame: &[u8]) -> Vec<Dissected> {
     OPTIONS
         .iter()
         .map(|opt| {
             let d = dissect_with(frame, opt);
+            assert_eq!(d, dissect_walk(frame, opt), "one pass and walk, {opt:?}");
             if let Dissected::Ours(o) = d {
                 assert!(o.payload_len <= frame.len(), "{o:?}");
                 assert!(o.seq_bits == 64 || o.seq < 1 << o.seq_bits, "{o:?}");

@@ -8,7 +8,9 @@ use etherparse::{LinkExtSlice, LinkSlice, NetSlice, SlicedPacket, TransportSlice
 
 use super::builder::{CsumMode, FrameBuilder};
 use super::checksum;
-use super::dissect::{dissect, dissect_with, CorruptReason, DissectOptions, Dissected};
+use super::dissect::{
+    dissect, dissect_walk, dissect_with, CorruptReason, DissectOptions, Dissected,
+};
 use super::ethernet::{EthernetFrame, MacAddr, VlanTag};
 use super::fill::SplitMix64;
 use super::ipv4::{Ipv4Packet, Ipv4Repr};
@@ -927,6 +929,76 @@ fn a_refused_frame_stamped_again_is_whole() {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Every set of checks the dissector can be asked for.
+fn all_options() -> Vec<DissectOptions> {
+    let mut v = Vec::new();
+    for verify_ip in [false, true] {
+        for verify_l4 in [false, true] {
+            for verify_fill in [false, true] {
+                v.push(DissectOptions {
+                    verify_ip,
+                    verify_l4,
+                    verify_fill,
+                });
+            }
+        }
+    }
+    v
+}
+
+/// The one-pass check of intact IPv4/UDP frames answers what the
+/// layer-by-layer walk answers: on frames of every stack (the one-pass
+/// check takes only untagged IPv4/UDP), compact and full stamps, odd and
+/// even lengths, with every byte of the headers and stamp and the fill's
+/// ends set to four other values, cut at every length and padded, under
+/// every set of checks. A frame the check takes wrongly, or refuses where
+/// the walk finds it intact, fails here.
+#[test]
+fn the_one_pass_check_and_the_walk_agree_on_every_damaged_frame() {
+    let options = all_options();
+    let agree = |g: &[u8], ctx: &dyn Fn() -> String| {
+        for o in &options {
+            assert_eq!(dissect_with(g, o), dissect_walk(g, o), "{} {o:?}", ctx());
+        }
+    };
+    for (v6, tcp, vlan) in [
+        (false, false, false),
+        (false, false, true),
+        (false, true, false),
+        (true, false, false),
+    ] {
+        let probe = spec(v6, tcp, vlan, SizeSpec::Fixed(200));
+        let hdr = FrameBuilder::new(&probe, CsumMode::Software)
+            .unwrap()
+            .stamp_offset();
+        for payload in [18usize, 19, 24, 31, 32, 33, 90, 1475] {
+            let s = spec(v6, tcp, vlan, SizeSpec::Fixed(hdr + payload + 4));
+            let mut b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+            let mut f = vec![0u8; b.max_len()];
+            let len = b.write(&mut f, 0x1234_5678, 0xAB_CDEF);
+            f.truncate(len);
+            let ctx = format!("v6 {v6} tcp {tcp} vlan {vlan} payload {payload}");
+            assert!(matches!(dissect(&f), Dissected::Ours(_)), "{ctx}");
+            agree(&f, &|| ctx.clone());
+            let mut positions: Vec<usize> = (0..(hdr + 40).min(len)).collect();
+            positions.extend(len.saturating_sub(8)..len);
+            for &pos in &positions {
+                for v in [0x00, 0xFF, f[pos] ^ 0x01, f[pos] ^ 0x80] {
+                    let mut g = f.clone();
+                    g[pos] = v;
+                    agree(&g, &|| format!("{ctx} byte {pos} = {v:#04x}"));
+                }
+            }
+            for cut in 0..len {
+                agree(&f[..cut], &|| format!("{ctx} cut to {cut}"));
+            }
+            let mut padded = f.clone();
+            padded.extend_from_slice(&[0u8; 17]);
+            agree(&padded, &|| format!("{ctx} padded"));
         }
     }
 }

@@ -215,9 +215,25 @@ impl SeqTracker {
         }
     }
 
-    /// Account one frame carrying `seq`.
-    #[inline]
+    /// Account one frame carrying `seq`. The frame expected next, nearly
+    /// every frame of a clean run, is one bit set and three counts, in
+    /// line in the receive loop; any other goes to [`Self::record_other`].
+    #[inline(always)]
     pub fn record(&mut self, seq: u64) {
+        if seq == self.next && self.started && seq < SEQ_LIMIT {
+            // What `ahead` does for it: nothing skipped, nothing to clear.
+            self.set(seq);
+            self.next = seq + 1;
+            self.counts.max_seq = seq;
+            self.counts.unique += 1;
+            return;
+        }
+        self.record_other(seq);
+    }
+
+    /// [`Self::record`] of a frame other than the one expected next.
+    #[inline(never)]
+    fn record_other(&mut self, seq: u64) {
         // No run reaches 2^63 frames: such a number is bogus, and refusing it
         // keeps `next` from overflowing.
         if seq >= SEQ_LIMIT {

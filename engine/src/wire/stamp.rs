@@ -203,6 +203,7 @@ fn at<const N: usize, const L: usize>(b: &[u8; L], off: usize) -> [u8; N] {
     out
 }
 
+#[inline(always)]
 fn mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
@@ -312,15 +313,15 @@ impl Stamp {
                 if !checksum::verifies(checksum::add(checksum::sum_short(b), fill_sum)) {
                     return Err(StampError::CheckFailed);
                 }
-                let mut seq = [0u8; 8];
-                seq[2..].copy_from_slice(&at::<6, COMPACT_LEN>(b, C_SEQ));
-                let mut tsc = [0u8; 8];
-                tsc[3..].copy_from_slice(&at::<5, COMPACT_LEN>(b, C_TSC));
+                // The 48-bit sequence and the 40-bit TSC are the low bytes
+                // of the 8-byte big-endian words that end where they end.
+                let seq = u64::from_be_bytes(at(b, C_SEQ + 6 - 8)) & mask(COMPACT_SEQ_BITS);
+                let tsc = u64::from_be_bytes(at(b, C_TSC + 5 - 8)) & mask(COMPACT_TSC_BITS);
                 Ok(Stamp {
                     layout,
                     stream_id: u32::from(u16::from_be_bytes(at(b, C_ID))),
-                    seq: u64::from_be_bytes(seq),
-                    tx_tsc: u64::from_be_bytes(tsc),
+                    seq,
+                    tx_tsc: tsc,
                     time,
                     fill_len: fill.len() as u16,
                     fill_csum: checksum::finish(fill_sum),

@@ -1442,12 +1442,15 @@ fn shared_cpu_only(t: &Value) -> bool {
 }
 
 /// Whether a run of all four tests leaves doubt a quieter attempt may
-/// lift: a tester-bound trial, or a throughput off the limit by more than
-/// 5 %.
+/// lift: a throughput or back-to-back figure that is the tester's, or a
+/// throughput off the limit by more than 5 %. (A tester-bound loss point
+/// or latency trial only marks itself: on two shared CPUs nearly every
+/// attempt has one, and repeating for it only made CI longer.)
 fn all_four_in_doubt(v: &Value) -> bool {
-    let bound = every_trial(v)
+    let bound = ["throughput", "back_to_back"]
         .iter()
-        .any(|(_, t)| t["tester_bound"] == true);
+        .flat_map(|k| v[*k].as_array().map(Vec::as_slice).unwrap_or(&[]))
+        .any(|r| r["bound"] == "tester");
     let rows = v["throughput"].as_array().map(Vec::as_slice).unwrap_or(&[]);
     let off = rows.iter().any(|r| {
         let rate = r["rate_pct"].as_f64().unwrap_or(0.0);
@@ -1614,9 +1617,10 @@ fn assert_reports_agree(v: &Value, csv: &str, html: &str) {
 /// A trial made tester-bound by the shared CPUs (a descheduled lcore, and
 /// the sender's target missed for it) is accepted as
 /// [`rfc2544_finds_the_dut_limit_at_1518_bytes`] accepts a descheduled
-/// one: the run is repeated, up to twice, then such a trial is only asked
-/// to count exactly and to be said so (a `tester_bound` problem and exit
-/// 3 for a throughput or back-to-back row it bounds). A throughput off
+/// one: where it makes a throughput or back-to-back figure the tester's,
+/// the run is repeated, up to twice; then such a trial is only asked to
+/// count exactly and to be said so (a `tester_bound` problem and exit 3
+/// for a throughput or back-to-back row it bounds). A throughput off
 /// the limit is repeated the same way: at exactly the DUT's rate its
 /// queue has no time to drain, so a sender preempted for less than the
 /// descheduled threshold, catching up, can still overflow the 64 kB
@@ -1671,7 +1675,7 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
             }
             let _ = writeln!(
                 std::io::stderr(),
-                "rfc2544 DUT lab, all four tests: tester-bound trials or a throughput off the limit; once more"
+                "rfc2544 DUT lab, all four tests: a figure of the tester's or a throughput off the limit; once more"
             );
             (d, v) = run();
         }
@@ -1737,7 +1741,7 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
         if !bound.is_empty() {
             let _ = writeln!(
                 std::io::stderr(),
-                "rfc2544 DUT lab, all four tests: {} of {} trials tester-bound (descheduled on a loaded machine) in both attempts; their figures are only counted",
+                "rfc2544 DUT lab, all four tests: {} of {} trials tester-bound (descheduled on a loaded machine) in the last attempt; their figures are only counted",
                 bound.len(),
                 trials.len()
             );

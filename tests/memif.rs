@@ -48,6 +48,12 @@ fn profile(dir: &Path, name: &str, sock: &Path) -> PathBuf {
     p
 }
 
+/// `run PROFILE -t DURATION --json JSON`: how the tests start each side.
+fn run_args<'a>(profile: &'a Path, duration: &'a str, json: &'a Path) -> [&'a str; 6] {
+    let (profile, json) = (profile.to_str().unwrap(), json.to_str().unwrap());
+    ["run", profile, "-t", duration, "--json", json]
+}
+
 /// No DPDK runtime directory of process `pid` (automatic prefix) is left.
 fn assert_no_run_dir(pid: u32) {
     let mut bases = vec![PathBuf::from("/var/run/dpdk"), PathBuf::from("/tmp/dpdk")];
@@ -208,18 +214,7 @@ fn a_receiver_that_leaves_mid_run_is_reported_by_the_sender() {
             &["run", rx.to_str().unwrap(), "-t", "60s"],
         );
         r.wait_ready(Duration::from_secs(20));
-        let mut t = Proc::start_plain(
-            dir.path(),
-            "sender",
-            &[
-                "run",
-                tx.to_str().unwrap(),
-                "-t",
-                "30s",
-                "--json",
-                txj.to_str().unwrap(),
-            ],
-        );
+        let mut t = Proc::start_plain(dir.path(), "sender", &run_args(&tx, "30s", &txj));
         t.wait_ready(Duration::from_secs(20));
         std::thread::sleep(Duration::from_millis(1500));
         r.interrupt();
@@ -305,15 +300,7 @@ fn senders_interrupted_mid_run_leave_the_receiver_running_and_exact() {
     )
     .unwrap();
     let rxj = dir.path().join("rx.json");
-    let rx_args = [
-        "run",
-        rx.to_str().unwrap(),
-        "-t",
-        "90s",
-        "--json",
-        rxj.to_str().unwrap(),
-    ];
-    let mut r = Proc::start_plain(dir.path(), "receiver", &rx_args);
+    let mut r = Proc::start_plain(dir.path(), "receiver", &run_args(&rx, "90s", &rxj));
     r.wait_ready(Duration::from_secs(20));
     let mut sent = Vec::new();
     for k in 1..=SENDERS {
@@ -322,15 +309,8 @@ fn senders_interrupted_mid_run_leave_the_receiver_running_and_exact() {
         assert!(text.contains("    id: 1\n"), "memif-tx.yaml's stream id");
         std::fs::write(&tx, text.replace("    id: 1\n", &format!("    id: {k}\n"))).unwrap();
         let txj = dir.path().join(format!("tx{k}.json"));
-        let tx_args = [
-            "run",
-            tx.to_str().unwrap(),
-            "-t",
-            "30s",
-            "--json",
-            txj.to_str().unwrap(),
-        ];
-        let mut t = Proc::start_plain(dir.path(), &format!("sender{k}"), &tx_args);
+        let args = run_args(&tx, "30s", &txj);
+        let mut t = Proc::start_plain(dir.path(), &format!("sender{k}"), &args);
         t.wait_ready(Duration::from_secs(20));
         std::thread::sleep(Duration::from_millis(1000));
         t.interrupt();

@@ -58,7 +58,8 @@ pub struct PeerState {
     sent: AtomicU64,
     /// Control frames received from the peer.
     received: AtomicU64,
-    /// The last control frame this process sent (codes as `heard`).
+    /// The last control frame this process sent (0: none, else its
+    /// [`Kind`] code).
     said: AtomicU8,
     /// The RX worker polls the port no more: the peer said it leaves and
     /// its disconnect may unmap the ring at any time. Set by the worker
@@ -70,38 +71,21 @@ pub struct PeerState {
     gone: AtomicBool,
 }
 
-/// A kind's code in [`PeerState`] (0: none).
-fn code(kind: Kind) -> u8 {
-    match kind {
-        Kind::Leaving => 1,
-        Kind::Ack => 2,
-    }
-}
-
-/// The kind of a code of [`PeerState`].
-fn kind(code: u8) -> Option<Kind> {
-    match code {
-        1 => Some(Kind::Leaving),
-        2 => Some(Kind::Ack),
-        _ => None,
-    }
-}
-
 impl PeerState {
     /// The last control frame heard from the peer.
     pub fn heard(&self) -> Option<Kind> {
-        kind(self.heard.load(Ordering::Acquire))
+        Kind::from_code(self.heard.load(Ordering::Acquire))
     }
 
     /// Records a control frame of `kind` from the peer.
     pub fn hear(&self, kind: Kind) {
         self.received.fetch_add(1, Ordering::Relaxed);
-        self.heard.store(code(kind), Ordering::Release);
+        self.heard.store(kind.code(), Ordering::Release);
     }
 
     /// The last control frame this process sent on the port.
     pub fn said(&self) -> Option<Kind> {
-        kind(self.said.load(Ordering::Acquire))
+        Kind::from_code(self.said.load(Ordering::Acquire))
     }
 
     /// Whether the RX worker keeps off the port (its peer is leaving).
@@ -154,7 +138,7 @@ pub fn send(queue: &mut TxQueue<'_>, kind: Kind, mac: MacAddr, state: &PeerState
     for _ in 0..SEND_TRIES {
         if batch.transmit(queue, 1) == 1 {
             state.sent.fetch_add(1, Ordering::Relaxed);
-            state.said.store(code(kind), Ordering::Release);
+            state.said.store(kind.code(), Ordering::Release);
             return true;
         }
         std::hint::spin_loop();

@@ -172,9 +172,8 @@ impl<'q> Departures<'q> {
                     if !p.state.holding() {
                         continue;
                     }
-                    if up && !*acked {
-                        depart::send(tx, Kind::Ack, p.mac, &p.state);
-                        *acked = true;
+                    if up {
+                        answer(tx, acked, p.mac, &p.state);
                     }
                     if !up && down_at.get_or_insert_with(Instant::now).elapsed() >= SETTLE {
                         p.state.release();
@@ -225,16 +224,8 @@ impl<'q> Departures<'q> {
         (self.ports.iter()).find_map(|p| Some((p.name.as_str(), p.heard_at?)))
     }
 
-    /// Control frames sent and received on port `i` (to take out of the
-    /// PMD's counts).
-    pub(super) fn control_frames(&self, i: usize) -> (u64, u64) {
-        (self.ports.iter())
-            .find(|p| p.index == i)
-            .map_or((0, 0), |p| p.state.counts())
-    }
-
     /// Port `i`'s control frames sent and received, where it has the
-    /// handshake.
+    /// handshake (to report, and to take out of the PMD's counts).
     pub(super) fn handshake(&self, i: usize) -> Option<ControlFrames> {
         (self.ports.iter()).find(|p| p.index == i).map(|p| {
             let (sent, received) = p.state.counts();
@@ -283,9 +274,8 @@ impl<'q> Departures<'q> {
             if p.state.holding() {
                 // The peer is leaving already: it is answered (when the
                 // report loop has not yet) and not told.
-                if port.link().up && !*acked {
-                    depart::send(tx, Kind::Ack, p.mac, &p.state);
-                    *acked = true;
+                if port.link().up {
+                    answer(tx, acked, p.mac, &p.state);
                 }
                 continue;
             }
@@ -303,6 +293,14 @@ impl<'q> Departures<'q> {
         if !stop.hurried() {
             std::thread::sleep(SETTLE);
         }
+    }
+}
+
+/// Answers a leaving peer's notice on `tx` with `Ack`, once (`acked`).
+fn answer(tx: &mut TxQueue<'_>, acked: &mut bool, mac: MacAddr, state: &PeerState) {
+    if !*acked {
+        depart::send(tx, Kind::Ack, mac, state);
+        *acked = true;
     }
 }
 

@@ -13,6 +13,7 @@ use crate::counter::StopFlag;
 use crate::dpdk::{Port, PortStats};
 use crate::limits::port_errors::{ErrorInterval, ErrorSeries, ErrorTracker, PortCounters};
 use crate::outcome::Problem;
+use crate::result::ControlFrames;
 use crate::wire::control;
 
 use super::depart::Departures;
@@ -176,7 +177,7 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
     }
 
     /// Port `i`'s departure handshake control frames, where it has one.
-    pub(super) fn control(&self, i: usize) -> Option<crate::result::ControlFrames> {
+    pub(super) fn control(&self, i: usize) -> Option<ControlFrames> {
         self.depart.handshake(i)
     }
 
@@ -185,7 +186,7 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
     /// the handshake's control frames, which are not traffic.
     pub(super) fn stats(&self, i: usize, last: PortStats) -> PortStats {
         let mut s = max_stats(&self.ports[i].stats, &last);
-        let (sent, received) = self.depart.control_frames(i);
+        let ControlFrames { sent, received } = self.depart.handshake(i).unwrap_or_default();
         let len = control::LEN as u64;
         s.opackets = s.opackets.saturating_sub(sent);
         s.obytes = s.obytes.saturating_sub(sent * len);

@@ -41,14 +41,16 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn code(self) -> u8 {
+    /// The kind's byte on the wire.
+    pub fn code(self) -> u8 {
         match self {
             Kind::Leaving => 1,
             Kind::Ack => 2,
         }
     }
 
-    fn from_code(c: u8) -> Option<Kind> {
+    /// The kind a byte on the wire says, if any.
+    pub fn from_code(c: u8) -> Option<Kind> {
         match c {
             1 => Some(Kind::Leaving),
             2 => Some(Kind::Ack),

@@ -77,6 +77,28 @@ pub struct Ours {
     pub vlan: Option<u16>,
 }
 
+impl Ours {
+    /// A verified frame carrying stamp `s` in an L4 payload of
+    /// `payload_len` bytes, on the stack the other fields name.
+    #[inline(always)]
+    fn of(s: &Stamp, payload_len: usize, is_ipv6: bool, is_tcp: bool, vlan: Option<u16>) -> Ours {
+        Ours {
+            stream_id: s.stream_id,
+            stream_id_bits: s.layout.id_bits(),
+            seq: s.seq,
+            seq_bits: s.layout.seq_bits(),
+            tx_tsc: s.tx_tsc,
+            tsc_bits: s.layout.tsc_bits(),
+            time: s.time,
+            layout: s.layout,
+            payload_len,
+            is_ipv6,
+            is_tcp,
+            vlan,
+        }
+    }
+}
+
 /// Classification of one received frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dissected {
@@ -195,20 +217,7 @@ fn ipv4_udp_intact(frame: &[u8], opt: &DissectOptions) -> Option<Ours> {
             return None;
         }
     }
-    Some(Ours {
-        stream_id: s.stream_id,
-        stream_id_bits: s.layout.id_bits(),
-        seq: s.seq,
-        seq_bits: s.layout.seq_bits(),
-        tx_tsc: s.tx_tsc,
-        tsc_bits: s.layout.tsc_bits(),
-        time: s.time,
-        layout: s.layout,
-        payload_len: payload.len(),
-        is_ipv6: false,
-        is_tcp: false,
-        vlan: None,
-    })
+    Some(Ours::of(&s, payload.len(), false, false, None))
 }
 
 /// The layers in order: Ethernet and VLAN, IP, L4, stamp, payload. Every
@@ -241,20 +250,7 @@ fn classify(frame: &[u8], opt: &DissectOptions) -> Result<Ours, Dissected> {
     if !l4_checksum_ok(opt, &l3, &l4, payload_sum) {
         return Err(corrupt(CorruptReason::L4Checksum, stamp));
     }
-    Ok(Ours {
-        stream_id: s.stream_id,
-        stream_id_bits: s.layout.id_bits(),
-        seq: s.seq,
-        seq_bits: s.layout.seq_bits(),
-        tx_tsc: s.tx_tsc,
-        tsc_bits: s.layout.tsc_bits(),
-        time: s.time,
-        layout: s.layout,
-        payload_len: payload.len(),
-        is_ipv6: l3.is_ipv6,
-        is_tcp: l4.is_tcp,
-        vlan: l2.vlan,
-    })
+    Ok(Ours::of(&s, payload.len(), l3.is_ipv6, l4.is_tcp, l2.vlan))
 }
 
 /// The Ethernet layer, past its VLAN tags.

@@ -477,6 +477,10 @@ pub struct Rfc2544Args {
     /// certify.trial).
     #[arg(long)]
     pub trial: Option<String>,
+    /// Accept settings coarser than RFC 2544 allows (a loss step above
+    /// 10 %); every output lists them as not RFC-conformant.
+    #[arg(long)]
+    pub quick: bool,
     /// Write the certification as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -528,7 +532,7 @@ fn certify_plan(args: &Rfc2544Args) -> Result<Plan> {
         }
         None => None,
     };
-    let mut plan = plan.with_certify_overrides(tests, args.sizes.clone(), trial);
+    let mut plan = plan.with_certify_overrides(tests, args.sizes.clone(), trial, args.quick);
     plan.check_certify()?;
     runtime::session::topology(&plan)?;
     if args.dpdk_log {
@@ -604,7 +608,7 @@ fn describe_host(host: &mut crate::certify::model::Host) {
 /// interrupted (the reports hold what was measured, marked incomplete),
 /// 1 an error (the reports are still written).
 pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
-    use crate::certify::{criteria, display, model::Bound, search, table};
+    use crate::certify::{criteria, display, search, table};
     let plan = certify_plan(args)?;
     check_certify_outputs(args)?;
     signal::on_interrupt(&INTERRUPT, runtime::remove_own_run_dirs);
@@ -627,29 +631,9 @@ pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
     }
     cert.not_measured = search::not_measured(&cert);
     cert.criteria = criteria::judge(&cert, &plan.certify.criteria);
-    for r in cert.throughput.iter().filter(|r| r.bound == Bound::Tester) {
-        cert.problems.push(Problem::TesterBound {
-            test: "throughput".into(),
-            direction: r.direction.clone(),
-            frame_size: r.frame_size,
-            figure: format!("{:.3} % of line", r.rate_pct),
-            why: crate::certify::model::why_tester(r),
-        });
-    }
-    for r in cert
-        .back_to_back
-        .iter()
-        .filter(|r| r.bound == Bound::Tester)
-    {
-        cert.problems.push(Problem::TesterBound {
-            test: "back_to_back".into(),
-            direction: r.direction.clone(),
-            frame_size: r.frame_size,
-            figure: format!("{:.1} frames", r.mean_frames),
-            why: String::new(),
-        });
-    }
+    cert.problems.extend(search::tester_problems(&cert));
     let verdict = table::Verdict::of(&cert, failed.is_some());
+    cert.verdict = Some(verdict.record(&cert));
     output::print(&table::summary(&cert, verdict));
     for (opt, path) in certify_outputs(args) {
         let opt: &'static str = opt;

@@ -215,6 +215,10 @@ pub struct StreamResult {
     /// departure offset); absent without latency.
     #[serde(default)]
     pub departure_source: Option<String>,
+    /// Every latency `latency` summarises, ns (a certification takes its
+    /// figures over the frames of several trials); not written.
+    #[serde(skip)]
+    pub latency_ns: Option<Histogram<u64>>,
     /// Inter-arrival spacing.
     pub interarrival: Percentiles,
     /// Seconds from its first to its last arrival.
@@ -256,6 +260,11 @@ impl StreamResult {
                 .then(|| latency_source(p.latency.len(), p.latency_nic).to_string()),
             latency_nic: p.latency_nic,
             departure_source: (p.latency_synced || shared_tsc).then(|| "software".into()),
+            latency_ns: if p.latency_synced {
+                Some(crate::report::histogram_in_ns(&p.latency, 0, 0.0))
+            } else {
+                shared_tsc.then(|| crate::report::histogram_in_ns(&p.latency, tsc_hz, 0.0))
+            },
             interarrival: Percentiles::from_ticks(&p.interarrival, tsc_hz),
             span_s: Arrivals::of(p).span_s(tsc_hz),
             achieved: span_rates(p, tsc_hz).unwrap_or_default(),
@@ -280,6 +289,9 @@ pub fn correct_departures(rx: &mut RxResult, tx: &TxResult) {
             continue;
         };
         s.latency = Some(l.less(off));
+        if let Some(h) = &s.latency_ns {
+            s.latency_ns = Some(crate::report::histogram_in_ns(h, 0, off));
+        }
         s.departure_source = Some(crate::clock::nic::Departure::Nic.name().into());
     }
 }

@@ -12,9 +12,17 @@
 //! A criterion whose test did not run (or produced no row) fails: a
 //! certification cannot pass on a figure it did not measure, and its
 //! `measured` names the reason the certification's `not_measured` gives
-//! for that test, direction and size. A throughput
-//! bound by the tester is still a lower bound of the device's: it meets a
-//! minimum it reaches, and fails one it does not, saying the tester bound it.
+//! for that test, direction and size.
+//!
+//! A figure the tester bounded is not the device's, so it neither meets
+//! nor misses a criterion: the criterion is *not judged* (`judged:
+//! false`, `measured` beginning `not judged: tester-bound`), and the
+//! certification's verdict says so (exit 3). Two cases are still judged,
+//! because the device's own trials decide them: a throughput bound by
+//! the tester above a rate that passed at or above the minimum (the
+//! device forwarded at least that much without loss: met), and a latency
+//! row whose trials the tester bounded only in part (the trials that
+//! count decide).
 
 use serde::{Deserialize, Serialize};
 
@@ -70,22 +78,38 @@ pub fn judge(cert: &Certification, list: &[Acceptance]) -> Vec<Criterion> {
 }
 
 /// A criterion not met for want of a figure: `measured` says `not
-/// measured`, with the reason `cert.not_measured` gives when it has one.
+/// measured`, with the reason `cert.not_measured` gives when it has one
+/// (a reason that is the tester's makes it not judged).
 fn criterion(cert: &Certification, test: &str, dir: &str, size: u32, wanted: String) -> Criterion {
     let why = (cert.not_measured.iter())
         .find(|n| n.test == test && n.direction == dir && n.frame_size == size);
-    let measured = match why {
-        Some(n) => format!("not measured: {}", n.reason),
-        None => "not measured".into(),
-    };
-    Criterion {
+    let mut c = Criterion {
         test: test.into(),
         direction: dir.into(),
         frame_size: size,
         wanted,
-        measured,
+        measured: "not measured".into(),
         passed: false,
+        judged: true,
+    };
+    if let Some(n) = why {
+        c.measured = format!("not measured: {}", n.reason);
+        if n.reason.starts_with("tester-bound") || n.reason.contains("the tester's") {
+            let why = n.reason.strip_prefix("tester-bound: ").unwrap_or(&n.reason);
+            not_judged(&mut c, &format!("tester-bound: {why}"));
+        } else if n.reason.contains("was left out") {
+            not_judged(&mut c, &n.reason);
+        }
     }
+    c
+}
+
+/// Marks `c` not judged, `why` saying why (`tester-bound: ...` when the
+/// figure it needs was the tester's).
+fn not_judged(c: &mut Criterion, why: &str) {
+    c.judged = false;
+    c.passed = false;
+    c.measured = format!("not judged: {why}");
 }
 
 fn throughput(cert: &Certification, dir: &str, size: u32, min: f64) -> Criterion {
@@ -100,12 +124,25 @@ fn throughput(cert: &Certification, dir: &str, size: u32, min: f64) -> Criterion
         .throughput
         .iter()
         .find(|r| r.direction == dir && r.frame_size == size);
-    if let Some(r) = row {
-        c.passed = r.rate_pct >= min;
-        c.measured = format!("{:.3} % of line", r.rate_pct);
-        if r.bound == Bound::Tester {
-            c.measured
-                .push_str(" (bound by the tester: the device's is at least this)");
+    let Some(r) = row else {
+        return c;
+    };
+    let pct = super::format::Format::new(&cert.settings).pct(r.rate_pct);
+    c.passed = r.rate_pct >= min;
+    c.measured = format!("{pct} % of line");
+    if r.bound == Bound::Tester {
+        if c.passed {
+            c.measured = format!(
+                "at least {pct} % of line (the tester's limit above it; the device passed at this rate)"
+            );
+        } else {
+            let why = super::model::why_tester(r);
+            let why = if why.is_empty() {
+                format!("tester-bound: {pct} % of line, the tester's limit")
+            } else {
+                format!("tester-bound: {pct} % of line, the tester's limit: {why}")
+            };
+            not_judged(&mut c, &why);
         }
     }
     c
@@ -124,8 +161,16 @@ fn latency(cert: &Certification, dir: &str, size: u32, max: f64) -> Criterion {
         .iter()
         .find(|r| r.direction == dir && r.frame_size == size);
     if let Some(r) = row.filter(|r| r.summary.count > 0) {
-        c.passed = r.summary.mean_ns <= max;
-        c.measured = format!("{:.0} ns", r.summary.mean_ns);
+        // The device's latency when a baseline took the tester's out.
+        let (mean, whose) = match &r.device {
+            Some(d) => (
+                d.mean_ns,
+                " (the device's, the tester's baseline taken out)",
+            ),
+            None => (r.summary.mean_ns, ""),
+        };
+        c.passed = mean <= max;
+        c.measured = format!("{mean:.0} ns{whose}");
     }
     c
 }
@@ -143,10 +188,18 @@ fn loss(cert: &Certification, dir: &str, size: u32, b: LossBound) -> Criterion {
     let at = (curve.points.iter())
         .filter(|p| p.rate_pct >= b.rate_pct - 1e-9)
         .min_by(|x, y| x.rate_pct.total_cmp(&y.rate_pct));
-    let measured = at.map(|p| p.loss_pct);
-    if let Some(l) = measured {
-        c.passed = l <= b.loss_pct;
-        c.measured = format!("{l:.3} % lost");
+    if let Some(p) = at {
+        c.passed = p.loss_pct <= b.loss_pct;
+        c.measured = format!("{} % lost", super::format::loss_pct(p.loss_pct));
+        if p.trial.tester_bound {
+            let why = super::search::tester_reason(&p.trial);
+            let why = format!(
+                "{why} ({} % lost at {} % of line)",
+                super::format::loss_pct(p.loss_pct),
+                super::format::Format::new(&cert.settings).pct(p.rate_pct),
+            );
+            not_judged(&mut c, &why);
+        }
     }
     c
 }

@@ -23,12 +23,14 @@
 //! This module is pure: it never touches DPDK.
 #![forbid(unsafe_code)]
 
+pub mod conformance;
 pub mod criteria;
 pub mod csv;
 pub mod display;
 pub mod format;
 pub mod html;
 pub mod junit;
+pub mod latency;
 pub mod model;
 pub mod progress;
 pub mod search;

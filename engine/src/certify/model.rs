@@ -5,6 +5,7 @@
 //! bytes more per frame) and L2 (the frame with its FCS). "% of line" is
 //! always at L1, where 100 % is the port's line rate whatever the size.
 
+use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::outcome::Problem;
@@ -38,8 +39,14 @@ pub trait Tester {
     fn directions(&self) -> Vec<String>;
     /// The line rate at L1 in bit/s of the sending port(s).
     fn line_bps(&self) -> u64;
-    /// Send learning frames (RFC 2544 section 23) before the first trial.
-    fn learn(&mut self) -> crate::Result<()>;
+    /// Send learning frames (RFC 2544 section 23(b)) before the trial
+    /// `spec`: from each receiving port of its directions toward the
+    /// device, with the test frames' destination address as their
+    /// source, so a switch learns where that address is.
+    fn learn(&mut self, spec: &TrialSpec) -> crate::Result<()>;
+    /// Wait `seconds` for the device to restabilise after a trial (RFC
+    /// 2544 section 23(e)); a signal may cut it short.
+    fn rest(&mut self, seconds: f64);
     /// Run one trial and return what it measured. An error ends the
     /// certification (the results so far are still written).
     fn trial(&mut self, spec: &TrialSpec) -> crate::Result<Trial>;
@@ -106,6 +113,52 @@ pub struct Trial {
     /// The 99.9th percentile of that schedule error, ns.
     #[serde(default)]
     pub late_p999_ns: u64,
+    /// Every latency of the trial's frames, ns (the distribution
+    /// `latency` summarises), so a row's figures are taken over the
+    /// frames of all its trials; not written (the row's histogram is).
+    #[serde(skip)]
+    pub latency_hist: Option<Histogram<u64>>,
+    /// Why the row leaves this trial's figures out (a latency trial that
+    /// lost frames or was the tester's, a loss point or a burst the
+    /// tester could not send and that was tried again); `None` when its
+    /// figures count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<String>,
+    /// Where its latency's arrival times came from: `software` (the TSC
+    /// read after the poll that returned the frame), `nic_rx` (the NIC's
+    /// RX timestamps) or `nic_rx+software`; `None` without latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_source: Option<String>,
+    /// The device-under-test hooks run around this trial, with their
+    /// output.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<HookRun>,
+}
+
+/// One run of a device-under-test hook (`certify.dut`): a command run
+/// before or after a trial, or to reset the device.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct HookRun {
+    /// Which hook: `before_trial`, `after_trial` or `reset`.
+    pub hook: String,
+    /// The command as the profile gives it.
+    pub command: String,
+    /// Its exit status; `None` when it was killed (timed out or by a
+    /// signal).
+    pub status: Option<i32>,
+    /// It ran past its time limit and was killed.
+    pub timed_out: bool,
+    /// Seconds it ran.
+    pub seconds: f64,
+    /// Its standard output and error, the last 4 KiB of each at most.
+    pub output: String,
+}
+
+impl HookRun {
+    /// The hook ended with status 0 in time.
+    pub fn ok(&self) -> bool {
+        self.status == Some(0) && !self.timed_out
+    }
 }
 
 /// Why a throughput row is the tester's, in words: its nearest failure
@@ -257,6 +310,11 @@ pub struct ThroughputRow {
 
 /// Latency (RFC 2544 section 26.2) of one frame size in one direction, at
 /// its throughput rate.
+///
+/// Its figures are taken over the trials that count: a trial that lost
+/// frames at the throughput rate (its frames queued behind a full buffer)
+/// or that the tester bounded says nothing of the device's latency, so it
+/// is left out ([`Trial::excluded`] says why), tried again, and listed.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LatencyRow {
     /// Direction label.
@@ -265,17 +323,39 @@ pub struct LatencyRow {
     pub frame_size: u32,
     /// The rate the trials ran at, % of line at L1.
     pub rate_pct: f64,
-    /// The trials' latencies, averaged as RFC 2544 asks (mean of the
-    /// trials' figures), nanoseconds.
+    /// The latency the tester measured, over the frames of every trial
+    /// that counts, ns: `min_ns` and `max_ns` the least and the largest
+    /// of any frame, `mean_ns` the mean of the trials' means (RFC 2544
+    /// section 26.2 reports the average of the trials), the percentiles
+    /// and the standard deviation over all their frames together.
     pub summary: Percentiles,
     /// Jitter: the mean of the trials' latency standard deviations, ns
-    /// (how far a frame's latency strays from the trial's mean).
+    /// (how far a frame's latency strays from its trial's mean).
     pub jitter_ns: f64,
-    /// Every trial.
+    /// Every trial, the ones left out included.
     pub trials: Vec<Trial>,
     /// Every trial asked for ran; false when a signal stopped the row.
     #[serde(default = "yes")]
     pub complete: bool,
+    /// Trials whose figures count (not [`Trial::excluded`]).
+    #[serde(default)]
+    pub counted: u32,
+    /// The distribution of `summary`: every frame's latency in buckets
+    /// of a quarter octave (each bound 2^¼ of the one before), empty
+    /// buckets left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub histogram: Vec<Bucket>,
+    /// The tester's own latency at this size and rate, from the baseline
+    /// the certification was given (`--baseline`); `None` without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Percentiles>,
+    /// The device's latency as the certification's definition counts it
+    /// (see [`LatencyDefinition`]): `summary` less the baseline's mean
+    /// and, for store-and-forward, less one frame time at line rate;
+    /// `None` without a baseline (the tester's own latency cannot be
+    /// taken out: `summary` is an upper bound of the device's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<Percentiles>,
 }
 
 /// One point of a frame-loss curve.
@@ -287,6 +367,10 @@ pub struct LossPoint {
     pub loss_pct: f64,
     /// The trial behind the point.
     pub trial: Trial,
+    /// Earlier trials at this rate that the tester bounded (tried again
+    /// until one was not, or the tries ran out), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retried: Vec<Trial>,
 }
 
 /// Frame loss rate (RFC 2544 section 26.3) of one frame size in one
@@ -318,8 +402,25 @@ pub struct BackToBackRow {
     pub bursts: Vec<u64>,
     /// Their mean, frames.
     pub mean_frames: f64,
-    /// How long the mean burst lasts at line rate, seconds.
+    /// Their standard deviation (of the searches as a sample), frames;
+    /// 0 with fewer than two (RFC 9004 section 3 asks for it beside the
+    /// mean).
+    #[serde(default)]
+    pub stddev_frames: f64,
+    /// How long the mean burst lasts at line rate, seconds: the implied
+    /// DUT buffer time of RFC 9004 section 3.
     pub mean_s: f64,
+    /// The corrected DUT buffer time of RFC 9004 section 3, seconds: the
+    /// implied time less what the device forwarded during the burst at
+    /// its measured throughput, `(1 / line fps) × (mean − mean / line
+    /// fps × throughput fps)`; `None` when this certification measured
+    /// no throughput for the size and direction (or found it at line
+    /// rate, where the burst has no limit to correct).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrected_s: Option<f64>,
+    /// The throughput the correction used, frames/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_fps: Option<f64>,
     /// The search found no loss even at its longest burst: the figure is
     /// a lower bound (the device buffers at least this much, or forwards
     /// at line rate).
@@ -361,21 +462,51 @@ pub struct Criterion {
     pub wanted: String,
     /// What was measured, in words (`98.2 % of line`).
     pub measured: String,
-    /// Met.
+    /// Met (meaningful only when `judged`).
     pub passed: bool,
+    /// It was judged: false when the figure it needs was the tester's
+    /// limit (or every trial behind it was left out), so the device can
+    /// be said neither to meet nor to miss it (`measured` begins `not
+    /// judged:`).
+    #[serde(default = "yes")]
+    pub judged: bool,
+}
+
+impl Criterion {
+    /// Its state in one word, as every output names it: `pass`, `fail`
+    /// or `not judged`.
+    pub fn state(&self) -> &'static str {
+        match (self.judged, self.passed) {
+            (false, _) => "not judged",
+            (true, true) => "pass",
+            (true, false) => "fail",
+        }
+    }
 }
 
 /// The settings a certification ran with (its defaults are RFC 2544's).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Settings {
-    /// Tests run, in order: `throughput`, `latency`, `loss`, `back_to_back`.
+    /// Tests run, in order: `throughput`, `latency`, `loss`,
+    /// `back_to_back`, `recovery`, `reset`.
     pub tests: Vec<String>,
     /// Frame sizes with FCS, bytes.
     pub sizes: Vec<u32>,
-    /// Trial length, seconds.
+    /// Trial length, seconds: every throughput confirmation and every
+    /// loss trial (RFC 2544 section 24: at least 60 s).
     pub trial_s: f64,
-    /// Wait after each trial, seconds.
+    /// The throughput search's own trials, seconds, when shorter than
+    /// `trial_s` (the rate each search settles on is confirmed by a
+    /// trial of `trial_s`); `None`: every trial lasts `trial_s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_trial_s: Option<f64>,
+    /// Wait after each trial before counting, seconds (late frames count
+    /// in their own trial).
     pub settle_s: f64,
+    /// Wait after counting before the next trial, seconds, so the device
+    /// restabilises (RFC 2544 section 23(e): at least 5 s).
+    #[serde(default)]
+    pub restabilise_s: f64,
     /// Throughput search resolution, % of line.
     pub resolution_pct: f64,
     /// Loss accepted by the throughput search, % (0: NDR).
@@ -384,32 +515,119 @@ pub struct Settings {
     pub lower_pct: f64,
     /// Search bounds, % of line.
     pub upper_pct: f64,
-    /// A trial whose p99 latency is above this fails like a loss, ns.
+    /// A throughput trial whose p99 latency is above this fails like a
+    /// loss, ns (other tests' trials are not held to it).
     pub max_p99_ns: Option<f64>,
     /// Latency trials per size.
     pub latency_trials: u32,
     /// Latency trial length, seconds.
     pub latency_trial_s: f64,
+    /// How the device's latency is defined (RFC 1242 section 3.8).
+    #[serde(default)]
+    pub latency_definition: LatencyDefinition,
     /// Frame-loss step, % of line.
     pub loss_step_pct: f64,
     /// Back-to-back trials per size.
     pub back_to_back_trials: u32,
     /// Back-to-back: the longest burst tried, seconds at line rate.
     pub back_to_back_max_s: f64,
-    /// Learning frames are sent before the first trial (RFC 2544
-    /// section 23).
+    /// When learning frames are sent (RFC 2544 section 23(b)).
+    #[serde(default, deserialize_with = "learning_of")]
+    pub learning: Learning,
+    /// `--quick`: settings below RFC 2544's were asked for on purpose
+    /// (they are still listed as not conformant).
     #[serde(default)]
-    pub learning: bool,
+    pub quick: bool,
+}
+
+/// When learning frames go out (RFC 2544 section 23(b)): from each
+/// receiving port toward the device, carrying the test frames'
+/// destination address as their source, so a switch knows where to
+/// forward the test frames before they come.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Learning {
+    /// Before every trial (a switch whose table ages out between trials
+    /// would otherwise flood).
+    #[default]
+    EveryTrial,
+    /// Once, before the first trial.
+    Once,
+    /// Never.
+    Off,
+}
+
+impl Learning {
+    /// Its key in the profile and the outputs.
+    pub fn key(self) -> &'static str {
+        match self {
+            Learning::EveryTrial => "every_trial",
+            Learning::Once => "once",
+            Learning::Off => "off",
+        }
+    }
+}
+
+/// `learning` as written: the key, or (results of older versions) a
+/// flag: `true` sent learning frames before the first trial.
+fn learning_of<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Learning, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Flag(bool),
+        Key(Learning),
+    }
+    Ok(match Either::deserialize(d)? {
+        Either::Flag(true) => Learning::Once,
+        Either::Flag(false) => Learning::Off,
+        Either::Key(k) => k,
+    })
+}
+
+/// What a device's latency is measured between (RFC 1242 section 3.8).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LatencyDefinition {
+    /// A store-and-forward device: from the last bit of the frame in to
+    /// the first bit out (LIFO).
+    #[default]
+    StoreAndForward,
+    /// A bit-forwarding device: from the first bit in to the first bit
+    /// out (FIFO).
+    BitForwarding,
+}
+
+impl LatencyDefinition {
+    /// Its key in the profile and the outputs.
+    pub fn key(self) -> &'static str {
+        match self {
+            LatencyDefinition::StoreAndForward => "store_and_forward",
+            LatencyDefinition::BitForwarding => "bit_forwarding",
+        }
+    }
+
+    /// What it measures, in words.
+    pub fn text(self) -> &'static str {
+        match self {
+            LatencyDefinition::StoreAndForward => {
+                "store-and-forward (RFC 1242 3.8): last bit in to first bit out"
+            }
+            LatencyDefinition::BitForwarding => {
+                "bit-forwarding (RFC 1242 3.8): first bit in to first bit out"
+            }
+        }
+    }
 }
 
 /// RFC 2544's frame sizes for Ethernet (section 9.1), FCS included.
 pub const RFC2544_SIZES: [u32; 7] = [64, 128, 256, 512, 1024, 1280, 1518];
 
 impl Default for Settings {
-    /// RFC 2544 section 26's defaults: every test, the Ethernet sizes,
-    /// 60 s trials, 2 s settle, a 0–100 % NDR search to 0.1 %, 20
-    /// latency trials of 120 s, 10 % loss steps, 50 back-to-back trials
-    /// of bursts up to 2 s, learning frames.
+    /// RFC 2544's defaults (sections 23, 24, 26): every test, the
+    /// Ethernet sizes, 60 s trials, 2 s settle and 5 s to restabilise, a
+    /// 0–100 % NDR search to 0.1 %, 20 latency trials of 120 s, 10 %
+    /// loss steps, 50 back-to-back trials of bursts up to 2 s, learning
+    /// frames before every trial.
     fn default() -> Settings {
         Settings {
             tests: ["throughput", "latency", "loss", "back_to_back"]
@@ -417,7 +635,9 @@ impl Default for Settings {
                 .to_vec(),
             sizes: RFC2544_SIZES.to_vec(),
             trial_s: 60.0,
+            search_trial_s: None,
             settle_s: 2.0,
+            restabilise_s: 5.0,
             resolution_pct: 0.1,
             loss_tolerance_pct: 0.0,
             lower_pct: 0.0,
@@ -425,11 +645,20 @@ impl Default for Settings {
             max_p99_ns: None,
             latency_trials: 20,
             latency_trial_s: 120.0,
+            latency_definition: LatencyDefinition::StoreAndForward,
             loss_step_pct: 10.0,
             back_to_back_trials: 50,
             back_to_back_max_s: 2.0,
-            learning: true,
+            learning: Learning::EveryTrial,
+            quick: false,
         }
+    }
+}
+
+impl Settings {
+    /// How long a throughput search trial lasts, seconds.
+    pub fn search_trial(&self) -> f64 {
+        self.search_trial_s.unwrap_or(self.trial_s)
     }
 }
 
@@ -571,6 +800,59 @@ pub struct Certification {
     /// older versions.
     #[serde(default)]
     pub not_measured: Vec<NotMeasured>,
+    /// Every setting below what RFC 2544 asks (a shorter trial, fewer
+    /// trials, a coarser step, learning off...): the certification's
+    /// figures are not RFC-conformant where this is not empty.
+    #[serde(default)]
+    pub nonconformant: Vec<Deviation>,
+    /// How latency was timestamped, in words (where the departure and
+    /// the arrival times come from).
+    #[serde(default)]
+    pub latency_method: String,
+    /// The tester baseline the latency rows were corrected with, when
+    /// the certification was given one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineInfo>,
+    /// The verdict, as the terminal's last line, the exit status and
+    /// every report state it; `None` until the certification is judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<VerdictRecord>,
+}
+
+/// One setting a certification ran with that is below RFC 2544's.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Deviation {
+    /// The profile's key (`certify.trial`).
+    pub setting: String,
+    /// What it was, in words (`2 s`).
+    pub value: String,
+    /// What RFC 2544 asks, in words and with its section (`at least 60 s
+    /// (section 24)`).
+    pub rfc: String,
+}
+
+/// The baseline a certification subtracted from its latency rows.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct BaselineInfo {
+    /// The file it was read from, as given.
+    pub file: String,
+    /// When the calibration behind it started, UTC, RFC 3339.
+    pub recorded: String,
+    /// The profile the calibration ran.
+    pub profile: String,
+}
+
+/// A certification's verdict, as it is written to every output.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct VerdictRecord {
+    /// One word: `pass`, `fail`, `not_judged`, `doubt`, `figures`,
+    /// `incomplete` or `error`.
+    pub state: String,
+    /// The verdict line, without the exit status (`FAIL: 1 of 4
+    /// acceptance criteria not met`).
+    pub text: String,
+    /// The exit status of `landspeed rfc2544`.
+    pub exit: u8,
 }
 
 /// A test the settings planned for one direction and frame size that

@@ -21,10 +21,10 @@
 
 use super::format::Test;
 use super::model::{
-    BackToBackRow, Bound, Certification, LatencyRow, LossCurve, LossPoint, NotMeasured, Settings,
-    Tester, ThroughputRow, Trial, TrialSpec,
+    BackToBackRow, Bound, Certification, LatencyRow, Learning, LossCurve, LossPoint, NotMeasured,
+    Settings, Tester, ThroughputRow, Trial, TrialSpec,
 };
-use crate::report::Percentiles;
+use crate::outcome::Problem;
 use crate::wire::spec::L1_OVERHEAD;
 
 /// Label of the aggregate direction of a bidirectional topology.
@@ -34,6 +34,9 @@ pub const AGGREGATE: &str = "aggregate";
 pub const NO_RATE: &str = "no throughput rate";
 /// Confirmations a throughput search tries before it gives up on a rate.
 const MAX_CONFIRMS: u32 = 4;
+/// Tries of one trial the tester bounded (or, for latency, that lost
+/// frames), the first included, before its figure is left as it is.
+pub const MAX_TRIES: u32 = 2;
 
 /// What the searches report as each trial starts and as it ends (for a
 /// progress display: see [`super::progress`]).
@@ -105,6 +108,7 @@ pub fn run(
             Err(e)
         }
     };
+    correct_back_to_back(cert);
     cert.not_measured = not_measured(cert);
     r
 }
@@ -165,28 +169,67 @@ pub fn not_measured(c: &Certification) -> Vec<NotMeasured> {
 fn latency_reason(c: &Certification, dir: &str, size: u32, not_run: &str) -> Option<String> {
     let at = |d: &str, z: u32| d == dir && z == size;
     if let Some(r) = c.latency.iter().find(|r| at(&r.direction, r.frame_size)) {
-        return (r.summary.count == 0).then(|| {
-            format!(
-                "no latency figure: the receiver timestamped none of the frames of its {} trial(s)",
-                r.trials.len()
-            )
-        });
+        if r.summary.count > 0 {
+            return None;
+        }
+        let left: Vec<&str> = (r.trials.iter())
+            .filter_map(|t| t.excluded.as_deref())
+            .collect();
+        if left.len() == r.trials.len() && !left.is_empty() {
+            let tester = r.trials.iter().all(|t| t.tester_bound);
+            let first = left[0];
+            return Some(if tester {
+                format!(
+                    "tester-bound: every one of its {} trial(s) was the tester's ({first})",
+                    r.trials.len()
+                )
+            } else {
+                format!(
+                    "no latency figure: every one of its {} trial(s) was left out ({first})",
+                    r.trials.len()
+                )
+            });
+        }
+        return Some(format!(
+            "no latency figure: the receiver timestamped none of the frames of its {} trial(s)",
+            r.trials.len()
+        ));
     }
     let tput = c.throughput.iter().find(|r| at(&r.direction, r.frame_size));
     Some(match tput {
         Some(t) if t.complete && t.rate_pct <= 0.0 => {
-            let whose = if t.bound == Bound::Tester {
-                ", the failures the tester's, not the device's"
-            } else {
-                ""
-            };
-            format!(
-                "{NO_RATE}: none of the {} throughput trial(s) at this size passed{whose}",
-                t.trials.len()
-            )
+            format!("{NO_RATE}: {}", no_rate_why(t, &c.settings))
         }
         _ => not_run.to_string(),
     })
+}
+
+/// Why a complete throughput search found no rate: its failures were
+/// the tester's; or rates passed a search trial and none held in its
+/// confirming trial; or no trial passed at all.
+fn no_rate_why(t: &ThroughputRow, s: &Settings) -> String {
+    let n = t.trials.len();
+    if t.bound == Bound::Tester {
+        return format!(
+            "none of the {n} throughput trial(s) at this size passed, the failures the tester's, not the device's"
+        );
+    }
+    let mut passed: Vec<f64> = Vec::new();
+    for x in t.trials.iter().filter(|x| x.passed) {
+        if !passed.contains(&x.offered_pct) {
+            passed.push(x.offered_pct);
+        }
+    }
+    if passed.is_empty() {
+        return format!("none of the {n} throughput trial(s) at this size passed");
+    }
+    let f = super::format::Format::new(s);
+    let rates: Vec<String> = passed.iter().map(|r| format!("{} %", f.pct(*r))).collect();
+    format!(
+        "no rate held: {} passed a search trial and failed its confirming trial ({} trial(s) in all)",
+        rates.join(", "),
+        n
+    )
 }
 
 /// A certification before its first trial: the settings and the
@@ -214,6 +257,10 @@ pub fn blank(settings: &Settings, directions: Vec<String>, line_bps: u64) -> Cer
         stopped_by: None,
         problems: Vec::new(),
         not_measured: Vec::new(),
+        nonconformant: super::conformance::deviations(settings),
+        latency_method: String::new(),
+        baseline: None,
+        verdict: None,
     }
 }
 
@@ -328,18 +375,37 @@ impl<'a> Search<'a> {
     }
 
     /// Runs one trial and decides whether it passed (loss within
-    /// `tolerance`, nothing corrupt, the p99 bound, not tester-bound).
+    /// `tolerance`, nothing corrupt, not tester-bound, and for throughput
+    /// the p99 bound). Before it: the restabilise wait after the trial
+    /// before (RFC 2544 section 23(e)), then learning frames when the
+    /// settings send them before this trial.
     fn trial(&mut self, test: &'static str, spec: TrialSpec, tolerance: f64) -> Flow<Trial> {
         if self.tester.stopped() {
             return Err(Halt::Stopped);
         }
-        if self.s.learning && !self.learned {
-            self.tester.learn()?;
+        if self.done > 0 && self.s.restabilise_s > 0.0 {
+            self.tester.rest(self.s.restabilise_s);
+            if self.tester.stopped() {
+                return Err(Halt::Stopped);
+            }
+        }
+        let learn = match self.s.learning {
+            Learning::EveryTrial => true,
+            Learning::Once => !self.learned,
+            Learning::Off => false,
+        };
+        if learn {
+            self.tester.learn(&spec)?;
             self.learned = true;
         }
         self.report(test, &spec, None);
         let mut t = self.tester.trial(&spec)?;
-        t.passed = passes(&t, tolerance, self.s.max_p99_ns);
+        let p99 = if test == "throughput" {
+            self.s.max_p99_ns
+        } else {
+            None
+        };
+        t.passed = passes(&t, tolerance, p99);
         self.check_heard(&spec, &t)?;
         self.done += 1;
         self.planned = self.planned.max(self.done);
@@ -465,7 +531,8 @@ struct Bisect {
 
 impl Search<'_> {
     /// Throughput of `size` in `dir`: the row (incomplete after a signal)
-    /// and how the search ended.
+    /// and how the search ended. The aggregate's rates are the sum over
+    /// the directions, each of which offered the row's % of its line.
     fn throughput(&mut self, dir: Option<usize>, size: u32) -> (ThroughputRow, Flow<()>) {
         let mut trials = Vec::new();
         let mut b = Bisect {
@@ -483,8 +550,12 @@ impl Search<'_> {
         } else {
             Bound::Device
         };
-        let l1 = self.line_bps as f64 * rate / 100.0;
-        let fps = fps_at(self.line_bps, size, rate);
+        let senders = match dir {
+            Some(_) => 1.0,
+            None => self.directions.len() as f64,
+        };
+        let l1 = self.line_bps as f64 * rate / 100.0 * senders;
+        let fps = fps_at(self.line_bps, size, rate) * senders;
         let row = ThroughputRow {
             direction: self.label(dir),
             frame_size: size,
@@ -501,6 +572,8 @@ impl Search<'_> {
     }
 
     /// Bisect, confirm; a failed confirmation searches again below it.
+    /// The search's trials last the settings' search trial, the
+    /// confirmation the full trial.
     fn throughput_search(
         &mut self,
         dir: Option<usize>,
@@ -508,13 +581,13 @@ impl Search<'_> {
         b: &mut Bisect,
         trials: &mut Vec<Trial>,
     ) -> Flow<()> {
-        let tol = self.s.loss_tolerance_pct;
+        let full = self.s.trial_s;
         for _ in 0..MAX_CONFIRMS {
             self.bisect(dir, size, b, trials)?;
             let Some(best) = b.best else {
                 return Ok(());
             };
-            let (passed, tester) = self.throughput_trial(dir, size, best, tol, trials)?;
+            let (passed, tester) = self.throughput_trial(dir, size, best, full, trials)?;
             if passed {
                 return Ok(());
             }
@@ -558,8 +631,8 @@ impl Search<'_> {
         b: &mut Bisect,
         trials: &mut Vec<Trial>,
     ) -> Flow<()> {
-        let tol = self.s.loss_tolerance_pct;
-        let (passed, tester) = self.throughput_trial(dir, size, rate, tol, trials)?;
+        let secs = self.s.search_trial();
+        let (passed, tester) = self.throughput_trial(dir, size, rate, secs, trials)?;
         if passed {
             (b.lo, b.best) = (rate, Some(rate));
         } else {
@@ -568,30 +641,51 @@ impl Search<'_> {
         Ok(())
     }
 
-    /// A throughput trial at `rate`, kept in `trials`: whether it passed
-    /// and whether its failure was the tester's. A trial that failed as
-    /// the tester's (`tester_bound`: its sender missed the rate, was
-    /// descheduled or bunched its frames) says nothing of the device, so
-    /// the rate is tried once more and the second trial decides.
+    /// A throughput trial of `secs` at `rate`, kept in `trials`: whether
+    /// it passed and whether its failure was the tester's. A trial that
+    /// failed as the tester's (`tester_bound`: its sender missed the
+    /// rate, was descheduled or bunched its frames) says nothing of the
+    /// device, so the rate is tried again (up to [`MAX_TRIES`] in all) and
+    /// the last trial decides.
     fn throughput_trial(
         &mut self,
         dir: Option<usize>,
         size: u32,
         rate: f64,
-        tolerance: f64,
+        secs: f64,
         trials: &mut Vec<Trial>,
     ) -> Flow<(bool, bool)> {
-        let mut last = (false, false);
-        for _ in 0..2 {
-            let spec = self.spec(dir, size, rate, self.s.trial_s);
-            let t = self.trial("throughput", spec, tolerance)?;
-            last = (t.passed, t.tester_bound);
-            trials.push(t);
-            if last != (false, true) {
-                break;
+        let tol = self.s.loss_tolerance_pct;
+        let t = self.tried(
+            |s| {
+                let spec = s.spec(dir, size, rate, secs);
+                s.trial("throughput", spec, tol)
+            },
+            trials,
+        )?;
+        Ok((t.passed, t.tester_bound))
+    }
+
+    /// Runs `run` until its trial is not the tester's, [`MAX_TRIES`]
+    /// times at most; every trial goes into `kept` (the ones tried again
+    /// marked excluded), and the last one is returned.
+    fn tried(
+        &mut self,
+        mut run: impl FnMut(&mut Self) -> Flow<Trial>,
+        kept: &mut Vec<Trial>,
+    ) -> Flow<Trial> {
+        let mut tries = 0;
+        loop {
+            let t = run(self)?;
+            tries += 1;
+            if !t.tester_bound || t.passed || tries >= MAX_TRIES {
+                kept.push(t.clone());
+                return Ok(t);
             }
+            let mut again = t;
+            again.excluded = Some(format!("{}; tried again", tester_reason(&again)));
+            kept.push(again);
         }
-        Ok(last)
     }
 
     /// The rate latency runs at for `size` in `dir`: its throughput, when
@@ -607,7 +701,10 @@ impl Search<'_> {
         }
     }
 
-    /// Latency of `size` in `dir` at `rate` (none without a rate).
+    /// Latency of `size` in `dir` at `rate` (none without a rate): the
+    /// settings' trials, each that lost frames (beyond the tolerance),
+    /// was corrupt or was the tester's tried again (up to [`MAX_TRIES`])
+    /// and left out of the figures.
     fn latency(
         &mut self,
         dir: Option<usize>,
@@ -619,50 +716,82 @@ impl Search<'_> {
         };
         let mut trials = Vec::new();
         let mut flow = Ok(());
-        for _ in 0..self.s.latency_trials {
-            let spec = self.spec(dir, size, rate, self.s.latency_trial_s);
-            match self.trial("latency", spec, self.s.loss_tolerance_pct) {
-                Ok(t) => trials.push(t),
-                Err(h) => {
-                    flow = Err(h);
+        let tol = self.s.loss_tolerance_pct;
+        'slots: for _ in 0..self.s.latency_trials {
+            for k in 0..MAX_TRIES {
+                let spec = self.spec(dir, size, rate, self.s.latency_trial_s);
+                let mut t = match self.trial("latency", spec, tol) {
+                    Ok(t) => t,
+                    Err(h) => {
+                        flow = Err(h);
+                        break 'slots;
+                    }
+                };
+                let bad = latency_flaw(&t, tol);
+                let again = bad.is_some() && k + 1 < MAX_TRIES;
+                t.excluded = bad.map(|why| {
+                    let then = if again {
+                        "tried again"
+                    } else {
+                        "no tries left"
+                    };
+                    format!("{why}; left out, {then}")
+                });
+                trials.push(t);
+                if !again {
                     break;
                 }
             }
         }
-        let lats: Vec<&Percentiles> = trials.iter().filter_map(|t| t.latency.as_ref()).collect();
+        let counted: Vec<&Trial> = trials.iter().filter(|t| t.excluded.is_none()).collect();
+        let (summary, jitter_ns, histogram) = super::latency::summarise(&counted);
         let row = LatencyRow {
             direction: self.label(dir),
             frame_size: size,
             rate_pct: rate,
-            summary: mean_percentiles(&lats),
-            jitter_ns: mean(lats.iter().map(|l| l.stddev_ns)),
+            summary,
+            jitter_ns,
+            counted: counted.len() as u32,
             trials,
             complete: flow.is_ok(),
+            histogram,
+            baseline: None,
+            device: None,
         };
         (Some(row), flow)
     }
 
     /// The loss curve of `size` in `dir`: from the upper bound down by the
     /// step until two successive points lose nothing (or the rate would
-    /// reach zero).
+    /// reach zero). A point the tester bounded is tried again (up to
+    /// [`MAX_TRIES`]); one still the tester's is kept, marked, and is
+    /// not a loss-free step.
     fn loss(&mut self, dir: Option<usize>, size: u32) -> (LossCurve, Flow<()>) {
         let mut points = Vec::new();
         let (mut zeros, mut k) = (0, 0u32);
         let mut flow = Ok(());
+        let tol = self.s.loss_tolerance_pct;
         while zeros < 2 {
             let rate = self.s.upper_pct - f64::from(k) * self.s.loss_step_pct;
             if rate <= 1e-9 {
                 break;
             }
-            let spec = self.spec(dir, size, rate, self.s.trial_s);
-            let t = match self.trial("loss", spec, self.s.loss_tolerance_pct) {
+            let mut tries = Vec::new();
+            let t = match self.tried(
+                |s| {
+                    let spec = s.spec(dir, size, rate, s.s.trial_s);
+                    s.trial("loss", spec, tol)
+                },
+                &mut tries,
+            ) {
                 Ok(t) => t,
                 Err(h) => {
                     flow = Err(h);
                     break;
                 }
             };
-            zeros = if t.lost == 0 && t.tx_frames > 0 {
+            tries.pop();
+            zeros = if t.lost == 0 && t.tx_frames > 0 && !t.tester_bound {
                 zeros + 1
             } else {
                 0
@@ -671,6 +800,7 @@ impl Search<'_> {
                 rate_pct: rate,
                 loss_pct: t.loss_pct,
                 trial: t,
+                retried: tries,
             });
             k += 1;
         }
@@ -702,19 +832,27 @@ impl Search<'_> {
                 }
             }
         }
-        let mean_frames = mean(bursts.iter().map(|&b| b as f64));
+        let values: Vec<f64> = bursts.iter().map(|&b| b as f64).collect();
+        let mean_frames = mean(values.iter().copied());
         let at_limit = !bursts.is_empty() && bursts.iter().all(|&b| b == max);
         let bound = match (at_limit, tester) {
             (true, _) => Bound::Line,
             (false, true) => Bound::Tester,
             (false, false) => Bound::Device,
         };
+        let senders = match dir {
+            Some(_) => 1.0,
+            None => self.directions.len() as f64,
+        };
         let row = BackToBackRow {
             direction: self.label(dir),
             frame_size: size,
             bursts,
             mean_frames,
-            mean_s: mean_frames / fps_at(self.line_bps, size, 100.0),
+            stddev_frames: sample_stddev(&values),
+            mean_s: mean_frames / (fps_at(self.line_bps, size, 100.0) * senders),
+            corrected_s: None,
+            throughput_fps: None,
             at_limit,
             trials,
             bound,
@@ -725,8 +863,9 @@ impl Search<'_> {
 
     /// One back-to-back search: the longest burst, then halving the span
     /// between the longest burst that passed and the shortest that failed
-    /// down to one frame. Returns the length and whether the failure it
-    /// stopped below was the tester's.
+    /// down to one frame. A burst the tester could not send is tried
+    /// again (up to [`MAX_TRIES`]). Returns the length and whether the
+    /// failure it stopped below was the tester's.
     fn burst_search(
         &mut self,
         dir: Option<usize>,
@@ -735,22 +874,19 @@ impl Search<'_> {
         trials: &mut Vec<Trial>,
     ) -> Flow<(u64, bool)> {
         let (mut lo, mut hi, mut hi_tester) = (0u64, max, false);
-        let first = self.burst(dir, size, max)?;
-        let passed = first.passed;
-        hi_tester |= first.tester_bound;
-        trials.push(first);
-        if passed {
+        let first = self.tried(|s| s.burst(dir, size, max), trials)?;
+        if first.passed {
             return Ok((max, false));
         }
+        hi_tester |= first.tester_bound;
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
-            let t = self.burst(dir, size, mid)?;
+            let t = self.tried(|s| s.burst(dir, size, mid), trials)?;
             if t.passed {
                 lo = mid;
             } else {
                 (hi, hi_tester) = (mid, t.tester_bound);
             }
-            trials.push(t);
         }
         Ok((lo, hi_tester))
     }
@@ -767,6 +903,156 @@ impl Search<'_> {
         };
         self.trial("back_to_back", spec, 0.0)
     }
+}
+
+/// Why a latency trial's figures cannot count, when they cannot: it was
+/// the tester's, it received corrupt frames, or it lost more than
+/// `tolerance` % at the throughput rate (frames queued behind a full
+/// buffer would stand for the device's latency); `None` when they count.
+pub fn latency_flaw(t: &Trial, tolerance: f64) -> Option<String> {
+    if t.tester_bound {
+        Some(tester_reason(t))
+    } else if t.corrupt > 0 {
+        Some(format!("{} corrupt frame(s)", t.corrupt))
+    } else if t.loss_pct > tolerance {
+        Some(format!(
+            "lost {} frame(s) ({} %) at the throughput rate",
+            t.lost,
+            super::format::loss_pct(t.loss_pct)
+        ))
+    } else {
+        None
+    }
+}
+
+/// Why a trial is the tester's, in words: `tester-bound: ` and its first
+/// problem that makes it so (a missed target, a descheduled lcore, a
+/// catch-up burst), else that its sender sent short.
+pub fn tester_reason(t: &Trial) -> String {
+    let why = (t.problems.iter())
+        .find(|p| {
+            matches!(
+                p,
+                Problem::TargetMissed { .. }
+                    | Problem::Descheduled { .. }
+                    | Problem::SenderBunched { .. }
+            )
+        })
+        .map(|p| p.text())
+        .unwrap_or_else(|| "its sender sent short".into());
+    format!("tester-bound: {why}")
+}
+
+/// The corrected DUT buffer time of RFC 9004 section 3 for a mean burst
+/// of `mean_frames` at a line of `line_fps` frames/s, through a device
+/// whose throughput is `throughput_fps`: the implied buffer time
+/// (`mean / line`) less what the device forwarded meanwhile, seconds.
+pub fn corrected_buffer_s(mean_frames: f64, line_fps: f64, throughput_fps: f64) -> f64 {
+    (mean_frames - mean_frames / line_fps * throughput_fps) / line_fps
+}
+
+/// The standard deviation of `v` as a sample (n − 1); 0 for fewer than
+/// two values.
+pub fn sample_stddev(v: &[f64]) -> f64 {
+    if v.len() < 2 {
+        return 0.0;
+    }
+    let m = v.iter().sum::<f64>() / v.len() as f64;
+    let ss: f64 = v.iter().map(|x| (x - m) * (x - m)).sum();
+    (ss / (v.len() - 1) as f64).sqrt()
+}
+
+/// Fills every back-to-back row's RFC 9004 correction from the
+/// throughput row of its direction and size, when that row's figure is
+/// the device's (a throughput at line rate leaves no burst limit to
+/// correct; one the tester bounded is not the device's).
+pub fn correct_back_to_back(c: &mut Certification) {
+    let line = c.line_bps;
+    for r in &mut c.back_to_back {
+        let t = (c.throughput.iter())
+            .find(|t| t.direction == r.direction && t.frame_size == r.frame_size)
+            .filter(|t| t.bound == Bound::Device && t.rate_pct > 0.0);
+        let senders = if r.direction == AGGREGATE {
+            c.directions.len().max(1) as f64
+        } else {
+            1.0
+        };
+        let line_fps = fps_at(line, r.frame_size, 100.0) * senders;
+        (r.throughput_fps, r.corrected_s) = match t {
+            Some(t) if r.bursts.is_empty() => (Some(t.fps), None),
+            Some(t) => (
+                Some(t.fps),
+                Some(corrected_buffer_s(r.mean_frames, line_fps, t.fps)),
+            ),
+            None => (None, None),
+        };
+    }
+}
+
+/// The problems that say which figures are the tester's and not the
+/// device's: a throughput or back-to-back row it bounded, a latency row
+/// whose trials it (or a loss at the throughput rate) left out, a loss
+/// point still its own after the tries.
+pub fn tester_problems(c: &Certification) -> Vec<Problem> {
+    let f = super::format::Format::new(&c.settings);
+    let mut out = Vec::new();
+    let mut add = |test: &str, r_dir: &str, size: u32, figure: String, why: String| {
+        out.push(Problem::TesterBound {
+            test: test.into(),
+            direction: r_dir.into(),
+            frame_size: size,
+            figure,
+            why,
+        });
+    };
+    for r in c.throughput.iter().filter(|r| r.bound == Bound::Tester) {
+        let figure = format!("{} % of line", f.pct(r.rate_pct));
+        add(
+            "throughput",
+            &r.direction,
+            r.frame_size,
+            figure,
+            super::model::why_tester(r),
+        );
+    }
+    for r in &c.latency {
+        let left: Vec<&Trial> = r.trials.iter().filter(|t| t.excluded.is_some()).collect();
+        if left.is_empty() {
+            continue;
+        }
+        let figure = format!("{} of {} latency trials counted", r.counted, r.trials.len());
+        let why = (left.iter())
+            .filter_map(|t| t.excluded.as_deref())
+            .collect::<Vec<_>>()
+            .join("; ");
+        add("latency", &r.direction, r.frame_size, figure, why);
+    }
+    for r in &c.loss {
+        for p in r.points.iter().filter(|p| p.trial.tester_bound) {
+            let figure = format!(
+                "{} % lost at {} % of line",
+                super::format::loss_pct(p.loss_pct),
+                f.pct(p.rate_pct)
+            );
+            add(
+                "loss",
+                &r.direction,
+                r.frame_size,
+                figure,
+                tester_reason(&p.trial),
+            );
+        }
+    }
+    for r in c.back_to_back.iter().filter(|r| r.bound == Bound::Tester) {
+        let figure = format!("{:.1} frames", r.mean_frames);
+        let why = (r.trials.iter())
+            .filter(|t| t.tester_bound && !t.passed)
+            .map(tester_reason)
+            .next()
+            .unwrap_or_default();
+        add("back_to_back", &r.direction, r.frame_size, figure, why);
+    }
+    out
 }
 
 /// Keeps the trial that received nothing in the row of `test` it ended
@@ -791,6 +1077,7 @@ fn keep_silent(cert: &mut Certification, test: &str, t: Trial) {
                     rate_pct,
                     loss_pct,
                     trial: t,
+                    retried: Vec::new(),
                 });
             }
         }
@@ -834,22 +1121,6 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
         0.0
     } else {
         sum / f64::from(n)
-    }
-}
-
-/// The trials' latencies averaged field by field (RFC 2544 section 26.2
-/// reports the mean of the trials); `count` is the frames of all trials.
-fn mean_percentiles(v: &[&Percentiles]) -> Percentiles {
-    let m = |f: fn(&Percentiles) -> f64| mean(v.iter().map(|p| f(p)));
-    Percentiles {
-        count: v.iter().map(|p| p.count).sum(),
-        min_ns: m(|p| p.min_ns),
-        mean_ns: m(|p| p.mean_ns),
-        p50_ns: m(|p| p.p50_ns),
-        p99_ns: m(|p| p.p99_ns),
-        p999_ns: m(|p| p.p999_ns),
-        max_ns: m(|p| p.max_ns),
-        stddev_ns: m(|p| p.stddev_ns),
     }
 }
 

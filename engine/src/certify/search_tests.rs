@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::certify::criteria::{judge, Acceptance, LossBound};
+use crate::report::Percentiles;
 
 const LINE: u64 = 10_000_000_000;
 
@@ -37,6 +38,18 @@ struct Sim {
     bunched: Vec<usize>,
     specs: Vec<TrialSpec>,
     learned: u32,
+    /// Before which trial (its index in `specs`) each learning ran.
+    learned_before: Vec<usize>,
+    /// Trials keep their latency distribution: 98 frames at half the
+    /// p99, two at the p99, one more per spike.
+    hist: bool,
+    /// (trial index, ns): one frame of that trial took that long.
+    spikes: Vec<(usize, u64)>,
+    /// Trials of `trial_s` or longer (the confirmations, when the
+    /// search's are shorter) lose one frame more than the device does.
+    fail_long: Option<f64>,
+    /// Each restabilise wait, seconds, and before which trial.
+    rests: Vec<(f64, usize)>,
 }
 
 impl Sim {
@@ -57,6 +70,11 @@ impl Sim {
             bunched: Vec::new(),
             specs: Vec::new(),
             learned: 0,
+            learned_before: Vec::new(),
+            rests: Vec::new(),
+            hist: false,
+            spikes: Vec::new(),
+            fail_long: None,
         }
     }
 }
@@ -68,13 +86,13 @@ impl Tester for Sim {
     fn line_bps(&self) -> u64 {
         LINE
     }
-    fn learn(&mut self) -> crate::Result<()> {
-        assert!(
-            self.specs.is_empty(),
-            "learning comes before the first trial"
-        );
+    fn learn(&mut self, _spec: &TrialSpec) -> crate::Result<()> {
         self.learned += 1;
+        self.learned_before.push(self.specs.len());
         Ok(())
+    }
+    fn rest(&mut self, seconds: f64) {
+        self.rests.push((seconds, self.specs.len()));
     }
     fn trial(&mut self, spec: &TrialSpec) -> crate::Result<Trial> {
         self.specs.push(spec.clone());
@@ -97,7 +115,8 @@ impl Tester for Sim {
                 )
             }
         };
-        let noise = u64::from(self.fail_at.contains(&(self.specs.len() - 1)));
+        let long = spec.burst.is_none() && self.fail_long.is_some_and(|d| spec.duration_s >= d);
+        let noise = u64::from(self.fail_at.contains(&(self.specs.len() - 1)) || long);
         let lost = (lost + noise).min(tx);
         let rx = if self.silent {
             0
@@ -112,6 +131,25 @@ impl Tester for Sim {
             (rx, lost, tester_bound)
         };
         let p99 = self.latency.0 + self.latency.1 * spec.rate_pct;
+        let (latency, latency_hist) = if self.hist {
+            let mut h = crate::report::ns_histogram();
+            h.record_n((p99 / 2.0) as u64, 98).unwrap();
+            h.record_n(p99 as u64, 2).unwrap();
+            let me = self.specs.len() - 1;
+            for &(_, ns) in self.spikes.iter().filter(|(i, _)| *i == me) {
+                h.record(ns).unwrap();
+            }
+            (Percentiles::from_ticks(&h, 1_000_000_000), Some(h))
+        } else {
+            let l = Percentiles {
+                count: rx,
+                p99_ns: p99,
+                mean_ns: p99 / 2.0,
+                stddev_ns: 10.0,
+                ..Percentiles::default()
+            };
+            (l, None)
+        };
         Ok(Trial {
             direction: spec
                 .direction
@@ -129,13 +167,8 @@ impl Tester for Sim {
             },
             reordered: self.reorder,
             corrupt: if self.silent { 0 } else { self.corrupt },
-            latency: Some(Percentiles {
-                count: rx,
-                p99_ns: p99,
-                mean_ns: p99 / 2.0,
-                stddev_ns: 10.0,
-                ..Percentiles::default()
-            }),
+            latency: Some(latency),
+            latency_hist,
             duration_s: spec.duration_s,
             tester_bound,
             ..Trial::default()
@@ -198,7 +231,7 @@ fn a_lossless_device_passes_at_the_upper_bound_and_is_confirmed() {
     assert_eq!(row.trials.len(), 2);
     assert!(row.trials.iter().all(|t| t.passed));
     assert!(cert.complete && row.complete);
-    assert_eq!(sim.learned, 1);
+    assert_eq!(sim.learned, 2, "learning frames before each trial");
     let rates: Vec<f64> = sim.specs.iter().map(|s| s.rate_pct).collect();
     assert_eq!(rates, [100.0, 100.0]);
     assert_eq!(row.fps, fps_at(LINE, 1518, 100.0));
@@ -461,6 +494,10 @@ fn drop_empty_pops_only_the_empty_row_of_its_test_direction_and_size() {
         jitter_ns: 0.0,
         trials: Vec::new(),
         complete: false,
+        counted: 0,
+        histogram: Vec::new(),
+        baseline: None,
+        device: None,
     }];
     c.loss = vec![LossCurve {
         direction: "a".into(),
@@ -473,7 +510,10 @@ fn drop_empty_pops_only_the_empty_row_of_its_test_direction_and_size() {
         frame_size: 1518,
         bursts: Vec::new(),
         mean_frames: 0.0,
+        stddev_frames: 0.0,
         mean_s: 0.0,
+        corrected_s: None,
+        throughput_fps: None,
         at_limit: false,
         trials: Vec::new(),
         bound: Bound::Device,
@@ -613,16 +653,49 @@ fn bidirectional_rows_per_direction_then_aggregate() {
 }
 
 #[test]
-fn learning_happens_once_and_only_when_asked() {
+fn learning_comes_before_every_trial_once_or_never_as_asked() {
     let mut sim = Sim::new();
     let mut s = settings("loss");
     s.sizes = vec![64, 1518];
     certify(&mut sim, &s).1.unwrap();
-    assert_eq!(sim.learned, 1);
+    let n = sim.specs.len();
+    assert!(n >= 4);
+    assert_eq!(
+        sim.learned as usize, n,
+        "RFC 2544's default: before every trial"
+    );
+    assert_eq!(sim.learned_before, (0..n).collect::<Vec<_>>());
     let mut sim = Sim::new();
-    s.learning = false;
+    s.learning = Learning::Once;
+    certify(&mut sim, &s).1.unwrap();
+    assert_eq!((sim.learned, sim.learned_before.clone()), (1, vec![0]));
+    let mut sim = Sim::new();
+    s.learning = Learning::Off;
     certify(&mut sim, &s).1.unwrap();
     assert_eq!(sim.learned, 0);
+}
+
+#[test]
+fn the_device_restabilises_between_trials_not_before_the_first() {
+    let mut sim = Sim::new();
+    let s = Settings {
+        restabilise_s: 5.0,
+        ..settings("loss")
+    };
+    certify(&mut sim, &s).1.unwrap();
+    let n = sim.specs.len();
+    assert_eq!(
+        sim.rests,
+        (1..n).map(|i| (5.0, i)).collect::<Vec<_>>(),
+        "5 s before every trial but the first"
+    );
+    let mut sim = Sim::new();
+    let s = Settings {
+        restabilise_s: 0.0,
+        ..settings("loss")
+    };
+    certify(&mut sim, &s).1.unwrap();
+    assert!(sim.rests.is_empty());
 }
 
 #[test]
@@ -766,9 +839,9 @@ fn criteria_judge_each_size_and_fail_what_was_not_measured() {
             ("loss", 1518, true),
         ]
     );
-    assert!(c[2].measured.starts_with("6.250 "), "{}", c[2].measured);
+    assert_eq!(c[2].measured, "6.25 % lost");
     assert_eq!(
-        c[4].measured, "0.000 % lost",
+        c[4].measured, "0 % lost",
         "65 % lies below 70 %, a loss-free step"
     );
     let none = judge(&blank(&s, sim.directions(), LINE), &list[..1]);
@@ -1041,7 +1114,18 @@ fn a_single_frame_burst_the_tester_cannot_send_is_the_tester_s() {
     r.unwrap();
     let row = &cert.back_to_back[0];
     assert_eq!(row.bursts, [0, 0, 0]);
-    assert_eq!(row.trials.len(), 3, "one burst of one frame per search");
+    assert_eq!(
+        row.trials.len(),
+        6,
+        "one burst of one frame per search, tried again as the tester's"
+    );
+    for pair in row.trials.chunks(2) {
+        assert_eq!(
+            pair[0].excluded.as_deref(),
+            Some("tester-bound: its sender sent short; tried again")
+        );
+        assert_eq!(pair[1].excluded, None);
+    }
     assert!(!row.at_limit);
     assert_eq!(row.bound, Bound::Tester);
 }
@@ -1106,4 +1190,372 @@ fn the_progress_display_hears_every_trial_start_and_end() {
         .map(|(i, s)| (i, s.rate_pct, "throughput"))
         .collect();
     assert_eq!(ends, want_ends);
+}
+
+/// Settings of the latency test alone at the upper bound, `n` trials.
+fn latency_only(n: u32) -> Settings {
+    Settings {
+        latency_trials: n,
+        ..settings("latency")
+    }
+}
+
+#[test]
+fn the_row_s_worst_frame_is_the_worst_of_any_trial_not_a_mean_of_maxima() {
+    let mut sim = Sim::new();
+    sim.hist = true;
+    // One trial's worst frame took 26 ms, another's 1.3 ms.
+    sim.spikes = vec![(0, 26_000_000), (1, 1_300_000)];
+    let (cert, r) = certify(&mut sim, &latency_only(2));
+    r.unwrap();
+    let row = &cert.latency[0];
+    assert_eq!(row.counted, 2);
+    assert!(
+        (row.summary.max_ns - 26_000_000.0).abs() <= 26_000.0,
+        "max {} ns: the worst frame, within the histogram's 0.1 %",
+        row.summary.max_ns
+    );
+    assert_eq!(
+        row.summary.min_ns, 500.0,
+        "half the 1 µs p99, the least frame"
+    );
+    assert_eq!(row.summary.count, 202);
+    // The percentiles are over all 202 frames: half of them at 500 ns.
+    assert_eq!(row.summary.p50_ns, 500.0);
+    assert_eq!(row.histogram.iter().map(|b| b.count).sum::<u64>(), 202);
+    assert!(row.histogram.windows(2).all(|w| w[0].le_ns < w[1].le_ns));
+}
+
+#[test]
+fn a_lossy_latency_trial_is_left_out_tried_again_and_listed() {
+    let mut sim = Sim::new();
+    sim.hist = true;
+    // The second trial loses a frame, and its worst frame took 10 ms.
+    sim.fail_at = vec![1];
+    sim.spikes = vec![(1, 10_000_000)];
+    let (cert, r) = certify(&mut sim, &latency_only(3));
+    r.unwrap();
+    let row = &cert.latency[0];
+    assert_eq!(row.trials.len(), 4, "three that count and the one left out");
+    assert_eq!(row.counted, 3);
+    let why = row.trials[1].excluded.as_deref().unwrap();
+    assert!(
+        why.starts_with("lost 1 frame(s) (")
+            && why.ends_with(" %) at the throughput rate; left out, tried again"),
+        "{why}"
+    );
+    assert!(row
+        .trials
+        .iter()
+        .enumerate()
+        .all(|(i, t)| (i == 1) == t.excluded.is_some()));
+    assert!(
+        row.summary.max_ns < 1_100.0,
+        "the lossy trial's 10 ms is not in the row: {}",
+        row.summary.max_ns
+    );
+    assert_eq!(row.summary.count, 300);
+    let p = tester_problems(&cert);
+    assert_eq!(p.len(), 1);
+    match &p[0] {
+        Problem::TesterBound {
+            test,
+            figure,
+            why: w,
+            frame_size,
+            ..
+        } => {
+            assert_eq!((test.as_str(), *frame_size), ("latency", 1518));
+            assert_eq!(figure, "3 of 4 latency trials counted");
+            assert_eq!(w, why);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_latency_trial_lossy_on_every_try_is_given_up_not_counted() {
+    let mut sim = Sim::new();
+    sim.fail_at = vec![1, 2];
+    let (cert, r) = certify(&mut sim, &latency_only(3));
+    r.unwrap();
+    let row = &cert.latency[0];
+    let left: Vec<Option<&str>> = row.trials.iter().map(|t| t.excluded.as_deref()).collect();
+    assert_eq!(row.trials.len(), 4);
+    assert_eq!(left[0], None);
+    assert!(left[1].unwrap().ends_with("left out, tried again"));
+    assert!(left[2].unwrap().ends_with("left out, no tries left"));
+    assert_eq!(left[3], None);
+    assert_eq!(row.counted, 2);
+}
+
+#[test]
+fn latency_the_tester_bounded_throughout_is_not_judged() {
+    let mut sim = Sim::new();
+    sim.tester_pct = 50.0;
+    let (cert, r) = certify(&mut sim, &latency_only(2));
+    r.unwrap();
+    let row = &cert.latency[0];
+    assert_eq!(
+        (row.trials.len(), row.counted, row.summary.count),
+        (4, 0, 0)
+    );
+    assert_eq!(cert.not_measured.len(), 1);
+    assert_eq!(
+        cert.not_measured[0].reason,
+        "tester-bound: every one of its 4 trial(s) was the tester's (tester-bound: its sender \
+         sent short; left out, tried again)"
+    );
+    let k = judge(
+        &cert,
+        &[Acceptance {
+            max_latency_ns: Some(600.0),
+            ..Acceptance::default()
+        }],
+    );
+    assert_eq!((k[0].judged, k[0].passed), (false, false));
+    assert!(
+        k[0].measured
+            .starts_with("not judged: tester-bound: every one of its 4 trial(s)"),
+        "{}",
+        k[0].measured
+    );
+    assert_eq!(k[0].state(), "not judged");
+}
+
+#[test]
+fn a_throughput_the_tester_bounded_is_judged_only_where_the_device_s_trials_decide() {
+    let min = |pct: f64| {
+        [Acceptance {
+            min_throughput_pct: Some(pct),
+            ..Acceptance::default()
+        }]
+    };
+    // The tester sends nothing above 0 %: no rate, every failure its own.
+    let mut sim = Sim::new();
+    sim.tester_pct = 0.0;
+    let (cert, _) = certify(&mut sim, &settings("throughput"));
+    let k = &judge(&cert, &min(50.0))[0];
+    assert_eq!((k.judged, k.passed), (false, false));
+    assert!(
+        k.measured
+            .starts_with("not judged: tester-bound: 0.00 % of line, the tester's limit"),
+        "{}",
+        k.measured
+    );
+    // The tester reaches 60 %, the device forwards all: 59.9 % passed.
+    let mut sim = Sim::new();
+    sim.tester_pct = 60.0;
+    let (cert, _) = certify(&mut sim, &settings("throughput"));
+    let row = &cert.throughput[0];
+    assert_eq!(row.bound, Bound::Tester);
+    assert!(
+        row.rate_pct > 59.8 && row.rate_pct <= 60.0,
+        "{}",
+        row.rate_pct
+    );
+    let met = &judge(&cert, &min(50.0))[0];
+    assert_eq!(
+        (met.judged, met.passed),
+        (true, true),
+        "the device passed above 50 %"
+    );
+    assert!(met.measured.starts_with("at least 59."), "{}", met.measured);
+    let open = &judge(&cert, &min(70.0))[0];
+    assert_eq!(
+        (open.judged, open.passed),
+        (false, false),
+        "70 % was never offered cleanly"
+    );
+    assert!(
+        open.measured.contains("the nearest failure"),
+        "{}",
+        open.measured
+    );
+}
+
+#[test]
+fn a_loss_point_the_tester_bounded_is_tried_again_and_never_a_loss_free_step() {
+    let mut sim = Sim::new();
+    sim.tester_pct = 85.0;
+    let (cert, r) = certify(&mut sim, &settings("loss"));
+    r.unwrap();
+    let c = &cert.loss[0];
+    let rates: Vec<f64> = c.points.iter().map(|p| p.rate_pct).collect();
+    assert_eq!(
+        rates,
+        [100.0, 90.0, 80.0, 70.0],
+        "100 and 90 % are not loss-free steps"
+    );
+    for p in &c.points[..2] {
+        assert!(p.trial.tester_bound);
+        assert_eq!(p.retried.len(), 1);
+        assert_eq!(
+            p.retried[0].excluded.as_deref(),
+            Some("tester-bound: its sender sent short; tried again")
+        );
+    }
+    assert!(c.points[2..]
+        .iter()
+        .all(|p| !p.trial.tester_bound && p.retried.is_empty()));
+    let k = judge(
+        &cert,
+        &[Acceptance {
+            max_loss: Some(LossBound {
+                rate_pct: 90.0,
+                loss_pct: 1.0,
+            }),
+            ..Acceptance::default()
+        }],
+    );
+    assert_eq!((k[0].judged, k[0].passed), (false, false));
+    assert_eq!(
+        k[0].measured,
+        "not judged: tester-bound: its sender sent short (0 % lost at 90.00 % of line)"
+    );
+    let p = tester_problems(&cert);
+    assert_eq!(p.len(), 2, "{p:?}");
+    // A point the sender bunched once is tried again and counts.
+    let mut sim = Sim::new();
+    sim.bunched = vec![0];
+    let (cert, _) = certify(&mut sim, &settings("loss"));
+    let c = &cert.loss[0];
+    assert_eq!(c.points.len(), 2);
+    assert_eq!(c.points[0].retried.len(), 1);
+    assert_eq!(
+        (c.points[0].trial.lost, c.points[0].trial.tester_bound),
+        (0, false)
+    );
+}
+
+#[test]
+fn the_p99_bound_holds_throughput_trials_only() {
+    let mut sim = Sim::new();
+    sim.buffer = 100;
+    let s = Settings {
+        tests: ["throughput", "loss", "back_to_back"]
+            .map(String::from)
+            .to_vec(),
+        max_p99_ns: Some(500.0),
+        ..settings("throughput")
+    };
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    assert_eq!(
+        cert.throughput[0].rate_pct, 0.0,
+        "every throughput trial above 500 ns"
+    );
+    assert!(
+        cert.loss[0].points.iter().all(|p| p.trial.passed),
+        "loss is not held to it"
+    );
+    assert_eq!(
+        cert.back_to_back[0].bursts,
+        [100, 100, 100],
+        "nor are bursts"
+    );
+}
+
+#[test]
+fn aggregate_rows_are_the_sum_over_the_directions() {
+    let mut sim = Sim::new();
+    sim.directions = vec!["p0 → p1".into(), "p1 → p0".into()];
+    sim.forwards_pct = 50.0;
+    let (cert, r) = certify(&mut sim, &settings("throughput"));
+    r.unwrap();
+    let one = &cert.throughput[0];
+    let agg = &cert.throughput[2];
+    assert_eq!(agg.direction, AGGREGATE);
+    assert_eq!(agg.rate_pct, one.rate_pct);
+    assert_eq!(agg.l1_bps, 2.0 * one.l1_bps);
+    assert_eq!(agg.l2_bps, 2.0 * one.l2_bps);
+    assert_eq!(agg.fps, 2.0 * one.fps);
+}
+
+#[test]
+fn rfc_9004_corrects_the_buffer_time_by_the_throughput() {
+    assert_eq!(corrected_buffer_s(1000.0, 1e6, 5e5), 0.0005);
+    assert_eq!(corrected_buffer_s(1000.0, 1e6, 1e6), 0.0);
+    let mut sim = Sim::new();
+    sim.forwards_pct = 50.0;
+    sim.buffer = 5000;
+    let s = Settings {
+        tests: ["throughput", "back_to_back"].map(String::from).to_vec(),
+        ..settings("throughput")
+    };
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let t = &cert.throughput[0];
+    let b = &cert.back_to_back[0];
+    assert_eq!(b.mean_frames, 5000.0);
+    assert_eq!(b.stddev_frames, 0.0);
+    let line = fps_at(LINE, 1518, 100.0);
+    assert_eq!(b.mean_s, 5000.0 / line);
+    assert_eq!(b.throughput_fps, Some(t.fps));
+    assert_eq!(b.corrected_s, Some(corrected_buffer_s(5000.0, line, t.fps)));
+    assert!(b.corrected_s.unwrap() < b.mean_s && b.corrected_s.unwrap() > 0.49 * b.mean_s);
+    // Without a throughput of the device's: no correction.
+    let (cert, _) = certify(
+        &mut Sim {
+            buffer: 5000,
+            ..Sim::new()
+        },
+        &settings("back_to_back"),
+    );
+    assert_eq!(
+        (
+            cert.back_to_back[0].corrected_s,
+            cert.back_to_back[0].throughput_fps
+        ),
+        (None, None)
+    );
+}
+
+#[test]
+fn the_sample_standard_deviation_of_the_bursts() {
+    let v = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0];
+    assert!((sample_stddev(&v) - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+    assert_eq!(sample_stddev(&[3.0]), 0.0);
+    assert_eq!(sample_stddev(&[]), 0.0);
+}
+
+#[test]
+fn short_search_trials_and_full_confirmations_and_why_no_rate_held() {
+    let mut sim = Sim::new();
+    // Every full-length trial (the confirmations) loses a frame.
+    sim.fail_long = Some(1.0);
+    let s = Settings {
+        search_trial_s: Some(0.6),
+        ..settings("throughput")
+    };
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let row = &cert.throughput[0];
+    assert_eq!(row.rate_pct, 0.0);
+    let durations: Vec<f64> = row.trials.iter().map(|t| t.duration_s).collect();
+    assert_eq!(durations[0], 0.6, "the search starts short");
+    assert_eq!(
+        durations[1], 1.0,
+        "100 % passed and is confirmed at full length"
+    );
+    let confirms = row.trials.iter().filter(|t| t.duration_s == 1.0).count();
+    assert_eq!(confirms as u32, MAX_CONFIRMS);
+    let mut s2 = s.clone();
+    s2.tests.push("latency".into());
+    let (cert, _) = certify(
+        &mut Sim {
+            fail_long: Some(1.0),
+            ..Sim::new()
+        },
+        &s2,
+    );
+    let reason = &cert.not_measured[0].reason;
+    let n = cert.throughput[0].trials.len();
+    assert!(
+        reason.starts_with("no throughput rate: no rate held: 100.00 %, ")
+            && reason.ends_with(&format!(
+                " passed a search trial and failed its confirming trial ({n} trial(s) in all)"
+            )),
+        "{reason}"
+    );
 }

@@ -7,19 +7,26 @@
 use std::fmt::Write as _;
 
 use super::format::{self, Test};
-use super::model::{Bound, Certification};
+use super::model::{Bound, Certification, VerdictRecord};
 use crate::outcome::{exit, Problem};
 
-/// How a certification ended: what its last terminal line says and what
-/// its exit status is, from one decision.
+/// How a certification ended: what its last terminal line says, what
+/// every report states, and its exit status, from one decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// Complete, every criterion met, no problem: exit 0.
     Pass,
-    /// Complete, a criterion not met: exit 5.
+    /// Complete, no acceptance criteria, no problem: figures only, no
+    /// verdict on the device: exit 0.
+    Figures,
+    /// Complete, a criterion judged and not met: exit 5.
     Fail,
-    /// Complete, every criterion met, but a problem casts doubt on the
-    /// figures (a result the tester bounded, a link lost...): exit 3.
+    /// Complete, no criterion failed but one could not be judged (the
+    /// figure it needs was the tester's limit): exit 3.
+    NotJudged,
+    /// Complete, every criterion met (or none set), but a problem casts
+    /// doubt on the figures (a result the tester bounded, a link
+    /// lost...): exit 3.
     Doubt,
     /// A signal stopped it: exit 4.
     Incomplete,
@@ -34,10 +41,14 @@ impl Verdict {
             Verdict::Error
         } else if !c.complete {
             Verdict::Incomplete
-        } else if c.criteria.iter().any(|k| !k.passed) {
+        } else if c.criteria.iter().any(|k| k.judged && !k.passed) {
             Verdict::Fail
+        } else if c.criteria.iter().any(|k| !k.judged) {
+            Verdict::NotJudged
         } else if !c.problems.is_empty() {
             Verdict::Doubt
+        } else if c.criteria.is_empty() {
+            Verdict::Figures
         } else {
             Verdict::Pass
         }
@@ -46,11 +57,33 @@ impl Verdict {
     /// The exit status of `landspeed rfc2544` for this verdict.
     pub fn exit(self) -> u8 {
         match self {
-            Verdict::Pass => exit::OK,
+            Verdict::Pass | Verdict::Figures => exit::OK,
             Verdict::Fail => exit::FAILED,
-            Verdict::Doubt => exit::SHORTFALL,
+            Verdict::NotJudged | Verdict::Doubt => exit::SHORTFALL,
             Verdict::Incomplete => exit::INTERRUPTED,
             Verdict::Error => exit::ERROR,
+        }
+    }
+
+    /// Its state in one word, as the JSON, the CSV and the JUnit name it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Figures => "figures",
+            Verdict::Fail => "fail",
+            Verdict::NotJudged => "not_judged",
+            Verdict::Doubt => "doubt",
+            Verdict::Incomplete => "incomplete",
+            Verdict::Error => "error",
+        }
+    }
+
+    /// The record every output writes: state, text, exit status.
+    pub fn record(self, c: &Certification) -> VerdictRecord {
+        VerdictRecord {
+            state: self.key().into(),
+            text: text(c, self),
+            exit: self.exit(),
         }
     }
 }
@@ -88,19 +121,38 @@ pub fn summary(c: &Certification, v: Verdict) -> String {
     s
 }
 
-/// The verdict line's text, its exit status at the end: `PASS (exit 0)`,
-/// `FAIL: 1 of 4 acceptance criteria not met (exit 5)`, `PASS (device
-/// criteria) but tester-bound: ... (exit 3)`, `INCOMPLETE: why (exit 4)`,
-/// `ERROR: why (exit 1)`.
+/// The verdict line: [`text`], its exit status at the end.
 pub fn verdict(c: &Certification, v: Verdict) -> String {
+    format!("{} (exit {})", text(c, v), v.exit())
+}
+
+/// The verdict in words, the same in every output: `PASS: all 4
+/// acceptance criteria met`, `NO VERDICT: no acceptance criteria, figures
+/// only`, `FAIL: 1 of 4 acceptance criteria not met`, `NOT JUDGED: 2 of
+/// 4 acceptance criteria could not be judged: their figures are the
+/// tester's limit, not the device's`, `PASS (device criteria) but
+/// tester-bound: ...`, `INCOMPLETE: why`, `ERROR: why`.
+pub fn text(c: &Certification, v: Verdict) -> String {
     let why = c.stopped_by.as_deref().unwrap_or("stopped");
-    let text = match v {
-        Verdict::Pass => "PASS".to_string(),
+    let n = c.criteria.len();
+    match v {
+        Verdict::Pass => format!("PASS: all {n} acceptance criteria met"),
+        Verdict::Figures => "NO VERDICT: no acceptance criteria, figures only".to_string(),
         Verdict::Fail => {
-            let failed = c.criteria.iter().filter(|k| !k.passed).count();
+            let failed = c.criteria.iter().filter(|k| k.judged && !k.passed).count();
+            let open = c.criteria.iter().filter(|k| !k.judged).count();
+            let also = if open > 0 {
+                format!(" ({open} more not judged: the tester's limit)")
+            } else {
+                String::new()
+            };
+            format!("FAIL: {failed} of {n} acceptance criteria not met{also}")
+        }
+        Verdict::NotJudged => {
+            let open = c.criteria.iter().filter(|k| !k.judged).count();
             format!(
-                "FAIL: {failed} of {} acceptance criteria not met",
-                c.criteria.len()
+                "NOT JUDGED: {open} of {n} acceptance criteria could not be judged: their figures \
+                 are the tester's limit (or every trial behind them was left out), not the device's"
             )
         }
         Verdict::Doubt => {
@@ -109,9 +161,9 @@ pub fn verdict(c: &Certification, v: Verdict) -> String {
                 .count();
             let other = c.problems.len() - bound;
             let criteria = if c.criteria.is_empty() {
-                "no acceptance criteria"
+                "NO VERDICT (no acceptance criteria)".to_string()
             } else {
-                "device criteria"
+                format!("PASS (all {n} device criteria met)")
             };
             let others = format!("{other} problem(s) cast doubt on the figures");
             let doubt = match (bound, other) {
@@ -121,12 +173,11 @@ pub fn verdict(c: &Certification, v: Verdict) -> String {
                     "tester-bound: {b} result(s) are the tester's limit, not the device's, and {others}"
                 ),
             };
-            format!("PASS ({criteria}) but {doubt}")
+            format!("{criteria} but {doubt}")
         }
         Verdict::Incomplete => format!("INCOMPLETE: {why}"),
         Verdict::Error => format!("ERROR: {why}"),
-    };
-    format!("{text} (exit {})", v.exit())
+    }
 }
 
 /// Under a test's table: each direction and size it did not measure, and
@@ -269,8 +320,8 @@ fn criteria(c: &Certification, s: &mut String) {
     for k in &c.criteria {
         let _ = writeln!(
             s,
-            "  {} {:>6} {:<16} {}: {} ({})",
-            if k.passed { "PASS" } else { "FAIL" },
+            "  {:<10} {:>6} {:<16} {}: {} ({})",
+            k.state().to_uppercase(),
             k.frame_size,
             k.direction,
             k.test,
@@ -321,7 +372,44 @@ mod tests {
         c.criteria.retain(|k| k.passed);
         assert_eq!(
             last_line(&c, false),
-            ("certification: PASS (exit 0)".into(), 0)
+            (
+                "certification: PASS: all 3 acceptance criteria met (exit 0)".into(),
+                0
+            )
+        );
+        let mut figures = c.clone();
+        figures.criteria.clear();
+        assert_eq!(
+            last_line(&figures, false),
+            (
+                "certification: NO VERDICT: no acceptance criteria, figures only (exit 0)".into(),
+                0
+            )
+        );
+        let mut open = c.clone();
+        open.criteria[0].judged = false;
+        open.criteria[0].passed = false;
+        assert_eq!(
+            last_line(&open, false),
+            (
+                "certification: NOT JUDGED: 1 of 3 acceptance criteria could not be judged: \
+                 their figures are the tester's limit (or every trial behind them was left \
+                 out), not the device's (exit 3)"
+                    .into(),
+                3
+            )
+        );
+        let mut both = sample::complete();
+        both.criteria[0].judged = false;
+        assert_eq!(
+            last_line(&both, false),
+            (
+                "certification: FAIL: 1 of 4 acceptance criteria not met (1 more not judged: \
+                 the tester's limit) (exit 5)"
+                    .into(),
+                5
+            ),
+            "a criterion the device failed decides over one not judged"
         );
         let mut doubt = c.clone();
         doubt.problems.push(Problem::TesterBound {
@@ -334,8 +422,8 @@ mod tests {
         assert_eq!(
             last_line(&doubt, false),
             (
-                "certification: PASS (device criteria) but tester-bound: 1 result(s) are the \
-                 tester's limit, not the device's (exit 3)"
+                "certification: PASS (all 3 device criteria met) but tester-bound: 1 result(s) \
+                 are the tester's limit, not the device's (exit 3)"
                     .into(),
                 3
             )
@@ -345,16 +433,17 @@ mod tests {
         });
         assert_eq!(
             last_line(&doubt, false).0,
-            "certification: PASS (device criteria) but tester-bound: 1 result(s) are the \
-             tester's limit, not the device's, and 1 problem(s) cast doubt on the figures (exit 3)"
+            "certification: PASS (all 3 device criteria met) but tester-bound: 1 result(s) are \
+             the tester's limit, not the device's, and 1 problem(s) cast doubt on the figures \
+             (exit 3)"
         );
         doubt.problems.remove(0);
         doubt.criteria.clear();
         assert_eq!(
             last_line(&doubt, false),
             (
-                "certification: PASS (no acceptance criteria) but 1 problem(s) cast doubt on the \
-                 figures (exit 3)"
+                "certification: NO VERDICT (no acceptance criteria) but 1 problem(s) cast doubt \
+                 on the figures (exit 3)"
                     .into(),
                 3
             )

@@ -13,7 +13,7 @@ use super::plan::Plan;
 use super::raw::Scalar;
 use super::validate::Checker;
 use crate::certify::criteria::{Acceptance, LossBound};
-use crate::certify::model::Settings;
+use crate::certify::model::{LatencyDefinition, Learning, Settings};
 use crate::units::parse_duration;
 use crate::wire::spec::MAX_FRAME_SIZE;
 
@@ -27,7 +27,7 @@ pub const DEVICE_MAX: usize = 1000;
 #[derive(Debug, Default, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a mapping of certification settings (tests:, sizes:, trial:, settle:, ...)"
+    expecting = "a mapping of certification settings (tests:, sizes:, trial:, search_trial:, settle:, restabilise:, ...)"
 )]
 pub(crate) struct Raw {
     #[serde(default)]
@@ -39,7 +39,11 @@ pub(crate) struct Raw {
     #[serde(default)]
     pub trial: Option<Scalar>,
     #[serde(default)]
+    pub search_trial: Option<Scalar>,
+    #[serde(default)]
     pub settle: Option<Scalar>,
+    #[serde(default)]
+    pub restabilise: Option<Scalar>,
     #[serde(default)]
     pub resolution: Option<Scalar>,
     #[serde(default)]
@@ -55,13 +59,15 @@ pub(crate) struct Raw {
     #[serde(default)]
     pub latency_trial: Option<Scalar>,
     #[serde(default)]
+    pub latency_definition: Option<Scalar>,
+    #[serde(default)]
     pub loss_step: Option<Scalar>,
     #[serde(default)]
     pub back_to_back_trials: Option<u32>,
     #[serde(default)]
     pub back_to_back_max: Option<Scalar>,
     #[serde(default)]
-    pub learning: Option<bool>,
+    pub learning: Option<Scalar>,
     #[serde(default)]
     pub criteria: Vec<RawCriterion>,
 }
@@ -138,7 +144,13 @@ impl Checker<'_> {
             Ok(())
         };
         dur("trial", &raw.trial, &mut s.trial_s)?;
+        if raw.search_trial.is_some() {
+            let mut t = s.trial_s;
+            dur("search_trial", &raw.search_trial, &mut t)?;
+            s.search_trial_s = Some(t);
+        }
         dur("settle", &raw.settle, &mut s.settle_s)?;
+        dur("restabilise", &raw.restabilise, &mut s.restabilise_s)?;
         dur("latency_trial", &raw.latency_trial, &mut s.latency_trial_s)?;
         dur(
             "back_to_back_max",
@@ -163,7 +175,13 @@ impl Checker<'_> {
         }
         s.latency_trials = raw.latency_trials.unwrap_or(s.latency_trials);
         s.back_to_back_trials = raw.back_to_back_trials.unwrap_or(s.back_to_back_trials);
-        s.learning = raw.learning.unwrap_or(s.learning);
+        if let Some(v) = &raw.learning {
+            s.learning = parse_learning(v.as_str()).map_err(|m| self.err("certify.learning", m))?;
+        }
+        if let Some(v) = &raw.latency_definition {
+            s.latency_definition = parse_definition(v.as_str())
+                .map_err(|m| self.err("certify.latency_definition", m))?;
+        }
         let criteria = (raw.criteria.iter().enumerate())
             .map(|(i, c)| self.criterion(i, c))
             .collect::<Result<_, _>>()?;
@@ -238,6 +256,33 @@ impl Checker<'_> {
     }
 }
 
+/// `certify.learning`: `every_trial`, `once` or `off` (`true` is
+/// `every_trial`, `false` is `off`).
+pub fn parse_learning(text: &str) -> Result<Learning, String> {
+    match text.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+        "every_trial" | "true" => Ok(Learning::EveryTrial),
+        "once" => Ok(Learning::Once),
+        "off" | "false" => Ok(Learning::Off),
+        _ => Err(format!(
+            "`{}` is not a learning mode: use every_trial, once or off",
+            text.trim()
+        )),
+    }
+}
+
+/// `certify.latency_definition`: `store_and_forward` or `bit_forwarding`
+/// (RFC 1242 section 3.8).
+pub fn parse_definition(text: &str) -> Result<LatencyDefinition, String> {
+    match text.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+        "store_and_forward" => Ok(LatencyDefinition::StoreAndForward),
+        "bit_forwarding" => Ok(LatencyDefinition::BitForwarding),
+        _ => Err(format!(
+            "`{}` is not a latency definition: use store_and_forward or bit_forwarding (RFC 1242 3.8)",
+            text.trim()
+        )),
+    }
+}
+
 /// Test names as written (`back-to-back` or `back_to_back`), in the
 /// order they run, each once.
 pub fn parse_tests(list: &[String]) -> Result<Vec<String>, String> {
@@ -263,15 +308,17 @@ pub fn parse_tests(list: &[String]) -> Result<Vec<String>, String> {
 }
 
 impl Plan {
-    /// Apply `landspeed rfc2544`'s `--tests`, `--sizes` and `--trial`
-    /// (each already parsed): errors about them name the option.
+    /// Apply `landspeed rfc2544`'s `--tests`, `--sizes`, `--trial` (each
+    /// already parsed) and `--quick`: errors about them name the option.
     pub fn with_certify_overrides(
         mut self,
         tests: Option<Vec<String>>,
         sizes: Option<Vec<u32>>,
         trial: Option<Duration>,
+        quick: bool,
     ) -> Plan {
         let s = &mut self.certify.settings;
+        s.quick = quick;
         if let Some(t) = tests {
             s.tests = t;
             self.lines
@@ -353,8 +400,33 @@ impl Plan {
                 return err(f, format!("{v} % must be above 0 and at most 100 %"));
             }
         }
+        let coarse = crate::certify::conformance::MAX_LOSS_STEP_PCT;
+        let runs_loss = s.tests.iter().any(|t| t == "loss");
+        if runs_loss && s.loss_step_pct > coarse && !s.quick {
+            return err(
+                "certify.loss_step",
+                format!(
+                    "{} % is coarser than RFC 2544 allows (at most {coarse} % of the maximum rate, \
+                     section 26.3): use --quick to run it anyway, listed as not RFC-conformant",
+                    s.loss_step_pct
+                ),
+            );
+        }
+        if let Some(t) = s.search_trial_s {
+            if t > s.trial_s {
+                return err(
+                    "certify.search_trial",
+                    format!(
+                        "a search trial of {t} s is longer than the trial of {} s (certify.trial): \
+                         the search's trials are the short ones, the confirmation the full one",
+                        s.trial_s
+                    ),
+                );
+            }
+        }
         for (f, v) in [
             ("certify.trial", s.trial_s),
+            ("certify.search_trial", s.search_trial()),
             ("certify.latency_trial", s.latency_trial_s),
         ] {
             if v <= s.settle_s {

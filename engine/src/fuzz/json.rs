@@ -79,6 +79,7 @@ fn rx_streams() -> impl Strategy<Value = Vec<StreamResult>> {
                 latency_source: None,
                 latency_nic: 0,
                 departure_source: None,
+                latency_ns: None,
                 latency: None,
                 interarrival: Percentiles::default(),
                 span_s: 0.0,

@@ -801,6 +801,7 @@ mod tests {
             latency_source: None,
             latency_nic: 0,
             departure_source: None,
+            latency_ns: None,
             interarrival: Percentiles::default(),
             span_s: 0.0,
             achieved: Default::default(),

@@ -165,6 +165,34 @@ impl Percentiles {
     }
 }
 
+/// An empty histogram of nanoseconds (3 significant figures) that grows
+/// as its values need.
+pub fn ns_histogram() -> hdrhistogram::Histogram<u64> {
+    let mut h = hdrhistogram::Histogram::new(3).expect("3 significant figures are valid");
+    h.auto(true);
+    h
+}
+
+/// `ticks`, a histogram in ticks of a `hz` clock (`hz` 0: already in
+/// ns), in nanoseconds, each value less `offset_ns` (at least 1 ns).
+pub fn histogram_in_ns(
+    ticks: &hdrhistogram::Histogram<u64>,
+    hz: u64,
+    offset_ns: f64,
+) -> hdrhistogram::Histogram<u64> {
+    let mut h = ns_histogram();
+    for v in ticks.iter_recorded() {
+        let t = v.value_iterated_to();
+        let ns = if hz == 0 {
+            t as f64
+        } else {
+            (u128::from(t) * 1_000_000_000 / u128::from(hz)) as f64
+        };
+        h.saturating_record_n((ns - offset_ns).max(1.0) as u64, v.count_at_value());
+    }
+    h
+}
+
 /// A byte count as `623.6 MB` (decimal prefixes, as rates have):
 /// [`format_bytes`] with SI prefixes.
 pub fn bytes_str(b: u64) -> String {

@@ -185,7 +185,7 @@ impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
     /// Learning frames (RFC 2544 section 23): a short run at 1 % of line
     /// at the first size, so a switch learns the addresses before the
     /// first trial; its counts are not kept.
-    fn learn(&mut self) -> Result<()> {
+    fn learn(&mut self, _spec: &TrialSpec) -> Result<()> {
         let s = &self.base.certify.settings;
         let spec = TrialSpec {
             direction: None,
@@ -196,6 +196,10 @@ impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
             settle_s: s.settle_s,
         };
         self.run_trial(&spec).map(|_| ())
+    }
+
+    fn rest(&mut self, seconds: f64) {
+        sleep_unless_hurried(Duration::from_secs_f64(seconds), self.stop);
     }
 
     fn trial(&mut self, spec: &TrialSpec) -> Result<Trial> {
@@ -465,7 +469,8 @@ fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64) -
         )
     });
     let short_burst = spec.burst.is_some_and(|n| tx_frames < n);
-    let latency = merged_latency(&rx.streams.iter().collect::<Vec<_>>());
+    let streams: Vec<&crate::result::StreamResult> = rx.streams.iter().collect();
+    let latency = merged_latency(&streams);
     let mut problems = r.outcome.problems.clone();
     let late = sender_lateness(r, latency.as_ref());
     let bunched = bunched(lost, late.max_ns, late.frames, late.queue_ns);
@@ -494,7 +499,39 @@ fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64) -
         per_direction: Vec::new(),
         late_max_ns: late.max_ns,
         late_p999_ns: late.p999_ns,
+        latency_hist: merged_histogram(&streams),
+        excluded: None,
+        latency_source: latency_source(&streams),
+        hooks: Vec::new(),
     }
+}
+
+/// Every latency of the streams' frames in one histogram, ns; `None`
+/// when no stream measured latency.
+fn merged_histogram(
+    streams: &[&crate::result::StreamResult],
+) -> Option<hdrhistogram::Histogram<u64>> {
+    let mut v = streams.iter().filter_map(|s| s.latency_ns.as_ref());
+    let mut all = v.next()?.clone();
+    for h in v {
+        for x in h.iter_recorded() {
+            all.saturating_record_n(x.value_iterated_to(), x.count_at_value());
+        }
+    }
+    Some(all)
+}
+
+/// Where the streams' latency arrival times came from: one source when
+/// they agree, `nic_rx+software` when they differ; `None` without
+/// latency.
+fn latency_source(streams: &[&crate::result::StreamResult]) -> Option<String> {
+    let mut v = streams.iter().filter_map(|s| s.latency_source.clone());
+    let first = v.next()?;
+    Some(if v.all(|s| s == first) {
+        first
+    } else {
+        "nic_rx+software".into()
+    })
 }
 
 /// How late a trial's senders were, for [`bunched`].

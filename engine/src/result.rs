@@ -219,6 +219,11 @@ pub struct StreamResult {
     /// figures over the frames of several trials); not written.
     #[serde(skip)]
     pub latency_ns: Option<Histogram<u64>>,
+    /// The departure TSC of the frame that ended its newest gap in
+    /// sequence (0: none); not written (a certification's recovery test
+    /// reads it).
+    #[serde(skip)]
+    pub resumed_tx_tsc: u64,
     /// Inter-arrival spacing.
     pub interarrival: Percentiles,
     /// Seconds from its first to its last arrival.
@@ -265,6 +270,7 @@ impl StreamResult {
             } else {
                 shared_tsc.then(|| crate::report::histogram_in_ns(&p.latency, tsc_hz, 0.0))
             },
+            resumed_tx_tsc: p.resumed_tx_tsc,
             interarrival: Percentiles::from_ticks(&p.interarrival, tsc_hz),
             span_s: Arrivals::of(p).span_s(tsc_hz),
             achieved: span_rates(p, tsc_hz).unwrap_or_default(),
@@ -392,6 +398,9 @@ pub struct StreamPart {
     pub first_tsc: u64,
     /// TSC of its last arrival.
     pub last_tsc: u64,
+    /// The departure TSC of the frame that ended its newest gap (see
+    /// [`StreamAcc::resumed_tx_tsc`]; 0: none).
+    pub resumed_tx_tsc: u64,
 }
 
 impl StreamPart {
@@ -411,6 +420,7 @@ impl StreamPart {
             payload_bytes: acc.payload_bytes,
             first_tsc: acc.first_tsc,
             last_tsc: acc.last_tsc,
+            resumed_tx_tsc: acc.resumed_tx_tsc,
         }
     }
 
@@ -429,6 +439,7 @@ impl StreamPart {
         self.latency_nic += o.latency_nic;
         self.latency_early += o.latency_early;
         add_histogram(&mut self.interarrival, &o.interarrival);
+        self.resumed_tx_tsc = self.resumed_tx_tsc.max(o.resumed_tx_tsc);
     }
 }
 
@@ -559,6 +570,10 @@ impl TxStreamResult {
 pub struct TxTaskResult {
     /// Its lcore.
     pub lcore: u32,
+    /// The TSC its schedule started at (its first departure time); not
+    /// written (a certification's recovery test reads it).
+    #[serde(skip)]
+    pub first_due_tsc: u64,
     /// Its port id and queue.
     pub port: u16,
     /// Its queue.
@@ -1517,6 +1532,7 @@ fn tx_task_result(o: &TxOutcome, m: &TxMeta, tsc_hz: u64) -> TxTaskResult {
     let at_layer = at_layer(&achieved, rate.layer());
     TxTaskResult {
         lcore,
+        first_due_tsc: o.first_due,
         port,
         queue,
         target_layer: rate.layer().name().to_string(),
@@ -1636,7 +1652,8 @@ fn lateness_excused(port_held: bool, error: &crate::pace::measure::ErrorStats) -
 /// deviations of a Poisson count — and the frames due within the largest
 /// schedule error).
 pub fn target_met(rate: &Rate, achieved: f64, span_s: f64, frames: u64, slack: Slack) -> bool {
-    let expected = rate.per_sec() as f64 * span_s;
+    // A step's target is the mean rate before it and its share after it.
+    let expected = rate.per_sec() as f64 * span_s * slack.pattern.share_over(span_s);
     let got = achieved * span_s;
     // One frame in the target's unit (the mean of those sent).
     let unit = if frames > 0 { got / frames as f64 } else { 0.0 };
@@ -1646,6 +1663,8 @@ pub fn target_met(rate: &Rate, achieved: f64, span_s: f64, frames: u64, slack: S
             Pattern::Cbr => 0.0,
             Pattern::OnOff { burst_frames, .. } => 2.0 * f64::from(burst_frames),
             Pattern::Poisson { .. } => 4.0 * expected_frames.sqrt(),
+            // The frame in hand at the step, on either side of it.
+            Pattern::Step { .. } => 1.0,
         };
     let late = rate.per_sec() as f64 * slack.late_s;
     let allowed = (TARGET_TOLERANCE * expected).max(slack_frames * unit + late);
@@ -1898,6 +1917,7 @@ mod tests {
             payload_bytes: 0,
             first_tsc: 0,
             last_tsc: 0,
+            resumed_tx_tsc: 0,
         }
     }
 
@@ -2025,6 +2045,24 @@ mod tests {
         // Nothing sent over a span: missed; over no span: nothing asked.
         assert!(!target_met(&rate, 0.0, 4.0, 0, cbr(0.0)));
         assert!(target_met(&rate, 0.0, 0.0, 0, cbr(0.0)));
+        // A step to half the rate after 2 s: the target is 3/4 of the
+        // full rate's frames over the 4 s.
+        let step = Slack {
+            group: 1,
+            pattern: Pattern::Step {
+                after_ns: 2_000_000_000,
+                ppm: 500_000,
+            },
+            late_s: 0.0,
+        };
+        let three_quarters = full * 3 / 4;
+        assert!(run(three_quarters, step));
+        assert!(run(three_quarters - three_quarters / 1100, step));
+        assert!(!run(three_quarters - three_quarters * 11 / 10_000, step));
+        assert!(
+            !run(full / 2, step),
+            "half the frames: the step came too early"
+        );
     }
 
     #[test]

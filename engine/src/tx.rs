@@ -236,6 +236,8 @@ pub struct TxOutcome {
     pub attached: u64,
     /// The departure offsets sampled (`None`: departures not sampled).
     pub departures: Option<DepartureOffsets>,
+    /// The TSC its schedule started at (its first departure time).
+    pub first_due: u64,
 }
 
 /// What one batch slot holds, from fill to account.
@@ -861,6 +863,7 @@ impl<'q> Tx<'q> {
             span_cycles,
             attached: self.source.payload.attached() - unsent_attached,
             departures: self.sampling.as_ref().map(|s| s.sampler.report()),
+            first_due: self.first_due,
         };
         (out, self.queue)
     }

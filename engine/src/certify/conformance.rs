@@ -16,6 +16,7 @@
 //! | `loss_step`            | at most 10 % of the maximum rate (26.3)         |
 //! | `back_to_back_max`     | trials of at least 2 s (26.4)                   |
 //! | `back_to_back_trials`  | at least 50 (26.4)                              |
+//! | `recovery_overload`    | at least 60 s (26.5)                            |
 
 use super::format::{duration, trimmed};
 use super::model::{Deviation, Learning, Settings};
@@ -108,6 +109,12 @@ pub fn deviations(s: &Settings) -> Vec<Deviation> {
         s.back_to_back_trials.to_string(),
         "at least 50 (section 26.4)",
     );
+    add(
+        runs("recovery") && s.recovery_overload_s < 60.0,
+        "recovery_overload",
+        duration(s.recovery_overload_s),
+        "at least 60 s of overload (section 26.5)",
+    );
     out
 }
 
@@ -146,6 +153,10 @@ mod tests {
             loss_step_pct: 25.0,
             back_to_back_max_s: 0.05,
             back_to_back_trials: 3,
+            tests: ["throughput", "latency", "loss", "back_to_back", "recovery"]
+                .map(String::from)
+                .to_vec(),
+            recovery_overload_s: 5.0,
             ..Settings::default()
         };
         let d = deviations(&s);
@@ -163,6 +174,7 @@ mod tests {
                 "certify.loss_step",
                 "certify.back_to_back_max",
                 "certify.back_to_back_trials",
+                "certify.recovery_overload",
             ]
         );
         assert_eq!(

@@ -231,6 +231,7 @@ mod tests {
             duration_s: 60.0,
             burst: None,
             settle_s: 2.0,
+            ..TrialSpec::default()
         };
         let step = |trial, done| Step {
             test: "throughput",

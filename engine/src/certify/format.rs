@@ -1103,6 +1103,8 @@ pub(crate) mod sample {
             latency: Vec::new(),
             loss: Vec::new(),
             back_to_back: Vec::new(),
+            recovery: Vec::new(),
+            reset: Vec::new(),
             criteria: Vec::new(),
             complete: true,
             stopped_by: None,

@@ -13,7 +13,7 @@ use crate::pace::measure::Bucket;
 use crate::report::Percentiles;
 
 /// One trial the searches ask the tester to run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TrialSpec {
     /// Which direction (index into [`Tester::directions`]) sends; `None`
     /// sends on every direction at once (the aggregate of a bidirectional
@@ -30,6 +30,22 @@ pub struct TrialSpec {
     /// Wait this long after the last frame before counting, seconds, so
     /// late frames are counted in this trial and never in the next.
     pub settle_s: f64,
+    /// A step in the offered load (RFC 2544 section 26.5's recovery):
+    /// `rate_pct` for the step's `after_s`, then its `to_pct` until the
+    /// trial's end.
+    pub step: Option<RateStep>,
+    /// Reset the device this long into the trial (RFC 2544 section 26.6),
+    /// with the profile's reset hook.
+    pub reset_at_s: Option<f64>,
+}
+
+/// A step in a trial's offered load.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateStep {
+    /// Seconds at the trial's rate before the step.
+    pub after_s: f64,
+    /// The rate after the step, % of line at L1.
+    pub to_pct: f64,
 }
 
 /// Runs trials: the runtime over DPDK ports, or a simulation in tests.
@@ -133,6 +149,17 @@ pub struct Trial {
     /// output.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<HookRun>,
+    /// A trial with a step in its load that lost frames: from the step to
+    /// the departure of the first frame through after the last loss, ns
+    /// (0 when the loss ended before the step): RFC 2544 section 26.5's
+    /// recovery time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_ns: Option<f64>,
+    /// The longest time between two arrivals of a stream, ns: across a
+    /// reset, RFC 2544 section 26.6's reset time (the last frame before
+    /// it to the first after it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap_max_ns: Option<f64>,
 }
 
 /// One run of a device-under-test hook (`certify.dut`): a command run
@@ -438,9 +465,81 @@ pub struct BackToBackRow {
     pub complete: bool,
 }
 
+/// System recovery (RFC 2544 section 26.5) of one frame size in one
+/// direction: an overload of 110 % of the throughput (at most the line)
+/// for a while, then half of it; the time from the drop to the last
+/// frame lost, averaged over the trials.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RecoveryRow {
+    /// Direction label.
+    pub direction: String,
+    /// Frame size with FCS, bytes.
+    pub frame_size: u32,
+    /// The overload, % of line at L1.
+    pub overload_pct: f64,
+    /// The load after the drop, % of line at L1.
+    pub reduced_pct: f64,
+    /// Each counted trial's recovery time, seconds.
+    pub recovery_s: Vec<f64>,
+    /// Their mean, seconds (`None`: no trial counted).
+    pub mean_s: Option<f64>,
+    /// Why the row has no figure or a figure to read with care (the
+    /// overload lost nothing: the device did not overload), when so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Every trial (those left out marked).
+    pub trials: Vec<Trial>,
+    /// Every trial asked for ran.
+    #[serde(default = "yes")]
+    pub complete: bool,
+}
+
+/// Reset (RFC 2544 section 26.6) in one direction at the smallest frame
+/// size: a stream at the throughput rate, the device reset by the
+/// profile's hook during it; the time from the last frame before the
+/// reset to the first after it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ResetRow {
+    /// Direction label.
+    pub direction: String,
+    /// Frame size with FCS, bytes.
+    pub frame_size: u32,
+    /// The load, % of line at L1.
+    pub rate_pct: f64,
+    /// Each counted trial's reset time, seconds.
+    pub reset_s: Vec<f64>,
+    /// Their mean, seconds (`None`: no trial counted).
+    pub mean_s: Option<f64>,
+    /// Why a trial or the row has no figure, when so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Every trial.
+    pub trials: Vec<Trial>,
+    /// Every trial asked for ran.
+    #[serde(default = "yes")]
+    pub complete: bool,
+}
+
 /// Serde default of the `complete` fields: results without it ran whole.
 fn yes() -> bool {
     true
+}
+
+/// Serde defaults of the recovery and reset settings.
+fn sixty() -> f64 {
+    60.0
+}
+fn thirty() -> f64 {
+    30.0
+}
+fn ten() -> f64 {
+    10.0
+}
+fn five() -> u32 {
+    5
+}
+fn one() -> u32 {
+    1
 }
 
 /// Serde default of [`BackToBackRow::bound`].
@@ -534,10 +633,35 @@ pub struct Settings {
     /// When learning frames are sent (RFC 2544 section 23(b)).
     #[serde(default, deserialize_with = "learning_of")]
     pub learning: Learning,
+    /// Recovery: seconds of overload before the drop (RFC 2544 section
+    /// 26.5: at least 60 s).
+    #[serde(default = "sixty")]
+    pub recovery_overload_s: f64,
+    /// Recovery: seconds at the reduced load after the drop.
+    #[serde(default = "thirty")]
+    pub recovery_reduced_s: f64,
+    /// Recovery trials per size (RFC 2544: "a number of times").
+    #[serde(default = "five")]
+    pub recovery_trials: u32,
+    /// Reset: seconds into the trial the device is reset.
+    #[serde(default = "ten")]
+    pub reset_at_s: f64,
+    /// Reset: the trial's length, seconds (long enough for the device to
+    /// come back).
+    #[serde(default = "sixty")]
+    pub reset_trial_s: f64,
+    /// Reset trials.
+    #[serde(default = "one")]
+    pub reset_trials: u32,
     /// `--quick`: settings below RFC 2544's were asked for on purpose
     /// (they are still listed as not conformant).
     #[serde(default)]
     pub quick: bool,
+    /// An asymmetric load: each direction's share of the aggregate's
+    /// offered load, % (in the order of the directions); empty: every
+    /// direction offers the whole load.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub direction_loads: Vec<f64>,
 }
 
 /// When learning frames go out (RFC 2544 section 23(b)): from each
@@ -650,7 +774,14 @@ impl Default for Settings {
             back_to_back_trials: 50,
             back_to_back_max_s: 2.0,
             learning: Learning::EveryTrial,
+            recovery_overload_s: 60.0,
+            recovery_reduced_s: 30.0,
+            recovery_trials: 5,
+            reset_at_s: 10.0,
+            reset_trial_s: 60.0,
+            reset_trials: 1,
             quick: false,
+            direction_loads: Vec::new(),
         }
     }
 }
@@ -659,6 +790,18 @@ impl Settings {
     /// How long a throughput search trial lasts, seconds.
     pub fn search_trial(&self) -> f64 {
         self.search_trial_s.unwrap_or(self.trial_s)
+    }
+
+    /// The share (0–1) of an aggregate trial's load that direction `d`
+    /// offers: 1 unless `direction_loads` says less.
+    pub fn share_of(&self, d: usize) -> f64 {
+        self.direction_loads.get(d).map_or(1.0, |p| p / 100.0)
+    }
+
+    /// How many directions' worth of load an aggregate trial over `n`
+    /// directions offers: `n`, or the sum of the shares.
+    pub fn aggregate_shares(&self, n: usize) -> f64 {
+        (0..n).map(|d| self.share_of(d)).sum()
     }
 }
 
@@ -787,6 +930,12 @@ pub struct Certification {
     pub loss: Vec<LossCurve>,
     /// Back-to-back per direction and size.
     pub back_to_back: Vec<BackToBackRow>,
+    /// System recovery per direction and size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recovery: Vec<RecoveryRow>,
+    /// Reset per direction.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reset: Vec<ResetRow>,
     /// The profile's acceptance criteria and whether each was met.
     pub criteria: Vec<Criterion>,
     /// Every test ran to its end (false after a signal or an error).

@@ -27,6 +27,7 @@ fn spec(dir: Option<usize>, size: u32, rate: f64, burst: Option<u64>) -> TrialSp
         duration_s: 1.0,
         burst,
         settle_s: 0.5,
+        ..TrialSpec::default()
     }
 }
 

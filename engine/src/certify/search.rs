@@ -22,7 +22,7 @@
 use super::format::Test;
 use super::model::{
     BackToBackRow, Bound, Certification, LatencyRow, Learning, LossCurve, LossPoint, NotMeasured,
-    Settings, Tester, ThroughputRow, Trial, TrialSpec,
+    RateStep, RecoveryRow, ResetRow, Settings, Tester, ThroughputRow, Trial, TrialSpec,
 };
 use crate::outcome::Problem;
 use crate::wire::spec::L1_OVERHEAD;
@@ -252,6 +252,8 @@ pub fn blank(settings: &Settings, directions: Vec<String>, line_bps: u64) -> Cer
         latency: Vec::new(),
         loss: Vec::new(),
         back_to_back: Vec::new(),
+        recovery: Vec::new(),
+        reset: Vec::new(),
         criteria: Vec::new(),
         complete: false,
         stopped_by: None,
@@ -307,7 +309,7 @@ impl<'a> Search<'a> {
     fn all(&mut self, cert: &mut Certification) -> Flow<()> {
         let tests = self.s.tests.clone();
         for test in &tests {
-            for &size in &self.s.sizes {
+            for size in test_sizes(self.s, test) {
                 for dir in self.direction_list() {
                     self.one(cert, test, dir, size)?;
                 }
@@ -357,6 +359,18 @@ impl<'a> Search<'a> {
             "loss" => {
                 let (row, flow) = self.loss(dir, size);
                 cert.loss.push(row);
+                flow
+            }
+            "recovery" => {
+                let rate = self.latency_rate(cert, dir, size);
+                let (row, flow) = self.recovery(dir, size, rate);
+                cert.recovery.extend(row);
+                flow
+            }
+            "reset" => {
+                let rate = self.latency_rate(cert, dir, size);
+                let (row, flow) = self.reset(dir, size, rate);
+                cert.reset.extend(row);
                 flow
             }
             _ => {
@@ -461,6 +475,8 @@ impl<'a> Search<'a> {
             duration_s,
             burst: None,
             settle_s: self.s.settle_s,
+            step: None,
+            reset_at_s: None,
         }
     }
 }
@@ -488,11 +504,15 @@ pub fn fps_at(line_bps: u64, size: u32, pct: f64) -> f64 {
 /// longest).
 pub fn planned_trials(s: &Settings, directions: usize, line_bps: u64) -> u32 {
     let rows = s.sizes.len() as u32 * (directions as u32 + u32::from(directions > 1));
+    let dirs = directions as u32 + u32::from(directions > 1);
     let per_size = |test: &str| -> u32 {
         match test {
             "throughput" => bisect_steps((s.upper_pct - s.lower_pct) / s.resolution_pct) + 2,
             "latency" => s.latency_trials,
             "loss" => (s.upper_pct / s.loss_step_pct).ceil() as u32,
+            "recovery" => s.recovery_trials,
+            // One size only: its trials spread over the rows of every size.
+            "reset" => (s.reset_trials * dirs).div_ceil(rows.max(1)),
             _ => {
                 let big = s.sizes.iter().map(|&z| max_burst(s, line_bps, z)).max();
                 s.back_to_back_trials * (bisect_steps(big.unwrap_or(1) as f64) + 1)
@@ -500,6 +520,16 @@ pub fn planned_trials(s: &Settings, directions: usize, line_bps: u64) -> u32 {
         }
     };
     s.tests.iter().map(|t| per_size(t) * rows).sum()
+}
+
+/// The sizes `test` runs at: every size of the settings, but reset at the
+/// smallest only (RFC 2544 section 26.6: minimum-sized frames).
+pub fn test_sizes(s: &Settings, test: &str) -> Vec<u32> {
+    if test == "reset" {
+        s.sizes.iter().copied().min().into_iter().collect()
+    } else {
+        s.sizes.clone()
+    }
 }
 
 /// Halvings that bring a span of `ratio` resolutions down to one.
@@ -552,7 +582,7 @@ impl Search<'_> {
         };
         let senders = match dir {
             Some(_) => 1.0,
-            None => self.directions.len() as f64,
+            None => self.s.aggregate_shares(self.directions.len()),
         };
         let l1 = self.line_bps as f64 * rate / 100.0 * senders;
         let fps = fps_at(self.line_bps, size, rate) * senders;
@@ -842,7 +872,7 @@ impl Search<'_> {
         };
         let senders = match dir {
             Some(_) => 1.0,
-            None => self.directions.len() as f64,
+            None => self.s.aggregate_shares(self.directions.len()),
         };
         let row = BackToBackRow {
             direction: self.label(dir),
@@ -900,8 +930,157 @@ impl Search<'_> {
             duration_s: n as f64 / fps_at(self.line_bps, size, 100.0),
             burst: Some(n),
             settle_s: self.s.settle_s,
+            step: None,
+            reset_at_s: None,
         };
         self.trial("back_to_back", spec, 0.0)
+    }
+
+    /// System recovery of `size` in `dir` from its throughput `rate` (none
+    /// without one): trials of an overload of 110 % of it (at most the
+    /// line) for the settings' overload time, then half of that; each
+    /// gives the time from the drop to the first frame through after the
+    /// last loss. A trial the tester bounded is tried again and left out;
+    /// one whose overload lost nothing is left out (the device was not
+    /// overloaded).
+    fn recovery(
+        &mut self,
+        dir: Option<usize>,
+        size: u32,
+        rate: Option<f64>,
+    ) -> (Option<RecoveryRow>, Flow<()>) {
+        let Some(rate) = rate else {
+            return (None, Ok(()));
+        };
+        let overload = (rate * 1.1).min(100.0);
+        let reduced = overload / 2.0;
+        let mut row = RecoveryRow {
+            direction: self.label(dir),
+            frame_size: size,
+            overload_pct: overload,
+            reduced_pct: reduced,
+            recovery_s: Vec::new(),
+            mean_s: None,
+            note: None,
+            trials: Vec::new(),
+            complete: true,
+        };
+        if overload <= rate {
+            row.note = Some(format!(
+                "not run: the throughput is the line rate ({} % of line), so no load overloads the device",
+                super::format::trimmed(rate)
+            ));
+            return (Some(row), Ok(()));
+        }
+        let mut flow = Ok(());
+        let (over_s, after_s) = (self.s.recovery_overload_s, self.s.recovery_reduced_s);
+        for _ in 0..self.s.recovery_trials {
+            let mut kept = Vec::new();
+            let r = self.tried(
+                |s| {
+                    let mut spec = s.spec(dir, size, overload, over_s + after_s);
+                    spec.step = Some(RateStep {
+                        after_s: over_s,
+                        to_pct: reduced,
+                    });
+                    s.trial("recovery", spec, 100.0)
+                },
+                &mut kept,
+            );
+            if let Err(h) = r {
+                row.trials.append(&mut kept);
+                flow = Err(h);
+                break;
+            }
+            let last = kept.last_mut().expect("a trial ran");
+            let why = if last.tester_bound {
+                Some(tester_reason(last))
+            } else if last.lost == 0 {
+                Some("the overload lost nothing: the device was not overloaded".to_string())
+            } else if last.recovery_ns.is_none() {
+                Some("no departure time of the frame that ended the loss".to_string())
+            } else {
+                None
+            };
+            match why {
+                Some(w) => last.excluded = Some(format!("{w}; left out")),
+                None => row.recovery_s.push(last.recovery_ns.unwrap_or(0.0) / 1e9),
+            }
+            row.trials.append(&mut kept);
+        }
+        row.mean_s = (!row.recovery_s.is_empty()).then(|| mean(row.recovery_s.iter().copied()));
+        if row.mean_s.is_none() && flow.is_ok() {
+            row.note = Some("no trial counted: see each trial's reason".into());
+        }
+        row.complete = flow.is_ok();
+        (Some(row), flow)
+    }
+
+    /// Reset of the device in `dir` at `size`, at its throughput `rate`
+    /// (none without one): trials in which the profile's reset hook runs
+    /// the settings' reset time into the trial; each gives the longest
+    /// time between two arrivals. A trial whose loss the gap does not
+    /// hold (frames lost outside it: the device lost more after it came
+    /// back, or never came back in the trial) is left out and says so.
+    fn reset(
+        &mut self,
+        dir: Option<usize>,
+        size: u32,
+        rate: Option<f64>,
+    ) -> (Option<ResetRow>, Flow<()>) {
+        let Some(rate) = rate else {
+            return (None, Ok(()));
+        };
+        let mut row = ResetRow {
+            direction: self.label(dir),
+            frame_size: size,
+            rate_pct: rate,
+            reset_s: Vec::new(),
+            mean_s: None,
+            note: None,
+            trials: Vec::new(),
+            complete: true,
+        };
+        let mut flow = Ok(());
+        let fps = fps_at(self.line_bps, size, rate);
+        for _ in 0..self.s.reset_trials {
+            let mut spec = self.spec(dir, size, rate, self.s.reset_trial_s);
+            spec.reset_at_s = Some(self.s.reset_at_s);
+            let mut t = match self.trial("reset", spec, 100.0) {
+                Ok(t) => t,
+                Err(h) => {
+                    flow = Err(h);
+                    break;
+                }
+            };
+            let gap_s = t.gap_max_ns.unwrap_or(0.0) / 1e9;
+            let why = if t.tester_bound {
+                Some(tester_reason(&t))
+            } else if t.lost == 0 {
+                Some("nothing was lost: the reset did not interrupt forwarding".to_string())
+            } else if (t.lost as f64) > 1.1 * gap_s * fps + 2.0 {
+                Some(format!(
+                    "{} frames lost, more than the {} s gap holds at the trial's rate: the \
+                     device lost frames after it came back, or did not come back before the \
+                     trial's end (make certify.reset_trial longer)",
+                    t.lost,
+                    super::format::seconds(gap_s)
+                ))
+            } else {
+                None
+            };
+            match why {
+                Some(w) => t.excluded = Some(format!("{w}; left out")),
+                None => row.reset_s.push(gap_s),
+            }
+            row.trials.push(t);
+        }
+        row.mean_s = (!row.reset_s.is_empty()).then(|| mean(row.reset_s.iter().copied()));
+        if row.mean_s.is_none() && flow.is_ok() {
+            row.note = Some("no trial counted: see each trial's reason".into());
+        }
+        row.complete = flow.is_ok();
+        (Some(row), flow)
     }
 }
 
@@ -973,7 +1152,7 @@ pub fn correct_back_to_back(c: &mut Certification) {
             .find(|t| t.direction == r.direction && t.frame_size == r.frame_size)
             .filter(|t| t.bound == Bound::Device && t.rate_pct > 0.0);
         let senders = if r.direction == AGGREGATE {
-            c.directions.len().max(1) as f64
+            c.settings.aggregate_shares(c.directions.len())
         } else {
             1.0
         };
@@ -1081,6 +1260,16 @@ fn keep_silent(cert: &mut Certification, test: &str, t: Trial) {
                 });
             }
         }
+        "recovery" => {
+            if let Some(r) = cert.recovery.last_mut() {
+                r.trials.push(t);
+            }
+        }
+        "reset" => {
+            if let Some(r) = cert.reset.last_mut() {
+                r.trials.push(t);
+            }
+        }
         _ => {
             if let Some(r) = cert.back_to_back.last_mut() {
                 r.trials.push(t);
@@ -1107,6 +1296,12 @@ fn drop_empty(cert: &mut Certification, test: &str, dir: &str, size: u32) {
         }),
         "loss" => pop(&mut cert.loss, |r| {
             at(&r.direction, r.frame_size) && r.points.is_empty()
+        }),
+        "recovery" => pop(&mut cert.recovery, |r| {
+            at(&r.direction, r.frame_size) && r.trials.is_empty() && r.note.is_none()
+        }),
+        "reset" => pop(&mut cert.reset, |r| {
+            at(&r.direction, r.frame_size) && r.trials.is_empty()
         }),
         _ => pop(&mut cert.back_to_back, |r| {
             at(&r.direction, r.frame_size) && r.trials.is_empty()

@@ -48,6 +48,12 @@ struct Sim {
     /// Trials of `trial_s` or longer (the confirmations, when the
     /// search's are shorter) lose one frame more than the device does.
     fail_long: Option<f64>,
+    /// After a step, the device loses frames for this long, ns.
+    recovers_ns: f64,
+    /// A reset stops forwarding for this long, seconds; with `reset_more`
+    /// frames lost besides.
+    reset_gap_s: f64,
+    reset_more: u64,
     /// Each restabilise wait, seconds, and before which trial.
     rests: Vec<(f64, usize)>,
 }
@@ -75,6 +81,9 @@ impl Sim {
             hist: false,
             spikes: Vec::new(),
             fail_long: None,
+            recovers_ns: 0.0,
+            reset_gap_s: 0.0,
+            reset_more: 0,
         }
     }
 }
@@ -124,6 +133,12 @@ impl Tester for Sim {
             tx - lost - self.corrupt
         };
         let lost = if self.silent { tx } else { lost };
+        let fps = fps_at(LINE, spec.frame_size, sent_pct);
+        let reset_lost = match spec.reset_at_s {
+            Some(_) => (self.reset_gap_s * fps).round() as u64 + self.reset_more,
+            None => 0,
+        };
+        let (rx, lost) = (rx - reset_lost, lost + reset_lost);
         let bunched = self.bunched.contains(&(self.specs.len() - 1));
         let (rx, lost, tester_bound) = if bunched {
             (rx - 7, lost + 7, true)
@@ -169,6 +184,12 @@ impl Tester for Sim {
             corrupt: if self.silent { 0 } else { self.corrupt },
             latency: Some(latency),
             latency_hist,
+            recovery_ns: spec.step.filter(|_| lost > 0).map(|_| self.recovers_ns),
+            gap_max_ns: Some(if spec.reset_at_s.is_some() {
+                self.reset_gap_s * 1e9
+            } else {
+                1e9 / fps
+            }),
             duration_s: spec.duration_s,
             tester_bound,
             ..Trial::default()
@@ -1470,6 +1491,24 @@ fn aggregate_rows_are_the_sum_over_the_directions() {
     assert_eq!(agg.l1_bps, 2.0 * one.l1_bps);
     assert_eq!(agg.l2_bps, 2.0 * one.l2_bps);
     assert_eq!(agg.fps, 2.0 * one.fps);
+    // Asymmetric: the second direction offers half of each aggregate
+    // trial's load, so the aggregate carries 1.5 directions' worth.
+    let mut sim = Sim::new();
+    sim.directions = vec!["p0 → p1".into(), "p1 → p0".into()];
+    sim.forwards_pct = 50.0;
+    let s = Settings {
+        direction_loads: vec![100.0, 50.0],
+        ..settings("throughput")
+    };
+    let (cert, _) = certify(&mut sim, &s);
+    let one = &cert.throughput[0];
+    let agg = &cert.throughput[2];
+    assert_eq!(agg.l1_bps, 1.5 * one.l1_bps);
+    assert_eq!(agg.fps, 1.5 * one.fps);
+    assert_eq!(
+        (s.share_of(0), s.share_of(1), s.share_of(2)),
+        (1.0, 0.5, 1.0)
+    );
 }
 
 #[test]
@@ -1558,4 +1597,134 @@ fn short_search_trials_and_full_confirmations_and_why_no_rate_held() {
             )),
         "{reason}"
     );
+}
+
+/// Settings of throughput then `test` at 1518 B.
+fn after_throughput(test: &str) -> Settings {
+    Settings {
+        tests: vec!["throughput".into(), test.into()],
+        recovery_overload_s: 2.0,
+        recovery_reduced_s: 1.0,
+        recovery_trials: 3,
+        reset_at_s: 1.0,
+        reset_trial_s: 3.0,
+        reset_trials: 2,
+        ..settings("throughput")
+    }
+}
+
+#[test]
+fn recovery_overloads_at_110_percent_then_drops_to_half_and_averages_the_trials() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 50.0;
+    sim.recovers_ns = 1_500_000.0;
+    let (cert, r) = certify(&mut sim, &after_throughput("recovery"));
+    r.unwrap();
+    let t = cert.throughput[0].rate_pct;
+    let row = &cert.recovery[0];
+    assert_eq!(row.overload_pct, t * 1.1);
+    assert_eq!(row.reduced_pct, t * 1.1 / 2.0);
+    let specs: Vec<&TrialSpec> = sim.specs.iter().rev().take(3).collect();
+    for s in &specs {
+        assert_eq!(s.rate_pct, t * 1.1);
+        assert_eq!(s.duration_s, 3.0, "2 s overloaded, 1 s reduced");
+        assert_eq!(
+            s.step,
+            Some(RateStep {
+                after_s: 2.0,
+                to_pct: t * 1.1 / 2.0
+            })
+        );
+    }
+    assert_eq!(row.recovery_s.len(), 3);
+    assert!(row.recovery_s.iter().all(|&r| (r - 0.0015).abs() < 1e-12));
+    assert!((row.mean_s.unwrap() - 0.0015).abs() < 1e-12);
+    assert_eq!(row.trials.len(), 3);
+    assert!(row.note.is_none());
+}
+
+#[test]
+fn recovery_without_an_overload_is_not_run_and_says_why() {
+    // At line rate nothing overloads the device.
+    let mut sim = Sim::new();
+    let (cert, r) = certify(&mut sim, &after_throughput("recovery"));
+    r.unwrap();
+    let row = &cert.recovery[0];
+    assert!(row.trials.is_empty());
+    assert_eq!(
+        row.note.as_deref(),
+        Some("not run: the throughput is the line rate (100 % of line), so no load overloads the device")
+    );
+    // An overload that loses nothing (the device's throughput was low
+    // by noise) is left out.
+    let mut sim = Sim::new();
+    sim.forwards_pct = 100.0;
+    let mut s = after_throughput("recovery");
+    s.tests = vec!["recovery".into()];
+    s.upper_pct = 50.0;
+    let (cert, _) = certify(&mut sim, &s);
+    let row = &cert.recovery[0];
+    assert!((row.overload_pct - 55.0).abs() < 1e-9);
+    assert!(row.recovery_s.is_empty());
+    assert_eq!(row.mean_s, None);
+    assert_eq!(
+        row.trials[0].excluded.as_deref(),
+        Some("the overload lost nothing: the device was not overloaded; left out")
+    );
+    assert_eq!(
+        row.note.as_deref(),
+        Some("no trial counted: see each trial's reason")
+    );
+}
+
+#[test]
+fn reset_runs_at_the_smallest_size_at_its_throughput_and_takes_the_longest_gap() {
+    let mut sim = Sim::new();
+    sim.forwards_pct = 50.0;
+    sim.reset_gap_s = 1.0;
+    let mut s = after_throughput("reset");
+    s.sizes = vec![1518, 64];
+    let (cert, r) = certify(&mut sim, &s);
+    r.unwrap();
+    assert_eq!(cert.reset.len(), 1, "one row: the smallest size");
+    let row = &cert.reset[0];
+    assert_eq!(row.frame_size, 64);
+    let t = (cert.throughput.iter())
+        .find(|r| r.frame_size == 64)
+        .unwrap();
+    assert_eq!(row.rate_pct, t.rate_pct);
+    let resets: Vec<&TrialSpec> = sim
+        .specs
+        .iter()
+        .filter(|s| s.reset_at_s.is_some())
+        .collect();
+    assert_eq!(resets.len(), 2);
+    assert!(resets
+        .iter()
+        .all(|s| s.reset_at_s == Some(1.0) && s.duration_s == 3.0 && s.frame_size == 64));
+    assert_eq!(row.reset_s, [1.0, 1.0]);
+    assert_eq!(row.mean_s, Some(1.0));
+    // Frames lost beyond the gap: the device did not come back in time.
+    let mut sim = Sim::new();
+    sim.forwards_pct = 50.0;
+    sim.reset_gap_s = 1.0;
+    sim.reset_more = 100_000;
+    let (cert, _) = certify(&mut sim, &after_throughput("reset"));
+    let row = &cert.reset[0];
+    assert_eq!(row.mean_s, None);
+    let why = row.trials[0].excluded.as_deref().unwrap();
+    assert!(
+        why.contains("more than the 1.000 s gap holds") && why.contains("certify.reset_trial"),
+        "{why}"
+    );
+}
+
+#[test]
+fn test_sizes_are_every_size_but_the_smallest_for_reset() {
+    let s = Settings {
+        sizes: vec![512, 64, 1518],
+        ..Settings::default()
+    };
+    assert_eq!(test_sizes(&s, "throughput"), [512, 64, 1518]);
+    assert_eq!(test_sizes(&s, "reset"), [64]);
 }

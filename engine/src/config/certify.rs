@@ -18,7 +18,14 @@ use crate::units::parse_duration;
 use crate::wire::spec::MAX_FRAME_SIZE;
 
 /// The tests `certify.tests` may name, in the order they run.
-pub const TESTS: [&str; 4] = ["throughput", "latency", "loss", "back_to_back"];
+pub const TESTS: [&str; 6] = [
+    "throughput",
+    "latency",
+    "loss",
+    "back_to_back",
+    "recovery",
+    "reset",
+];
 
 /// The longest `certify.device` description, characters.
 pub const DEVICE_MAX: usize = 1000;
@@ -68,6 +75,20 @@ pub(crate) struct Raw {
     pub back_to_back_max: Option<Scalar>,
     #[serde(default)]
     pub learning: Option<Scalar>,
+    #[serde(default)]
+    pub recovery_overload: Option<Scalar>,
+    #[serde(default)]
+    pub recovery_reduced: Option<Scalar>,
+    #[serde(default)]
+    pub recovery_trials: Option<u32>,
+    #[serde(default)]
+    pub reset_at: Option<Scalar>,
+    #[serde(default)]
+    pub reset_trial: Option<Scalar>,
+    #[serde(default)]
+    pub reset_trials: Option<u32>,
+    #[serde(default)]
+    pub direction_loads: Option<Vec<Scalar>>,
     #[serde(default)]
     pub criteria: Vec<RawCriterion>,
 }
@@ -151,6 +172,18 @@ impl Checker<'_> {
         }
         dur("settle", &raw.settle, &mut s.settle_s)?;
         dur("restabilise", &raw.restabilise, &mut s.restabilise_s)?;
+        dur(
+            "recovery_overload",
+            &raw.recovery_overload,
+            &mut s.recovery_overload_s,
+        )?;
+        dur(
+            "recovery_reduced",
+            &raw.recovery_reduced,
+            &mut s.recovery_reduced_s,
+        )?;
+        dur("reset_at", &raw.reset_at, &mut s.reset_at_s)?;
+        dur("reset_trial", &raw.reset_trial, &mut s.reset_trial_s)?;
         dur("latency_trial", &raw.latency_trial, &mut s.latency_trial_s)?;
         dur(
             "back_to_back_max",
@@ -175,6 +208,22 @@ impl Checker<'_> {
         }
         s.latency_trials = raw.latency_trials.unwrap_or(s.latency_trials);
         s.back_to_back_trials = raw.back_to_back_trials.unwrap_or(s.back_to_back_trials);
+        s.recovery_trials = raw.recovery_trials.unwrap_or(s.recovery_trials);
+        if let Some(v) = &raw.direction_loads {
+            s.direction_loads = (v.iter().enumerate())
+                .map(|(i, x)| {
+                    let f = format!("certify.direction_loads[{i}]");
+                    match parse_pct(x.as_str()) {
+                        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+                        Ok(p) => {
+                            Err(self.err(f, format!("{p} % must be above 0 and at most 100 %")))
+                        }
+                        Err(m) => Err(self.err(f, m)),
+                    }
+                })
+                .collect::<Result<_, _>>()?;
+        }
+        s.reset_trials = raw.reset_trials.unwrap_or(s.reset_trials);
         if let Some(v) = &raw.learning {
             s.learning = parse_learning(v.as_str()).map_err(|m| self.err("certify.learning", m))?;
         }
@@ -291,7 +340,7 @@ pub fn parse_tests(list: &[String]) -> Result<Vec<String>, String> {
         let name = t.trim().to_ascii_lowercase().replace('-', "_");
         if !TESTS.contains(&name.as_str()) {
             return Err(format!(
-                "unknown test `{}`: use throughput, latency, loss or back-to-back",
+                "unknown test `{}`: use throughput, latency, loss, back-to-back, recovery or reset",
                 t.trim()
             ));
         }
@@ -442,9 +491,28 @@ impl Plan {
                 "the longest burst must last above zero".into(),
             );
         }
+        if s.reset_at_s >= s.reset_trial_s {
+            return err(
+                "certify.reset_at",
+                format!(
+                    "the reset {} s into the trial is not within the trial of {} s (certify.reset_trial)",
+                    s.reset_at_s, s.reset_trial_s
+                ),
+            );
+        }
+        for (f, v) in [
+            ("certify.recovery_overload", s.recovery_overload_s),
+            ("certify.recovery_reduced", s.recovery_reduced_s),
+        ] {
+            if v <= 0.0 {
+                return err(f, "must last above zero".into());
+            }
+        }
         for (f, n) in [
             ("certify.latency_trials", s.latency_trials),
             ("certify.back_to_back_trials", s.back_to_back_trials),
+            ("certify.recovery_trials", s.recovery_trials),
+            ("certify.reset_trials", s.reset_trials),
         ] {
             if n == 0 {
                 return err(f, "at least one trial".into());
@@ -558,5 +626,114 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("certify") && e.contains("device"), "{e}");
+    }
+
+    fn refused(section: &str) -> String {
+        match load_str(&with(section), "c.yaml") {
+            Err(e) => e.to_string(),
+            Ok(p) => p.check_certify().unwrap_err().to_string(),
+        }
+    }
+
+    #[test]
+    fn the_new_keys_take_their_values_and_rfc_defaults() {
+        use crate::certify::model::{LatencyDefinition, Learning};
+        let p = load_str(&with("  sizes: [64]\n"), "c.yaml").unwrap();
+        let s = &p.certify.settings;
+        assert_eq!(
+            (s.learning, s.restabilise_s, s.search_trial_s),
+            (Learning::EveryTrial, 5.0, None)
+        );
+        assert_eq!(s.latency_definition, LatencyDefinition::StoreAndForward);
+        assert_eq!(
+            (
+                s.recovery_overload_s,
+                s.recovery_reduced_s,
+                s.recovery_trials
+            ),
+            (60.0, 30.0, 5)
+        );
+        assert_eq!(
+            (s.reset_at_s, s.reset_trial_s, s.reset_trials),
+            (10.0, 60.0, 1)
+        );
+        let p = load_str(
+            &with(
+                "  sizes: [64]\n  trial: 60s\n  search_trial: 10s\n  restabilise: 1s\n  learning: once\n  \
+                 latency_definition: bit-forwarding\n  recovery_overload: 2s\n  recovery_reduced: 1s\n  \
+                 recovery_trials: 3\n  reset_at: 2s\n  reset_trial: 5s\n  reset_trials: 2\n  \
+                 direction_loads: [100%, 40%]\n",
+            ),
+            "c.yaml",
+        )
+        .unwrap();
+        let s = &p.certify.settings;
+        assert_eq!(
+            (s.search_trial_s, s.search_trial(), s.restabilise_s),
+            (Some(10.0), 10.0, 1.0)
+        );
+        assert_eq!(
+            (s.learning, s.latency_definition),
+            (Learning::Once, LatencyDefinition::BitForwarding)
+        );
+        assert_eq!(
+            (
+                s.recovery_overload_s,
+                s.recovery_reduced_s,
+                s.recovery_trials
+            ),
+            (2.0, 1.0, 3)
+        );
+        assert_eq!(
+            (s.reset_at_s, s.reset_trial_s, s.reset_trials),
+            (2.0, 5.0, 2)
+        );
+        assert_eq!(s.direction_loads, [100.0, 40.0]);
+        for (word, want) in [
+            ("true", Learning::EveryTrial),
+            ("false", Learning::Off),
+            ("every-trial", Learning::EveryTrial),
+            ("off", Learning::Off),
+        ] {
+            let p = load_str(
+                &with(&format!("  sizes: [64]\n  learning: {word}\n")),
+                "c.yaml",
+            )
+            .unwrap();
+            assert_eq!(p.certify.settings.learning, want, "{word}");
+        }
+    }
+
+    #[test]
+    fn bad_new_keys_are_refused_naming_the_key() {
+        assert_eq!(
+            refused("  learning: sometimes\n"),
+            "c.yaml:20: certify.learning: `sometimes` is not a learning mode: use every_trial, once or off"
+        );
+        assert_eq!(
+            refused("  latency_definition: cut-through\n"),
+            "c.yaml:20: certify.latency_definition: `cut-through` is not a latency definition: use \
+             store_and_forward or bit_forwarding (RFC 1242 3.8)"
+        );
+        assert!(refused("  trial: 2s\n  search_trial: 3s\n").contains(
+            "certify.search_trial: a search trial of 3 s is longer than the trial of 2 s"
+        ));
+        assert!(refused("  loss_step: 20%\n").contains(
+            "certify.loss_step: 20 % is coarser than RFC 2544 allows (at most 10 % of the maximum rate, \
+             section 26.3): use --quick"
+        ));
+        assert!(refused("  reset_at: 60s\n").contains(
+            "certify.reset_at: the reset 60 s into the trial is not within the trial of 60 s"
+        ));
+        assert!(refused("  recovery_trials: 0\n")
+            .contains("certify.recovery_trials: at least one trial"));
+        assert!(refused("  direction_loads: [100%, 0%]\n")
+            .contains("certify.direction_loads[1]: 0 % must be above 0 and at most 100 %"));
+        assert!(refused("  direction_loads: [100%, fast]\n")
+            .contains("certify.direction_loads[1]: `fast` is not a percentage"));
+        let quick = load_str(&with("  loss_step: 20%\n"), "c.yaml")
+            .unwrap()
+            .with_certify_overrides(None, None, None, true);
+        assert!(quick.check_certify().is_ok(), "--quick takes a coarse step");
     }
 }

@@ -80,6 +80,7 @@ fn rx_streams() -> impl Strategy<Value = Vec<StreamResult>> {
                 latency_nic: 0,
                 departure_source: None,
                 latency_ns: None,
+                resumed_tx_tsc: 0,
                 latency: None,
                 interarrival: Percentiles::default(),
                 span_s: 0.0,

@@ -60,9 +60,31 @@ pub enum Pattern {
         /// Optional seed for random burst lengths.
         seed: Option<u64>,
     },
+    /// A step: the mean rate for `after_ns` from the first departure,
+    /// then `ppm` millionths of it, constant in each part (RFC 2544
+    /// section 26.5's overload, then half of it).
+    Step {
+        /// Nanoseconds at the mean rate.
+        after_ns: u64,
+        /// The rate after the step, millionths of the mean.
+        ppm: u32,
+    },
 }
 
 impl Pattern {
+    /// The share of the mean rate this pattern offers on average over
+    /// `span_s` seconds from its first departure: 1, but for a step the
+    /// mean rate up to the step and its share after it, weighed by time.
+    pub fn share_over(&self, span_s: f64) -> f64 {
+        match *self {
+            Pattern::Step { after_ns, ppm } if span_s > 0.0 => {
+                let before = (after_ns as f64 / 1e9).min(span_s);
+                (before + (span_s - before) * f64::from(ppm) / 1e6) / span_s
+            }
+            _ => 1.0,
+        }
+    }
+
     /// The burst length that sends for `on_ns` nanoseconds at `line_bps`
     /// with frames of `frame_size_with_fcs` bytes (at least one frame).
     pub fn burst_frames_for(on_ns: u64, line_bps: u64, frame_size_with_fcs: usize) -> u32 {
@@ -85,6 +107,7 @@ impl fmt::Display for Pattern {
                 burst_frames,
                 seed: Some(s),
             } => write!(f, "onoff:{burst_frames}:{s}"),
+            Pattern::Step { after_ns, ppm } => write!(f, "step:{after_ns}ns:{ppm}ppm"),
         }
     }
 }
@@ -158,6 +181,13 @@ enum State {
         left: u32,
         peak: Schedule,
     },
+    Step {
+        /// The TSC of the step.
+        at: u64,
+        /// The schedule after it, from `at`.
+        after: Schedule,
+        stepped: bool,
+    },
 }
 
 /// Departure times for one stream (or one lcore's shared schedule) following
@@ -194,6 +224,20 @@ impl Pacer {
                     mean_burst: burst_frames,
                     left: 0,
                     peak: Schedule::new(schedule.start(), schedule.tsc_hz(), peak_rate)?,
+                }
+            }
+            Pattern::Step { after_ns, ppm } => {
+                let r = schedule.rate();
+                let per_sec = (u128::from(r.per_sec()) * u128::from(ppm) / 1_000_000) as u64;
+                let rate = Rate::new(per_sec.max(1), r.layer()).map_err(ScheduleError::from)?;
+                let hz = schedule.tsc_hz();
+                let at = schedule.start()
+                    + (u128::from(after_ns) * u128::from(hz) / 1_000_000_000) as u64;
+                State::Step {
+                    at,
+                    after: Schedule::new(at, hz, rate)?
+                        .with_payload_overhead(schedule.payload_overhead()),
+                    stepped: false,
                 }
             }
         };
@@ -238,6 +282,16 @@ impl Pacer {
                 *left -= 1;
                 self.base.next(frame_size_with_fcs);
                 peak.next(frame_size_with_fcs)
+            }
+            State::Step { at, after, stepped } => {
+                if !*stepped {
+                    let t = self.base.next(frame_size_with_fcs);
+                    if t < *at {
+                        return t;
+                    }
+                    *stepped = true;
+                }
+                after.next(frame_size_with_fcs)
             }
         }
     }
@@ -285,6 +339,56 @@ mod tests {
         for p in ["cbr", "poisson:9", "onoff:5", "onoff:5:3"] {
             assert_eq!(p.parse::<Pattern>().unwrap().to_string(), p);
         }
+    }
+
+    #[test]
+    fn a_step_keeps_the_mean_rate_until_it_then_the_share_from_it_exactly() {
+        // 1 Gbit/s of 1250-byte (L1: 1270 B) frames at 2.5 GHz: one every
+        // 25,400 ticks; after 1 ms, half the rate: one every 50,800.
+        let step = Pattern::Step {
+            after_ns: 1_000_000,
+            ppm: 500_000,
+        };
+        let mut p = Pacer::new(step, sched(1_000_000_000), 10_000_000_000).unwrap();
+        let mut s = sched(1_000_000_000);
+        let at = HZ / 1000;
+        let mut t = Vec::new();
+        loop {
+            let due = p.next(1250);
+            if due >= at {
+                t.push(due);
+                break;
+            }
+            assert_eq!(
+                due,
+                s.next(1250),
+                "the mean rate's schedule before the step"
+            );
+        }
+        assert_eq!(
+            t[0], at,
+            "the first frame at or after the step leaves at the step"
+        );
+        let mut half = Schedule::new(at, HZ, Rate::l1_bps(500_000_000).unwrap()).unwrap();
+        assert_eq!(half.next(1250), at);
+        for _ in 0..1000 {
+            assert_eq!(p.next(1250), half.next(1250));
+        }
+        assert_eq!(half.peek() - at, 1001 * 50_800);
+        assert_eq!(step.to_string(), "step:1000000ns:500000ppm");
+    }
+
+    #[test]
+    fn a_step_s_share_of_the_mean_is_weighed_by_time() {
+        let step = Pattern::Step {
+            after_ns: 60_000_000_000,
+            ppm: 500_000,
+        };
+        assert_eq!(step.share_over(60.0), 1.0);
+        assert_eq!(step.share_over(30.0), 1.0);
+        assert_eq!(step.share_over(120.0), 0.75);
+        assert_eq!(step.share_over(0.0), 1.0);
+        assert_eq!(Pattern::Cbr.share_over(10.0), 1.0);
     }
 
     #[test]

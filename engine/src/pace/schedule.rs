@@ -93,6 +93,12 @@ impl Schedule {
         self
     }
 
+    /// The bytes of each frame that are not payload (see
+    /// [`Schedule::with_payload_overhead`]).
+    pub fn payload_overhead(&self) -> u32 {
+        self.payload_overhead
+    }
+
     /// Returns the departure TSC of the next frame, of `frame_size_with_fcs`
     /// bytes, and advances the schedule past it.
     ///

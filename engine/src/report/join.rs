@@ -802,6 +802,7 @@ mod tests {
             latency_nic: 0,
             departure_source: None,
             latency_ns: None,
+            resumed_tx_tsc: 0,
             interarrival: Percentiles::default(),
             span_s: 0.0,
             achieved: Default::default(),

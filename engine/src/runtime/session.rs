@@ -34,6 +34,7 @@ use crate::config::{CountFrom, Plan};
 use crate::counter::{Padded, StopFlag, TxLive};
 use crate::dpdk::{self, Eal, Scope};
 use crate::outcome::Problem;
+use crate::pace::pattern::Pattern;
 use crate::pace::rate::{Layer, RateSpec};
 use crate::report::Percentiles;
 use crate::result::RunResult;
@@ -65,7 +66,7 @@ pub fn topology(plan: &Plan) -> Result<(&'static str, Vec<Direction>)> {
     let txp = uniq(plan.tx.iter().map(|t| t.port).collect());
     let rxp = uniq(plan.rx.iter().map(|r| r.port).collect());
     let d = |tx_port, rx_port| Direction { tx_port, rx_port };
-    match (txp.as_slice(), rxp.as_slice()) {
+    let (kind, dirs) = match (txp.as_slice(), rxp.as_slice()) {
         ([a], [b]) if a == b => Ok(("loopback", vec![d(*a, *a)])),
         ([a], [b]) => Ok(("one_way", vec![d(*a, *b)])),
         ([a, b], [c, e]) if (a == e && b == c) || (a == c && b == e) => {
@@ -77,7 +78,20 @@ pub fn topology(plan: &Plan) -> Result<(&'static str, Vec<Direction>)> {
             "a certification needs TX tasks on one port and RX tasks on one port (the same \
              port when it is looped back), or two ports that each send and receive",
         )),
+    }?;
+    let loads = plan.certify.settings.direction_loads.len();
+    if loads > 0 && (dirs.len() < 2 || loads != dirs.len()) {
+        return Err(perr(
+            plan,
+            "certify.direction_loads",
+            format!(
+                "gives {loads} load(s) for a {kind} topology of {} direction(s): an asymmetric \
+                 load needs two ports that each send and receive, one load per direction",
+                dirs.len()
+            ),
+        ));
     }
+    Ok((kind, dirs))
 }
 
 /// The plan a certification opens its ports for: each port's largest
@@ -194,6 +208,8 @@ impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
             duration_s: (s.trial_s / 10.0).clamp(0.05, 1.0),
             burst: None,
             settle_s: s.settle_s,
+            step: None,
+            reset_at_s: None,
         };
         self.run_trial(&spec).map(|_| ())
     }
@@ -209,7 +225,7 @@ impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
             Some(d) => labels[d].clone(),
             None => AGGREGATE.to_string(),
         };
-        let mut t = to_trial(&r, spec, label, self.line_bps());
+        let mut t = to_trial(&r, spec, label, self.line_bps(), self.rt.tsc_hz);
         if spec.direction.is_none() && self.dirs.len() > 1 {
             if let Some(ids) = direction_streams(self.base, &self.dirs) {
                 t.per_direction = per_direction(&r, &labels, &ids);
@@ -243,7 +259,18 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
         };
         p.tx.retain(|t| senders.contains(&t.port));
         let per_port = |port: usize| p.tx.iter().filter(|t| t.port == port).count() as f64;
-        let shares: Vec<f64> = p.tx.iter().map(|t| per_port(t.port)).collect();
+        // In an aggregate trial, each direction offers its share of the
+        // load (`certify.direction_loads`).
+        let settings = &self.base.certify.settings;
+        let load = |port: usize| match spec.direction {
+            Some(_) => 1.0,
+            None => (self.dirs.iter().position(|d| d.tx_port == port))
+                .map_or(1.0, |d| settings.share_of(d)),
+        };
+        let shares: Vec<f64> =
+            p.tx.iter()
+                .map(|t| per_port(t.port) / load(t.port))
+                .collect();
         for (t, k) in p.tx.iter_mut().zip(shares) {
             let ppm = (spec.rate_pct / k * 10_000.0)
                 .round()
@@ -251,6 +278,12 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
             t.rate = RateSpec::PercentOfLine { ppm: ppm as u32 };
             t.layer = Layer::L1;
             t.trace = None;
+            if let Some(step) = spec.step {
+                t.pattern = Pattern::Step {
+                    after_ns: (step.after_s * 1e9) as u64,
+                    ppm: (step.to_pct / spec.rate_pct * 1e6).round().clamp(1.0, 1e9) as u32,
+                };
+            }
         }
         let streams: Vec<usize> = p.tx.iter().flat_map(|t| t.streams.clone()).collect();
         for s in streams {
@@ -444,7 +477,7 @@ fn sleep_unless_hurried(d: Duration, stop: &StopFlag) {
 /// distinct frames received (so a tail lost after the last frame counts),
 /// the senders' shortfall, a descheduled lcore or a loss the senders'
 /// catch-up bursts may explain ([`bunched`]) as `tester_bound`.
-fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64) -> Trial {
+fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64, hz: u64) -> Trial {
     let (tx_frames, span_s, missed) = match &r.tx {
         Some(t) => (
             t.frames,
@@ -503,7 +536,38 @@ fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64) -
         excluded: None,
         latency_source: latency_source(&streams),
         hooks: Vec::new(),
+        recovery_ns: spec
+            .step
+            .and_then(|s| (lost > 0).then(|| recovery_ns(r, s.after_s, hz)).flatten()),
+        gap_max_ns: (streams.iter())
+            .map(|s| s.interarrival.max_ns)
+            .filter(|&g| g > 0.0)
+            .reduce(f64::max),
     }
+}
+
+/// From a step `after_s` into the senders' schedule to the departure of
+/// the first frame through after the last loss, ns (0 when the loss
+/// ended before the step); `None` when no receiver kept that departure
+/// (no loss seen in sequence, or stamps not on this TSC). Over several
+/// senders and streams: from the earliest step to the latest end of a
+/// loss (the longest recovery).
+fn recovery_ns(r: &RunResult, after_s: f64, hz: u64) -> Option<f64> {
+    let tasks = r.tx.as_ref().map(|t| t.tasks.as_slice()).unwrap_or(&[]);
+    let start = tasks
+        .iter()
+        .map(|t| t.first_due_tsc)
+        .filter(|&t| t > 0)
+        .min()?;
+    let step = start + (after_s * hz as f64) as u64;
+    let rx = r.rx.as_ref()?;
+    let resumed = rx
+        .streams
+        .iter()
+        .map(|s| s.resumed_tx_tsc)
+        .max()
+        .filter(|&t| t > 0)?;
+    Some(resumed.saturating_sub(step) as f64 * 1e9 / hz.max(1) as f64)
 }
 
 /// Every latency of the streams' frames in one histogram, ns; `None`

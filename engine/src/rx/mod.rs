@@ -230,6 +230,11 @@ pub struct StreamAcc {
     pub first_tsc: u64,
     /// Arrival TSC of its last frame (good or corrupt).
     pub last_tsc: u64,
+    /// The departure TSC (from its stamp, shared TSC only) of the frame
+    /// that ended the stream's newest gap in sequence: the first frame
+    /// through after the last loss (0: no gap). RFC 2544 section 26.5's
+    /// recovery is measured to it.
+    pub resumed_tx_tsc: u64,
     /// Highest value the histograms take (60 s in ticks); larger ones are
     /// recorded as this.
     hist_max: u64,
@@ -265,6 +270,7 @@ impl StreamAcc {
             payload_bytes: 0,
             first_tsc: 0,
             last_tsc: 0,
+            resumed_tx_tsc: 0,
             hist_max: (tsc_hz * HIST_MAX_SECS).max(2),
             last_arrival: 0,
             same_poll: 0,
@@ -294,7 +300,9 @@ impl StreamAcc {
     #[inline(always)]
     fn sequenced(&mut self, f: &Ours, now: u64, at: Arrival, shared_tsc: bool) {
         let seq = extend(f.seq, f.seq_bits, self.seq.counts().max_seq + 1);
-        self.seq.record(seq);
+        if !self.seq.record(seq) {
+            self.out_of_line(f, seq, now);
+        }
         match f.time {
             StampTime::Tsc if shared_tsc => {
                 let m = mask(f.tsc_bits);
@@ -313,6 +321,17 @@ impl StreamAcc {
                 self.latency_nic += u64::from(at.nic);
             }
             _ => {}
+        }
+    }
+
+    /// After a frame other than the one expected next: when it opened a
+    /// gap (it is now the highest seen, past frames never received),
+    /// its departure is where the newest loss ended.
+    #[inline(never)]
+    fn out_of_line(&mut self, f: &Ours, seq: u64, now: u64) {
+        let c = self.seq.counts();
+        if c.max_seq == seq && c.lost > 0 && matches!(f.time, StampTime::Tsc) {
+            self.resumed_tx_tsc = extend(f.tx_tsc, f.tsc_bits, now);
         }
     }
 
@@ -370,7 +389,7 @@ impl StreamAcc {
             // (whose values stay below 2^48 in any real run, so widening
             // from 48 bits is exact).
             let s = extend(s, COMPACT_SEQ_BITS, self.seq.counts().max_seq + 1);
-            self.seq.record(s);
+            let _ = self.seq.record(s);
         }
     }
 
@@ -2022,6 +2041,52 @@ mod tests {
         assert_eq!(l.slot(10).err(), Some(Miss::Untracked));
         let s = t.into_streams();
         assert_eq!((s[0].id, s[0].frames, s[1].id), (80_000, 1, 4));
+    }
+
+    /// Frame `seq` of stream 5, stamped at departure TSC `tx`.
+    fn stamped(seq: u64, tx: u64) -> Dissected {
+        match ours(5, seq) {
+            Dissected::Ours(f) => Dissected::Ours(Ours { tx_tsc: tx, ..f }),
+            d => d,
+        }
+    }
+
+    #[test]
+    fn the_departure_of_the_frame_that_ends_the_newest_loss_is_kept() {
+        let mut r = rx();
+        r.shared_tsc = true;
+        // 0..10 in order, 10..13 lost, 13..20, 20 lost, 21..30.
+        let mut now = 1_000;
+        for seq in (0..10).chain(13..20).chain(21..30) {
+            now += 10;
+            r.classify(stamped(seq, 100 + seq * 7), 100, now);
+        }
+        let out = r.finish(1);
+        assert_eq!(out.streams[0].seq.counts().lost, 4);
+        assert_eq!(
+            out.streams[0].resumed_tx_tsc,
+            100 + 21 * 7,
+            "21 ended the last loss"
+        );
+        // A gap a late frame fills later still marks where it opened (a
+        // loss for all the receiver knew then); in order, none at all.
+        let mut r = rx();
+        r.shared_tsc = true;
+        for (k, seq) in [0u64, 1, 3, 2, 4].into_iter().enumerate() {
+            r.classify(stamped(seq, 500 + seq), 100, 2_000 + k as u64);
+        }
+        let out = r.finish(1);
+        assert_eq!(out.streams[0].seq.counts().lost, 0);
+        assert_eq!(
+            out.streams[0].resumed_tx_tsc, 503,
+            "3 opened a gap 2 then filled"
+        );
+        let mut r = rx();
+        r.shared_tsc = true;
+        for seq in 0..5u64 {
+            r.classify(stamped(seq, 700 + seq), 100, 3_000 + seq);
+        }
+        assert_eq!(r.finish(1).streams[0].resumed_tx_tsc, 0);
     }
 
     #[test]

@@ -215,20 +215,22 @@ impl SeqTracker {
         }
     }
 
-    /// Account one frame carrying `seq`. The frame expected next, nearly
-    /// every frame of a clean run, is one bit set and three counts, in
-    /// line in the receive loop; any other goes to [`Self::record_other`].
+    /// Account one frame carrying `seq`; true when it was the frame
+    /// expected next. That frame, nearly every frame of a clean run, is
+    /// one bit set and three counts, in line in the receive loop; any
+    /// other goes to [`Self::record_other`].
     #[inline(always)]
-    pub fn record(&mut self, seq: u64) {
+    pub fn record(&mut self, seq: u64) -> bool {
         if seq == self.next && self.started && seq < SEQ_LIMIT {
             // What `ahead` does for it: nothing skipped, nothing to clear.
             self.set(seq);
             self.next = seq + 1;
             self.counts.max_seq = seq;
             self.counts.unique += 1;
-            return;
+            return true;
         }
         self.record_other(seq);
+        false
     }
 
     /// [`Self::record`] of a frame other than the one expected next.

@@ -674,3 +674,67 @@ fn a_bidirectional_ring_counts_each_direction_of_the_aggregate_exactly() {
     let last = format!("(certification: {trials} of ~{trials}): ");
     assert!(lines[trials - 1].contains(&last), "{}", lines[trials - 1]);
 }
+
+/// An IMIX (RFC 6985's genome `aaaag`: four 64-byte frames and one of
+/// 1518) certified on the loopback: its rows carry the size `0` the JSON
+/// names the IMIX by, its rates count the IMIX's mean frame (370.8 B),
+/// and a recovery over a line-rate throughput says it cannot overload.
+#[test]
+fn an_imix_is_certified_by_its_mean_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = ring("  imix: aaaag\n  recovery_overload: 0.3s\n  recovery_reduced: 0.2s\n")
+        .replace(
+            "  cores: [0, 1, 2]\n",
+            "  cores: [0, 1, 2]\n  cpus: [0, 1, 0]\n",
+        )
+        .replace(
+            "  sizes: [512, 1518]\n",
+            "  sizes: [imix]\n  tests: [throughput, recovery]\n",
+        );
+    let out = rfc(dir.path(), &yaml, &["--json", "c.json"]);
+    out.assert_exit_in(&[0, 3]);
+    let v = read_json(&dir.path().join("c.json"));
+    assert_eq!(
+        v["settings"]["imix"],
+        serde_json::json!([64, 64, 64, 64, 1518])
+    );
+    let t = &rows(&v, "throughput")[0];
+    assert_eq!(u(t, "/frame_size"), 0, "the IMIX");
+    let mean = (4.0 * 64.0 + 1518.0) / 5.0;
+    let fps = f(t, "/fps");
+    if fps > 0.0 {
+        assert!((f(t, "/l2_bps") / fps - mean * 8.0).abs() < 1e-6);
+        let line_fps = 100e6 / ((mean + 20.0) * 8.0);
+        assert!((fps / line_fps * 100.0 - f(t, "/rate_pct")).abs() < 1e-6);
+    }
+    for tr in t["trials"].as_array().unwrap() {
+        if tr["tester_bound"].as_bool().unwrap() {
+            continue;
+        }
+        let (offered, sent) = (f(tr, "/offered_pct"), f(tr, "/sent_pct"));
+        assert!(
+            (sent - offered).abs() < offered * 0.05,
+            "sent {sent} % of {offered} %: {tr}"
+        );
+    }
+    let rate = f(t, "/rate_pct");
+    if rate == 100.0 {
+        let r = &rows(&v, "recovery")[0];
+        assert!(
+            s(r, "/note").starts_with("not run: the throughput is the line rate"),
+            "{r}"
+        );
+        assert!(r["trials"].as_array().unwrap().is_empty());
+    } else if rate == 0.0 {
+        // The shared CPUs held the sender back at every rate.
+        assert!(v.get("recovery").is_none());
+        let n = &v["not_measured"][0];
+        assert_eq!((s(n, "/test"), u(n, "/frame_size")), ("recovery", 0));
+        assert!(s(n, "/reason").starts_with("no throughput rate"), "{n}");
+    } else {
+        assert_eq!(
+            f(&rows(&v, "recovery")[0], "/overload_pct"),
+            (rate * 1.1).min(100.0)
+        );
+    }
+}

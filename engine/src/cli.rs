@@ -469,10 +469,10 @@ pub struct Rfc2544Args {
     /// (overrides certify.tests).
     #[arg(long, value_delimiter = ',')]
     pub tests: Option<Vec<String>>,
-    /// Frame sizes with FCS, e.g. `64,128,256,512,1024,1280,1518`
-    /// (overrides certify.sizes).
+    /// Frame sizes with FCS, e.g. `64,128,256,512,1024,1280,1518`, and
+    /// `imix` for the profile's certify.imix (overrides certify.sizes).
     #[arg(long, value_delimiter = ',')]
-    pub sizes: Option<Vec<u32>>,
+    pub sizes: Option<Vec<String>>,
     /// Length of each throughput and loss trial, e.g. `60s` (overrides
     /// certify.trial).
     #[arg(long)]
@@ -532,7 +532,16 @@ fn certify_plan(args: &Rfc2544Args) -> Result<Plan> {
         }
         None => None,
     };
-    let mut plan = plan.with_certify_overrides(tests, args.sizes.clone(), trial, args.quick);
+    let sizes = match &args.sizes {
+        Some(v) => Some(
+            v.iter()
+                .map(|x| config::parse_size(x))
+                .collect::<std::result::Result<Vec<u32>, String>>()
+                .map_err(|m| Error::option(format!("--sizes {}", v.join(",")), m))?,
+        ),
+        None => None,
+    };
+    let mut plan = plan.with_certify_overrides(tests, sizes, trial, args.quick);
     plan.check_certify()?;
     runtime::session::topology(&plan)?;
     if args.dpdk_log {

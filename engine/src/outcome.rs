@@ -345,16 +345,32 @@ impl Problem {
                 frame_size,
                 figure,
                 why,
-            } => format!(
-                "{test} of {frame_size}-byte frames ({direction}): {figure} is the tester's \
-                 limit, not the device's (the tester could not offer more): the device's \
-                 figure is at least this{}",
-                if why.is_empty() {
-                    String::new()
-                } else {
-                    format!("; {why}")
-                }
-            ),
+            } => {
+                let frames = match frame_size {
+                    0 => "IMIX frames".to_string(),
+                    z => format!("{z}-byte frames"),
+                };
+                let claim = match test.as_str() {
+                    "throughput" | "back_to_back" => {
+                        "is the tester's limit, not the device's (the tester could not offer \
+                         more): the device's figure is at least this"
+                    }
+                    "latency" => {
+                        "the others were the tester's (or lost frames at the throughput rate) \
+                         and are left out of the figures"
+                    }
+                    _ => "is the tester's, not the device's (tried again, still the tester's)",
+                };
+                let sep = if test == "latency" { ";" } else { "" };
+                format!(
+                    "{test} of {frames} ({direction}): {figure}{sep} {claim}{}",
+                    if why.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {why}")
+                    }
+                )
+            }
             Problem::SenderBunched {
                 late_max_ns,
                 late_frames,

@@ -19,7 +19,7 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::model::{LatencyDefinition, LatencyRow, Trial};
+use super::model::{LatencyDefinition, LatencyRow, Settings, Trial};
 use crate::pace::measure::Bucket;
 use crate::report::{ns_histogram as histogram, Percentiles};
 use crate::wire::spec::L1_OVERHEAD;
@@ -275,18 +275,19 @@ impl Baseline {
 
 /// Corrects every latency row of figures with `baseline`'s row of the
 /// same direction and size: sets its `baseline` and its `device`
-/// figures (see [`device`]) at a line of `line_bps`.
-pub fn correct(
-    rows: &mut [LatencyRow],
-    baseline: &Baseline,
-    definition: LatencyDefinition,
-    line_bps: u64,
-) {
+/// figures (see [`device`]) by the definition of `s`, at a line of
+/// `line_bps` (an IMIX's frame time is its mean frame's).
+pub fn correct(rows: &mut [LatencyRow], baseline: &Baseline, s: &Settings, line_bps: u64) {
     for r in rows.iter_mut().filter(|r| r.summary.count > 0) {
         if let Some(b) = baseline.row(&r.direction, r.frame_size) {
-            let f = frame_time_ns(r.frame_size, line_bps);
+            let bits = (s.mean_bytes(r.frame_size) + L1_OVERHEAD as f64) * 8.0;
+            let f = if line_bps == 0 {
+                0.0
+            } else {
+                bits * 1e9 / line_bps as f64
+            };
             r.baseline = Some(b.summary);
-            r.device = Some(device(&r.summary, &b.summary, definition, f));
+            r.device = Some(device(&r.summary, &b.summary, s.latency_definition, f));
         }
     }
 }
@@ -294,6 +295,7 @@ pub fn correct(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::certify::model::IMIX;
 
     fn trial(values: &[u64]) -> Trial {
         let mut h = histogram();
@@ -506,24 +508,27 @@ mod tests {
         let b = Baseline::of(&[row("a", 64, 900.0)], "", "", setup());
         let mut rows = vec![row("a", 64, 2_000.0), row("a", 128, 2_000.0)];
         rows[0].summary.min_ns = 1_500.0;
-        correct(
-            &mut rows,
-            &b,
-            LatencyDefinition::BitForwarding,
-            10_000_000_000,
-        );
+        let bf = Settings {
+            latency_definition: LatencyDefinition::BitForwarding,
+            ..Settings::default()
+        };
+        correct(&mut rows, &b, &bf, 10_000_000_000);
         assert_eq!(rows[0].baseline.unwrap().mean_ns, 900.0);
         let d = rows[0].device.unwrap();
         assert_eq!((d.mean_ns, d.min_ns), (1_100.0, 600.0));
         assert_eq!(rows[1].device, None);
         let mut rows = vec![row("a", 64, 2_000.0)];
-        correct(
-            &mut rows,
-            &b,
-            LatencyDefinition::StoreAndForward,
-            10_000_000_000,
-        );
+        correct(&mut rows, &b, &Settings::default(), 10_000_000_000);
         // 84 B × 8 / 10 Gbit/s = 67.2 ns more taken out.
         assert!((rows[0].device.unwrap().mean_ns - (1_100.0 - 67.2)).abs() < 1e-9);
+        // An IMIX of 64 and 1518 B: its mean frame, 791 B (811 at L1).
+        let imix = Settings {
+            imix: vec![64, 1518],
+            ..Settings::default()
+        };
+        let b = Baseline::of(&[row("a", IMIX, 900.0)], "", "", setup());
+        let mut rows = vec![row("a", IMIX, 2_000.0)];
+        correct(&mut rows, &b, &imix, 10_000_000_000);
+        assert!((rows[0].device.unwrap().mean_ns - (1_100.0 - 648.8)).abs() < 1e-9);
     }
 }

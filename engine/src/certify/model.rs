@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::outcome::Problem;
 use crate::pace::measure::Bucket;
 use crate::report::Percentiles;
+use crate::wire::spec::L1_OVERHEAD;
 
 /// One trial the searches ask the tester to run.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -657,6 +658,11 @@ pub struct Settings {
     /// (they are still listed as not conformant).
     #[serde(default)]
     pub quick: bool,
+    /// The IMIX the size [`IMIX`] stands for: frame sizes with FCS, sent
+    /// in this order, repeating (RFC 6985's genome, spelled out); empty
+    /// when the sizes name no IMIX.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub imix: Vec<u32>,
     /// An asymmetric load: each direction's share of the aggregate's
     /// offered load, % (in the order of the directions); empty: every
     /// direction offers the whole load.
@@ -743,6 +749,11 @@ impl LatencyDefinition {
     }
 }
 
+/// The frame size that stands for the settings' IMIX (no frame is 0
+/// bytes): rows and trials of the IMIX carry it, and every output names
+/// it `IMIX`.
+pub const IMIX: u32 = 0;
+
 /// RFC 2544's frame sizes for Ethernet (section 9.1), FCS included.
 pub const RFC2544_SIZES: [u32; 7] = [64, 128, 256, 512, 1024, 1280, 1518];
 
@@ -781,6 +792,7 @@ impl Default for Settings {
             reset_trial_s: 60.0,
             reset_trials: 1,
             quick: false,
+            imix: Vec::new(),
             direction_loads: Vec::new(),
         }
     }
@@ -790,6 +802,23 @@ impl Settings {
     /// How long a throughput search trial lasts, seconds.
     pub fn search_trial(&self) -> f64 {
         self.search_trial_s.unwrap_or(self.trial_s)
+    }
+
+    /// The mean frame size with FCS of `size`, bytes: itself, or for
+    /// [`IMIX`] the mean of the IMIX's sizes.
+    pub fn mean_bytes(&self, size: u32) -> f64 {
+        if size == IMIX && !self.imix.is_empty() {
+            let sum: u64 = self.imix.iter().map(|&z| u64::from(z)).sum();
+            sum as f64 / self.imix.len() as f64
+        } else {
+            f64::from(size)
+        }
+    }
+
+    /// Frames per second at `pct` % of a line of `line_bps` (L1) for
+    /// frames of `size` (the IMIX's mean size for [`IMIX`]).
+    pub fn fps_at(&self, line_bps: u64, size: u32, pct: f64) -> f64 {
+        line_bps as f64 * pct / 100.0 / ((self.mean_bytes(size) + L1_OVERHEAD as f64) * 8.0)
     }
 
     /// The share (0–1) of an aggregate trial's load that direction `d`

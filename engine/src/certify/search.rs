@@ -131,29 +131,54 @@ pub fn not_measured(c: &Certification) -> Vec<NotMeasured> {
     let why = c.stopped_by.as_deref().unwrap_or("it was stopped");
     let not_run = format!("not run: the certification stopped before it: {why}");
     let mut out = Vec::new();
-    let tests = (c.settings.tests.iter()).filter_map(|k| Test::from_key(k));
-    for test in tests {
-        for &size in &c.settings.sizes {
+    for k in &c.settings.tests {
+        // `back-to-back` is taken for `back_to_back`.
+        let key: &str = match Test::from_key(k) {
+            Some(t) => t.key(),
+            None => k.as_str(),
+        };
+        for size in test_sizes(&c.settings, key) {
             for dir in row_directions(&c.directions) {
                 let at = |d: &str, z: u32| d == dir && z == size;
-                let reason = match test {
-                    Test::Throughput => {
+                let reason = match Test::from_key(key) {
+                    None if key == "recovery" => {
+                        let row = (c.recovery.iter()).find(|r| at(&r.direction, r.frame_size));
+                        match row {
+                            Some(r) => r
+                                .mean_s
+                                .is_none()
+                                .then(|| r.note.clone().unwrap_or_else(|| not_run.clone())),
+                            None => rate_reason(c, &dir, size, &not_run),
+                        }
+                    }
+                    None if key == "reset" => {
+                        let row = (c.reset.iter()).find(|r| at(&r.direction, r.frame_size));
+                        match row {
+                            Some(r) => r
+                                .mean_s
+                                .is_none()
+                                .then(|| r.note.clone().unwrap_or_else(|| not_run.clone())),
+                            None => rate_reason(c, &dir, size, &not_run),
+                        }
+                    }
+                    None => None,
+                    Some(Test::Throughput) => {
                         let row = c.throughput.iter().find(|r| at(&r.direction, r.frame_size));
                         row.is_none().then(|| not_run.clone())
                     }
-                    Test::Latency => latency_reason(c, &dir, size, &not_run),
-                    Test::Loss => {
+                    Some(Test::Latency) => latency_reason(c, &dir, size, &not_run),
+                    Some(Test::Loss) => {
                         let row = c.loss.iter().find(|r| at(&r.direction, r.frame_size));
                         row.is_none().then(|| not_run.clone())
                     }
-                    Test::BackToBack => {
+                    Some(Test::BackToBack) => {
                         let row = (c.back_to_back.iter()).find(|r| at(&r.direction, r.frame_size));
                         row.is_none().then(|| not_run.clone())
                     }
                 };
                 if let Some(reason) = reason {
                     out.push(NotMeasured {
-                        test: test.key().to_string(),
+                        test: key.to_string(),
                         direction: dir.clone(),
                         frame_size: size,
                         reason,
@@ -195,6 +220,14 @@ fn latency_reason(c: &Certification, dir: &str, size: u32, not_run: &str) -> Opt
             r.trials.len()
         ));
     }
+    rate_reason(c, dir, size, not_run)
+}
+
+/// Why a test run at the throughput rate (latency, recovery, reset) has
+/// no row: the size's throughput search found no rate, or the test did
+/// not run.
+fn rate_reason(c: &Certification, dir: &str, size: u32, not_run: &str) -> Option<String> {
+    let at = |d: &str, z: u32| d == dir && z == size;
     let tput = c.throughput.iter().find(|r| at(&r.direction, r.frame_size));
     Some(match tput {
         Some(t) if t.complete && t.rate_pct <= 0.0 => {
@@ -544,7 +577,7 @@ fn bisect_steps(ratio: f64) -> u32 {
 /// The longest burst back-to-back tries for `size`: the settings' seconds
 /// at line rate, at least one frame.
 pub fn max_burst(s: &Settings, line_bps: u64, size: u32) -> u64 {
-    ((s.back_to_back_max_s * fps_at(line_bps, size, 100.0)).ceil() as u64).max(1)
+    ((s.back_to_back_max_s * s.fps_at(line_bps, size, 100.0)).ceil() as u64).max(1)
 }
 
 /// Where a binary search on the rate stands.
@@ -585,13 +618,13 @@ impl Search<'_> {
             None => self.s.aggregate_shares(self.directions.len()),
         };
         let l1 = self.line_bps as f64 * rate / 100.0 * senders;
-        let fps = fps_at(self.line_bps, size, rate) * senders;
+        let fps = self.s.fps_at(self.line_bps, size, rate) * senders;
         let row = ThroughputRow {
             direction: self.label(dir),
             frame_size: size,
             rate_pct: rate,
             l1_bps: l1,
-            l2_bps: fps * f64::from(size) * 8.0,
+            l2_bps: fps * self.s.mean_bytes(size) * 8.0,
             fps,
             bound,
             trial_count: trials.len() as u32,
@@ -880,7 +913,7 @@ impl Search<'_> {
             bursts,
             mean_frames,
             stddev_frames: sample_stddev(&values),
-            mean_s: mean_frames / (fps_at(self.line_bps, size, 100.0) * senders),
+            mean_s: mean_frames / (self.s.fps_at(self.line_bps, size, 100.0) * senders),
             corrected_s: None,
             throughput_fps: None,
             at_limit,
@@ -927,7 +960,7 @@ impl Search<'_> {
             direction: dir,
             frame_size: size,
             rate_pct: 100.0,
-            duration_s: n as f64 / fps_at(self.line_bps, size, 100.0),
+            duration_s: n as f64 / self.s.fps_at(self.line_bps, size, 100.0),
             burst: Some(n),
             settle_s: self.s.settle_s,
             step: None,
@@ -1042,7 +1075,7 @@ impl Search<'_> {
             complete: true,
         };
         let mut flow = Ok(());
-        let fps = fps_at(self.line_bps, size, rate);
+        let fps = self.s.fps_at(self.line_bps, size, rate);
         for _ in 0..self.s.reset_trials {
             let mut spec = self.spec(dir, size, rate, self.s.reset_trial_s);
             spec.reset_at_s = Some(self.s.reset_at_s);
@@ -1156,7 +1189,7 @@ pub fn correct_back_to_back(c: &mut Certification) {
         } else {
             1.0
         };
-        let line_fps = fps_at(line, r.frame_size, 100.0) * senders;
+        let line_fps = c.settings.fps_at(line, r.frame_size, 100.0) * senders;
         (r.throughput_fps, r.corrected_s) = match t {
             Some(t) if r.bursts.is_empty() => (Some(t.fps), None),
             Some(t) => (

@@ -13,7 +13,7 @@ use super::plan::Plan;
 use super::raw::Scalar;
 use super::validate::Checker;
 use crate::certify::criteria::{Acceptance, LossBound};
-use crate::certify::model::{LatencyDefinition, Learning, Settings};
+use crate::certify::model::{LatencyDefinition, Learning, Settings, IMIX, RFC2544_SIZES};
 use crate::units::parse_duration;
 use crate::wire::spec::MAX_FRAME_SIZE;
 
@@ -42,7 +42,9 @@ pub(crate) struct Raw {
     #[serde(default)]
     pub tests: Option<Vec<String>>,
     #[serde(default)]
-    pub sizes: Option<Vec<u32>>,
+    pub sizes: Option<Vec<Scalar>>,
+    #[serde(default)]
+    pub imix: Option<RawImix>,
     #[serde(default)]
     pub trial: Option<Scalar>,
     #[serde(default)]
@@ -101,13 +103,25 @@ pub(crate) struct Raw {
 )]
 pub(crate) struct RawCriterion {
     #[serde(default)]
-    pub sizes: Vec<u32>,
+    pub sizes: Vec<Scalar>,
     #[serde(default)]
     pub min_throughput: Option<Scalar>,
     #[serde(default)]
     pub max_latency: Option<Scalar>,
     #[serde(default)]
     pub max_loss: Option<RawLoss>,
+}
+
+/// `certify.imix:` as written: an RFC 6985 genome (`aaaaaaaddddg`) or
+/// the sizes themselves.
+#[derive(Debug, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "an IMIX: a genome of the letters a-g (RFC 6985: a 64, b 128, c 256, d 512, e 1024, f 1280, g 1518) or a list of frame sizes"
+)]
+pub(crate) enum RawImix {
+    Genome(String),
+    Sizes(Vec<u32>),
 }
 
 /// `certify.criteria[i].max_loss:`
@@ -154,7 +168,21 @@ impl Checker<'_> {
             s.tests = parse_tests(t).map_err(|m| self.err("certify.tests", m))?;
         }
         if let Some(v) = &raw.sizes {
-            s.sizes = v.clone();
+            s.sizes = (v.iter().enumerate())
+                .map(|(i, x)| {
+                    parse_size(x.as_str()).map_err(|m| self.err(format!("certify.sizes[{i}]"), m))
+                })
+                .collect::<Result<_, _>>()?;
+        }
+        match &raw.imix {
+            Some(RawImix::Genome(g)) => {
+                s.imix = parse_genome(g).map_err(|m| self.err("certify.imix", m))?;
+            }
+            Some(RawImix::Sizes(v)) if v.is_empty() => {
+                return Err(self.err("certify.imix", "name at least one frame size"));
+            }
+            Some(RawImix::Sizes(v)) => s.imix = v.clone(),
+            None => {}
         }
         let dur = |key: &str, v: &Option<Scalar>, into: &mut f64| -> Result<(), ConfigError> {
             if let Some(v) = v {
@@ -296,13 +324,54 @@ impl Checker<'_> {
                 "a criterion needs min_throughput:, max_latency: or max_loss:",
             ));
         }
+        let sizes = (c.sizes.iter().enumerate())
+            .map(|(k, x)| {
+                parse_size(x.as_str()).map_err(|m| self.err(at(&format!("sizes[{k}]")), m))
+            })
+            .collect::<Result<_, _>>()?;
         Ok(Acceptance {
-            sizes: c.sizes.clone(),
+            sizes,
             min_throughput_pct,
             max_latency_ns,
             max_loss,
         })
     }
+}
+
+/// A frame size of `certify.sizes` or `--sizes`: bytes with FCS, or
+/// `imix` ([`IMIX`]).
+pub fn parse_size(text: &str) -> Result<u32, String> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("imix") {
+        return Ok(IMIX);
+    }
+    match t.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "`{t}` is not a frame size: bytes with FCS (e.g. 64, 1518) or imix"
+        )),
+    }
+}
+
+/// The sizes of an RFC 6985 IMIX genome: each letter a frame of the
+/// RFC 2544 sizes (a 64, b 128, c 256, d 512, e 1024, f 1280, g 1518),
+/// in order, repeating.
+pub fn parse_genome(text: &str) -> Result<Vec<u32>, String> {
+    let g = text.trim();
+    if g.is_empty() {
+        return Err("the genome is empty: letters a-g, e.g. aaaaaaaddddg".into());
+    }
+    g.chars()
+        .enumerate()
+        .map(|(i, ch)| match ch.to_ascii_lowercase() {
+            c @ 'a'..='g' => Ok(RFC2544_SIZES[(c as u8 - b'a') as usize]),
+            _ => Err(format!(
+                "`{ch}` (letter {}) is not a size of the genome: a 64, b 128, c 256, d 512, \
+                 e 1024, f 1280, g 1518 (RFC 6985)",
+                i + 1
+            )),
+        })
+        .collect()
 }
 
 /// `certify.learning`: `every_trial`, `once` or `off` (`true` is
@@ -524,7 +593,15 @@ impl Plan {
     /// Every size fits every stream a TX task sends: above its headers and
     /// stamp, at most the largest frame landspeed builds.
     fn check_sizes(&self) -> Result<(), ConfigError> {
-        for &size in &self.certify.settings.sizes {
+        let s = &self.certify.settings;
+        if s.sizes.contains(&IMIX) && s.imix.is_empty() {
+            return Err(self.error(
+                "certify.sizes",
+                "names imix, but certify.imix does not say which: a genome (aaaaaaaddddg) or a list of sizes".to_string(),
+            ));
+        }
+        let imix = s.imix.iter().filter(|_| s.sizes.contains(&IMIX));
+        for &size in s.sizes.iter().filter(|&&z| z != IMIX).chain(imix) {
             for &si in self.tx.iter().flat_map(|t| &t.streams) {
                 let st = &self.streams[si];
                 let min = st.min_frame_size();
@@ -735,5 +812,44 @@ mod tests {
             .unwrap()
             .with_certify_overrides(None, None, None, true);
         assert!(quick.check_certify().is_ok(), "--quick takes a coarse step");
+    }
+
+    #[test]
+    fn an_imix_is_a_genome_or_a_list_and_imix_names_it_among_the_sizes() {
+        let p = load_str(
+            &with("  sizes: [64, imix]\n  imix: aaaaaaaddddg\n"),
+            "c.yaml",
+        )
+        .unwrap();
+        let s = &p.certify.settings;
+        assert_eq!(s.sizes, [64, crate::certify::model::IMIX]);
+        assert_eq!(
+            s.imix,
+            [64, 64, 64, 64, 64, 64, 64, 512, 512, 512, 512, 1518]
+        );
+        assert!((s.mean_bytes(0) - (7.0 * 64.0 + 4.0 * 512.0 + 1518.0) / 12.0).abs() < 1e-9);
+        assert_eq!(s.mean_bytes(64), 64.0);
+        assert!(p.check_certify().is_ok());
+        let p = load_str(&with("  sizes: [IMIX]\n  imix: [64, 1518]\n"), "c.yaml").unwrap();
+        assert_eq!(p.certify.settings.imix, [64, 1518]);
+        assert_eq!(
+            super::parse_genome("abcdefg").unwrap(),
+            crate::certify::model::RFC2544_SIZES
+        );
+    }
+
+    #[test]
+    fn a_bad_imix_is_refused_naming_what_is_wrong() {
+        assert!(refused("  sizes: [imix]\n")
+            .contains("certify.sizes: names imix, but certify.imix does not say which"));
+        assert!(refused("  sizes: [imix]\n  imix: aaxg\n")
+            .contains("certify.imix: `x` (letter 3) is not a size of the genome: a 64, b 128"));
+        assert!(refused("  sizes: [64, big]\n").contains(
+            "certify.sizes[1]: `big` is not a frame size: bytes with FCS (e.g. 64, 1518) or imix"
+        ));
+        assert!(refused("  sizes: [imix]\n  imix: [64, 20000]\n")
+            .contains("cannot carry 20000-byte frames"));
+        assert!(refused("  sizes: [imix]\n  imix: []\n")
+            .contains("certify.imix: name at least one frame size"));
     }
 }

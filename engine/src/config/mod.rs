@@ -25,7 +25,7 @@ mod tests;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use certify::parse_tests;
+pub use certify::{parse_size, parse_tests};
 pub use duration::parse_duration;
 pub use error::ConfigError;
 #[cfg(test)]

@@ -27,7 +27,7 @@ use super::{
 };
 use crate::certify::model::{
     bunched, frames_later_than, Certification, DirectionFigures, HostPort, Tester, Trial,
-    TrialSpec, QUEUE_FLOOR_NS,
+    TrialSpec, IMIX, QUEUE_FLOOR_NS,
 };
 use crate::certify::search::{self, Step, AGGREGATE};
 use crate::config::{CountFrom, Plan};
@@ -98,7 +98,8 @@ pub fn topology(plan: &Plan) -> Result<(&'static str, Vec<Direction>)> {
 /// frame raised to the largest size the certification sends.
 pub fn port_plan(plan: &Plan) -> Plan {
     let mut p = plan.clone();
-    let max = p.certify.settings.sizes.iter().copied().max().unwrap_or(0);
+    let s = &p.certify.settings;
+    let max = s.sizes.iter().chain(&s.imix).copied().max().unwrap_or(0);
     for port in &mut p.ports {
         port.max_frame = port.max_frame.max(max);
     }
@@ -225,7 +226,8 @@ impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
             Some(d) => labels[d].clone(),
             None => AGGREGATE.to_string(),
         };
-        let mut t = to_trial(&r, spec, label, self.line_bps(), self.rt.tsc_hz);
+        let mean = self.base.certify.settings.mean_bytes(spec.frame_size);
+        let mut t = to_trial(&r, spec, label, self.line_bps(), self.rt.tsc_hz, mean);
         if spec.direction.is_none() && self.dirs.len() > 1 {
             if let Some(ids) = direction_streams(self.base, &self.dirs) {
                 t.per_direction = per_direction(&r, &labels, &ids);
@@ -286,8 +288,14 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
             }
         }
         let streams: Vec<usize> = p.tx.iter().flat_map(|t| t.streams.clone()).collect();
+        let imix = &self.base.certify.settings.imix;
+        let size = if spec.frame_size == IMIX {
+            SizeSpec::Cycle(imix.iter().map(|&z| z as usize).collect())
+        } else {
+            SizeSpec::Fixed(spec.frame_size as usize)
+        };
         for s in streams {
-            p.streams[s].size = SizeSpec::Fixed(spec.frame_size as usize);
+            p.streams[s].size = size.clone();
         }
         for t in &mut p.tx {
             // As the receivers: no report loop refreshes a 1588 clock map.
@@ -477,7 +485,14 @@ fn sleep_unless_hurried(d: Duration, stop: &StopFlag) {
 /// distinct frames received (so a tail lost after the last frame counts),
 /// the senders' shortfall, a descheduled lcore or a loss the senders'
 /// catch-up bursts may explain ([`bunched`]) as `tester_bound`.
-fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64, hz: u64) -> Trial {
+fn to_trial(
+    r: &RunResult,
+    spec: &TrialSpec,
+    direction: String,
+    line_bps: u64,
+    hz: u64,
+    mean_bytes: f64,
+) -> Trial {
     let (tx_frames, span_s, missed) = match &r.tx {
         Some(t) => (
             t.frames,
@@ -489,7 +504,7 @@ fn to_trial(r: &RunResult, spec: &TrialSpec, direction: String, line_bps: u64, h
     let rx = r.rx.clone().unwrap_or_default();
     let received = (rx.good + rx.corrupt).saturating_sub(rx.duplicated);
     let lost = tx_frames.saturating_sub(received);
-    let wire_bits = (f64::from(spec.frame_size) + L1_OVERHEAD as f64) * 8.0;
+    let wire_bits = (mean_bytes + L1_OVERHEAD as f64) * 8.0;
     let sent_pct = if span_s > 0.0 && line_bps > 0 {
         tx_frames as f64 * wire_bits / span_s / line_bps as f64 * 100.0
     } else {

@@ -1031,6 +1031,7 @@ impl RunResult {
         let rx_ports = on(&mut plan.rx.iter().map(|r| r.port));
         let tx_ports = on(&mut plan.tx.iter().map(|t| t.port));
         let rx_refused: u64 = rx_ports.iter().map(|p| p.errors.rx_refused).sum();
+        let rx_ring_drops: u64 = rx_ports.iter().map(|p| p.errors.rx_ring_drops).sum();
         let mut obs = Observation {
             frame_size,
             offered_bps: 0.0,
@@ -1046,8 +1047,12 @@ impl RunResult {
             rx_descheduled,
             imissed,
             rx_nombuf: rx.map_or(0, |r| r.pmd.rx_nombuf),
-            // Frames the port missed or refused reached it.
-            lost_in_network: lost.saturating_sub(imissed).saturating_sub(rx_refused),
+            rx_ring_drops,
+            // Frames the port missed, dropped at a full ring or refused
+            // reached it.
+            lost_in_network: (lost.saturating_sub(imissed))
+                .saturating_sub(rx_ring_drops)
+                .saturating_sub(rx_refused),
             drops_hidden: self.ports.iter().any(|p| {
                 plan.rx.iter().any(|r| plan.ports[r.port].name == p.name)
                     && (p.driver == "net_af_packet" || p.driver == "net_memif")

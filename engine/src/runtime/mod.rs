@@ -46,7 +46,7 @@ use std::io::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::config::{Device, Plan};
+use crate::config::{Checksum, Device, Plan};
 use crate::counter::{Padded, RxLive, StopFlag, TxLive};
 use crate::dpdk::{
     self, DpdkError, Eal, Mempool, Port, PortConfig, PortStats, Queues, Scope, Worker,
@@ -185,6 +185,11 @@ struct PortRt<'rt> {
     tx_offload: bool,
     /// How its TX frames get their fill.
     payload: crate::tx_payload::PortPayload,
+    /// Its RX queues drop at a full ring (`rx_drop_en`).
+    rx_drop_en: bool,
+    /// Its kernel interface's MTU, where it has one that carries it
+    /// (mlx5) and it was read after the MTU was set.
+    netdev_mtu: Option<u16>,
 }
 
 /// What a port said when it was started.
@@ -223,7 +228,15 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
         info.socket,
     )
     .map_err(|e| perr(plan, &field, e))?;
-    let tx_offload = match pp.checksum.resolve(info.tx_checksum_offload()) {
+    // `auto` keeps the checksums in software where asking the NIC would
+    // take the driver off its vector TX path.
+    let can_offload = match pp.checksum {
+        Checksum::Auto => {
+            crate::limits::pmd::checksum_auto_offloads(&info.driver, info.tx_checksum_offload())
+        }
+        _ => info.tx_checksum_offload(),
+    };
+    let tx_offload = match pp.checksum.resolve(can_offload) {
         Some(mode) => mode == CsumMode::Offload,
         None => {
             return Err(perr(
@@ -247,6 +260,8 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
         rx_scatter: size.rx_scatter,
         tx_checksum_offload: tx_offload,
         tx_multi_segs: payload.attach_from.is_some(),
+        tx_one_pool: tasks::port_one_pool(plan, i),
+        rx_drop_en: crate::limits::pmd::rx_drop_en(pp.rx_queues.max(1)),
         rx_checksum_offload: info.rx_checksum_offload(),
         rx_timestamp: (plan.rx.iter())
             .any(|r| r.port == i && r.timestamps != crate::clock::nic::Want::Software),
@@ -254,6 +269,7 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
     };
     port.configure(&cfg, pool)
         .map_err(|e| perr(plan, &field, e))?;
+    let netdev_mtu = devices::apply_mtu(plan, i, &port, &size)?;
     if payload.attach_from.is_some() {
         let segs = crate::tx_payload::segment_pool(&rt.eal, plan, i, payload, mbufs, info.socket);
         (segs.and_then(|p| port.set_segment_pool(p))).map_err(|e| perr(plan, &field, e))?;
@@ -262,6 +278,8 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
         port,
         tx_offload,
         payload,
+        rx_drop_en: cfg.rx_drop_en,
+        netdev_mtu,
     })
 }
 

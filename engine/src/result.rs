@@ -72,6 +72,69 @@ pub struct PortResult {
     /// on a port without the handshake.
     #[serde(default)]
     pub control: Option<ControlFrames>,
+    /// How the port was set up and what its driver chose: burst paths,
+    /// offloads asked, fast free, `rx_drop_en`, its kernel interface's
+    /// MTU; `null` in results of older versions.
+    #[serde(default)]
+    pub setup: Option<PortSetup>,
+}
+
+/// How a port was set up and which fast paths its driver took
+/// (docs/real-nics.md, "Offloads, fast paths and counters per driver").
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortSetup {
+    /// The TX burst function the driver chose for queue 0
+    /// (`rte_eth_tx_burst_mode_get`: `Vector AVX2`, `Scalar`, ...), or,
+    /// for ixgbe, which cannot say, the one its offloads imply (marked
+    /// `inferred`); `null` when the driver does not say.
+    #[serde(default)]
+    pub tx_path: Option<String>,
+    /// The RX burst function (`rte_eth_rx_burst_mode_get`); `null` when
+    /// the driver does not say.
+    #[serde(default)]
+    pub rx_path: Option<String>,
+    /// The TX offloads asked (`tx-udp-cksum`, `tx-multi-segs`,
+    /// `tx-mbuf-fast-free`, ...).
+    #[serde(default)]
+    pub tx_offloads: Vec<String>,
+    /// The RX offloads asked.
+    #[serde(default)]
+    pub rx_offloads: Vec<String>,
+    /// Fast free was asked: every TX queue sends from one pool.
+    #[serde(default)]
+    pub fast_free: bool,
+    /// The RX queues drop at a full ring (`rx_drop_en`).
+    #[serde(default)]
+    pub rx_drop_en: bool,
+    /// The MTU of the port's kernel interface after landspeed set it
+    /// (mlx5), when read.
+    #[serde(default)]
+    pub netdev_mtu: Option<u16>,
+}
+
+impl PortSetup {
+    /// One line of the summary: `TX path Vector AVX2, RX path Scalar;
+    /// offloads asked: ...`.
+    pub fn line(&self) -> String {
+        let path = |p: &Option<String>| p.clone().unwrap_or_else(|| "not reported".into());
+        let offloads: Vec<&str> = (self.tx_offloads.iter())
+            .chain(&self.rx_offloads)
+            .map(String::as_str)
+            .collect();
+        let offloads = if offloads.is_empty() {
+            "none".to_string()
+        } else {
+            offloads.join(", ")
+        };
+        let netdev = self
+            .netdev_mtu
+            .map_or(String::new(), |m| format!("; kernel interface MTU {m}"));
+        format!(
+            "TX path {}, RX path {}; offloads asked: {offloads}{netdev}",
+            path(&self.tx_path),
+            path(&self.rx_path)
+        )
+    }
 }
 
 /// Control frames of the departure handshake on one port.
@@ -1118,6 +1181,11 @@ impl RunResult {
             rx_lines(&mut s, rx, self.elapsed_s);
             timestamp_lines(&mut s, &self.ports);
         }
+        for p in &self.ports {
+            if let Some(setup) = &p.setup {
+                let _ = writeln!(s, "      port {} ({}): {}", p.name, p.driver, setup.line());
+            }
+        }
         if let Some(v) = &self.verdict {
             verdict_lines(&mut s, v);
         }
@@ -2163,6 +2231,7 @@ mod tests {
             errors: ErrorSeries::default(),
             timestamps: None,
             control: None,
+            setup: None,
         };
         assert_eq!(port.error_problems(), Vec::new(), "a clean port");
         let class = |class, counter: &str, frames| ClassCount {
@@ -2232,6 +2301,7 @@ mod tests {
             errors: ErrorSeries::default(),
             timestamps: None,
             control: None,
+            setup: None,
         };
         use FlowControl::*;
         for fc in [TurnedOff, AlreadyOff] {

@@ -225,3 +225,41 @@ pub(crate) fn for_task<'q>(
     Payload::new(queue, builders, port)
         .map_err(|e| crate::Error::Config(plan.error(&format!("tx[{ti}]"), e.to_string())))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(sizes: &str) -> Plan {
+        let yaml = format!(
+            "eal: {{ cores: [0, 1, 2], vdevs: [net_ring0, net_ring1] }}\n\
+             ports: [ {{ name: p0, device: net_ring0 }}, {{ name: p1, device: net_ring1 }} ]\n\
+             streams: [ {{ name: a, frame_size: {sizes} }}, {{ name: b, frame_size: 9130 }} ]\n\
+             tx: [ {{ lcore: 1, port: p0, rate: 1G, streams: [a] }},\n\
+                   {{ lcore: 2, port: p1, rate: 1G, streams: [b] }} ]\n"
+        );
+        crate::config::load_str(&yaml, "t.yaml").unwrap()
+    }
+
+    /// The largest fill of a port's frames: the L4 payload less the
+    /// IPv4/UDP headers (42 + FCS 4) and the shortest stamp (18).
+    #[test]
+    fn the_largest_fill_is_per_port() {
+        let p = plan("[64, 1088]");
+        assert_eq!(largest_fill(&p, 0), 1088 - 4 - 42 - 18);
+        assert_eq!(largest_fill(&p, 1), 9130 - 4 - 42 - 18);
+        let p = plan("64");
+        assert_eq!(largest_fill(&p, 0), 0);
+    }
+
+    /// Multi-segment TX only where the driver offers it and a fill
+    /// reaches the threshold.
+    #[test]
+    fn auto_attaches_only_fills_that_reach_the_threshold() {
+        assert_eq!(auto_attach_from(true, AUTO_MIN_FILL), Some(AUTO_MIN_FILL));
+        assert_eq!(auto_attach_from(true, 9066), Some(1024));
+        assert_eq!(auto_attach_from(true, AUTO_MIN_FILL - 1), None);
+        assert_eq!(auto_attach_from(true, 0), None);
+        assert_eq!(auto_attach_from(false, 9066), None);
+    }
+}

@@ -833,9 +833,35 @@ fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up], seen: &Seen) -> Vec<P
                 errors: seen.errors.get(i).cloned().unwrap_or_default(),
                 timestamps: None,
                 control: seen.control.get(i).copied().flatten(),
+                setup: Some(port_setup(pr)),
             }
         })
         .collect()
+}
+
+/// How port `pr` was set up and the burst paths its driver chose (asked
+/// now: the port is started); ixgbe's TX path, which it cannot report,
+/// inferred from the offloads asked.
+fn port_setup(pr: &PortRt) -> result::PortSetup {
+    let port = &pr.port;
+    let modes = port.burst_modes();
+    let (rx_bits, tx_bits) = port.offloads_asked();
+    let names = |rx, tx| -> Vec<String> {
+        (dpdk::offload_names(rx, tx).into_iter())
+            .map(String::from)
+            .collect()
+    };
+    let driver = &port.info().driver;
+    result::PortSetup {
+        tx_path: (modes.tx)
+            .or_else(|| crate::limits::pmd::inferred_tx_path(driver, tx_bits).map(String::from)),
+        rx_path: modes.rx,
+        tx_offloads: names(0, tx_bits),
+        rx_offloads: names(rx_bits, 0),
+        fast_free: port.fast_free(),
+        rx_drop_en: pr.rx_drop_en,
+        netdev_mtu: pr.netdev_mtu,
+    }
 }
 
 /// The TX and RX sections of the result, and the verdict.

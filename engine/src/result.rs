@@ -1444,9 +1444,13 @@ fn timestamp_lines(s: &mut String, ports: &[PortResult]) {
             ),
             None => String::new(),
         };
+        let probe = match t.tx_latch_probe {
+            Some(false) => "; TX latch probe: nothing latched, software departures",
+            _ => "",
+        };
         let _ = writeln!(
             s,
-            "      timestamps {}: rx {}, tx {} (asked {}{}; {} offers rx-timestamp {}, read-clock {}, timesync {}){clock}{tx_clock}",
+            "      timestamps {}: rx {}, tx {} (asked {}{}; {} offers rx-timestamp {}, read-clock {}, timesync {}){clock}{tx_clock}{probe}",
             p.name,
             t.rx.name(),
             t.tx.name(),

@@ -11,8 +11,8 @@
 //! batch, the stream's counters added per burst); whether gap frames are
 //! woven in, once per batch. Nothing here allocates, locks or prints once
 //! the loop runs. A task whose port latches IEEE 1588 TX timestamps marks
-//! one frame now and then and reads its departure back after the
-//! following bursts ([`TxStamps`], `clock::txstamp`).
+//! one frame now and then and reads its departure back, polling the latch
+//! on a TSC interval ([`TxStamps`], `clock::txstamp`).
 
 use std::sync::Arc;
 
@@ -140,7 +140,8 @@ impl Sampling {
 
     /// After a burst of `sent` from slot `h` stamped at TSC `now`: the
     /// marked frame, if it left, is in flight (else its request is taken
-    /// back); the latch is polled while a sample is in flight.
+    /// back); while a sample is in flight the latch is read once per poll
+    /// gap of the TSC ([`TxSampler::poll_due`]), not after every burst.
     #[inline(never)]
     fn after(
         &mut self,
@@ -156,7 +157,7 @@ impl Sampling {
                 batch.unmark_tx_timestamp(i);
             }
         }
-        if self.sampler.in_flight() {
+        if self.sampler.poll_due(now) {
             let s = &self.stamps;
             let latched = (s.latch.read())
                 .map(|raw| crate::clock::nic::NicMap::from_words(s.map.load(), s.counter).tsc(raw));

@@ -119,8 +119,9 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
                 ),
             )
         })?;
+        let mut queue = queue;
         let up = &ups[t.port];
-        let stamps = tx_departure(plan, ti, tsc_hz, &ports[t.port], &mut syncs)?;
+        let stamps = tx_departure(plan, ti, tsc_hz, &ports[t.port], &mut queue, &mut syncs)?;
         let mut task = tx_task(
             plan,
             ti,
@@ -180,6 +181,7 @@ fn tx_departure(
     ti: usize,
     tsc_hz: u64,
     pr: &PortRt,
+    queue: &mut TxQueue<'_>,
     syncs: &mut super::clock::Syncs,
 ) -> Result<Option<crate::tx::TxStamps>> {
     use crate::clock::nic::{select_departure, Arrival, Departure, NicCaps, PortStamps, Want};
@@ -222,6 +224,7 @@ fn tx_departure(
                     tx_asked: None,
                     nic_clock: None,
                     tx_clock: None,
+                    tx_latch_probe: None,
                 },
             ));
             syncs.stamps.len() - 1
@@ -234,8 +237,31 @@ fn tx_departure(
     if dep != Departure::Nic {
         return Ok(None);
     }
-    st.tx = Departure::Nic;
     let latch = TxLatch::enable(port).map_err(|e| perr(plan, &at, e))?;
+    // The latch proves itself once per port: one control frame, marked.
+    let latched = match st.tx_latch_probe {
+        Some(l) => l,
+        None => {
+            let mut probe = [0u8; crate::wire::control::LEN];
+            let mac = crate::wire::MacAddr(port.info().mac);
+            crate::wire::control::emit(&mut probe, crate::wire::control::Kind::Probe, mac);
+            let wait = std::time::Duration::from_millis(crate::clock::nic::LATCH_PROBE_MS);
+            *st.tx_latch_probe.insert(latch.probe(queue, &probe, wait))
+        }
+    };
+    let dep = crate::clock::nic::after_probe(
+        t.timestamps,
+        dep,
+        latched,
+        &plan.ports[t.port].name,
+        &port.info().driver,
+    )
+    .map_err(|m| perr(plan, &at, m))?;
+    if dep != Departure::Nic {
+        let _ = port.timesync_disable();
+        return Ok(None);
+    }
+    st.tx = Departure::Nic;
     let n = match syncs.tx_nic.iter().position(|n| n.port == t.port) {
         Some(i) => &syncs.tx_nic[i],
         None => {
@@ -311,6 +337,7 @@ fn nic_stamps(
                     tx_asked: None,
                     nic_clock: None,
                     tx_clock: None,
+                    tx_latch_probe: None,
                 },
             )),
         }

@@ -330,6 +330,75 @@ fn start_ports<'q>(plan: &Plan, ports: &'q [PortRt<'_>]) -> Result<(Vec<Queues<'
     Ok((queues, ups))
 }
 
+/// What `landspeed doctor` learns of one port of a profile by opening it
+/// as a run would, once, without traffic.
+#[derive(Clone, Debug)]
+pub struct PortLook {
+    /// The profile's name for the port.
+    pub name: String,
+    /// DPDK's device name.
+    pub device: String,
+    /// The DPDK driver.
+    pub driver: String,
+    /// How it was set up and the burst paths its driver chose.
+    pub setup: result::PortSetup,
+    /// The offloads the driver offers (their names).
+    pub offered: Vec<String>,
+    /// Every TX queue sends from one pool, whatever the task: fast free
+    /// is safe.
+    pub fast_free_safe: bool,
+    /// Whether the driver offers fast free.
+    pub fast_free_offered: bool,
+    /// The MTU the run sets (`None`: the driver's own) and the one read
+    /// back.
+    pub mtu: (Option<u16>, u16),
+    /// The link after up to two seconds.
+    pub link: dpdk::LinkStatus,
+}
+
+/// How long `landspeed doctor` waits for a port's link.
+const DOCTOR_LINK_WAIT: Duration = Duration::from_secs(2);
+
+/// Opens, configures and starts every port of `plan` once, as a run
+/// would (the EAL, pools, offloads, MTU set and read back), and reports
+/// what each port's driver chose; no frame is sent. An error is what a
+/// run would have failed with.
+pub fn inspect_ports(plan: &Plan) -> Result<Vec<PortLook>> {
+    let rt = Runtime::open(plan)?;
+    let ports = open_ports(&rt, plan)?;
+    let mut looks = Vec::new();
+    for (i, pr) in ports.iter().enumerate() {
+        let queues = pr
+            .port
+            .start()
+            .map_err(|e| perr(plan, &format!("ports[{i}]"), e))?;
+        let mut quiet = |_: &str| {};
+        let (link, _) = devices::wait_link(plan, i, &pr.port, DOCTOR_LINK_WAIT, &mut quiet);
+        let info = pr.port.info();
+        let size_mtu = devices::port_sizing(plan, i, &pr.port)
+            .map(|s| s.mtu)
+            .ok()
+            .flatten();
+        looks.push(PortLook {
+            name: plan.ports[i].name.clone(),
+            device: info.name.clone(),
+            driver: info.driver.clone(),
+            setup: port_setup(pr),
+            offered: (info.offload_names().into_iter())
+                .map(String::from)
+                .collect(),
+            fast_free_safe: tasks::port_one_pool(plan, i),
+            fast_free_offered: dpdk::offload_names(0, info.tx_offload_capa)
+                .contains(&"tx-mbuf-fast-free"),
+            mtu: (size_mtu, pr.port.mtu()),
+            link,
+        });
+        drop(queues);
+    }
+    close_ports(ports);
+    Ok(looks)
+}
+
 /// Run `plan` to completion. `stop_early` is polled by the reporter (set by
 /// a signal handler) to end the run before its duration.
 pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Result<RunResult> {

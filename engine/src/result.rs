@@ -2152,6 +2152,57 @@ mod tests {
         );
     }
 
+    /// A receiving port's ring-full drops (ixgbe's rx_qN_errors) reached
+    /// it: they are the receiver's drops in the observation, never lost
+    /// in the network.
+    #[test]
+    fn ring_full_drops_are_not_lost_in_the_network() {
+        let plan = crate::config::load_str(
+            "eal: { cores: [0, 1], vdevs: [net_null0] }\n\
+             ports: [ { name: p0, device: net_null0 } ]\n\
+             rx: [ { lcore: 1, port: p0 } ]\n",
+            "t.yaml",
+        )
+        .unwrap();
+        let mut rx = RxResult {
+            lost: 1000,
+            ..RxResult::default()
+        };
+        rx.pmd.imissed = 100;
+        let port = PortResult {
+            name: "p0".into(),
+            device: "0000:3b:00.0".into(),
+            driver: "net_ixgbe".into(),
+            link_bps: 0,
+            line_source: LineSource::Unknown,
+            stats: PortStats::default(),
+            xstats: Vec::new(),
+            mtu: 1500,
+            rx_mbuf_room: 0,
+            flow_control: None,
+            errors: ErrorSeries {
+                rx_drops: 800,
+                rx_ring_drops: 700,
+                ..ErrorSeries::default()
+            },
+            timestamps: None,
+            control: None,
+            setup: None,
+        };
+        let mut run = RunResult::new(
+            &plan,
+            1_000_000_000,
+            1_000_000_000,
+            1.0,
+            vec![port],
+            Vec::new(),
+        );
+        run.rx = Some(rx);
+        let obs = run.observation(None, None, &plan);
+        assert_eq!((obs.imissed, obs.rx_ring_drops), (100, 700));
+        assert_eq!(obs.lost_in_network, 200);
+    }
+
     #[test]
     fn foreign_frames_never_stretch_the_span() {
         // Foreign frames came at TSC 100 and 50,000 (the lcore's first and

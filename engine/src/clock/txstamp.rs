@@ -7,10 +7,11 @@
 //! one frame at a time (the one sent with `RTE_MBUF_F_TX_IEEE1588_TMST`),
 //! to be read back with `rte_eth_timesync_read_tx_timestamp`. So the
 //! sender samples: now and then it marks one frame of a burst, polls the
-//! latch after each following burst, and keeps, per stream, the offset
-//! NIC departure − software stamp. Its mean corrects the latency (the
-//! departure is the stamp plus the mean offset); its spread, how far a
-//! frame's offset may lie from the mean, joins the bound.
+//! latch on a TSC interval while it is in flight, and keeps, per stream,
+//! the offset NIC departure − software stamp. Its mean corrects the
+//! latency (the departure is the stamp plus the mean offset); its
+//! spread, how far a frame's offset may lie from the mean, joins the
+//! bound.
 //!
 //! The rules, all counted:
 //! - one sample in flight at a time (the latch holds one departure);

@@ -790,7 +790,7 @@ fn check_config(
 /// The device configuration for `cfg`: MTU, scattered RX, checksum
 /// offloads, fast free (only for queues of one pool, frames unchained),
 /// RSS over `rxq` queues.
-pub(crate) fn eth_conf(info: &PortInfo, cfg: &PortConfig, rxq: u16) -> sys::rte_eth_conf {
+fn eth_conf(info: &PortInfo, cfg: &PortConfig, rxq: u16) -> sys::rte_eth_conf {
     let mut conf = sys::rte_eth_conf::default();
     // 0 is ethdev's "default" (1500).
     conf.rxmode.mtu = cfg.mtu.map_or(0, u32::from);

@@ -627,11 +627,17 @@ pub(super) fn netdev_mtu(pci: &str) -> Option<u16> {
 /// the profile's frames cannot pass ([`pmd::mtu_problem`]). A receiver
 /// that learns its streams asked for more than the profile's frames
 /// need: when the driver refuses that, the MTU the frames need is tried.
-/// Returns the kernel interface's MTU where it was read.
-pub(super) fn apply_mtu(plan: &Plan, i: usize, port: &Port, size: &Sizing) -> Result<Option<u16>> {
+/// Returns the MTU set (`size`'s, or the one the frames need; `None`:
+/// the driver's own) and the kernel interface's MTU where it was read.
+pub(super) fn apply_mtu(
+    plan: &Plan,
+    i: usize,
+    port: &Port,
+    size: &Sizing,
+) -> Result<(Option<u16>, Option<u16>)> {
     let info = port.info();
     let Some(asked) = size.mtu.filter(|_| pmd::sets_mtu(&info.driver)) else {
-        return Ok(None);
+        return Ok((size.mtu, None));
     };
     let frame = plan.ports[i].max_frame;
     let need = match mtu_for(&info.driver, &pmd_limits(info), frame) {
@@ -654,7 +660,7 @@ pub(super) fn apply_mtu(plan: &Plan, i: usize, port: &Port, size: &Sizing) -> Re
         netdev,
     };
     let Some(why) = pmd::mtu_problem(&info.driver, readback, need, frame) else {
-        return Ok(netdev);
+        return Ok((Some(asked), netdev));
     };
     let now = readback.dpdk.max(netdev.unwrap_or(0));
     let hint = if now > 0 {

@@ -187,6 +187,8 @@ struct PortRt<'rt> {
     payload: crate::tx_payload::PortPayload,
     /// Its RX queues drop at a full ring (`rx_drop_en`).
     rx_drop_en: bool,
+    /// The MTU set for its frames (`None`: the driver's own).
+    mtu_asked: Option<u16>,
     /// Its kernel interface's MTU, where it has one that carries it
     /// (mlx5) and it was read after the MTU was set.
     netdev_mtu: Option<u16>,
@@ -269,7 +271,7 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
     };
     port.configure(&cfg, pool)
         .map_err(|e| perr(plan, &field, e))?;
-    let netdev_mtu = devices::apply_mtu(plan, i, &port, &size)?;
+    let (mtu_asked, netdev_mtu) = devices::apply_mtu(plan, i, &port, &size)?;
     if payload.attach_from.is_some() {
         let segs = crate::tx_payload::segment_pool(&rt.eal, plan, i, payload, mbufs, info.socket);
         (segs.and_then(|p| port.set_segment_pool(p))).map_err(|e| perr(plan, &field, e))?;
@@ -279,6 +281,7 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
         tx_offload,
         payload,
         rx_drop_en: cfg.rx_drop_en,
+        mtu_asked,
         netdev_mtu,
     })
 }
@@ -375,10 +378,6 @@ pub fn inspect_ports(plan: &Plan) -> Result<Vec<PortLook>> {
         let mut quiet = |_: &str| {};
         let (link, _) = devices::wait_link(plan, i, &pr.port, DOCTOR_LINK_WAIT, &mut quiet);
         let info = pr.port.info();
-        let size_mtu = devices::port_sizing(plan, i, &pr.port)
-            .map(|s| s.mtu)
-            .ok()
-            .flatten();
         looks.push(PortLook {
             name: plan.ports[i].name.clone(),
             device: info.name.clone(),
@@ -390,7 +389,7 @@ pub fn inspect_ports(plan: &Plan) -> Result<Vec<PortLook>> {
             fast_free_safe: tasks::port_one_pool(plan, i),
             fast_free_offered: dpdk::offload_names(0, info.tx_offload_capa)
                 .contains(&"tx-mbuf-fast-free"),
-            mtu: (size_mtu, pr.port.mtu()),
+            mtu: (pr.mtu_asked, pr.port.mtu()),
             link,
         });
         drop(queues);

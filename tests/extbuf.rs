@@ -58,6 +58,8 @@ fn pattern_memory_outlives_frames_a_pmd_still_holds() {
         rx_scatter: false,
         tx_checksum_offload: false,
         tx_multi_segs: true,
+        tx_one_pool: true,
+        rx_drop_en: false,
         rx_checksum_offload: false,
         rx_timestamp: false,
         promiscuous: false,

@@ -82,6 +82,54 @@ fn a_9130_byte_frame_arrives_whole_in_a_loopback() {
     assert_eq!(u(&v, "/ports/0/rx_mbuf_room"), 17408);
 }
 
+/// `payload: auto` on net_ring, which offers multi-segment TX: asked
+/// only when some frame's fill reaches the attach threshold (9130-byte
+/// frames), not for 1024-byte frames whose fill stays below it (asking
+/// would take ixgbe, i40e and ice off their vector TX paths for nothing).
+/// The port's set-up is in the JSON and the summary.
+#[test]
+fn multi_segment_tx_is_asked_only_when_a_fill_attaches() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = run(dir.path(), "big", &ring_profile("auto"));
+    assert_all_whole(&v);
+    assert_eq!(u(&v, "/tx/tasks/0/attached_frames"), u(&v, "/tx/frames"));
+    let setup = &v["ports"][0]["setup"];
+    assert_eq!(setup["tx_offloads"], serde_json::json!(["tx-multi-segs"]));
+    assert_eq!(setup["rx_offloads"], serde_json::json!([]));
+    assert_eq!(setup["fast_free"], false);
+    assert_eq!(setup["rx_drop_en"], false);
+    // net_ring reports no burst mode.
+    assert!(
+        setup["tx_path"].is_null() && setup["rx_path"].is_null(),
+        "{setup}"
+    );
+
+    // The largest 1024-byte frame's fill: 1024 − 4 − 42 − 18 = 960 bytes.
+    let small = ring_profile("auto").replace("frame_size: 9130", "frame_size: 1024");
+    let profile = write_file(dir.path(), "small.yaml", &small);
+    let json = dir.path().join("small.json");
+    let out = landspeed(
+        dir.path(),
+        [
+            "run",
+            profile.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    let v = common::read_json(&json);
+    assert_eq!(u(&v, "/tx/tasks/0/attached_frames"), 0);
+    assert_eq!(v["ports"][0]["setup"]["tx_offloads"], serde_json::json!([]));
+    assert!(
+        out.stdout.contains(
+            "      port p0 (net_ring): TX path not reported, RX path not reported; offloads \
+             asked: none\n"
+        ),
+        "{}",
+        out.stdout
+    );
+}
+
 #[test]
 fn a_chained_9130_byte_frame_is_made_whole_not_too_short() {
     let dir = tempfile::tempdir().unwrap();

@@ -36,6 +36,7 @@ fn check_software(v: &Value, out: &common::Output, asked: &str) {
             "tx_asked": "auto",
             "nic_clock": null,
             "tx_clock": null,
+            "tx_latch_probe": null,
         }),
         "{t}"
     );

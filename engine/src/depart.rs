@@ -201,7 +201,10 @@ impl PeerRx {
                     // over.
                     self.state.hold.store(true, Ordering::Release);
                 }
-                self.state.hear(kind);
+                // A sender's latch probe says nothing to the handshake.
+                if kind != Kind::Probe {
+                    self.state.hear(kind);
+                }
                 batch.truncate(n - 1);
                 n - 1
             }

@@ -11,6 +11,7 @@ pub(crate) mod clock;
 pub(crate) mod config;
 pub(crate) mod counter;
 pub(crate) mod depart;
+pub mod doctor;
 pub mod dpdk;
 pub mod error;
 #[cfg(test)]

@@ -42,6 +42,14 @@ enum Cmd {
     /// Certify a device under test as RFC 2544 asks: throughput, latency,
     /// frame loss rate and back-to-back frames.
     Rfc2544(cli::Rfc2544Args),
+    /// Check this host (hugepages, IOMMU, CPU isolation, TSC, governor)
+    /// and a profile's ports (driver, burst paths, offloads, fast free,
+    /// MTU, link); each finding says what to do. Exit 0 all good, 3
+    /// warnings, 1 errors.
+    Doctor {
+        /// The profile whose ports to open once and check.
+        profile: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -56,6 +64,7 @@ fn main() -> ExitCode {
         Cmd::Replay(args) => ok(cli::replay(&args)),
         Cmd::Report { tx, rx, json } => ok(cli::report(&tx, &rx, json.as_deref())),
         Cmd::Rfc2544(args) => cli::rfc2544(&args),
+        Cmd::Doctor { profile } => landspeed::doctor::run(profile.as_deref()),
     };
     match result {
         Ok(status) => ExitCode::from(status),

@@ -72,6 +72,69 @@ pub struct PortResult {
     /// on a port without the handshake.
     #[serde(default)]
     pub control: Option<ControlFrames>,
+    /// How the port was set up and what its driver chose: burst paths,
+    /// offloads asked, fast free, `rx_drop_en`, its kernel interface's
+    /// MTU; `null` in results of older versions.
+    #[serde(default)]
+    pub setup: Option<PortSetup>,
+}
+
+/// How a port was set up and which fast paths its driver took
+/// (docs/real-nics.md, "Offloads, fast paths and counters per driver").
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortSetup {
+    /// The TX burst function the driver chose for queue 0
+    /// (`rte_eth_tx_burst_mode_get`: `Vector AVX2`, `Scalar`, ...), or,
+    /// for ixgbe, which cannot say, the one its offloads imply (marked
+    /// `inferred`); `null` when the driver does not say.
+    #[serde(default)]
+    pub tx_path: Option<String>,
+    /// The RX burst function (`rte_eth_rx_burst_mode_get`); `null` when
+    /// the driver does not say.
+    #[serde(default)]
+    pub rx_path: Option<String>,
+    /// The TX offloads asked (`tx-udp-cksum`, `tx-multi-segs`,
+    /// `tx-mbuf-fast-free`, ...).
+    #[serde(default)]
+    pub tx_offloads: Vec<String>,
+    /// The RX offloads asked.
+    #[serde(default)]
+    pub rx_offloads: Vec<String>,
+    /// Fast free was asked: every TX queue sends from one pool.
+    #[serde(default)]
+    pub fast_free: bool,
+    /// The RX queues drop at a full ring (`rx_drop_en`).
+    #[serde(default)]
+    pub rx_drop_en: bool,
+    /// The MTU of the port's kernel interface after landspeed set it
+    /// (mlx5), when read.
+    #[serde(default)]
+    pub netdev_mtu: Option<u16>,
+}
+
+impl PortSetup {
+    /// One line of the summary: `TX path Vector AVX2, RX path Scalar;
+    /// offloads asked: ...`.
+    pub fn line(&self) -> String {
+        let path = |p: &Option<String>| p.clone().unwrap_or_else(|| "not reported".into());
+        let offloads: Vec<&str> = (self.tx_offloads.iter())
+            .chain(&self.rx_offloads)
+            .map(String::as_str)
+            .collect();
+        let offloads = if offloads.is_empty() {
+            "none".to_string()
+        } else {
+            offloads.join(", ")
+        };
+        let netdev = self
+            .netdev_mtu
+            .map_or(String::new(), |m| format!("; kernel interface MTU {m}"));
+        format!(
+            "TX path {}, RX path {}; offloads asked: {offloads}{netdev}",
+            path(&self.tx_path),
+            path(&self.rx_path)
+        )
+    }
 }
 
 /// Control frames of the departure handshake on one port.
@@ -1058,6 +1121,7 @@ impl RunResult {
         let rx_ports = on(&mut plan.rx.iter().map(|r| r.port));
         let tx_ports = on(&mut plan.tx.iter().map(|t| t.port));
         let rx_refused: u64 = rx_ports.iter().map(|p| p.errors.rx_refused).sum();
+        let rx_ring_drops: u64 = rx_ports.iter().map(|p| p.errors.rx_ring_drops).sum();
         let mut obs = Observation {
             frame_size,
             offered_bps: 0.0,
@@ -1073,8 +1137,12 @@ impl RunResult {
             rx_descheduled,
             imissed,
             rx_nombuf: rx.map_or(0, |r| r.pmd.rx_nombuf),
-            // Frames the port missed or refused reached it.
-            lost_in_network: lost.saturating_sub(imissed).saturating_sub(rx_refused),
+            rx_ring_drops,
+            // Frames the port missed, dropped at a full ring or refused
+            // reached it.
+            lost_in_network: (lost.saturating_sub(imissed))
+                .saturating_sub(rx_ring_drops)
+                .saturating_sub(rx_refused),
             drops_hidden: self.ports.iter().any(|p| {
                 plan.rx.iter().any(|r| plan.ports[r.port].name == p.name)
                     && (p.driver == "net_af_packet" || p.driver == "net_memif")
@@ -1139,6 +1207,11 @@ impl RunResult {
         if let Some(rx) = &self.rx {
             rx_lines(&mut s, rx, self.elapsed_s);
             timestamp_lines(&mut s, &self.ports);
+        }
+        for p in &self.ports {
+            if let Some(setup) = &p.setup {
+                let _ = writeln!(s, "      port {} ({}): {}", p.name, p.driver, setup.line());
+            }
         }
         if let Some(v) = &self.verdict {
             verdict_lines(&mut s, v);
@@ -1398,9 +1471,13 @@ fn timestamp_lines(s: &mut String, ports: &[PortResult]) {
             ),
             None => String::new(),
         };
+        let probe = match t.tx_latch_probe {
+            Some(false) => "; TX latch probe: nothing latched, software departures",
+            _ => "",
+        };
         let _ = writeln!(
             s,
-            "      timestamps {}: rx {}, tx {} (asked {}{}; {} offers rx-timestamp {}, read-clock {}, timesync {}){clock}{tx_clock}",
+            "      timestamps {}: rx {}, tx {} (asked {}{}; {} offers rx-timestamp {}, read-clock {}, timesync {}){clock}{tx_clock}{probe}",
             p.name,
             t.rx.name(),
             t.tx.name(),
@@ -2125,6 +2202,57 @@ mod tests {
         );
     }
 
+    /// A receiving port's ring-full drops (ixgbe's rx_qN_errors) reached
+    /// it: they are the receiver's drops in the observation, never lost
+    /// in the network.
+    #[test]
+    fn ring_full_drops_are_not_lost_in_the_network() {
+        let plan = crate::config::load_str(
+            "eal: { cores: [0, 1], vdevs: [net_null0] }\n\
+             ports: [ { name: p0, device: net_null0 } ]\n\
+             rx: [ { lcore: 1, port: p0 } ]\n",
+            "t.yaml",
+        )
+        .unwrap();
+        let mut rx = RxResult {
+            lost: 1000,
+            ..RxResult::default()
+        };
+        rx.pmd.imissed = 100;
+        let port = PortResult {
+            name: "p0".into(),
+            device: "0000:3b:00.0".into(),
+            driver: "net_ixgbe".into(),
+            link_bps: 0,
+            line_source: LineSource::Unknown,
+            stats: PortStats::default(),
+            xstats: Vec::new(),
+            mtu: 1500,
+            rx_mbuf_room: 0,
+            flow_control: None,
+            errors: ErrorSeries {
+                rx_drops: 800,
+                rx_ring_drops: 700,
+                ..ErrorSeries::default()
+            },
+            timestamps: None,
+            control: None,
+            setup: None,
+        };
+        let mut run = RunResult::new(
+            &plan,
+            1_000_000_000,
+            1_000_000_000,
+            1.0,
+            vec![port],
+            Vec::new(),
+        );
+        run.rx = Some(rx);
+        let obs = run.observation(None, None, &plan);
+        assert_eq!((obs.imissed, obs.rx_ring_drops), (100, 700));
+        assert_eq!(obs.lost_in_network, 200);
+    }
+
     #[test]
     fn foreign_frames_never_stretch_the_span() {
         // Foreign frames came at TSC 100 and 50,000 (the lcore's first and
@@ -2208,6 +2336,7 @@ mod tests {
             errors: ErrorSeries::default(),
             timestamps: None,
             control: None,
+            setup: None,
         };
         assert_eq!(port.error_problems(), Vec::new(), "a clean port");
         let class = |class, counter: &str, frames| ClassCount {
@@ -2277,6 +2406,7 @@ mod tests {
             errors: ErrorSeries::default(),
             timestamps: None,
             control: None,
+            setup: None,
         };
         use FlowControl::*;
         for fc in [TurnedOff, AlreadyOff] {

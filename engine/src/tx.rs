@@ -11,8 +11,8 @@
 //! batch, the stream's counters added per burst); whether gap frames are
 //! woven in, once per batch. Nothing here allocates, locks or prints once
 //! the loop runs. A task whose port latches IEEE 1588 TX timestamps marks
-//! one frame now and then and reads its departure back after the
-//! following bursts ([`TxStamps`], `clock::txstamp`).
+//! one frame now and then and reads its departure back, polling the latch
+//! on a TSC interval ([`TxStamps`], `clock::txstamp`).
 
 use std::sync::Arc;
 
@@ -140,7 +140,8 @@ impl Sampling {
 
     /// After a burst of `sent` from slot `h` stamped at TSC `now`: the
     /// marked frame, if it left, is in flight (else its request is taken
-    /// back); the latch is polled while a sample is in flight.
+    /// back); while a sample is in flight the latch is read once per poll
+    /// gap of the TSC ([`TxSampler::poll_due`]), not after every burst.
     #[inline(never)]
     fn after(
         &mut self,
@@ -156,7 +157,7 @@ impl Sampling {
                 batch.unmark_tx_timestamp(i);
             }
         }
-        if self.sampler.in_flight() {
+        if self.sampler.poll_due(now) {
             let s = &self.stamps;
             let latched = (s.latch.read())
                 .map(|raw| crate::clock::nic::NicMap::from_words(s.map.load(), s.counter).tsc(raw));
@@ -171,6 +172,66 @@ impl Sampling {
 /// worth of mbufs).
 pub const TEMPLATE_POOLS_MAX: usize = 8;
 
+/// The shape of a TX task as far as its mempools go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskShape {
+    /// Streams the task sends.
+    pub streams: usize,
+    /// It weaves PAUSE gap frames (gap mode), which come from the port's
+    /// pool.
+    pub gap: bool,
+    /// The runtime keeps template pools for its tasks (a certification's
+    /// trials do not: their frames come from the port's pool).
+    pub templates_kept: bool,
+    /// Its departures are sampled through the port's TX latch, whose
+    /// marked frames must come from the port's pool.
+    pub stamped: bool,
+}
+
+impl TaskShape {
+    /// Its streams' frames come from template pools of their own, one per
+    /// stream (else from the port's pool, headers written per frame).
+    pub fn uses_templates(self) -> bool {
+        self.templates_kept && !self.stamped && self.streams <= TEMPLATE_POOLS_MAX
+    }
+
+    /// How many mempools the mbufs its TX queue sends come from: one per
+    /// stream with template pools, and the port's for gap frames; one
+    /// (the port's) otherwise.
+    pub fn pools(self) -> usize {
+        if self.uses_templates() {
+            self.streams + usize::from(self.gap)
+        } else {
+            1
+        }
+    }
+
+    /// The most pools a task of this shape can use once the port is
+    /// started, known before it is configured: whether its departures
+    /// will be sampled is decided later, and sampling only takes pools
+    /// away, so the bound assumes it does not.
+    pub fn pools_bound(self) -> usize {
+        TaskShape {
+            stamped: false,
+            ..self
+        }
+        .pools()
+    }
+}
+
+/// Whether `RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE` is safe on a port whose TX
+/// queues each send the mbufs of at most `pools` mempools: only with one.
+/// Fast free lets the driver put a whole batch of sent mbufs back into
+/// the pool of the batch's first mbuf, without looking at the others
+/// (DPDK 22.11: mlx5's `mlx5_tx_free_mbuf`, i40e's `i40e_tx_free_bufs`
+/// in `i40e_rxtx.c` and in `i40e_rxtx_vec_common.h` for its simple and
+/// vector paths), so with
+/// two pools on a queue one stream's template mbufs land in another's
+/// pool and go out with the other's headers.
+pub fn fast_free_safe(pools: usize) -> bool {
+    pools <= 1
+}
+
 /// The template pools of a task's streams (see [`TxTask::pools`]): one per
 /// builder, each of mbufs for a TX ring of `tx_ring` descriptors, the
 /// batches in flight and two lcores' caches, on NUMA `socket`, named
@@ -183,7 +244,13 @@ pub fn template_pools<'e>(
     tx_ring: u16,
     socket: i32,
 ) -> Result<Vec<Option<Arc<TemplatePool<'e>>>>, DpdkError> {
-    if builders.len() > TEMPLATE_POOLS_MAX {
+    let shape = TaskShape {
+        streams: builders.len(),
+        gap: false,
+        templates_kept: true,
+        stamped: false,
+    };
+    if !shape.uses_templates() {
         return Ok(builders.iter().map(|_| None).collect());
     }
     let count = (u32::from(tx_ring) + 2 * BATCH_MAX as u32 + 3 * CACHE_MAX).next_power_of_two() - 1;
@@ -1068,6 +1135,37 @@ mod tests {
                 assert_eq!((one.3.gap_frames, each.3.gap_frames), (0, 0));
             }
         }
+    }
+
+    /// The pools a task's queue sends from, shape by shape.
+    #[test]
+    fn pools_per_task_shape() {
+        let shape = |streams, gap, templates_kept, stamped| TaskShape {
+            streams,
+            gap,
+            templates_kept,
+            stamped,
+        };
+        // Template pools: one per stream, the port's for gap frames.
+        assert_eq!(shape(1, false, true, false).pools(), 1);
+        assert_eq!(shape(2, false, true, false).pools(), 2);
+        assert_eq!(shape(1, true, true, false).pools(), 2);
+        assert_eq!(shape(8, true, true, false).pools(), 9);
+        // The port's pool for everything: more than 8 streams, no
+        // templates kept, departures sampled.
+        assert_eq!(shape(9, true, true, false).pools(), 1);
+        assert_eq!(shape(3, true, false, false).pools(), 1);
+        assert_eq!(shape(3, true, true, true).pools(), 1);
+        // The bound before sampling is known assumes none.
+        assert_eq!(shape(3, true, true, true).pools_bound(), 4);
+        assert_eq!(shape(3, false, false, true).pools_bound(), 1);
+        assert!(shape(8, false, true, false).uses_templates());
+        assert!(!shape(9, false, true, false).uses_templates());
+        assert!(!shape(1, false, false, false).uses_templates());
+        assert!(!shape(1, false, true, true).uses_templates());
+        assert!(fast_free_safe(0));
+        assert!(fast_free_safe(1));
+        assert!(!fast_free_safe(2));
     }
 
     /// Gap frames count in the totals, not as data.

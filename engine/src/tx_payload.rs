@@ -7,7 +7,8 @@
 //! reads the fill per frame.
 //!
 //! Chosen per port (`ports[].payload`: `auto` attaches where the driver
-//! reports multi-segment TX, `attach` and `copy` force one), then per
+//! reports multi-segment TX and some frame's fill reaches the threshold,
+//! `attach` and `copy` force one), then per
 //! frame: frames with a fill shorter than the port's threshold are copied,
 //! and so is any frame when the segment pool runs dry (the frame is the
 //! same, only slower). An attached fill takes the next of the task's held
@@ -23,6 +24,7 @@ use crate::dpdk::{
 };
 use crate::wire::builder::{FrameBuilder, FramePlan};
 use crate::wire::fill::FillPattern;
+use crate::wire::stamp::COMPACT_LEN;
 use crate::Result;
 
 /// In `auto`, fills shorter than this are copied: below it a copy costs
@@ -40,13 +42,33 @@ pub(crate) struct PortPayload {
     pub held: usize,
 }
 
+/// The fill threshold of `payload: auto` on a device that does or does not
+/// offer multi-segment TX (`multi_segs`), whose frames' largest fill is
+/// `largest_fill` bytes: [`AUTO_MIN_FILL`] when some frame's fill reaches
+/// it, else `None` (every frame copied, and multi-segment TX, which takes
+/// ixgbe, i40e and ice off their vector TX paths, not requested).
+pub(crate) fn auto_attach_from(multi_segs: bool, largest_fill: usize) -> Option<usize> {
+    (multi_segs && largest_fill >= AUTO_MIN_FILL).then_some(AUTO_MIN_FILL)
+}
+
+/// The largest fill (the payload after the stamp) of any frame the TX
+/// tasks of port `i` send: the largest L4 payload less the shortest
+/// stamp, an upper bound whatever stamp each frame carries.
+pub(crate) fn largest_fill(plan: &Plan, i: usize) -> usize {
+    let streams = (plan.tx.iter().filter(|t| t.port == i)).flat_map(|t| &t.streams);
+    streams
+        .map(|&s| FrameBuilder::max_fill(&plan.streams[s]).saturating_sub(COMPACT_LEN))
+        .max()
+        .unwrap_or(0)
+}
+
 /// What `ports[i].payload` means on a device that does or does not report
 /// multi-segment TX, with TX rings of `tx_ring` descriptors.
 pub(crate) fn resolve(plan: &Plan, i: usize, info: &PortInfo, tx_ring: u16) -> PortPayload {
     let attach_from = match plan.ports[i].payload {
         Mode::Copy => None,
         Mode::Attach => Some(1),
-        Mode::Auto => info.tx_multi_segs().then_some(AUTO_MIN_FILL),
+        Mode::Auto => auto_attach_from(info.tx_multi_segs(), largest_fill(plan, i)),
     };
     let held = attach_from.map_or(0, |_| {
         (usize::from(tx_ring) + 2 * crate::dpdk::BATCH_MAX).next_power_of_two()
@@ -202,4 +224,42 @@ pub(crate) fn for_task<'q>(
 ) -> Result<Payload<'q>> {
     Payload::new(queue, builders, port)
         .map_err(|e| crate::Error::Config(plan.error(&format!("tx[{ti}]"), e.to_string())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(sizes: &str) -> Plan {
+        let yaml = format!(
+            "eal: {{ cores: [0, 1, 2], vdevs: [net_ring0, net_ring1] }}\n\
+             ports: [ {{ name: p0, device: net_ring0 }}, {{ name: p1, device: net_ring1 }} ]\n\
+             streams: [ {{ name: a, frame_size: {sizes} }}, {{ name: b, frame_size: 9130 }} ]\n\
+             tx: [ {{ lcore: 1, port: p0, rate: 1G, streams: [a] }},\n\
+                   {{ lcore: 2, port: p1, rate: 1G, streams: [b] }} ]\n"
+        );
+        crate::config::load_str(&yaml, "t.yaml").unwrap()
+    }
+
+    /// The largest fill of a port's frames: the L4 payload less the
+    /// IPv4/UDP headers (42 + FCS 4) and the shortest stamp (18).
+    #[test]
+    fn the_largest_fill_is_per_port() {
+        let p = plan("[64, 1088]");
+        assert_eq!(largest_fill(&p, 0), 1088 - 4 - 42 - 18);
+        assert_eq!(largest_fill(&p, 1), 9130 - 4 - 42 - 18);
+        let p = plan("64");
+        assert_eq!(largest_fill(&p, 0), 0);
+    }
+
+    /// Multi-segment TX only where the driver offers it and a fill
+    /// reaches the threshold.
+    #[test]
+    fn auto_attaches_only_fills_that_reach_the_threshold() {
+        assert_eq!(auto_attach_from(true, AUTO_MIN_FILL), Some(AUTO_MIN_FILL));
+        assert_eq!(auto_attach_from(true, 9066), Some(1024));
+        assert_eq!(auto_attach_from(true, AUTO_MIN_FILL - 1), None);
+        assert_eq!(auto_attach_from(true, 0), None);
+        assert_eq!(auto_attach_from(false, 9066), None);
+    }
 }

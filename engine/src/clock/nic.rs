@@ -163,6 +163,39 @@ pub fn select_departure(
     }
 }
 
+/// How long a port's TX latch is given to latch the probe frame sent
+/// when a sender takes the NIC's departures ([`after_probe`]), ms.
+pub const LATCH_PROBE_MS: u64 = 20;
+
+/// The departure source once the port's TX latch was proven or not: a
+/// sender whose selection ([`select_departure`]) took the NIC's had one
+/// probe frame marked and sent at the start, and `latched` says whether
+/// the latch held its departure within [`LATCH_PROBE_MS`]. Not latched,
+/// `auto` falls back to the software stamp; `nic` is refused, saying why.
+///
+/// A port may offer timesync (`rte_eth_timesync_enable` succeeds) and
+/// still never latch: ixgbe and i40e set the descriptor's 1588 bit only
+/// when DPDK is built with `RTE_LIBRTE_IEEE1588` (`ixgbe_xmit_pkts`,
+/// `i40e_xmit_pkts`), which Debian's packages are not.
+pub fn after_probe(
+    want: Want,
+    selected: Departure,
+    latched: bool,
+    port: &str,
+    driver: &str,
+) -> Result<Departure, String> {
+    match (selected, latched, want) {
+        (Departure::Software, _, _) | (Departure::Nic, true, _) => Ok(selected),
+        (Departure::Nic, false, Want::Nic) => Err(format!(
+            "`nic` asked, but port `{port}` (driver {driver}) latched no TX timestamp for a \
+             probe frame within {LATCH_PROBE_MS} ms: its timesync is enabled but its TX path \
+             never asks the NIC to latch (ixgbe and i40e do only when DPDK is built with \
+             RTE_LIBRTE_IEEE1588, which Debian's packages are not); use `auto` or `software`"
+        )),
+        (Departure::Nic, false, _) => Ok(Departure::Software),
+    }
+}
+
 /// A counter `bits` wide: differences modulo 2^bits, read as signed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Counter {
@@ -429,6 +462,11 @@ pub struct PortStamps {
     /// timestamps were sampled (`rte_eth_timesync_read_time`).
     #[serde(default)]
     pub tx_clock: Option<NicClock>,
+    /// Whether the TX latch held the probe frame's departure at the start
+    /// ([`after_probe`]); `None` when it was not probed (no sender took
+    /// the NIC's departures).
+    #[serde(default)]
+    pub tx_latch_probe: Option<bool>,
 }
 
 #[cfg(test)]
@@ -436,6 +474,29 @@ mod tests {
     use super::*;
 
     const HZ: u64 = 2_500_000_000;
+
+    /// `auto` keeps the NIC's departures only once the latch proved
+    /// itself; `nic` without a latch is refused, saying why.
+    #[test]
+    fn a_latch_that_never_latches_falls_back_or_refuses() {
+        use Departure::{Nic, Software};
+        let probe = |want, sel, latched| after_probe(want, sel, latched, "p1", "net_ixgbe");
+        assert_eq!(probe(Want::Auto, Nic, true), Ok(Nic));
+        assert_eq!(probe(Want::Nic, Nic, true), Ok(Nic));
+        assert_eq!(probe(Want::Auto, Nic, false), Ok(Software));
+        assert_eq!(probe(Want::Auto, Software, false), Ok(Software));
+        assert_eq!(probe(Want::Software, Software, true), Ok(Software));
+        assert_eq!(
+            probe(Want::Nic, Nic, false),
+            Err(
+                "`nic` asked, but port `p1` (driver net_ixgbe) latched no TX timestamp for a \
+                 probe frame within 20 ms: its timesync is enabled but its TX path never asks \
+                 the NIC to latch (ixgbe and i40e do only when DPDK is built with \
+                 RTE_LIBRTE_IEEE1588, which Debian's packages are not); use `auto` or `software`"
+                    .to_string()
+            )
+        );
+    }
 
     /// A fake NIC clock: `num/den` NIC ticks per TSC tick, reading `offset`
     /// at TSC 0, `bits` wide.

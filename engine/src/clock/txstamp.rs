@@ -7,16 +7,20 @@
 //! one frame at a time (the one sent with `RTE_MBUF_F_TX_IEEE1588_TMST`),
 //! to be read back with `rte_eth_timesync_read_tx_timestamp`. So the
 //! sender samples: now and then it marks one frame of a burst, polls the
-//! latch after each following burst, and keeps, per stream, the offset
-//! NIC departure − software stamp. Its mean corrects the latency (the
-//! departure is the stamp plus the mean offset); its spread, how far a
-//! frame's offset may lie from the mean, joins the bound.
+//! latch on a TSC interval while it is in flight, and keeps, per stream,
+//! the offset NIC departure − software stamp. Its mean corrects the
+//! latency (the departure is the stamp plus the mean offset); its
+//! spread, how far a frame's offset may lie from the mean, joins the
+//! bound.
 //!
 //! The rules, all counted:
 //! - one sample in flight at a time (the latch holds one departure);
-//! - samples at least [`MIN_GAP_NS`] apart (the cost stays one poll per
-//!   burst for a few bursts per millisecond);
-//! - a sample not read back after [`GIVE_UP_BURSTS`] bursts is given up
+//! - samples at least [`MIN_GAP_NS`] apart;
+//! - while a sample is in flight the latch is read at most once per
+//!   [`POLL_GAP_NS`] ([`TxSampler::poll_due`]), not after every burst: a
+//!   read is a register read across PCIe (about 1 µs on ixgbe and i40e),
+//!   as long as a small burst;
+//! - a sample not read back after [`GIVE_UP_POLLS`] polls is given up
 //!   (`lost`): some drivers latch only PTP frames (ethertype 0x88F7), and
 //!   their latch never holds the marked frame;
 //! - an offset larger than [`MAX_OFFSET_NS`] either way is rejected: it
@@ -31,8 +35,11 @@ use serde::{Deserialize, Serialize};
 
 /// Samples are at least this far apart, ns.
 pub const MIN_GAP_NS: u64 = 1_000_000;
-/// A sample not read back after this many bursts is given up.
-pub const GIVE_UP_BURSTS: u32 = 64;
+/// While a sample is in flight, the latch is read at most this often, ns.
+pub const POLL_GAP_NS: u64 = 20_000;
+/// A sample not read back after this many polls (at least 1.28 ms at
+/// [`POLL_GAP_NS`]) is given up.
+pub const GIVE_UP_POLLS: u32 = 64;
 /// An offset larger than this either way is rejected, ns.
 pub const MAX_OFFSET_NS: u64 = 10_000_000;
 
@@ -47,17 +54,17 @@ pub enum Poll {
     Taken(i64),
     /// Read back with an offset beyond [`MAX_OFFSET_NS`]: not counted.
     Rejected(i64),
-    /// Not read back after [`GIVE_UP_BURSTS`] bursts: given up.
+    /// Not read back after [`GIVE_UP_POLLS`] polls: given up.
     Lost,
 }
 
 /// The sample in flight: its stream, its software stamp (TSC) and the
-/// bursts polled since it left.
+/// polls since it left.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct InFlight {
     stream: usize,
     stamp: u64,
-    bursts: u32,
+    polls: u32,
 }
 
 /// The offsets of one stream's samples, ticks.
@@ -87,8 +94,11 @@ impl Offsets {
 pub struct TxSampler {
     tsc_hz: u64,
     gap_ticks: u64,
+    poll_ticks: u64,
     max_ticks: u64,
     flight: Option<InFlight>,
+    /// The TSC from which the latch may be read again.
+    next_poll: u64,
     /// Software stamp of the latest sample sent.
     last: Option<u64>,
     streams: Vec<Offsets>,
@@ -103,8 +113,10 @@ impl TxSampler {
         TxSampler {
             tsc_hz,
             gap_ticks: ticks(MIN_GAP_NS),
+            poll_ticks: ticks(POLL_GAP_NS),
             max_ticks: ticks(MAX_OFFSET_NS),
             flight: None,
+            next_poll: 0,
             last: None,
             streams: vec![Offsets::default(); streams],
             lost: 0,
@@ -129,6 +141,19 @@ impl TxSampler {
         self.flight.is_some()
     }
 
+    /// Whether the latch is to be read at TSC `now`: a sample is in
+    /// flight and [`POLL_GAP_NS`] have passed since the latest read (or
+    /// since the sample left); when it is, the next read is due a gap
+    /// later.
+    #[inline(always)]
+    pub fn poll_due(&mut self, now: u64) -> bool {
+        if !self.in_flight() || now < self.next_poll {
+            return false;
+        }
+        self.next_poll = now.saturating_add(self.poll_ticks);
+        true
+    }
+
     /// The marked frame, of stream `stream` and stamped with TSC `stamp`,
     /// was taken by the PMD. Ignored while a sample is in flight or for a
     /// stream the task does not have.
@@ -139,20 +164,21 @@ impl TxSampler {
         self.flight = Some(InFlight {
             stream,
             stamp,
-            bursts: 0,
+            polls: 0,
         });
         self.last = Some(stamp);
+        self.next_poll = stamp.saturating_add(self.poll_ticks);
     }
 
-    /// A burst has gone since the sample left; `latched` is the latch's
-    /// reading mapped onto the TSC (`None`: it holds nothing yet).
+    /// The latch was read ([`poll_due`](Self::poll_due)); `latched` is
+    /// its reading mapped onto the TSC (`None`: it holds nothing yet).
     pub fn poll(&mut self, latched: Option<u64>) -> Poll {
         let Some(f) = self.flight.as_mut() else {
             return Poll::Idle;
         };
         let Some(at) = latched else {
-            f.bursts += 1;
-            if f.bursts < GIVE_UP_BURSTS {
+            f.polls += 1;
+            if f.polls < GIVE_UP_POLLS {
                 return Poll::Waiting;
             }
             self.flight = None;
@@ -304,6 +330,35 @@ mod tests {
         assert_eq!(s.report().samples, 1);
     }
 
+    /// The latch is read once per 20 µs of TSC while a sample is in
+    /// flight, never when none is: not after every burst.
+    #[test]
+    fn the_latch_is_read_on_a_tsc_interval() {
+        let mut s = TxSampler::new(1, GHZ);
+        // Nothing in flight: never due.
+        assert!(!s.poll_due(0));
+        assert!(!s.poll_due(1_000_000));
+        s.sent(0, 5_000_000);
+        // Not before 20 µs after the sample left.
+        assert!(!s.poll_due(5_000_000));
+        assert!(!s.poll_due(5_019_999));
+        assert!(s.poll_due(5_020_000));
+        // Then 20 µs after each read, whatever the bursts between.
+        assert!(!s.poll_due(5_020_001));
+        assert!(!s.poll_due(5_039_999));
+        assert!(s.poll_due(5_040_000));
+        assert!(s.poll_due(5_100_000));
+        assert!(!s.poll_due(5_119_999));
+        assert_eq!(s.poll(Some(5_000_700)), Poll::Taken(700));
+        // Taken: no more reads.
+        assert!(!s.poll_due(9_000_000));
+        // At 2.5 GHz the gap is 50,000 ticks.
+        let mut s = TxSampler::new(1, 2_500_000_000);
+        s.sent(0, 0);
+        assert!(!s.poll_due(49_999));
+        assert!(s.poll_due(50_000));
+    }
+
     #[test]
     fn samples_are_a_millisecond_apart() {
         let mut s = TxSampler::new(1, GHZ);
@@ -326,7 +381,7 @@ mod tests {
     fn a_sample_not_read_back_in_64_bursts_is_lost() {
         let mut s = TxSampler::new(1, GHZ);
         s.sent(0, 1_000);
-        for _ in 0..GIVE_UP_BURSTS - 1 {
+        for _ in 0..GIVE_UP_POLLS - 1 {
             assert_eq!(s.poll(None), Poll::Waiting);
         }
         assert!(s.in_flight());
@@ -338,7 +393,7 @@ mod tests {
         assert!(s.wants(1_000 + MIN_GAP_NS));
         // Read back on its 64th burst: still taken.
         s.sent(0, 2_000_000);
-        for _ in 0..GIVE_UP_BURSTS - 1 {
+        for _ in 0..GIVE_UP_POLLS - 1 {
             assert_eq!(s.poll(None), Poll::Waiting);
         }
         assert_eq!(s.poll(Some(2_000_500)), Poll::Taken(500));

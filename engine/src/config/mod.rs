@@ -29,10 +29,10 @@ pub use certify::{parse_size, parse_tests};
 pub use duration::parse_duration;
 pub use error::ConfigError;
 #[cfg(test)]
-use plan::{Checksum, RunPlan};
+use plan::RunPlan;
 pub use plan::{
-    Clock, ClockServo, CountFrom, Device, Payload, Plan, PortPlan, RxStreams, SyncedClock, TxClock,
-    Verify, DEFAULT_DPDK_LOG, FULL_DPDK_LOG,
+    Checksum, Clock, ClockServo, CountFrom, Device, Payload, Plan, PortPlan, RxStreams,
+    SyncedClock, TxClock, Verify, DEFAULT_DPDK_LOG, FULL_DPDK_LOG,
 };
 #[cfg(test)]
 pub(crate) use validate::MAX_PORTS;

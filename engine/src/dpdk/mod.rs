@@ -42,6 +42,8 @@
 //!     rx_scatter: false,
 //!     tx_checksum_offload: false,
 //!     tx_multi_segs: false,
+//!     tx_one_pool: true,
+//!     rx_drop_en: false,
 //!     rx_checksum_offload: false,
 //!     rx_timestamp: false,
 //!     promiscuous: true,
@@ -244,7 +246,8 @@ pub use mbuf::{RxBatch, TxBatch, TxOffload, BATCH_MAX};
 pub use mempool::{Mempool, TemplatePool, CACHE_MAX};
 pub use nicstamp::{NicBracket, NicClockReader, RxStampField, TxLatch};
 pub use port::{
-    FlowControl, LinkStatus, Port, PortConfig, PortInfo, PortStats, Queues, RxQueue, TxQueue,
+    offload_names, BurstModes, FlowControl, LinkStatus, Port, PortConfig, PortInfo, PortStats,
+    Queues, RxQueue, TxQueue,
 };
 
 use std::ffi::CStr;

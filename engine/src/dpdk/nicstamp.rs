@@ -5,7 +5,9 @@
 
 use landspeed_sys as sys;
 
-use super::{tsc, DpdkError, Port, RxBatch};
+use std::time::{Duration, Instant};
+
+use super::{tsc, DpdkError, Port, RxBatch, TxBatch, TxQueue};
 
 /// Where the NIC writes a received frame's timestamp: the mbuf's
 /// `rte_dynfield_timestamp` field and the `ol_flags` bit that says a
@@ -285,6 +287,41 @@ impl TxLatch {
         // SAFETY: valid out pointer; ethdev validates the port id.
         let ret = unsafe { sys::rte_eth_timesync_read_tx_timestamp(self.port, &mut ts) };
         (ret == 0).then(|| timespec_ns(&ts))
+    }
+}
+
+impl TxLatch {
+    /// Proves the latch: sends `frame` (without FCS, at most an mbuf's
+    /// room) on `queue` of the latch's port, marked for a TX timestamp,
+    /// and reads the latch until it holds a departure or `wait` has
+    /// passed. Returns whether it latched. The latch is read (cleared)
+    /// first, so that an old departure is not taken for the probe's.
+    pub fn probe(&self, queue: &mut TxQueue<'_>, frame: &[u8], wait: Duration) -> bool {
+        let _ = self.read();
+        let mut batch = TxBatch::new(queue);
+        if !batch.fill(1) {
+            return false;
+        }
+        batch.frame_mut(0, frame.len()).copy_from_slice(frame);
+        if !batch.mark_tx_timestamp(0) {
+            return false;
+        }
+        let start = Instant::now();
+        while batch.transmit(queue, 1) != 1 {
+            if start.elapsed() >= wait {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
+        loop {
+            if self.read().is_some() {
+                return true;
+            }
+            if start.elapsed() >= wait {
+                return false;
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        }
     }
 }
 

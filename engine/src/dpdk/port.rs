@@ -71,31 +71,7 @@ impl PortInfo {
 
     /// Names of the checksum-related offloads the port has, for listings.
     pub fn offload_names(&self) -> Vec<&'static str> {
-        let mut v = Vec::new();
-        let rx = [
-            (sys::RTE_ETH_RX_OFFLOAD_IPV4_CKSUM, "rx-ipv4-cksum"),
-            (sys::RTE_ETH_RX_OFFLOAD_UDP_CKSUM, "rx-udp-cksum"),
-            (sys::RTE_ETH_RX_OFFLOAD_TCP_CKSUM, "rx-tcp-cksum"),
-            (sys::RTE_ETH_RX_OFFLOAD_SCATTER, "rx-scatter"),
-            (sys::RTE_ETH_RX_OFFLOAD_TIMESTAMP, "rx-timestamp"),
-        ];
-        let tx = [
-            (sys::RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, "tx-ipv4-cksum"),
-            (sys::RTE_ETH_TX_OFFLOAD_UDP_CKSUM, "tx-udp-cksum"),
-            (sys::RTE_ETH_TX_OFFLOAD_TCP_CKSUM, "tx-tcp-cksum"),
-            (sys::RTE_ETH_TX_OFFLOAD_MULTI_SEGS, "tx-multi-segs"),
-            (sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE, "tx-mbuf-fast-free"),
-        ];
-        v.extend(
-            rx.iter()
-                .filter(|(b, _)| self.rx_offload_capa & b != 0)
-                .map(|(_, n)| *n),
-        );
-        v.extend(
-            tx.iter()
-                .filter(|(b, _)| self.tx_offload_capa & b != 0)
-                .map(|(_, n)| *n),
-        );
+        let mut v = offload_names(self.rx_offload_capa, self.tx_offload_capa);
         if self.rss_offloads != 0 {
             v.push("rss");
         }
@@ -110,6 +86,45 @@ impl PortInfo {
             m[0], m[1], m[2], m[3], m[4], m[5]
         )
     }
+}
+
+/// Names of the offloads among `rx` (`RTE_ETH_RX_OFFLOAD_*`) and `tx`
+/// (`RTE_ETH_TX_OFFLOAD_*`) bits that landspeed asks for or lists
+/// (`rx-ipv4-cksum`, `tx-multi-segs`, ...), RX first.
+pub fn offload_names(rx: u64, tx: u64) -> Vec<&'static str> {
+    let rx_names = [
+        (sys::RTE_ETH_RX_OFFLOAD_IPV4_CKSUM, "rx-ipv4-cksum"),
+        (sys::RTE_ETH_RX_OFFLOAD_UDP_CKSUM, "rx-udp-cksum"),
+        (sys::RTE_ETH_RX_OFFLOAD_TCP_CKSUM, "rx-tcp-cksum"),
+        (sys::RTE_ETH_RX_OFFLOAD_SCATTER, "rx-scatter"),
+        (sys::RTE_ETH_RX_OFFLOAD_TIMESTAMP, "rx-timestamp"),
+    ];
+    let tx_names = [
+        (sys::RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, "tx-ipv4-cksum"),
+        (sys::RTE_ETH_TX_OFFLOAD_UDP_CKSUM, "tx-udp-cksum"),
+        (sys::RTE_ETH_TX_OFFLOAD_TCP_CKSUM, "tx-tcp-cksum"),
+        (sys::RTE_ETH_TX_OFFLOAD_MULTI_SEGS, "tx-multi-segs"),
+        (sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE, "tx-mbuf-fast-free"),
+    ];
+    let rx = (rx_names.iter())
+        .filter(|(b, _)| rx & b != 0)
+        .map(|(_, n)| *n);
+    let tx = (tx_names.iter())
+        .filter(|(b, _)| tx & b != 0)
+        .map(|(_, n)| *n);
+    rx.chain(tx).collect()
+}
+
+/// The burst functions a started port's driver chose for its queue 0
+/// (`rte_eth_tx_burst_mode_get`, `rte_eth_rx_burst_mode_get`): `Vector
+/// AVX2`, `Scalar`, ...; `None` where the driver does not say (ixgbe,
+/// the software vdevs).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BurstModes {
+    /// The TX path.
+    pub tx: Option<String>,
+    /// The RX path.
+    pub rx: Option<String>,
 }
 
 /// How to set a port up.
@@ -140,6 +155,15 @@ pub struct PortConfig {
     /// Frames may be chained (an attached payload segment): multi-segment
     /// TX is requested where the driver offers it, and fast free is not.
     pub tx_multi_segs: bool,
+    /// Each TX queue sends the mbufs of one mempool only, so fast free
+    /// (`RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE`), which returns a whole batch
+    /// to its first mbuf's pool, is safe; it is requested where the driver
+    /// offers it and frames are not chained.
+    pub tx_one_pool: bool,
+    /// Set `rx_drop_en` on the RX queues: a full ring drops its own frames
+    /// (counted per queue by drivers such as ixgbe) instead of holding the
+    /// packet buffer for every queue.
+    pub rx_drop_en: bool,
     /// Ask the NIC to verify RX checksums.
     pub rx_checksum_offload: bool,
     /// Ask the NIC to timestamp received frames
@@ -323,6 +347,8 @@ pub struct Port<'eal> {
     patterns: Patterns,
     /// Flow control as `configure` left it (`None` before).
     flow_control: Option<FlowControl>,
+    /// The RX and TX offloads `configure` asked for (0, 0 before).
+    offloads: (u64, u64),
     _claim: Claim,
     _eal: PhantomData<&'eal Eal>,
 }
@@ -416,6 +442,7 @@ impl<'eal> Port<'eal> {
             segs: None,
             patterns: Patterns::default(),
             flow_control: None,
+            offloads: (0, 0),
             _claim: claim,
             _eal: PhantomData,
         })
@@ -461,6 +488,7 @@ impl<'eal> Port<'eal> {
         // Owned before any RX queue holds its mbufs.
         let pool = &*self.pool.insert(pool);
         setup_rx_queues(self.id, &self.info, cfg, rxq, pool)?;
+        self.offloads = (conf.rxmode.offloads, conf.txmode.offloads);
         let mut txconf = self.tx_defaults();
         txconf.offloads = conf.txmode.offloads;
         setup_tx_queues(self.id, &self.info, cfg, &txconf)?;
@@ -519,6 +547,65 @@ impl<'eal> Port<'eal> {
     /// Flow control as `configure` left it; `None` before `configure`.
     pub fn flow_control(&self) -> Option<FlowControl> {
         self.flow_control
+    }
+
+    /// The RX and TX offloads (`RTE_ETH_*_OFFLOAD_*` bits) `configure`
+    /// asked for; (0, 0) before.
+    pub fn offloads_asked(&self) -> (u64, u64) {
+        self.offloads
+    }
+
+    /// Whether `configure` asked for fast free
+    /// (`RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE`): every TX queue must then send
+    /// the mbufs of one pool only.
+    pub fn fast_free(&self) -> bool {
+        self.offloads.1 & sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE != 0
+    }
+
+    /// Set the MTU of the configured port (`rte_eth_dev_set_mtu`), which
+    /// pushes it to where the driver keeps it (mlx5: the kernel
+    /// interface; `rte_eth_dev_configure` only stores it). Returns what
+    /// the call returned: 0, or a negative errno (`-ENOTSUP` from a driver
+    /// without `mtu_set`, which applies the configured MTU at start).
+    pub fn set_mtu(&self, mtu: u16) -> i32 {
+        // SAFETY: valid port id; ethdev checks the port is configured and
+        // the MTU within the driver's limits.
+        unsafe { sys::rte_eth_dev_set_mtu(self.id, mtu) }
+    }
+
+    /// The burst functions the driver chose for queue 0 ([`BurstModes`]);
+    /// both `None` before the start.
+    pub fn burst_modes(&self) -> BurstModes {
+        if !self.started.get() {
+            return BurstModes::default();
+        }
+        let info = |m: &sys::rte_eth_burst_mode| {
+            // SAFETY: the driver wrote a NUL-terminated string into the
+            // zeroed 1024-byte array (snprintf).
+            let s = unsafe { CStr::from_ptr(m.info.as_ptr()) };
+            let s = s.to_string_lossy().trim().to_string();
+            (!s.is_empty()).then_some(s)
+        };
+        let mut tx = sys::rte_eth_burst_mode::default();
+        let mut rx = sys::rte_eth_burst_mode::default();
+        let (txq, rxq) = (self.queues.1, self.queues.0);
+        // SAFETY: valid, started port; queue 0 exists when counted; out
+        // pointers are live structs.
+        let tx_ret = if txq > 0 {
+            unsafe { sys::rte_eth_tx_burst_mode_get(self.id, 0, &mut tx) }
+        } else {
+            -1
+        };
+        // SAFETY: as above.
+        let rx_ret = if rxq > 0 {
+            unsafe { sys::rte_eth_rx_burst_mode_get(self.id, 0, &mut rx) }
+        } else {
+            -1
+        };
+        BurstModes {
+            tx: if tx_ret == 0 { info(&tx) } else { None },
+            rx: if rx_ret == 0 { info(&rx) } else { None },
+        }
     }
 
     fn tx_defaults(&self) -> sys::rte_eth_txconf {
@@ -701,7 +788,8 @@ fn check_config(
 }
 
 /// The device configuration for `cfg`: MTU, scattered RX, checksum
-/// offloads, fast free, RSS over `rxq` queues.
+/// offloads, fast free (only for queues of one pool, frames unchained),
+/// RSS over `rxq` queues.
 fn eth_conf(info: &PortInfo, cfg: &PortConfig, rxq: u16) -> sys::rte_eth_conf {
     let mut conf = sys::rte_eth_conf::default();
     // 0 is ethdev's "default" (1500).
@@ -716,7 +804,8 @@ fn eth_conf(info: &PortInfo, cfg: &PortConfig, rxq: u16) -> sys::rte_eth_conf {
     }
     if cfg.tx_multi_segs {
         conf.txmode.offloads |= info.tx_offload_capa & sys::RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-    } else if info.tx_offload_capa & sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE != 0 {
+    } else if cfg.tx_one_pool && info.tx_offload_capa & sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE != 0
+    {
         conf.txmode.offloads |= sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
     }
     if cfg.rx_checksum_offload {
@@ -756,10 +845,10 @@ fn setup_rx_queues(
     pool: &Mempool,
 ) -> Result<(), DpdkError> {
     let socket = queue_socket(info.socket);
-    let rxconf = rx_defaults(id);
+    let rxconf = rx_defaults(id, cfg.rx_drop_en);
     for q in 0..rxq {
         // SAFETY: the port is configured with rxq queues; rxconf is the
-        // driver's defaults with rx_drop_en set; the port owns the pool,
+        // driver's defaults with rx_drop_en as asked; the port owns the pool,
         // which it frees only after closing (which empties the queues).
         let ret =
             unsafe { sys::rte_eth_rx_queue_setup(id, q, cfg.rx_ring, socket, &rxconf, pool.raw()) };
@@ -791,17 +880,18 @@ fn flow_control_off(id: u16) -> FlowControl {
     FlowControl::from_calls(get, mode, set)
 }
 
-/// Port `id`'s default RX queue settings with `rx_drop_en` set: a queue
-/// with no free descriptor drops what comes for it instead of holding the
-/// port's packet buffer (ixgbe's default, `SRRCTL.DROP_EN` clear, lets one
-/// full queue stall every other queue of the port; i40e, ice and mlx5
-/// drop per queue already).
-fn rx_defaults(id: u16) -> sys::rte_eth_rxconf {
+/// Port `id`'s default RX queue settings with `rx_drop_en` as asked: set,
+/// a queue with no free descriptor drops what comes for it instead of
+/// holding the port's packet buffer (ixgbe's default, `SRRCTL.DROP_EN`
+/// clear, lets one full queue stall every other queue of the port), and
+/// ixgbe counts those drops per queue (`QPRDC`, `q_errors`), not in
+/// `imissed`; i40e, ice and mlx5 drop per queue already.
+fn rx_defaults(id: u16, drop_en: bool) -> sys::rte_eth_rxconf {
     let mut dev = sys::rte_eth_dev_info::default();
     // SAFETY: id is valid, dev a valid out pointer.
     unsafe { sys::rte_eth_dev_info_get(id, &mut dev) };
     let mut conf = dev.default_rxconf;
-    conf.rx_drop_en = 1;
+    conf.rx_drop_en = u8::from(drop_en);
     conf
 }
 
@@ -932,6 +1022,87 @@ mod tests {
         drop(first);
         let _ = Claim::take(7).expect("a released id is free again");
         assert!(Claim::take(sys::RTE_MAX_ETHPORTS as u16).is_err());
+    }
+
+    /// A driver's port as `rte_eth_dev_info_get` would describe it.
+    fn fake(driver: &str, rx_capa: u64, tx_capa: u64) -> PortInfo {
+        PortInfo {
+            id: 0,
+            name: "0000:03:00.0".into(),
+            driver: driver.into(),
+            mac: [0; 6],
+            max_rx_pktlen: 9728,
+            min_mtu: 68,
+            max_mtu: 9702,
+            max_rx_queues: 64,
+            max_tx_queues: 64,
+            rx_ring: (64, 4096),
+            tx_ring: (64, 4096),
+            rx_offload_capa: rx_capa,
+            tx_offload_capa: tx_capa,
+            rss_offloads: 0,
+            socket: 0,
+        }
+    }
+
+    fn cfg(tx_checksum_offload: bool, tx_multi_segs: bool, tx_one_pool: bool) -> PortConfig {
+        PortConfig {
+            rx_queues: 1,
+            tx_queues: 1,
+            rx_ring: 1024,
+            tx_ring: 1024,
+            max_frame: 1518,
+            mtu: Some(1500),
+            rx_scatter: false,
+            tx_checksum_offload,
+            tx_multi_segs,
+            tx_one_pool,
+            rx_drop_en: false,
+            rx_checksum_offload: false,
+            rx_timestamp: false,
+            promiscuous: false,
+        }
+    }
+
+    /// Fast free only on a queue of one pool with unchained frames, and
+    /// only where the driver offers it; the exact TX bits per case.
+    #[test]
+    fn fast_free_is_asked_for_one_pool_only() {
+        let ff = sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+        let ms = sys::RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+        let cs = sys::RTE_ETH_TX_OFFLOAD_IPV4_CKSUM
+            | sys::RTE_ETH_TX_OFFLOAD_UDP_CKSUM
+            | sys::RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+        for driver in ["net_i40e", "mlx5_pci"] {
+            let info = fake(driver, 0, ff | ms | cs);
+            let tx = |c: &PortConfig| eth_conf(&info, c, 1).txmode.offloads;
+            assert_eq!(tx(&cfg(false, false, true)), ff, "{driver}");
+            assert_eq!(tx(&cfg(false, false, false)), 0, "{driver}: two pools");
+            assert_eq!(tx(&cfg(false, true, true)), ms, "{driver}: chained");
+            assert_eq!(tx(&cfg(true, false, true)), cs | ff, "{driver}");
+            assert_eq!(tx(&cfg(true, false, false)), cs, "{driver}");
+        }
+        // ixgbe offers no fast free: never asked.
+        let ixgbe = fake("net_ixgbe", 0, ms | cs);
+        assert_eq!(
+            eth_conf(&ixgbe, &cfg(false, false, true), 1)
+                .txmode
+                .offloads,
+            0
+        );
+        assert_eq!(
+            offload_names(0, ff | ms),
+            vec!["tx-multi-segs", "tx-mbuf-fast-free"]
+        );
+        assert_eq!(
+            offload_names(sys::RTE_ETH_RX_OFFLOAD_TIMESTAMP, cs),
+            vec![
+                "rx-timestamp",
+                "tx-ipv4-cksum",
+                "tx-udp-cksum",
+                "tx-tcp-cksum"
+            ]
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod cpu;
 pub mod host;
 pub mod link;
 pub mod nic;
+pub mod pmd;
 pub mod port_errors;
 pub mod report;
 pub mod tcp;

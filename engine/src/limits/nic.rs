@@ -6,9 +6,16 @@
 //! The rules are DPDK 22.11's own. The overhead is `max_rx_pktlen −
 //! max_mtu` when the PMD reports both (ethdev's `eth_dev_get_overhead_len`,
 //! testpmd's `get_eth_overhead`): 18 on ixgbe (15872/15854), 26 on i40e and
-//! ice (9728/9702: two VLAN tags counted), 22 on mlx5 (10000/9978), else
-//! Ethernet header and FCS, 18. ethdev refuses an MTU below `min_mtu` or
-//! whose frame (`mtu + overhead`) exceeds `max_rx_pktlen`.
+//! ice (9728/9702: two VLAN tags counted), else Ethernet header and FCS,
+//! 18. mlx5 reports `max_rx_pktlen` 65536 and no `max_mtu` of its own
+//! (`mlx5_dev_infos_get`; ethdev's default, `UINT16_MAX`), so its overhead
+//! is 18, which is also what its RX queues add to the MTU
+//! (`mlx5_rxq_new`: `mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN`); its
+//! real limit is its kernel interface's largest MTU (9978 on ConnectX-4
+//! and later), which DPDK does not report: the MTU is set after the
+//! configuration and read back from the interface (`limits::pmd`).
+//! ethdev refuses an MTU below `min_mtu` or whose frame (`mtu +
+//! overhead`) exceeds `max_rx_pktlen`.
 //!
 //! RX buffers: ixgbe sizes its receive buffers in 1 KB units (the data
 //! room less headroom, rounded down) and scatters a frame when the frame
@@ -140,11 +147,12 @@ mod tests {
         min_mtu: 68,
         max_mtu: 9702,
     };
-    /// mlx5 (ConnectX-4 Lx and later): 10000 / 9978.
+    /// mlx5 (ConnectX-4 Lx and later): 65536 and no MTU limit
+    /// (`mlx5_dev_infos_get` sets no `max_mtu`).
     const MLX5: PmdLimits = PmdLimits {
-        max_rx_pktlen: 10000,
+        max_rx_pktlen: 65536,
         min_mtu: 68,
-        max_mtu: 9978,
+        max_mtu: NO_MTU_LIMIT,
     };
     /// net_null, net_ring, net_pcap: no limit at all.
     const NULL: PmdLimits = PmdLimits {
@@ -163,7 +171,7 @@ mod tests {
     fn the_overhead_is_the_pmd_s() {
         assert_eq!(IXGBE.overhead(), 18);
         assert_eq!(I40E.overhead(), 26);
-        assert_eq!(MLX5.overhead(), 22);
+        assert_eq!(MLX5.overhead(), 18);
         assert_eq!(NULL.overhead(), 18);
         assert_eq!(AF_PACKET.overhead(), 18);
         // max_mtu reported, max_rx_pktlen not above it: Ethernet's own.
@@ -179,7 +187,8 @@ mod tests {
     fn the_largest_frame_is_the_pmd_s() {
         assert_eq!(IXGBE.max_frame(), 15872);
         assert_eq!(I40E.max_frame(), 9728);
-        assert_eq!(MLX5.max_frame(), 10000);
+        // DPDK's limit; the kernel interface's is found by setting it.
+        assert_eq!(MLX5.max_frame(), 65536);
         assert_eq!(NULL.max_frame(), 65535 + 18);
         assert_eq!(AF_PACKET.max_frame(), 1518);
     }
@@ -190,7 +199,7 @@ mod tests {
         let cases: [(PmdLimits, [u16; 4]); 3] = [
             (IXGBE, [68, 1500, 9112, 9198]),
             (I40E, [68, 1492, 9104, 9190]),
-            (MLX5, [68, 1496, 9108, 9194]),
+            (MLX5, [68, 1500, 9112, 9198]),
         ];
         for (pmd, mtus) in cases {
             for (frame, mtu) in [64, 1518, 9130, 9216].into_iter().zip(mtus) {
@@ -201,7 +210,7 @@ mod tests {
 
     #[test]
     fn the_largest_frame_sets_max_mtu_and_one_more_is_refused() {
-        for (pmd, limit, overhead) in [(IXGBE, 15872, 18), (I40E, 9728, 26), (MLX5, 10000, 22)] {
+        for (pmd, limit, overhead) in [(IXGBE, 15872, 18), (I40E, 9728, 26)] {
             assert_eq!(pmd.mtu_for(limit), Ok(Mtu::Set(pmd.max_mtu)));
             let err = TooLarge {
                 frame: limit + 1,
@@ -210,6 +219,10 @@ mod tests {
             };
             assert_eq!(pmd.mtu_for(limit + 1), Err(err), "{pmd:?}");
         }
+        // mlx5: ConnectX's largest MTU (9978) carries 9996-byte frames;
+        // above it only setting the MTU tells.
+        assert_eq!(MLX5.mtu_for(9996), Ok(Mtu::Set(9978)));
+        assert_eq!(MLX5.mtu_for(65536), Ok(Mtu::Set(65518)));
     }
 
     #[test]

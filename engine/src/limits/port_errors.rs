@@ -140,6 +140,27 @@ pub fn classify(name: &str) -> Option<ErrorClass> {
     Some(class)
 }
 
+/// Whether the extended statistic `name` of a port of `driver` counts
+/// frames an RX queue dropped because its ring was full: ixgbe's
+/// per-queue `rx_qN_errors` (ethdev's generic per-queue statistic, which
+/// ixgbe fills from `QPRDC`, the drops of a queue with `SRRCTL.DROP_EN`
+/// set: `ixgbe_read_stats_registers`, `ixgbe_dev_stats_get`). Another
+/// driver's `rx_qN_errors` means something else (net_ring, net_pcap and
+/// net_af_packet count TX errors there), and a ring-full drop of theirs
+/// counts in `imissed` or nowhere.
+pub fn ring_drop_counter(driver: &str, name: &str) -> bool {
+    if driver != "net_ixgbe" {
+        return false;
+    }
+    let Some(q) = name
+        .strip_prefix("rx_q")
+        .and_then(|r| r.strip_suffix("_errors"))
+    else {
+        return false;
+    };
+    !q.is_empty() && q.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// A port's counters at one moment, as the driver keeps them (the basic
 /// `rte_eth_stats` ones and the extended statistics by name).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -152,6 +173,10 @@ pub struct PortCounters {
     pub imissed: u64,
     /// `rx_nombuf`: receive mbuf allocation failures.
     pub rx_nombuf: u64,
+    /// Frames the RX queues dropped at a full ring, where the driver
+    /// counts them apart from `imissed` ([`ring_drop_counter`]); set by
+    /// [`PortCounters::as_losses_of`].
+    pub ring_drops: u64,
     /// The extended statistics, by name.
     pub xstats: Vec<(String, u64)>,
 }
@@ -169,11 +194,18 @@ impl PortCounters {
     /// port lost; ethdev's generic `tx_errors` statistic repeats it and
     /// goes too. net_af_packet and net_pcap, by contrast, count in
     /// `oerrors` frames they took and freed unsent: lost, and kept.
+    ///
+    /// ixgbe counts the frames a full RX ring dropped per queue
+    /// ([`ring_drop_counter`]), not in `imissed`: they are summed into
+    /// `ring_drops`, the receiver's drops.
     pub fn as_losses_of(mut self, driver: &str) -> PortCounters {
         if driver == "net_tap" {
             self.oerrors = 0;
             self.xstats.retain(|(name, _)| name != "tx_errors");
         }
+        self.ring_drops = (self.xstats.iter())
+            .filter(|(name, _)| ring_drop_counter(driver, name))
+            .fold(0u64, |sum, (_, v)| sum.saturating_add(*v));
         self
     }
 }
@@ -202,8 +234,11 @@ pub struct ErrorTotals {
     /// largest, not the sum, is taken: at least this many.
     pub rx_refused: u64,
     /// Frames the port dropped for want of room or buffers: `imissed +
-    /// rx_nombuf`.
+    /// rx_nombuf + ring_drops`.
     pub rx_drops: u64,
+    /// Of those, the frames its RX queues dropped at a full ring
+    /// ([`PortCounters::ring_drops`]).
+    pub rx_ring_drops: u64,
     /// Frames the TX side did not send: the larger of `oerrors` and the
     /// largest TX-error count.
     pub tx_errors: u64,
@@ -226,6 +261,7 @@ impl PortCounters {
             oerrors: self.oerrors.saturating_sub(before.oerrors),
             imissed: self.imissed.saturating_sub(before.imissed),
             rx_nombuf: self.rx_nombuf.saturating_sub(before.rx_nombuf),
+            ring_drops: self.ring_drops.saturating_sub(before.ring_drops),
             xstats: (self.xstats.iter())
                 .map(|(n, v)| (n.clone(), v.saturating_sub(was(n))))
                 .collect(),
@@ -255,6 +291,7 @@ impl PortCounters {
         count(ErrorClass::TxError, "oerrors", self.oerrors);
         count(ErrorClass::Missed, "imissed", self.imissed);
         count(ErrorClass::NoMbuf, "rx_nombuf", self.rx_nombuf);
+        count(ErrorClass::Missed, RING_DROPS, self.ring_drops);
         for (name, v) in &self.xstats {
             if let Some(class) = classify(name) {
                 count(class, name, *v);
@@ -273,12 +310,20 @@ impl PortCounters {
             .unwrap_or(0);
         ErrorTotals {
             rx_refused: self.ierrors.max(refused_class),
-            rx_drops: self.imissed.saturating_add(self.rx_nombuf),
+            rx_drops: (self.imissed)
+                .saturating_add(self.rx_nombuf)
+                .saturating_add(self.ring_drops),
+            rx_ring_drops: self.ring_drops,
             tx_errors: self.oerrors.max(tx_class),
             classes,
         }
     }
 }
+
+/// The name the ring-full drops of a port's RX queues are counted under
+/// ([`PortCounters::ring_drops`]): the `rte_eth_stats` field they come
+/// from.
+pub const RING_DROPS: &str = "q_errors";
 
 /// The counters behind frames refused, as the verdict and the problem
 /// name them: `ierrors` (when nonzero), then each refusing class's
@@ -333,8 +378,14 @@ pub struct ErrorSeries {
     /// Frames the receiving port refused over the run (see
     /// [`ErrorTotals::rx_refused`]).
     pub rx_refused: u64,
-    /// Frames it dropped for want of room or buffers (imissed + rx_nombuf).
+    /// Frames it dropped for want of room or buffers (imissed + rx_nombuf
+    /// + ring-full drops).
     pub rx_drops: u64,
+    /// Of those, the frames its RX queues dropped at a full ring, counted
+    /// apart from `imissed` (ixgbe's `rx_qN_errors`: the RX lcore did not
+    /// keep up); 0 in results of older versions.
+    #[serde(default)]
+    pub rx_ring_drops: u64,
     /// Frames its TX side did not send.
     pub tx_errors: u64,
     /// Each class's largest counter over the run, nonzero ones only.
@@ -420,9 +471,11 @@ impl ErrorTracker {
         s.rx_drops = s.rx_drops.saturating_add(iv.rx_drops);
         s.tx_errors = s.tx_errors.saturating_add(iv.tx_errors);
         s.classes = totals.classes.clone();
+        s.rx_ring_drops = s.rx_ring_drops.max(totals.rx_ring_drops);
         self.last = ErrorTotals {
             rx_refused: self.last.rx_refused.max(totals.rx_refused),
             rx_drops: self.last.rx_drops.max(totals.rx_drops),
+            rx_ring_drops: 0,
             tx_errors: self.last.tx_errors.max(totals.tx_errors),
             classes: Vec::new(),
         };
@@ -447,6 +500,7 @@ mod tests {
             oerrors: 7,
             imissed: 3,
             rx_nombuf: 1,
+            ring_drops: 0,
             xstats: vec![
                 ("tx_errors".to_string(), 7),
                 ("tx_dropped_packets".to_string(), 5),
@@ -471,6 +525,77 @@ mod tests {
             assert_eq!(read.clone().as_losses_of(driver), read, "{driver}");
         }
         assert_eq!(read.totals().tx_errors, 7);
+    }
+
+    /// ixgbe's per-queue `rx_qN_errors` (QPRDC) are the receiver's
+    /// ring-full drops: in `rx_drops`, named `q_errors`; another driver's
+    /// are not.
+    #[test]
+    fn ixgbe_ring_full_drops_are_the_receivers() {
+        let read = PortCounters {
+            imissed: 5,
+            rx_nombuf: 1,
+            xstats: vec![
+                ("rx_q0_errors".to_string(), 700),
+                ("rx_q1_errors".to_string(), 300),
+                ("rx_missed_errors".to_string(), 5),
+                ("tx_q0_errors".to_string(), 9),
+                ("rx_q_errors".to_string(), 4),
+                ("rx_qx_errors".to_string(), 4),
+            ],
+            ..PortCounters::default()
+        };
+        let ixgbe = read.clone().as_losses_of("net_ixgbe");
+        assert_eq!(ixgbe.ring_drops, 1000);
+        let t = ixgbe.totals();
+        assert_eq!((t.rx_drops, t.rx_ring_drops, t.rx_refused), (1006, 1000, 0));
+        assert_eq!(
+            t.classes[0],
+            ClassCount {
+                class: Missed,
+                counter: "q_errors".into(),
+                frames: 1000
+            }
+        );
+        for driver in [
+            "net_i40e",
+            "net_ring",
+            "net_pcap",
+            "net_ixgbe_vf",
+            "mlx5_pci",
+        ] {
+            let other = read.clone().as_losses_of(driver);
+            assert_eq!(other.ring_drops, 0, "{driver}");
+            assert_eq!(
+                (other.totals().rx_drops, other.totals().rx_ring_drops),
+                (6, 0)
+            );
+        }
+        // Over an interval, from the counters at its start.
+        let before = PortCounters {
+            xstats: vec![("rx_q0_errors".to_string(), 200)],
+            ..PortCounters::default()
+        }
+        .as_losses_of("net_ixgbe");
+        assert_eq!(ixgbe.since(&before).ring_drops, 800);
+        let mut tr = ErrorTracker::new(before);
+        let iv = tr.close(&ixgbe, 0.0, 1.0);
+        assert_eq!(iv.rx_drops, 806);
+        assert_eq!(tr.series().rx_ring_drops, 800);
+        assert_eq!(tr.series().rx_drops, 806);
+        for name in ["rx_q0_errors", "rx_q15_errors"] {
+            assert!(ring_drop_counter("net_ixgbe", name), "{name}");
+            assert!(!ring_drop_counter("net_i40e", name), "{name}");
+        }
+        for name in [
+            "rx_q_errors",
+            "rx_qx_errors",
+            "tx_q0_errors",
+            "rx_q0_bytes",
+            "rx_q0_errors_x",
+        ] {
+            assert!(!ring_drop_counter("net_ixgbe", name), "{name}");
+        }
     }
 
     #[test]
@@ -610,6 +735,7 @@ mod tests {
             oerrors: 3,
             imissed: 40,
             rx_nombuf: 2,
+            ring_drops: 0,
             xstats: vec![("rx_missed_errors".into(), 40), ("tx_phy_errors".into(), 5)],
         };
         let t = c.totals();

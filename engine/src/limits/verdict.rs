@@ -62,6 +62,12 @@ pub struct Observation {
     pub imissed: u64,
     /// Receive mbuf allocation failures during the run.
     pub rx_nombuf: u64,
+    /// Frames the receiving port's RX queues dropped at a full ring,
+    /// counted apart from `imissed` (ixgbe's `rx_qN_errors`,
+    /// [`super::port_errors::ring_drop_counter`]): the RX lcore did not
+    /// take them in time. 0 in results of older versions.
+    #[serde(default)]
+    pub rx_ring_drops: u64,
     /// Frames sent but never seen by the receiving port.
     pub lost_in_network: u64,
     /// The receiving port drops frames where no counter sees them (a kernel
@@ -188,6 +194,8 @@ pub struct Counters {
     pub imissed: u64,
     /// Receive mbuf allocation failures.
     pub rx_nombuf: u64,
+    /// Frames the RX queues dropped at a full ring (not in `imissed`).
+    pub rx_ring_drops: u64,
     /// Frames sent but never seen by the receiving port.
     pub lost_in_network: u64,
     /// Fraction of the RX lcore's time spent on frames, if measured.
@@ -199,9 +207,10 @@ pub struct Counters {
 }
 
 impl Counters {
-    /// Frames the port itself dropped (imissed + rx_nombuf).
+    /// Frames the port itself dropped (imissed + rx_nombuf + ring-full
+    /// drops).
     pub fn port_drops(&self) -> u64 {
-        self.imissed + self.rx_nombuf
+        self.imissed + self.rx_nombuf + self.rx_ring_drops
     }
 }
 
@@ -271,6 +280,10 @@ pub enum Reason {
     Network,
     /// The receive mbuf pool ran dry (rule 5).
     PoolDry,
+    /// The RX queues' rings were full: the RX lcore did not take frames
+    /// in time, and the driver counted the drops per queue, not in
+    /// `imissed` (rule 5).
+    RingFull,
     /// The port dropped frames below every ceiling; this is the lowest one
     /// at or above the delivered rate (rule 5, weak evidence).
     NearestAbove(Ceiling),
@@ -481,7 +494,12 @@ fn ceilings(obs: &Observation, fig: &Figures) -> Vec<Ceiling> {
 ///    when the port dropped nothing): **Network**.
 /// 5. Otherwise the port dropped frames without a ceiling being reached:
 ///    **Cpu** if rx_nombuf ≥ imissed (buffers not returned in time), else
-///    the lowest ceiling at or above delivered, else **Cpu**.
+///    **Cpu** if the RX queues' ring-full drops (ixgbe's `rx_qN_errors`)
+///    ≥ imissed (the RX lcore did not take frames in time), else the
+///    lowest ceiling at or above delivered, else **Cpu**.
+///
+/// Wherever imissed + rx_nombuf is counted above, the ring-full drops
+/// are counted with them (`Counters::port_drops`).
 pub fn decide(obs: &Observation) -> Decision {
     let fig = Figures::new(obs);
     let ceilings = ceilings(obs, &fig);
@@ -503,6 +521,7 @@ pub fn decide(obs: &Observation) -> Decision {
     let counters = Counters {
         imissed: obs.imissed,
         rx_nombuf: obs.rx_nombuf,
+        rx_ring_drops: obs.rx_ring_drops,
         lost_in_network: obs.lost_in_network,
         rx_utilisation: fig.utilisation,
         rx_refused: obs.rx_refused,
@@ -544,7 +563,9 @@ fn binding(reason: &Reason) -> Limit {
         }
         Reason::Network => Limit::Network,
         Reason::PortRefused { .. } | Reason::TxRefused { .. } => Limit::Port,
-        Reason::PoolDry | Reason::PortDrops | Reason::Descheduled { .. } => Limit::Cpu,
+        Reason::PoolDry | Reason::RingFull | Reason::PortDrops | Reason::Descheduled { .. } => {
+            Limit::Cpu
+        }
     }
 }
 
@@ -664,6 +685,8 @@ fn decide_missing(
         Reason::Network
     } else if counters.rx_nombuf > 0 && counters.rx_nombuf >= counters.imissed {
         Reason::PoolDry
+    } else if counters.rx_ring_drops > 0 && counters.rx_ring_drops >= counters.imissed {
+        Reason::RingFull
     } else if let Some(c) = considered.iter().find(|c| c.fps >= fig.delivered.fps) {
         Reason::NearestAbove(c.clone())
     } else {
@@ -851,10 +874,11 @@ fn counters_text(c: &Counters) -> String {
         }
     };
     format!(
-        "imissed {}, rx_nombuf {}, lost in network {}{}{}{}",
+        "imissed {}, rx_nombuf {}, lost in network {}{}{}{}{}",
         group(c.imissed as f64),
         group(c.rx_nombuf as f64),
         group(c.lost_in_network as f64),
+        nonzero(c.rx_ring_drops, "dropped at full RX rings (q_errors)"),
         nonzero(c.rx_refused, "refused by the receiving port"),
         nonzero(c.tx_errors, "not sent by the sending port"),
         match c.rx_utilisation {
@@ -915,6 +939,12 @@ fn explain_missing(d: &Decision) -> String {
             "CPU-bound: {missing}; the receive mbuf pool ran dry ({} allocation failures): \
              the RX side did not return buffers in time. Counters: {counters}.",
             group(d.counters.rx_nombuf as f64),
+        ),
+        Reason::RingFull => format!(
+            "CPU-bound: {missing}; the receiving port's RX queues dropped {} frames at full \
+             rings: the RX lcore did not take them in time (the driver counts these drops \
+             per queue, not in imissed). Counters: {counters}.",
+            group(d.counters.rx_ring_drops as f64),
         ),
         Reason::Descheduled { share } => format!(
             "CPU-bound (shared CPU): {missing}; frames went missing at the receiving port \
@@ -1035,6 +1065,7 @@ mod tests {
             Counters {
                 imissed: 0,
                 rx_nombuf: 0,
+                rx_ring_drops: 0,
                 lost_in_network: 0,
                 rx_utilisation: None,
                 rx_refused: 0,
@@ -1142,6 +1173,7 @@ mod tests {
             Counters {
                 imissed: 5_000_000,
                 rx_nombuf: 0,
+                rx_ring_drops: 0,
                 lost_in_network: 0,
                 rx_utilisation: Some(0.999),
                 rx_refused: 0,
@@ -1456,6 +1488,48 @@ mod tests {
         assert_eq!(d.counters.rx_nombuf, 500);
     }
 
+    /// ixgbe's ring-full drops (QPRDC, not imissed) are the receiver's:
+    /// never the network's, the CPU's when no ceiling was reached, and
+    /// counted with the port's drops for a busy RX lcore.
+    #[test]
+    fn ring_full_drops_are_the_receivers_not_the_networks() {
+        let mut o = obs(136_000.0, 90_000.0);
+        o.rx_ring_drops = 46_000;
+        o.rx_utilisation = Some(0.5);
+        let d = decide(&o);
+        assert_eq!((d.binding, &d.reason), (Limit::Cpu, &Reason::RingFull));
+        assert_eq!(d.counters.port_drops(), 46_000);
+        let v = verdict(&o);
+        assert!(
+            v.explanation.contains(
+                "the receiving port's RX queues dropped 46,000 frames at full rings: the RX \
+                 lcore did not take them in time (the driver counts these drops per queue, not \
+                 in imissed). Counters: imissed 0, rx_nombuf 0, lost in network 0, dropped at \
+                 full RX rings (q_errors) 46,000, RX lcore utilisation 50.0 %."
+            ),
+            "{}",
+            v.explanation
+        );
+        // A saturated RX lcore: the CPU with that evidence.
+        o.rx_utilisation = Some(0.99);
+        let d = decide(&o);
+        let Reason::Reached { ceiling, evidence } = &d.reason else {
+            panic!("{:?}", d.reason)
+        };
+        assert_eq!(
+            (ceiling.limit, *evidence),
+            (Limit::Cpu, Evidence::CpuSaturated)
+        );
+        // More lost in the network than dropped at the rings: the network.
+        o.rx_utilisation = Some(0.5);
+        o.lost_in_network = 50_000;
+        assert_eq!(decide(&o).reason, Reason::Network);
+        // imissed above the ring drops: not the rings.
+        o.lost_in_network = 0;
+        o.imissed = 50_000;
+        assert_ne!(decide(&o).reason, Reason::RingFull);
+    }
+
     #[test]
     fn imissed_far_from_every_ceiling_names_the_closest() {
         let mut o = obs(136_000.0, 60_000.0);
@@ -1655,6 +1729,7 @@ mod tests {
             counters: Counters {
                 imissed: 1200,
                 rx_nombuf: 34,
+                rx_ring_drops: 0,
                 lost_in_network: 5,
                 rx_utilisation: Some(0.987),
                 rx_refused: 0,

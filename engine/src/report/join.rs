@@ -555,9 +555,11 @@ fn joined_verdict(t: &TxResult, obs: &Observation, streams: &[JoinedStream]) -> 
     let mut o = obs.clone();
     t.offer_to(&mut o);
     let missing: u64 = streams.iter().map(|s| s.missing).sum();
-    // Frames the receiving port missed or refused reached it.
+    // Frames the receiving port missed, dropped at a full ring or
+    // refused reached it.
     o.lost_in_network = missing
         .saturating_sub(o.imissed)
+        .saturating_sub(o.rx_ring_drops)
         .saturating_sub(o.rx_refused);
     let v = o.verdict();
     if t.frames == 0 {

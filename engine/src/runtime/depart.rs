@@ -213,7 +213,7 @@ impl<'q> Departures<'q> {
                     p.state.hear(Kind::Leaving);
                     p.heard_at = Some(t);
                 }
-                None => {}
+                Some(Kind::Probe) | None => {}
             }
             *listening = false;
         }
@@ -309,7 +309,9 @@ fn answer(tx: &mut TxQueue<'_>, acked: &mut bool, mac: MacAddr, state: &PeerStat
 fn read_notice(rx: &mut RxQueue<'_>) -> Option<Kind> {
     let mut batch = RxBatch::new();
     let n = batch.receive(rx, BATCH_MAX);
-    (0..n).find_map(|i| control::parse(batch.frame(i).0))
+    (0..n)
+        .filter_map(|i| control::parse(batch.frame(i).0))
+        .find(|k| *k != Kind::Probe)
 }
 
 /// Waits until `done` (looked at every [`LOOK`]), `limit` has passed, or

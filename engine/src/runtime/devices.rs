@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use crate::config::{Device, Plan, PortPlan, RxStreams};
 use crate::dpdk::{self, Port, PortInfo, CACHE_MAX};
 use crate::limits::nic::{self, Mtu, PmdLimits};
+use crate::limits::pmd;
 use crate::outcome::Problem;
 use crate::wire::spec::{FCS_LEN, MAX_FRAME_SIZE};
 use crate::wire::{EthernetFrame, VlanTag};
@@ -602,6 +603,82 @@ pub(super) fn port_sizing(plan: &Plan, i: usize, port: &Port) -> Result<Sizing> 
         rings,
         mbufs: mbufs_needed(pp.rx_queues, rings.0, pp.tx_queues, rings.1, lcores),
     })
+}
+
+/// The MTU of the kernel network interface of PCI device `pci` (sysfs
+/// `/sys/bus/pci/devices/{pci}/net/*/mtu`, the first interface), where
+/// there is one: an mlx5 port keeps its netdev beside DPDK.
+pub(super) fn netdev_mtu(pci: &str) -> Option<u16> {
+    if pci.is_empty() || pci.contains('/') {
+        return None;
+    }
+    let mut ifaces: Vec<_> = std::fs::read_dir(format!("/sys/bus/pci/devices/{pci}/net"))
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    ifaces.sort();
+    let text = crate::input::read_text(&ifaces.first()?.join("mtu"), 64).ok()?;
+    text.trim().parse().ok()
+}
+
+/// Sets port `i`'s MTU after its configuration, where `size` set one and
+/// the driver's MTU is landspeed's to set ([`pmd::sets_mtu`]), reads it
+/// back (for mlx5 also its kernel interface's) and refuses the run when
+/// the profile's frames cannot pass ([`pmd::mtu_problem`]). A receiver
+/// that learns its streams asked for more than the profile's frames
+/// need: when the driver refuses that, the MTU the frames need is tried.
+/// Returns the MTU set (`size`'s, or the one the frames need; `None`:
+/// the driver's own) and the kernel interface's MTU where it was read.
+pub(super) fn apply_mtu(
+    plan: &Plan,
+    i: usize,
+    port: &Port,
+    size: &Sizing,
+) -> Result<(Option<u16>, Option<u16>)> {
+    let info = port.info();
+    let Some(asked) = size.mtu.filter(|_| pmd::sets_mtu(&info.driver)) else {
+        return Ok((size.mtu, None));
+    };
+    let frame = plan.ports[i].max_frame;
+    let need = match mtu_for(&info.driver, &pmd_limits(info), frame) {
+        Ok(Mtu::Set(m)) => m.min(asked),
+        _ => asked,
+    };
+    let (mut asked, mut ret) = (asked, port.set_mtu(asked));
+    if ret != 0 && ret != -libc::ENOTSUP && need < asked {
+        (asked, ret) = (need, port.set_mtu(need));
+    }
+    let netdev = if pmd::mtu_in_netdev(&info.driver) {
+        netdev_mtu(&info.name)
+    } else {
+        None
+    };
+    let readback = pmd::MtuReadback {
+        asked,
+        set_ret: ret,
+        dpdk: port.mtu(),
+        netdev,
+    };
+    let Some(why) = pmd::mtu_problem(&info.driver, readback, need, frame) else {
+        return Ok((Some(asked), netdev));
+    };
+    let now = readback.dpdk.max(netdev.unwrap_or(0));
+    let hint = if now > 0 {
+        format!(
+            "; its MTU now carries frames of at most {} bytes",
+            u32::from(now) + pmd_limits(info).overhead()
+        )
+    } else {
+        String::new()
+    };
+    Err(perr(
+        plan,
+        &format!("ports[{i}].device"),
+        format!(
+            "port {} ({}, driver {}): {why}{hint}",
+            plan.ports[i].name, info.name, info.driver
+        ),
+    ))
 }
 
 /// Whether port `i`'s profile expects its link down when the run starts:

@@ -46,7 +46,7 @@ use std::io::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::config::{Device, Plan};
+use crate::config::{Checksum, Device, Plan};
 use crate::counter::{Padded, RxLive, StopFlag, TxLive};
 use crate::dpdk::{
     self, DpdkError, Eal, Mempool, Port, PortConfig, PortStats, Queues, Scope, Worker,
@@ -185,6 +185,13 @@ struct PortRt<'rt> {
     tx_offload: bool,
     /// How its TX frames get their fill.
     payload: crate::tx_payload::PortPayload,
+    /// Its RX queues drop at a full ring (`rx_drop_en`).
+    rx_drop_en: bool,
+    /// The MTU set for its frames (`None`: the driver's own).
+    mtu_asked: Option<u16>,
+    /// Its kernel interface's MTU, where it has one that carries it
+    /// (mlx5) and it was read after the MTU was set.
+    netdev_mtu: Option<u16>,
 }
 
 /// What a port said when it was started.
@@ -223,7 +230,15 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
         info.socket,
     )
     .map_err(|e| perr(plan, &field, e))?;
-    let tx_offload = match pp.checksum.resolve(info.tx_checksum_offload()) {
+    // `auto` keeps the checksums in software where asking the NIC would
+    // take the driver off its vector TX path.
+    let can_offload = match pp.checksum {
+        Checksum::Auto => {
+            crate::limits::pmd::checksum_auto_offloads(&info.driver, info.tx_checksum_offload())
+        }
+        _ => info.tx_checksum_offload(),
+    };
+    let tx_offload = match pp.checksum.resolve(can_offload) {
         Some(mode) => mode == CsumMode::Offload,
         None => {
             return Err(perr(
@@ -247,6 +262,8 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
         rx_scatter: size.rx_scatter,
         tx_checksum_offload: tx_offload,
         tx_multi_segs: payload.attach_from.is_some(),
+        tx_one_pool: tasks::port_one_pool(plan, i),
+        rx_drop_en: crate::limits::pmd::rx_drop_en(pp.rx_queues.max(1)),
         rx_checksum_offload: info.rx_checksum_offload(),
         rx_timestamp: (plan.rx.iter())
             .any(|r| r.port == i && r.timestamps != crate::clock::nic::Want::Software),
@@ -254,6 +271,7 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
     };
     port.configure(&cfg, pool)
         .map_err(|e| perr(plan, &field, e))?;
+    let (mtu_asked, netdev_mtu) = devices::apply_mtu(plan, i, &port, &size)?;
     if payload.attach_from.is_some() {
         let segs = crate::tx_payload::segment_pool(&rt.eal, plan, i, payload, mbufs, info.socket);
         (segs.and_then(|p| port.set_segment_pool(p))).map_err(|e| perr(plan, &field, e))?;
@@ -262,6 +280,9 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
         port,
         tx_offload,
         payload,
+        rx_drop_en: cfg.rx_drop_en,
+        mtu_asked,
+        netdev_mtu,
     })
 }
 
@@ -310,6 +331,71 @@ fn start_ports<'q>(plan: &Plan, ports: &'q [PortRt<'_>]) -> Result<(Vec<Queues<'
         });
     }
     Ok((queues, ups))
+}
+
+/// What `landspeed doctor` learns of one port of a profile by opening it
+/// as a run would, once, without traffic.
+#[derive(Clone, Debug)]
+pub struct PortLook {
+    /// The profile's name for the port.
+    pub name: String,
+    /// DPDK's device name.
+    pub device: String,
+    /// The DPDK driver.
+    pub driver: String,
+    /// How it was set up and the burst paths its driver chose.
+    pub setup: result::PortSetup,
+    /// The offloads the driver offers (their names).
+    pub offered: Vec<String>,
+    /// Every TX queue sends from one pool, whatever the task: fast free
+    /// is safe.
+    pub fast_free_safe: bool,
+    /// Whether the driver offers fast free.
+    pub fast_free_offered: bool,
+    /// The MTU the run sets (`None`: the driver's own) and the one read
+    /// back.
+    pub mtu: (Option<u16>, u16),
+    /// The link after up to two seconds.
+    pub link: dpdk::LinkStatus,
+}
+
+/// How long `landspeed doctor` waits for a port's link.
+const DOCTOR_LINK_WAIT: Duration = Duration::from_secs(2);
+
+/// Opens, configures and starts every port of `plan` once, as a run
+/// would (the EAL, pools, offloads, MTU set and read back), and reports
+/// what each port's driver chose; no frame is sent. An error is what a
+/// run would have failed with.
+pub fn inspect_ports(plan: &Plan) -> Result<Vec<PortLook>> {
+    let rt = Runtime::open(plan)?;
+    let ports = open_ports(&rt, plan)?;
+    let mut looks = Vec::new();
+    for (i, pr) in ports.iter().enumerate() {
+        let queues = pr
+            .port
+            .start()
+            .map_err(|e| perr(plan, &format!("ports[{i}]"), e))?;
+        let mut quiet = |_: &str| {};
+        let (link, _) = devices::wait_link(plan, i, &pr.port, DOCTOR_LINK_WAIT, &mut quiet);
+        let info = pr.port.info();
+        looks.push(PortLook {
+            name: plan.ports[i].name.clone(),
+            device: info.name.clone(),
+            driver: info.driver.clone(),
+            setup: port_setup(pr),
+            offered: (info.offload_names().into_iter())
+                .map(String::from)
+                .collect(),
+            fast_free_safe: tasks::port_one_pool(plan, i),
+            fast_free_offered: dpdk::offload_names(0, info.tx_offload_capa)
+                .contains(&"tx-mbuf-fast-free"),
+            mtu: (pr.mtu_asked, pr.port.mtu()),
+            link,
+        });
+        drop(queues);
+    }
+    close_ports(ports);
+    Ok(looks)
 }
 
 /// Run `plan` to completion. `stop_early` is polled by the reporter (set by
@@ -815,9 +901,35 @@ fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up], seen: &Seen) -> Vec<P
                 errors: seen.errors.get(i).cloned().unwrap_or_default(),
                 timestamps: None,
                 control: seen.control.get(i).copied().flatten(),
+                setup: Some(port_setup(pr)),
             }
         })
         .collect()
+}
+
+/// How port `pr` was set up and the burst paths its driver chose (asked
+/// now: the port is started); ixgbe's TX path, which it cannot report,
+/// inferred from the offloads asked.
+fn port_setup(pr: &PortRt) -> result::PortSetup {
+    let port = &pr.port;
+    let modes = port.burst_modes();
+    let (rx_bits, tx_bits) = port.offloads_asked();
+    let names = |rx, tx| -> Vec<String> {
+        (dpdk::offload_names(rx, tx).into_iter())
+            .map(String::from)
+            .collect()
+    };
+    let driver = &port.info().driver;
+    result::PortSetup {
+        tx_path: (modes.tx)
+            .or_else(|| crate::limits::pmd::inferred_tx_path(driver, tx_bits).map(String::from)),
+        rx_path: modes.rx,
+        tx_offloads: names(0, tx_bits),
+        rx_offloads: names(rx_bits, 0),
+        fast_free: port.fast_free(),
+        rx_drop_en: pr.rx_drop_en,
+        netdev_mtu: pr.netdev_mtu,
+    }
 }
 
 /// The TX and RX sections of the result, and the verdict.

@@ -119,8 +119,9 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
                 ),
             )
         })?;
+        let mut queue = queue;
         let up = &ups[t.port];
-        let stamps = tx_departure(plan, ti, tsc_hz, &ports[t.port], &mut syncs)?;
+        let stamps = tx_departure(plan, ti, tsc_hz, &ports[t.port], &mut queue, &mut syncs)?;
         let mut task = tx_task(
             plan,
             ti,
@@ -180,6 +181,7 @@ fn tx_departure(
     ti: usize,
     tsc_hz: u64,
     pr: &PortRt,
+    queue: &mut TxQueue<'_>,
     syncs: &mut super::clock::Syncs,
 ) -> Result<Option<crate::tx::TxStamps>> {
     use crate::clock::nic::{select_departure, Arrival, Departure, NicCaps, PortStamps, Want};
@@ -222,6 +224,7 @@ fn tx_departure(
                     tx_asked: None,
                     nic_clock: None,
                     tx_clock: None,
+                    tx_latch_probe: None,
                 },
             ));
             syncs.stamps.len() - 1
@@ -234,8 +237,31 @@ fn tx_departure(
     if dep != Departure::Nic {
         return Ok(None);
     }
-    st.tx = Departure::Nic;
     let latch = TxLatch::enable(port).map_err(|e| perr(plan, &at, e))?;
+    // The latch proves itself once per port: one control frame, marked.
+    let latched = match st.tx_latch_probe {
+        Some(l) => l,
+        None => {
+            let mut probe = [0u8; crate::wire::control::LEN];
+            let mac = crate::wire::MacAddr(port.info().mac);
+            crate::wire::control::emit(&mut probe, crate::wire::control::Kind::Probe, mac);
+            let wait = std::time::Duration::from_millis(crate::clock::nic::LATCH_PROBE_MS);
+            *st.tx_latch_probe.insert(latch.probe(queue, &probe, wait))
+        }
+    };
+    let dep = crate::clock::nic::after_probe(
+        t.timestamps,
+        dep,
+        latched,
+        &plan.ports[t.port].name,
+        &port.info().driver,
+    )
+    .map_err(|m| perr(plan, &at, m))?;
+    if dep != Departure::Nic {
+        let _ = port.timesync_disable();
+        return Ok(None);
+    }
+    st.tx = Departure::Nic;
     let n = match syncs.tx_nic.iter().position(|n| n.port == t.port) {
         Some(i) => &syncs.tx_nic[i],
         None => {
@@ -311,6 +337,7 @@ fn nic_stamps(
                     tx_asked: None,
                     nic_clock: None,
                     tx_clock: None,
+                    tx_latch_probe: None,
                 },
             )),
         }
@@ -424,9 +451,12 @@ fn tx_task<'e: 'q, 'q>(
     let payload = crate::tx_payload::for_task(plan, ti, &queue, &builders, pr.payload)?;
     let info = pr.port.info();
     let ring = super::devices::clamp_ring(plan.ports[t.port].tx_ring, info.tx_ring);
-    // Without a place to keep template pools (a certification's trials),
-    // the port's pool is used and headers are written per frame.
-    let pools = match tx_pools {
+    // Without a place to keep template pools (a certification's trials,
+    // or a task whose departures are sampled), the port's pool is used
+    // and headers are written per frame.
+    let shape = task_shape(plan, ti, tx_pools.is_some(), false);
+    check_fast_free(plan, ti, shape, pr.port.fast_free())?;
+    let pools = match tx_pools.filter(|_| shape.uses_templates()) {
         Some(keep) => {
             let pools = tx::template_pools(
                 shared.eal,
@@ -464,6 +494,48 @@ fn tx_task<'e: 'q, 'q>(
         clock: None,
         stamps: None,
     })
+}
+
+/// The pool shape of TX task `ti` ([`tx::TaskShape`]) when the runtime
+/// does or does not keep template pools and its departures are or are not
+/// sampled.
+fn task_shape(plan: &Plan, ti: usize, templates_kept: bool, stamped: bool) -> tx::TaskShape {
+    let t = &plan.tx[ti];
+    tx::TaskShape {
+        streams: t.streams.len(),
+        gap: matches!(t.mode, TxMode::Gap { .. }),
+        templates_kept,
+        stamped,
+    }
+}
+
+/// Whether every TX queue of port `i` sends the mbufs of one pool only,
+/// whatever its task turns out to be (templates kept or not, departures
+/// sampled or not): then fast free is safe on the port
+/// ([`tx::fast_free_safe`]). Decided before the port is configured, from
+/// the most pools each of its tasks can use.
+pub(super) fn port_one_pool(plan: &Plan, i: usize) -> bool {
+    (0..plan.tx.len())
+        .filter(|&ti| plan.tx[ti].port == i)
+        .all(|ti| tx::fast_free_safe(task_shape(plan, ti, true, false).pools_bound()))
+}
+
+/// A task of `shape` on a port whose TX queues free fast (`fast_free`)
+/// must send the mbufs of one pool: the port's set-up and the task's
+/// pools must agree, or another stream's headers would go out.
+fn check_fast_free(plan: &Plan, ti: usize, shape: tx::TaskShape, fast_free: bool) -> Result<()> {
+    if fast_free && !tx::fast_free_safe(shape.pools()) {
+        return Err(perr(
+            plan,
+            &format!("tx[{ti}]"),
+            format!(
+                "internal: the port frees sent mbufs fast (one pool per queue) but this task's \
+                 frames come from {} pools",
+                shape.pools()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// What every TX task of a run shares: the EAL (for its streams' pools),
@@ -763,6 +835,91 @@ mod tests {
              tx: [ {{ lcore: 1, port: p0, {tx} }} ]\n"
         );
         crate::config::load_str(&yaml, "t.yaml").unwrap()
+    }
+
+    /// A plan whose one TX task sends `streams` streams of 1518 bytes, in
+    /// gap mode or not.
+    fn plan_of_shape(streams: usize, gap: bool) -> Plan {
+        let names: Vec<String> = (0..streams).map(|k| format!("s{k}")).collect();
+        let defs: Vec<String> = names
+            .iter()
+            .map(|n| format!("{{ name: {n}, frame_size: 1518 }}"))
+            .collect();
+        let mode = if gap { "mode: gap, " } else { "" };
+        let yaml = format!(
+            "eal: {{ cores: [0, 1], vdevs: [net_null0] }}\n\
+             ports: [ {{ name: p0, device: net_null0, link: 10g }} ]\n\
+             streams: [ {} ]\n\
+             tx: [ {{ lcore: 1, port: p0, {mode}rate: 1G, streams: [{}] }} ]\n",
+            defs.join(", "),
+            names.join(", ")
+        );
+        crate::config::load_str(&yaml, "t.yaml").unwrap()
+    }
+
+    /// For every task shape, the port's fast free (decided before the
+    /// port is configured, from the plan) and the pools the task then
+    /// sends from agree: fast free only where every possible task sends
+    /// from one pool, whether templates are kept (a run) or not (a
+    /// certification) and whether departures are sampled or not.
+    #[test]
+    fn fast_free_and_the_task_pools_agree_for_every_shape() {
+        let mut one_pool_ports = Vec::new();
+        for streams in 1..=tx::TEMPLATE_POOLS_MAX + 2 {
+            for gap in [false, true] {
+                let plan = plan_of_shape(streams, gap);
+                let fast_free = port_one_pool(&plan, 0);
+                for kept in [false, true] {
+                    for stamped in [false, true] {
+                        let shape = task_shape(&plan, 0, kept, stamped);
+                        assert_eq!((shape.streams, shape.gap), (streams, gap));
+                        let ok = check_fast_free(&plan, 0, shape, fast_free);
+                        assert!(ok.is_ok(), "{shape:?} fast free {fast_free}");
+                        if fast_free {
+                            assert_eq!(shape.pools(), 1, "{shape:?}");
+                        }
+                    }
+                }
+                if fast_free {
+                    one_pool_ports.push((streams, gap));
+                }
+            }
+        }
+        // One stream without gap frames, or more streams than get
+        // template pools (all from the port's pool, gap frames too).
+        assert_eq!(
+            one_pool_ports,
+            vec![(1, false), (9, false), (9, true), (10, false), (10, true)]
+        );
+        // A port set up for fast free refuses a task of several pools.
+        let plan = plan_of_shape(2, false);
+        let shape = task_shape(&plan, 0, true, false);
+        let err = check_fast_free(&plan, 0, shape, true).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.yaml:4: tx[0]: internal: the port frees sent mbufs fast (one pool per queue) but \
+             this task's frames come from 2 pools"
+        );
+        assert!(check_fast_free(&plan, 0, shape, false).is_ok());
+    }
+
+    /// A port with no TX task, or TX tasks on other ports only, frees
+    /// fast; one shared by two tasks of one pool each does too, and one
+    /// task of two pools takes it away.
+    #[test]
+    fn fast_free_per_port_over_its_tasks() {
+        let yaml = "eal: { cores: [0, 1, 2], vdevs: [net_null0, net_null1] }\n\
+             ports: [ { name: p0, device: net_null0, tx_queues: 2 }, { name: p1, device: net_null1 } ]\n\
+             streams: [ { name: a }, { name: b }, { name: c } ]\n\
+             tx: [ { lcore: 1, port: p0, queue: 0, rate: 1G, streams: [a] },\n\
+                   { lcore: 2, port: p0, queue: 1, rate: 1G, streams: [b] } ]\n";
+        let plan = crate::config::load_str(yaml, "t.yaml").unwrap();
+        assert!(port_one_pool(&plan, 0));
+        assert!(port_one_pool(&plan, 1));
+        let yaml = yaml.replace("streams: [b]", "streams: [b, c]");
+        let plan = crate::config::load_str(&yaml, "t.yaml").unwrap();
+        assert!(!port_one_pool(&plan, 0));
+        assert!(port_one_pool(&plan, 1));
     }
 
     fn up(link_bps: u64) -> Up {

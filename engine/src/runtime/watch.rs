@@ -250,6 +250,7 @@ fn error_counters(port: &Port) -> PortCounters {
         oerrors: s.oerrors,
         imissed: s.imissed,
         rx_nombuf: s.rx_nombuf,
+        ring_drops: 0,
         xstats: port.xstats(),
     }
     .as_losses_of(&port.info().driver)

@@ -38,6 +38,10 @@ pub enum Kind {
     /// "Understood: I have stopped and will not touch this link again
     /// while you are on it."
     Ack,
+    /// No message: the frame a sender marks at the start to prove that
+    /// its port latches TX timestamps (`clock::nic::after_probe`); a
+    /// receiver drops it.
+    Probe,
 }
 
 impl Kind {
@@ -46,6 +50,7 @@ impl Kind {
         match self {
             Kind::Leaving => 1,
             Kind::Ack => 2,
+            Kind::Probe => 3,
         }
     }
 
@@ -54,6 +59,7 @@ impl Kind {
         match c {
             1 => Some(Kind::Leaving),
             2 => Some(Kind::Ack),
+            3 => Some(Kind::Probe),
             _ => None,
         }
     }
@@ -96,7 +102,7 @@ mod tests {
 
     #[test]
     fn a_frame_emitted_parses_back_as_its_kind() {
-        for kind in [Kind::Leaving, Kind::Ack] {
+        for kind in [Kind::Leaving, Kind::Ack, Kind::Probe] {
             let mut b = [0xAAu8; 64];
             emit(&mut b, kind, SRC);
             assert_eq!(parse(&b[..LEN]), Some(kind));
@@ -129,7 +135,7 @@ mod tests {
             assert_eq!(parse(&b), None, "byte {i} changed");
         }
         let mut b = good;
-        b[23] = 3;
+        b[23] = 4;
         assert_eq!(parse(&b), None, "unknown kind");
         assert_eq!(parse(&good[..LEN - 1]), None, "short");
         assert_eq!(parse(&[]), None);

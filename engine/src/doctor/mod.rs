@@ -1,0 +1,328 @@
+//! `landspeed doctor [PROFILE]`: checks a host, and a profile's ports,
+//! and says for each finding what is wrong and what to do.
+//!
+//! Without the EAL it reads the host: hugepages, IOMMU and vfio, CPU
+//! isolation, the invariant TSC, the worker CPUs' frequency governor,
+//! and for each PCI port of the profile its NUMA node, the kernel driver
+//! bound to it and its kernel interface's MTU. With a profile it then
+//! opens the ports once as a run would (`runtime::inspect_ports`) and
+//! reports each port's driver, the TX and RX burst paths its driver
+//! chose, the offloads asked and offered, whether fast free is safe, the
+//! MTU set and read back, and the link. The checks over sysfs and procfs
+//! text are pure ([`checks`]); this module reads the files and prints.
+//! What could not be checked (a virtual device has no PCI device, a VM no
+//! cpufreq) is said so, and does not count against the exit status: 0
+//! when all is well, 3 with warnings, 1 with an error.
+
+pub mod checks;
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use checks::{Finding, Level};
+
+use crate::config::{Device, Plan};
+use crate::limits::pmd;
+use crate::Result;
+
+/// A file's text, when it can be read (at most 64 KiB).
+fn read(path: &str) -> Option<String> {
+    crate::input::read_text(Path::new(path), 1 << 16).ok()
+}
+
+/// The CPUs the profile's tasks run on.
+fn worker_cpus(plan: &Plan) -> Vec<u32> {
+    let lcores = (plan.tx.iter().map(|t| t.lcore)).chain(plan.rx.iter().map(|r| r.lcore));
+    let mut cpus: Vec<u32> = lcores
+        .filter_map(|l| {
+            let k = plan.eal.lcores.iter().position(|&x| x == l)?;
+            plan.eal.cpus.get(k).copied()
+        })
+        .collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    cpus
+}
+
+/// The NUMA node of CPU `cpu` (sysfs `nodeN` entry of the CPU), 0 when
+/// the host does not say.
+fn cpu_node(cpu: u32) -> u32 {
+    let dir = format!("/sys/devices/system/cpu/cpu{cpu}");
+    std::fs::read_dir(dir)
+        .ok()
+        .and_then(|d| {
+            d.filter_map(|e| e.ok())
+                .find_map(|e| e.file_name().to_str()?.strip_prefix("node")?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The host's findings, for `plan` when one is given.
+fn host_findings(plan: Option<&Plan>) -> Vec<Finding> {
+    let pci: Vec<(&str, &str)> = plan.map_or(Vec::new(), |p| {
+        (p.ports.iter())
+            .filter_map(|pp| match &pp.device {
+                Device::Pci(a) => Some((pp.name.as_str(), a.as_str())),
+                Device::Vdev(_) => None,
+            })
+            .collect()
+    });
+    let vendor = |addr: &str| read(&format!("/sys/bus/pci/devices/{addr}/vendor"));
+    let mellanox = |addr: &str| vendor(addr).is_some_and(|v| v.trim() == "0x15b3");
+    let intel = pci.iter().any(|(_, a)| !mellanox(a));
+    let cmdline = read("/proc/cmdline").unwrap_or_default();
+    let workers = plan.map_or(Vec::new(), worker_cpus);
+    let groups = std::fs::read_dir("/sys/kernel/iommu_groups")
+        .ok()
+        .map(|d| d.count());
+    let mut out = vec![
+        checks::hugepages(&read("/proc/meminfo").unwrap_or_default(), !pci.is_empty()),
+        checks::iommu(
+            &cmdline,
+            groups,
+            Path::new("/dev/vfio/vfio").exists(),
+            intel,
+        ),
+        checks::isolation(&cmdline, &workers),
+        checks::invariant_tsc(&read("/proc/cpuinfo").unwrap_or_default()),
+    ];
+    let governed = if workers.is_empty() {
+        vec![0]
+    } else {
+        workers.clone()
+    };
+    for cpu in governed {
+        let text = read(&format!(
+            "/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor"
+        ));
+        out.push(checks::governor(cpu, text.as_deref()));
+    }
+    let Some(plan) = plan else { return out };
+    let nodes: Vec<u32> = workers.iter().map(|&c| cpu_node(c)).collect();
+    for pp in &plan.ports {
+        let name = pp.name.as_str();
+        let need = pp.max_frame.saturating_sub(18);
+        match &pp.device {
+            Device::Pci(addr) => {
+                let dev = format!("/sys/bus/pci/devices/{addr}");
+                match read(&format!("{dev}/numa_node")) {
+                    Some(t) => out.push(checks::port_numa(name, &t, &nodes)),
+                    None => out.push(Finding::new(
+                        Level::Error,
+                        &format!("port {name} PCI device"),
+                        format!("{addr} does not exist on this host"),
+                        Some("check the address with `lspci -D` (ports[].device)"),
+                    )),
+                }
+                let bound = std::fs::read_link(format!("{dev}/driver")).ok();
+                let bound = bound
+                    .as_ref()
+                    .and_then(|p| p.file_name()?.to_str().map(String::from));
+                out.push(checks::kernel_driver(
+                    name,
+                    bound.as_deref(),
+                    mellanox(addr),
+                ));
+                let ifaces = std::fs::read_dir(format!("{dev}/net")).ok();
+                let iface = ifaces.and_then(|mut d| d.next()?.ok()?.file_name().into_string().ok());
+                if let Some(iface) = iface {
+                    let mtu = read(&format!("{dev}/net/{iface}/mtu")).unwrap_or_default();
+                    out.push(checks::netdev_mtu(name, &iface, &mtu, need));
+                }
+            }
+            Device::Vdev(v) => {
+                let iface = (plan.eal.vdevs.iter())
+                    .filter(|d| d.split(',').next() == Some(v.as_str()))
+                    .flat_map(|d| d.split(','))
+                    .find_map(|kv| kv.strip_prefix("iface="));
+                match iface {
+                    Some(iface) if v.starts_with("net_af_packet") => {
+                        let mtu = read(&format!("/sys/class/net/{iface}/mtu")).unwrap_or_default();
+                        out.push(checks::netdev_mtu(name, iface, &mtu, need));
+                    }
+                    _ => out.push(Finding::new(
+                        Level::Unchecked,
+                        &format!("port {name} device"),
+                        format!(
+                            "{v} is a virtual device: no PCI device, NUMA node or kernel \
+                             driver to check"
+                        ),
+                        None,
+                    )),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The findings of the ports `plan` opens (the EAL started once).
+fn port_findings(plan: &Plan) -> Vec<Finding> {
+    let looks = match crate::runtime::inspect_ports(plan) {
+        Ok(l) => l,
+        Err(e) => {
+            return vec![Finding::new(
+                Level::Error,
+                "ports",
+                format!("a run would fail: {e}"),
+                Some("fix what the message names, then run the doctor again"),
+            )]
+        }
+    };
+    let mut out = Vec::new();
+    for p in looks {
+        let n = &p.name;
+        let link = if p.link.up {
+            Finding::new(
+                Level::Ok,
+                &format!("port {n} link"),
+                format!(
+                    "{} ({}): up, {} Mbit/s",
+                    p.device, p.driver, p.link.speed_mbps
+                ),
+                None,
+            )
+        } else {
+            Finding::new(
+                Level::Warning,
+                &format!("port {n} link"),
+                format!("{} ({}): down after 2 s", p.device, p.driver),
+                Some("check the cable, the optics and the peer (a run waits 9 s)"),
+            )
+        };
+        out.push(link);
+        let asked: Vec<&str> = p.setup.tx_offloads.iter().map(String::as_str).collect();
+        let tx_path = p.setup.tx_path.clone();
+        match tx_path {
+            Some(path) => match pmd::vector_tx_advice(&p.driver, &path, &asked) {
+                Some(advice) => {
+                    let (what, fix) = advice.split_once(" → ").unwrap_or((&advice, ""));
+                    out.push(Finding::new(
+                        Level::Warning,
+                        &format!("port {n} TX path"),
+                        what,
+                        Some(fix),
+                    ))
+                }
+                None => out.push(Finding::new(
+                    Level::Ok,
+                    &format!("port {n} TX path"),
+                    path,
+                    None,
+                )),
+            },
+            None => out.push(Finding::new(
+                Level::Unchecked,
+                &format!("port {n} TX path"),
+                format!("{} does not report its burst path", p.driver),
+                None,
+            )),
+        }
+        out.push(match &p.setup.rx_path {
+            Some(path) => Finding::new(Level::Ok, &format!("port {n} RX path"), path.clone(), None),
+            None => Finding::new(
+                Level::Unchecked,
+                &format!("port {n} RX path"),
+                format!("{} does not report its burst path", p.driver),
+                None,
+            ),
+        });
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(" ")
+            }
+        };
+        let asked_all: Vec<String> = (p.setup.tx_offloads.iter())
+            .chain(&p.setup.rx_offloads)
+            .cloned()
+            .collect();
+        out.push(Finding::new(
+            Level::Ok,
+            &format!("port {n} offloads"),
+            format!("asked: {}; offered: {}", list(&asked_all), list(&p.offered)),
+            None,
+        ));
+        let ff = match (p.fast_free_offered, p.fast_free_safe) {
+            (false, _) => "not offered by the driver",
+            (true, true) if p.setup.fast_free => "asked: every TX queue sends from one pool",
+            (true, true) => "safe, not asked: frames are chained (multi-segment TX)",
+            (true, false) => {
+                "not asked: a TX queue sends from several pools (a stream's template pool each, \
+                 the port's for gap frames), which fast free would mix up"
+            }
+        };
+        out.push(Finding::new(
+            Level::Ok,
+            &format!("port {n} fast free"),
+            ff,
+            None,
+        ));
+        out.push(match p.mtu {
+            (Some(set), read) if read != 0 && read < set => Finding::new(
+                Level::Error,
+                &format!("port {n} MTU"),
+                format!("set {set}, read back {read}"),
+                Some("raise the device's MTU limit or use smaller frames"),
+            ),
+            (Some(set), read) => Finding::new(
+                Level::Ok,
+                &format!("port {n} MTU"),
+                format!(
+                    "set {set}, read back {read}{}",
+                    p.setup
+                        .netdev_mtu
+                        .map_or(String::new(), |m| format!(", kernel interface {m}"))
+                ),
+                None,
+            ),
+            (None, read) => Finding::new(
+                Level::Ok,
+                &format!("port {n} MTU"),
+                format!("the driver's own ({read}): its frames pass by the kernel interface's MTU"),
+                None,
+            ),
+        });
+    }
+    out
+}
+
+/// Runs the doctor on this host and, when given, `profile`'s ports;
+/// prints one line per finding and returns the exit status.
+pub fn run(profile: Option<&Path>) -> Result<u8> {
+    let plan = match profile {
+        Some(p) => Some(crate::config::load(p)?),
+        None => None,
+    };
+    let mut findings = host_findings(plan.as_ref());
+    match &plan {
+        Some(plan) => findings.extend(port_findings(plan)),
+        None => findings.push(Finding::new(
+            Level::Unchecked,
+            "ports",
+            "no profile given: no port opened (drivers, burst paths, offloads, MTU, link)",
+            Some("`landspeed doctor PROFILE`"),
+        )),
+    }
+    crate::output::print(&report(&findings));
+    Ok(checks::exit_status(&findings))
+}
+
+/// The printed report: one line per finding, then the counts.
+pub fn report(findings: &[Finding]) -> String {
+    let mut s = String::new();
+    for f in findings {
+        let _ = writeln!(s, "{}", f.line());
+    }
+    let count = |l: Level| findings.iter().filter(|f| f.level == l).count();
+    let _ = writeln!(
+        s,
+        "doctor: {} ok, {} warnings, {} errors, {} not checked",
+        count(Level::Ok),
+        count(Level::Warning),
+        count(Level::Error),
+        count(Level::Unchecked)
+    );
+    s
+}

@@ -10,10 +10,13 @@
 //! with no result, the sentence saying why), a table per direction and
 //! every trial. Its figures are the [`format`] records', so
 //! they read exactly as in the CSV.
+//!
+//! The markup is written with [`maud`]: every text is escaped by
+//! construction; the charts are [`svg`]'s, inserted as they are.
 
-use std::fmt::Write as _;
+use maud::{html, Markup, PreEscaped, DOCTYPE};
 
-use super::format::{self, escape, Column, Record, Test};
+use super::format::{self, Column, Record, Test};
 use super::model::{Certification, Host};
 use super::svg;
 
@@ -67,53 +70,43 @@ footer { margin-top: 32px; color: #555; font-size: 12px; border-top: 1px solid #
 pub fn render(c: &Certification) -> String {
     let results = format::results(c);
     let trials = format::trials(c);
-    let mut h = String::with_capacity(64 * 1024 + trials.len() * 400);
-    head(&mut h, c);
     let bound = tester_bound_lines(&results, &trials);
-    banners(&mut h, c, bound.len());
-    title_block(&mut h, c);
-    criteria(&mut h, c);
-    doubts(&mut h, c, &bound);
-    unmeasured(&mut h, c);
-    for test in format::tests_of(c) {
-        section(&mut h, c, test, &results, &trials);
-    }
-    let _ = write!(
-        h,
-        "<footer>Written by landspeed {} from the certification's figures; the CSV and the JSON hold the same figures.</footer>\n</body>\n</html>\n",
-        escape(&c.landspeed)
-    );
-    h
-}
-
-fn head(h: &mut String, c: &Certification) {
-    let _ = write!(
-        h,
-        concat!(
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-            "<title>RFC 2544 certification: {profile}{state}</title>\n",
-            "<style>{style}</style>\n</head>\n<body>\n",
-            "<h1>RFC 2544 certification</h1>\n<p class=\"sub\">{profile} · {started}</p>\n"
-        ),
-        profile = escape(&c.profile),
-        state = if c.complete { "" } else { " (incomplete)" },
-        style = STYLE,
-        started = escape(&c.started),
-    );
+    let state = if c.complete { "" } else { " (incomplete)" };
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { "RFC 2544 certification: " (c.profile) (state) }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                h1 { "RFC 2544 certification" }
+                p.sub { (c.profile) " · " (c.started) }
+                (banners(c, bound.len()))
+                (title_block(c))
+                (criteria(c))
+                (doubts(c, &bound))
+                (unmeasured(c))
+                @for test in format::tests_of(c) {
+                    (section(c, test, &results, &trials))
+                }
+                footer {
+                    "Written by landspeed " (c.landspeed)
+                    " from the certification's figures; the CSV and the JSON hold the same figures."
+                }
+            }
+        }
+    };
+    let mut out = page.into_string();
+    out.push('\n');
+    out
 }
 
 /// The first screen: incomplete, then the verdict, then any doubt (the
 /// problems, and `bound` results the tester bounded).
-fn banners(h: &mut String, c: &Certification, bound: usize) {
-    if !c.complete {
-        let why = c.stopped_by.as_deref().unwrap_or("it was stopped");
-        let _ = writeln!(
-            h,
-            "<div class=\"banner incomplete\" id=\"incomplete\">INCOMPLETE: the certification did not run to its end ({}). The figures below are the results so far; sizes and tests not measured are marked.</div>",
-            escape(why)
-        );
-    }
+fn banners(c: &Certification, bound: usize) -> Markup {
     let failed = c.criteria.iter().filter(|k| !k.passed).count();
     let (class, text) = match (c.criteria.len(), failed) {
         (0, _) => (
@@ -126,35 +119,29 @@ fn banners(h: &mut String, c: &Certification, bound: usize) {
             format!("FAIL: {f} of {n} acceptance criteria not met."),
         ),
     };
-    let _ = writeln!(
-        h,
-        "<div class=\"banner {class}\" id=\"verdict\"><a href=\"#criteria\">{}</a></div>",
-        escape(&text)
-    );
-    if !c.not_measured.is_empty() {
-        let _ = writeln!(
-            h,
-            "<div class=\"banner unmeasured\">{} test result(s) not measured: see <a href=\"#not-measured\">what was not measured and why</a>.</div>",
-            c.not_measured.len()
-        );
-    }
     let problems = c.problems.len();
-    if bound + problems > 0 {
-        let _ = writeln!(
-            h,
-            "<div class=\"banner doubt\">{problems} problem(s) and {bound} tester-bound result(s): see <a href=\"#doubts\">what limits the figures</a>.</div>"
-        );
+    html! {
+        @if !c.complete {
+            div.banner.incomplete #incomplete {
+                "INCOMPLETE: the certification did not run to its end ("
+                (c.stopped_by.as_deref().unwrap_or("it was stopped"))
+                "). The figures below are the results so far; sizes and tests not measured are marked."
+            }
+        }
+        div.banner.(class) #verdict { a href="#criteria" { (text) } }
+        @if !c.not_measured.is_empty() {
+            div.banner.unmeasured {
+                (c.not_measured.len()) " test result(s) not measured: see "
+                a href="#not-measured" { "what was not measured and why" } "."
+            }
+        }
+        @if bound + problems > 0 {
+            div.banner.doubt {
+                (problems) " problem(s) and " (bound) " tester-bound result(s): see "
+                a href="#doubts" { "what limits the figures" } "."
+            }
+        }
     }
-}
-
-/// One row of the title block.
-fn meta(h: &mut String, what: &str, value: &str) {
-    let _ = writeln!(
-        h,
-        "<tr><th>{}</th><td>{}</td></tr>",
-        escape(what),
-        escape(value)
-    );
 }
 
 /// The title block's device when the profile describes none.
@@ -180,168 +167,198 @@ fn host_line(host: &Host) -> String {
     format!("{name}{cpu} × {}, {kernel}", host.cpus)
 }
 
-fn title_block(h: &mut String, c: &Certification) {
+/// The rows of the title block: heading, text.
+fn title_rows(c: &Certification) -> Vec<(String, String)> {
     let s = &c.settings;
-    h.push_str("<h2 id=\"setup\">Device, tester and settings</h2>\n<table class=\"meta\">\n");
-    let device = c.device.as_deref().unwrap_or(NO_DEVICE);
-    meta(h, "Device under test", device);
-    meta(h, "Profile", &c.profile);
-    meta(h, "Started (UTC)", &c.started);
-    meta(
-        h,
-        "Tester",
-        &format!("landspeed {}, DPDK {}", c.landspeed, c.dpdk),
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut add = |what: &str, value: String| rows.push((what.to_string(), value));
+    add(
+        "Device under test",
+        c.device.as_deref().unwrap_or(NO_DEVICE).to_string(),
     );
-    meta(h, "Host", &host_line(&c.host));
-    meta(h, "Topology", &c.topology);
-    meta(h, "Directions", &c.directions.join("; "));
+    add("Profile", c.profile.clone());
+    add("Started (UTC)", c.started.clone());
+    add(
+        "Tester",
+        format!("landspeed {}, DPDK {}", c.landspeed, c.dpdk),
+    );
+    add("Host", host_line(&c.host));
+    add("Topology", c.topology.clone());
+    add("Directions", c.directions.join("; "));
     if c.host.ports.is_empty() {
-        meta(h, "Ports", &c.ports.join("; "));
+        add("Ports", c.ports.join("; "));
     }
     for p in &c.host.ports {
-        let what = format!("Port {}", p.name);
-        meta(h, &what, &format!("{}, {}, {}", p.device, p.driver, p.link));
+        add(
+            &format!("Port {}", p.name),
+            format!("{}, {}, {}", p.device, p.driver, p.link),
+        );
     }
-    let line = format!(
-        "{} at L1 ({} bit/s)",
-        format::bit_rate(c.line_bps),
-        c.line_bps
+    add(
+        "Line rate",
+        format!(
+            "{} at L1 ({} bit/s)",
+            format::bit_rate(c.line_bps),
+            c.line_bps
+        ),
     );
-    meta(h, "Line rate", &line);
-    meta(h, "Tests", &s.tests.join(", "));
+    add("Tests", s.tests.join(", "));
     let sizes: Vec<String> = s.sizes.iter().map(|x| x.to_string()).collect();
-    meta(h, "Frame sizes, bytes", &sizes.join(", "));
-    let trial = format!(
-        "{}, then {} settle",
-        format::duration(s.trial_s),
-        format::duration(s.settle_s)
+    add("Frame sizes, bytes", sizes.join(", "));
+    add(
+        "Trial",
+        format!(
+            "{}, then {} settle",
+            format::duration(s.trial_s),
+            format::duration(s.settle_s)
+        ),
     );
-    meta(h, "Trial", &trial);
-    let search = format!(
-        "{} % to {} % of line, resolution {} %, loss tolerance {} %{}",
-        format::trimmed(s.lower_pct),
-        format::trimmed(s.upper_pct),
-        format::trimmed(s.resolution_pct),
-        format::trimmed(s.loss_tolerance_pct),
-        if s.loss_tolerance_pct == 0.0 {
-            " (NDR)"
-        } else {
-            " (PDR)"
-        }
+    add(
+        "Throughput search",
+        format!(
+            "{} % to {} % of line, resolution {} %, loss tolerance {} %{}",
+            format::trimmed(s.lower_pct),
+            format::trimmed(s.upper_pct),
+            format::trimmed(s.resolution_pct),
+            format::trimmed(s.loss_tolerance_pct),
+            if s.loss_tolerance_pct == 0.0 {
+                " (NDR)"
+            } else {
+                " (PDR)"
+            }
+        ),
     );
-    meta(h, "Throughput search", &search);
-    let p99 = s.max_p99_ns.map_or("none".to_string(), |ns| {
-        format!("p99 ≤ {} ns", format::whole(ns))
-    });
-    meta(h, "Latency bound per trial", &p99);
-    let lat = format!(
-        "{} trials of {}",
-        s.latency_trials,
-        format::duration(s.latency_trial_s)
+    add(
+        "Latency bound per trial",
+        s.max_p99_ns.map_or("none".to_string(), |ns| {
+            format!("p99 ≤ {} ns", format::whole(ns))
+        }),
     );
-    meta(h, "Latency", &lat);
-    meta(
-        h,
+    add(
+        "Latency",
+        format!(
+            "{} trials of {}",
+            s.latency_trials,
+            format::duration(s.latency_trial_s)
+        ),
+    );
+    add(
         "Frame loss step",
-        &format!("{} % of line", format::trimmed(s.loss_step_pct)),
+        format!("{} % of line", format::trimmed(s.loss_step_pct)),
     );
-    let b2b = format!(
-        "{} searches, longest burst {} at line rate",
-        s.back_to_back_trials,
-        format::duration(s.back_to_back_max_s)
+    add(
+        "Back-to-back",
+        format!(
+            "{} searches, longest burst {} at line rate",
+            s.back_to_back_trials,
+            format::duration(s.back_to_back_max_s)
+        ),
     );
-    meta(h, "Back-to-back", &b2b);
-    h.push_str("</table>\n");
+    rows
 }
 
-fn criteria(h: &mut String, c: &Certification) {
-    h.push_str("<h2 id=\"criteria\">Acceptance criteria</h2>\n");
-    let records = format::criteria(c);
-    if records.is_empty() {
-        h.push_str("<p>The profile sets no acceptance criteria.</p>\n");
-        return;
-    }
-    h.push_str("<table>\n<thead><tr><th class=\"t\">test</th><th class=\"t\">direction</th><th>frame size, B</th>");
-    for col in [Column::Wanted, Column::Measured, Column::Passed] {
-        let _ = write!(h, "<th class=\"t\">{}</th>", escape(col.heading()));
-    }
-    h.push_str("</tr></thead>\n<tbody>\n");
-    for r in &records {
-        let _ = write!(
-            h,
-            "<tr><td class=\"t\">{}</td><td class=\"t\">{}</td><td>{}</td>",
-            escape(r.test.key()),
-            escape(&r.direction),
-            r.frame_size
-        );
-        for (col, text) in &r.cells {
-            let class = if *col == Column::Passed {
-                text.as_str()
-            } else {
-                "t"
-            };
-            let _ = write!(h, "<td class=\"{class}\">{}</td>", escape(text));
+fn title_block(c: &Certification) -> Markup {
+    html! {
+        h2 #setup { "Device, tester and settings" }
+        table.meta {
+            @for (what, value) in title_rows(c) {
+                tr { th { (what) } td { (value) } }
+            }
         }
-        h.push_str("</tr>\n");
     }
-    h.push_str("</tbody>\n</table>\n");
+}
+
+fn criteria(c: &Certification) -> Markup {
+    let records = format::criteria(c);
+    html! {
+        h2 #criteria { "Acceptance criteria" }
+        @if records.is_empty() {
+            p { "The profile sets no acceptance criteria." }
+        } @else {
+            table {
+                thead {
+                    tr {
+                        th.t { "test" } th.t { "direction" } th { "frame size, B" }
+                        @for col in [Column::Wanted, Column::Measured, Column::Passed] {
+                            th.t { (col.heading()) }
+                        }
+                    }
+                }
+                tbody {
+                    @for r in &records {
+                        tr {
+                            td.t { (r.test.key()) }
+                            td.t { (r.direction) }
+                            td { (r.frame_size) }
+                            @for (col, text) in &r.cells {
+                                @let class = if *col == Column::Passed { text.as_str() } else { "t" };
+                                td class=(class) { (text) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The problems, and every result the tester (not the device) bounded:
 /// `bound`, one line per test, direction and size (see
 /// [`tester_bound_lines`]).
-fn doubts(h: &mut String, c: &Certification, bound: &[(Test, String)]) {
-    h.push_str("<h2 id=\"doubts\">What limits the figures</h2>\n");
-    if c.problems.is_empty() && bound.is_empty() {
-        h.push_str("<p>No problem was seen, and no result was bounded by the tester.</p>\n");
-        return;
-    }
-    if !c.problems.is_empty() {
-        h.push_str("<p>Problems seen during the certification:</p>\n<ul>\n");
-        for p in &c.problems {
-            let _ = writeln!(h, "<li>{}</li>", escape(&p.text()));
+fn doubts(c: &Certification, bound: &[(Test, String)]) -> Markup {
+    html! {
+        h2 #doubts { "What limits the figures" }
+        @if c.problems.is_empty() && bound.is_empty() {
+            p { "No problem was seen, and no result was bounded by the tester." }
         }
-        h.push_str("</ul>\n");
-    }
-    if !bound.is_empty() {
-        h.push_str("<p><span class=\"key\"></span> Tester-bound: the tester could not offer more, so these figures are the tester's limit, not the device's (the device did at least this much):</p>\n<ul class=\"tester-bound\">\n");
-        for (test, text) in bound {
-            let _ = writeln!(
-                h,
-                "<li><a href=\"#{}\">{}</a>{}</li>",
-                test.key(),
-                escape(test.title()),
-                escape(text)
-            );
+        @if !c.problems.is_empty() {
+            p { "Problems seen during the certification:" }
+            ul {
+                @for p in &c.problems {
+                    li { (p.text()) }
+                }
+            }
         }
-        h.push_str("</ul>\n");
+        @if !bound.is_empty() {
+            p {
+                span.key {} " Tester-bound: the tester could not offer more, so these figures are the tester's limit, not the device's (the device did at least this much):"
+            }
+            ul.tester-bound {
+                @for (test, text) in bound {
+                    li { a href=(format!("#{}", test.key())) { (test.title()) } (text) }
+                }
+            }
+        }
     }
 }
 
 /// Every test, direction and size the certification planned and did not
 /// measure, with the reason (its `not_measured`).
-fn unmeasured(h: &mut String, c: &Certification) {
-    h.push_str("<h2 id=\"not-measured\">Not measured</h2>\n");
+fn unmeasured(c: &Certification) -> Markup {
     let records = format::not_measured(c);
-    if records.is_empty() {
-        h.push_str("<p>Every test planned was measured at every size and direction.</p>\n");
-        return;
+    html! {
+        h2 #not-measured { "Not measured" }
+        @if records.is_empty() {
+            p { "Every test planned was measured at every size and direction." }
+        } @else {
+            table.not-measured {
+                thead {
+                    tr { th.t { "test" } th.t { "direction" } th { "frame size, B" } th.t { "reason" } }
+                }
+                tbody {
+                    @for r in &records {
+                        tr {
+                            td.t { a href=(format!("#{}", r.test.key())) { (r.test.key()) } }
+                            td.t { (r.direction) }
+                            td { (r.frame_size) }
+                            td.t { (r.get(Column::Reason).unwrap_or_default()) }
+                        }
+                    }
+                }
+            }
+        }
     }
-    h.push_str("<table class=\"not-measured\">\n<thead><tr><th class=\"t\">test</th><th class=\"t\">direction</th><th>frame size, B</th><th class=\"t\">reason</th></tr></thead>\n<tbody>\n");
-    for r in &records {
-        let _ = writeln!(
-            h,
-            "<tr><td class=\"t\"><a href=\"#{}\">{}</a></td><td class=\"t\">{}</td><td>{}</td><td class=\"t\">{}</td></tr>",
-            r.test.key(),
-            escape(r.test.key()),
-            escape(&r.direction),
-            r.frame_size,
-            escape(r.get(Column::Reason).unwrap_or_default())
-        );
-    }
-    h.push_str("</tbody>\n</table>\n");
 }
-
 /// What the tester bounded, grouped: one line per test, direction and
 /// size whose result is tester-bound, in the order of the results. Each
 /// line is its test and the text after the test's title: the direction,
@@ -408,48 +425,33 @@ fn about(test: Test) -> &'static str {
     }
 }
 
-fn section(h: &mut String, c: &Certification, test: Test, results: &[Record], trials: &[Record]) {
-    let _ = writeln!(
-        h,
-        "<section class=\"test\" id=\"{}\">\n<h2>{} (RFC 2544 section {})</h2>\n<p>{}</p>",
-        test.key(),
-        escape(test.title()),
-        test.section(),
-        escape(about(test))
-    );
-    match svg::chart(test, c) {
-        Some(chart) => {
-            h.push_str(&chart);
-            h.push('\n');
-        }
-        None => {
-            let why = format::nothing_measured(c, test).unwrap_or_default();
-            let _ = writeln!(
-                h,
-                "<p class=\"banner incomplete no-chart\">{}</p>",
-                escape(&why)
-            );
-        }
-    }
+fn section(c: &Certification, test: Test, results: &[Record], trials: &[Record]) -> Markup {
     let mine: Vec<&Record> = results.iter().filter(|r| r.test == test).collect();
-    if mine.iter().any(|r| r.tester_bound()) {
-        h.push_str("<p><span class=\"key\"></span> marks a tester-bound figure: the tester's limit, not the device's.</p>\n");
-    }
-    for dir in directions(c, &mine) {
-        let rows: Vec<&Record> = mine
-            .iter()
-            .copied()
-            .filter(|r| r.direction == dir)
-            .collect();
-        let _ = writeln!(h, "<h3>{}</h3>", escape(&dir));
-        if test == Test::Loss {
-            loss_table(h, c, &dir, &rows);
-        } else {
-            result_table(h, c, test, &dir, &rows);
+    html! {
+        section.test #(test.key()) {
+            h2 { (test.title()) " (RFC 2544 section " (test.section()) ")" }
+            p { (about(test)) }
+            @match svg::chart(test, c) {
+                Some(chart) => (PreEscaped(chart)),
+                None => p.banner.incomplete.no-chart {
+                    (format::nothing_measured(c, test).unwrap_or_default())
+                },
+            }
+            @if mine.iter().any(|r| r.tester_bound()) {
+                p { span.key {} " marks a tester-bound figure: the tester's limit, not the device's." }
+            }
+            @for dir in directions(c, &mine) {
+                @let rows: Vec<&Record> = mine.iter().copied().filter(|r| r.direction == dir).collect();
+                h3 { (dir) }
+                @if test == Test::Loss {
+                    (loss_table(c, &dir, &rows))
+                } @else {
+                    (result_table(c, test, &dir, &rows))
+                }
+            }
+            (trial_tables(c, test, trials))
         }
     }
-    trial_tables(h, c, test, trials);
-    h.push_str("</section>\n");
 }
 
 /// The directions records name, in the certification's order.
@@ -472,64 +474,79 @@ fn missing_sizes(c: &Certification, rows: &[&Record]) -> Vec<u32> {
         .collect()
 }
 
-fn header(h: &mut String, columns: &[Column], first: &str) {
-    let _ = write!(h, "<table>\n<thead><tr><th>{}</th>", escape(first));
-    for col in columns {
-        let _ = write!(h, "<th>{}</th>", escape(col.heading()));
+fn header(columns: &[Column], first: &str) -> Markup {
+    html! {
+        thead {
+            tr {
+                th { (first) }
+                @for col in columns {
+                    th { (col.heading()) }
+                }
+            }
+        }
     }
-    h.push_str("</tr></thead>\n<tbody>\n");
 }
 
-fn cell_class(col: Column, text: &str) -> &'static str {
+fn cell_class(col: Column, text: &str) -> Option<&'static str> {
     match col {
-        Column::Bound | Column::Wanted | Column::Measured | Column::Problems => " class=\"t\"",
-        Column::Passed if text == "no" => " class=\"no\"",
-        _ => "",
+        Column::Bound | Column::Wanted | Column::Measured | Column::Problems => Some("t"),
+        Column::Passed if text == "no" => Some("no"),
+        _ => None,
     }
 }
 
-fn row(h: &mut String, r: &Record) {
-    let class = if r.tester_bound() {
-        " class=\"tb\""
-    } else {
-        ""
-    };
-    let _ = write!(h, "<tr{class}><td>{}</td>", r.frame_size);
-    for (col, text) in &r.cells {
-        let _ = write!(h, "<td{}>{}</td>", cell_class(*col, text), escape(text));
+fn cells(r: &Record) -> Markup {
+    html! {
+        @for (col, text) in &r.cells {
+            td class=[cell_class(*col, text)] { (text) }
+        }
     }
-    h.push_str("</tr>\n");
+}
+
+fn row(r: &Record) -> Markup {
+    html! {
+        tr class=[r.tester_bound().then_some("tb")] {
+            td { (r.frame_size) }
+            (cells(r))
+        }
+    }
 }
 
 /// The row of a size `test` did not measure in `dir`: the reason the
 /// certification gives.
-fn not_measured(h: &mut String, c: &Certification, test: Test, dir: &str, size: u32, span: usize) {
+fn not_measured(c: &Certification, test: Test, dir: &str, size: u32, span: usize) -> Markup {
     let why = format::why_not(c, test, dir, size).unwrap_or("the certification stopped first");
-    let _ = writeln!(
-        h,
-        "<tr><td>{size}</td><td class=\"missing\" colspan=\"{span}\">not measured: {}</td></tr>",
-        escape(why)
-    );
+    html! {
+        tr {
+            td { (size) }
+            td.missing colspan=(span) { "not measured: " (why) }
+        }
+    }
 }
 
-fn result_table(h: &mut String, c: &Certification, test: Test, dir: &str, rows: &[&Record]) {
+fn result_table(c: &Certification, test: Test, dir: &str, rows: &[&Record]) -> Markup {
     let columns: Vec<Column> = rows
         .first()
         .map(|r| r.cells.iter().map(|(c, _)| *c).collect())
         .unwrap_or_default();
-    header(h, &columns, "frame size, B");
-    for r in rows {
-        row(h, r);
+    html! {
+        table {
+            (header(&columns, "frame size, B"))
+            tbody {
+                @for r in rows {
+                    (row(r))
+                }
+                @for size in missing_sizes(c, rows) {
+                    (not_measured(c, test, dir, size, columns.len()))
+                }
+            }
+        }
     }
-    for size in missing_sizes(c, rows) {
-        not_measured(h, c, test, dir, size, columns.len());
-    }
-    h.push_str("</tbody>\n</table>\n");
 }
 
 /// The loss curves of one direction: a row per size, a column per
 /// offered load (highest first), each cell the loss % of that trial.
-fn loss_table(h: &mut String, c: &Certification, dir: &str, rows: &[&Record]) {
+fn loss_table(c: &Certification, dir: &str, rows: &[&Record]) -> Markup {
     let mut rates: Vec<(f64, String)> = Vec::new();
     for r in rows {
         let text = r.get(Column::RatePct).unwrap_or_default();
@@ -538,107 +555,102 @@ fn loss_table(h: &mut String, c: &Certification, dir: &str, rows: &[&Record]) {
         }
     }
     rates.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let _ = write!(h, "<table>\n<thead><tr><th>frame size, B</th><th colspan=\"{}\">loss % at offered load, % of line:</th></tr>\n<tr><th></th>", rates.len());
-    for (_, text) in &rates {
-        let _ = write!(h, "<th>{}</th>", escape(text));
-    }
-    h.push_str("</tr></thead>\n<tbody>\n");
     let mut sizes: Vec<u32> = Vec::new();
     rows.iter().for_each(|r| {
         if !sizes.contains(&r.frame_size) {
             sizes.push(r.frame_size)
         }
     });
-    for size in sizes {
-        let _ = write!(h, "<tr><td>{size}</td>");
-        for (_, rate) in &rates {
-            let at = rows
-                .iter()
-                .find(|r| r.frame_size == size && r.get(Column::RatePct) == Some(rate));
-            match at {
-                Some(r) => {
-                    let class = if r.tester_bound() {
-                        " class=\"tb\""
-                    } else {
-                        ""
-                    };
-                    let loss = r.get(Column::LossPct).unwrap_or_default();
-                    let _ = write!(h, "<td{class}>{}</td>", escape(loss));
+    html! {
+        table {
+            thead {
+                tr { th { "frame size, B" } th colspan=(rates.len()) { "loss % at offered load, % of line:" } }
+                tr {
+                    th {}
+                    @for (_, text) in &rates {
+                        th { (text) }
+                    }
                 }
-                None => h.push_str("<td></td>"),
+            }
+            tbody {
+                @for size in sizes {
+                    tr {
+                        td { (size) }
+                        @for (_, rate) in &rates {
+                            @let at = rows.iter().find(|r| r.frame_size == size && r.get(Column::RatePct) == Some(rate));
+                            @match at {
+                                Some(r) => td class=[r.tester_bound().then_some("tb")] {
+                                    (r.get(Column::LossPct).unwrap_or_default())
+                                },
+                                None => td {},
+                            }
+                        }
+                    }
+                }
+                @for size in missing_sizes(c, rows) {
+                    (not_measured(c, Test::Loss, dir, size, rates.len()))
+                }
             }
         }
-        h.push_str("</tr>\n");
     }
-    for size in missing_sizes(c, rows) {
-        not_measured(h, c, Test::Loss, dir, size, rates.len());
-    }
-    h.push_str("</tbody>\n</table>\n");
 }
 
 /// Every trial of `test`, folded: a table per direction.
-fn trial_tables(h: &mut String, c: &Certification, test: Test, trials: &[Record]) {
+fn trial_tables(c: &Certification, test: Test, trials: &[Record]) -> Markup {
     let mine: Vec<&Record> = trials.iter().filter(|r| r.test == test).collect();
     if mine.is_empty() {
-        return;
+        return html! {};
     }
-    let _ = writeln!(
-        h,
-        "<details>\n<summary>Every trial ({})</summary>",
-        mine.len()
-    );
-    for dir in directions(c, &mine) {
-        let rows: Vec<&Record> = mine
-            .iter()
-            .copied()
-            .filter(|r| r.direction == dir)
-            .collect();
-        let _ = writeln!(h, "<h3>{}: trials</h3>", escape(&dir));
-        let columns: Vec<Column> = rows[0].cells.iter().map(|(c, _)| *c).collect();
-        header(h, &columns, "frame size, B");
-        for r in rows {
-            row(h, r);
+    html! {
+        details {
+            summary { "Every trial (" (mine.len()) ")" }
+            @for dir in directions(c, &mine) {
+                @let rows: Vec<&Record> = mine.iter().copied().filter(|r| r.direction == dir).collect();
+                @let columns: Vec<Column> = rows[0].cells.iter().map(|(c, _)| *c).collect();
+                h3 { (dir) ": trials" }
+                table {
+                    (header(&columns, "frame size, B"))
+                    tbody {
+                        @for r in rows {
+                            (row(r))
+                        }
+                    }
+                }
+            }
+            (direction_table(test, &format::direction_trials(c)))
         }
-        h.push_str("</tbody>\n</table>\n");
     }
-    direction_table(h, test, &format::direction_trials(c));
-    h.push_str("</details>\n");
 }
 
 /// Each direction's share of the trials of `test` in which every
 /// direction sent at once: a row per trial and direction.
-fn direction_table(h: &mut String, test: Test, shares: &[Record]) {
+fn direction_table(test: Test, shares: &[Record]) -> Markup {
     let mine: Vec<&Record> = shares.iter().filter(|r| r.test == test).collect();
     let Some(first) = mine.first() else {
-        return;
+        return html! {};
     };
-    let _ = writeln!(
-        h,
-        "<h3 id=\"{}-per-direction\">{}: each direction</h3>",
-        test.key(),
-        escape(super::search::AGGREGATE)
-    );
-    let _ = write!(
-        h,
-        "<table class=\"per-direction\">\n<thead><tr><th>frame size, B</th><th class=\"t\">direction</th>"
-    );
-    for (col, _) in &first.cells {
-        let _ = write!(h, "<th>{}</th>", escape(col.heading()));
-    }
-    h.push_str("</tr></thead>\n<tbody>\n");
-    for r in mine {
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td class=\"t\">{}</td>",
-            r.frame_size,
-            escape(&r.direction)
-        );
-        for (col, text) in &r.cells {
-            let _ = write!(h, "<td{}>{}</td>", cell_class(*col, text), escape(text));
+    html! {
+        h3 id=(format!("{}-per-direction", test.key())) { (super::search::AGGREGATE) ": each direction" }
+        table.per-direction {
+            thead {
+                tr {
+                    th { "frame size, B" } th.t { "direction" }
+                    @for (col, _) in &first.cells {
+                        th { (col.heading()) }
+                    }
+                }
+            }
+            tbody {
+                @for r in mine {
+                    tr {
+                        td { (r.frame_size) }
+                        td.t { (r.direction) }
+                        (cells(r))
+                    }
+                }
+            }
         }
-        h.push_str("</tr>\n");
     }
-    h.push_str("</tbody>\n</table>\n");
 }
 
 #[cfg(test)]

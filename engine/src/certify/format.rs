@@ -625,10 +625,13 @@ impl Column {
 /// What the HTML report and the terminal show for the plain text `plain`
 /// of a cell of `column` (see the module's rules): counts, frames/s and
 /// nanoseconds with thousands separators, bit rates in the unit that fits
-/// them, each search's burst separated by `; `; every other cell as it
+/// them, each search's burst separated by `; `, a correction not made
+/// `–`; every other cell as it
 /// is.
 pub fn shown(column: Column, plain: &str) -> String {
     match column {
+        // A correction not made (no device throughput to correct with).
+        Column::CorrectedS | Column::ThroughputFps if plain.is_empty() => "–".to_string(),
         Column::L1Bps | Column::L2Bps => match plain.parse::<f64>() {
             Ok(x) => rate(x),
             Err(_) => plain.to_string(),
@@ -1603,6 +1606,68 @@ pub(crate) mod sample {
             stolen_ns: 0,
             wall_ns: 6_000_000_000,
         });
+        c
+    }
+
+    /// [`tester_bound`] with every part a report can show: the
+    /// criterion on the tester-bound row not judged, a latency trial left
+    /// out and tried again, a loss point the tester bounded and tried
+    /// again, a tester baseline for one direction, judged as the command
+    /// judges it (for the rendering sample and its screenshot).
+    pub fn showcase() -> Certification {
+        use crate::certify::latency::{device, frame_time_ns};
+        let mut c = tester_bound();
+        let k = &mut c.criteria[0];
+        k.judged = false;
+        k.passed = false;
+        k.measured = "not judged: tester-bound: 41.11 % of line, the tester's limit: the nearest \
+                      failure, at 41.21 % of line, was the tester's: its sender reached 99.9 % of \
+                      the rate"
+            .into();
+        let mut left = c.latency[1].trials[0].clone();
+        (left.lost, left.rx_frames) = (12, left.tx_frames - 12);
+        left.loss_pct = 12.0 * 100.0 / left.tx_frames as f64;
+        left.passed = false;
+        left.excluded = Some(format!(
+            "lost 12 frame(s) ({} %) at the throughput rate; left out, tried again",
+            crate::certify::format::loss_pct(left.loss_pct)
+        ));
+        c.latency[1].trials.insert(0, left);
+        let point = &mut c.loss[0].points[0];
+        let mut tried = point.trial.clone();
+        tried.tester_bound = true;
+        tried.passed = false;
+        tried.problems = vec![Problem::Descheduled {
+            role: "TX".into(),
+            lcore: 2,
+            descheduled_pct: 9.5,
+            wait_ns: 190_000_000,
+            stolen_ns: 0,
+            wall_ns: 2_000_000_000,
+        }];
+        tried.excluded = Some(format!(
+            "{}; tried again",
+            crate::certify::search::tester_reason(&tried)
+        ));
+        point.retried.push(tried);
+        c.baseline = Some(BaselineInfo {
+            file: "tester-baseline.json".into(),
+            recorded: "2026-11-30T19:40:00Z".into(),
+            profile: "loop (configs/rfc2544.yaml, DUT bypassed)".into(),
+        });
+        for r in c.latency.iter_mut().filter(|r| r.direction == DIRS[0]) {
+            let base = Percentiles {
+                mean_ns: 1_900.0 + f64::from(r.frame_size) * 0.8,
+                ..r.summary
+            };
+            let f = frame_time_ns(r.frame_size, LINE);
+            r.device = Some(device(&r.summary, &base, c.settings.latency_definition, f));
+            r.baseline = Some(base);
+        }
+        let bound = crate::certify::search::tester_problems(&c);
+        c.problems.extend(bound);
+        let v = crate::certify::table::Verdict::of(&c, false);
+        c.verdict = Some(v.record(&c));
         c
     }
 }

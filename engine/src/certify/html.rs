@@ -58,7 +58,10 @@ th, td { border: 1px solid #c8c8c8; padding: 3px 8px; text-align: right; vertica
 th { background: #f0f0f0; font-weight: 600; }
 th.t, td.t { text-align: left; }
 table.meta th { text-align: left; width: 13em; }
-table.meta td { text-align: left; white-space: pre-line; }
+table.meta td { text-align: left; white-space: pre-line; overflow-wrap: anywhere; }
+td.t { overflow-wrap: anywhere; }
+table.trials, table.per-direction { font-size: 12px; }
+table.trials th, table.trials td, table.per-direction th, table.per-direction td { padding: 2px 5px; }
 tr.tb td, td.tb { background: repeating-linear-gradient(135deg, #ffffff 0 5px, #f6e2bd 5px 10px); }
 td.yes { color: #1e7b34; font-weight: 600; }
 td.no { color: #b3261e; font-weight: 600; }
@@ -75,7 +78,7 @@ footer { margin-top: 32px; color: #555; font-size: 12px; border-top: 1px solid #
   body { margin: 0; max-width: none; padding: 0; font-size: 9.5pt; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   section.test { break-before: page; }
-  svg.chart, svg.histogram, table, .banner, .nonconformant, h3 { break-inside: avoid; }
+  svg.chart, svg.histogram, .banner, .nonconformant, h3, tr { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
   details { display: none; }
   th, td { padding: 2px 4px; }
@@ -245,7 +248,7 @@ fn title_rows(c: &Certification) -> Vec<(String, String)> {
         format!(
             "{} at L1 ({} bit/s)",
             format::bit_rate(c.line_bps),
-            c.line_bps
+            format::grouped(&c.line_bps.to_string())
         ),
     );
     add("Tests", s.tests.join(", "));
@@ -363,9 +366,9 @@ fn title_block(c: &Certification) -> Markup {
 /// The class of a criterion's state cell.
 fn state_class(state: &str) -> &'static str {
     match state {
-        "pass" => "yes",
-        "fail" => "no",
-        _ => "nj",
+        "pass" => "t yes",
+        "fail" => "t no",
+        _ => "t nj",
     }
 }
 
@@ -1553,7 +1556,8 @@ fn writes_the_sample_report_when_asked() {
     let mut c = match variant.as_str() {
         "incomplete" => crate::certify::format::sample::incomplete(),
         "complete" => crate::certify::format::sample::complete(),
-        _ => crate::certify::format::sample::tester_bound(),
+        "tester_bound" => crate::certify::format::sample::tester_bound(),
+        _ => crate::certify::format::sample::showcase(),
     };
     c.profile = "RENDERING SAMPLE, not a measurement: hand-built figures".into();
     std::fs::write(path, render(&c)).unwrap();

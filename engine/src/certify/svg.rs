@@ -202,6 +202,9 @@ enum Swatch {
 struct Canvas {
     body: String,
     height: f64,
+    /// Every text's size is multiplied by this (a chart shown smaller
+    /// than its width keeps its text legible).
+    font: f64,
 }
 
 impl Canvas {
@@ -209,6 +212,7 @@ impl Canvas {
         Self {
             body: String::new(),
             height: TOP + PLOT_H,
+            font: 1.0,
         }
     }
 
@@ -262,6 +266,7 @@ impl Canvas {
 
     /// Text at `at`, anchored `start`, `middle` or `end`.
     fn text(&mut self, at: (f64, f64), anchor: &str, size: u32, text: &str) {
+        let size = (f64::from(size) * self.font).round();
         let _ = write!(
             self.body,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="{anchor}" font-size="{size}">{}</text>"#,
@@ -281,9 +286,11 @@ impl Canvas {
             self.text((LEFT - 6.0, py + 4.0), "end", 11, label);
         }
         let mid = TOP + PLOT_H / 2.0;
+        let x = (10.0 * self.font + 4.0).round();
         let _ = write!(
             self.body,
-            r#"<text x="16" y="{mid:.1}" text-anchor="middle" font-size="12" transform="rotate(-90 16 {mid:.1})">{}</text>"#,
+            r#"<text x="{x}" y="{mid:.1}" text-anchor="middle" font-size="{}" transform="rotate(-90 {x} {mid:.1})">{}</text>"#,
+            (12.0 * self.font).round(),
             escape(&y.title)
         );
         let bottom = TOP + PLOT_H;
@@ -309,10 +316,13 @@ impl Canvas {
             let px = x_of(x, *v);
             self.line((px, TOP), (px, bottom), "#eeeeee", 1.0, "");
             self.line((px, bottom), (px, bottom + 4.0), GREY, 1.0, "");
-            self.text((px, bottom + 17.0), "middle", 11, label);
+            // Kept inside the chart: an edge tick's label is moved in.
+            let half = 3.4 * self.font * label.chars().count() as f64 + 2.0;
+            let at = px.clamp(half, WIDTH - half);
+            self.text((at, bottom + 6.0 + 11.0 * self.font), "middle", 11, label);
         }
         self.text(
-            ((LEFT + RIGHT) / 2.0, bottom + 36.0),
+            ((LEFT + RIGHT) / 2.0, bottom + 20.0 + 16.0 * self.font),
             "middle",
             12,
             &x.title,
@@ -322,12 +332,12 @@ impl Canvas {
     /// The legend, in rows under the x axis title.
     fn legend(&mut self, items: &[(Swatch, String)]) {
         let mut x = LEFT;
-        let mut y = TOP + PLOT_H + 58.0;
+        let mut y = TOP + PLOT_H + 40.0 + 18.0 * self.font;
         for (swatch, label) in items {
-            let w = 30.0 + 6.6 * label.chars().count() as f64 + 18.0;
+            let w = 30.0 + 6.6 * self.font * label.chars().count() as f64 + 18.0;
             if x + w > RIGHT + 10.0 && x > LEFT {
                 x = LEFT;
-                y += 18.0;
+                y += 18.0 * self.font;
             }
             self.swatch(swatch, (x, y - 4.0));
             self.text((x + 28.0, y), "start", 11, label);
@@ -745,6 +755,7 @@ pub fn histogram(c: &Certification, size: u32) -> Option<String> {
     let y = linear_axis(0.0, top, "% of frames", format::fixed);
     let dirs = directions_of(c, rows.iter().map(|r| &r.direction));
     let mut cv = Canvas::new();
+    cv.font = 1.5;
     cv.frame(&format!("Latency histogram, {size} B"), &y);
     cv.x_axis(&x);
     for r in &rows {
@@ -786,10 +797,7 @@ pub fn histogram(c: &Certification, size: u32) -> Option<String> {
             dir.clone(),
         ));
     }
-    items.push((
-        Swatch::Line(GREY, ""),
-        "ticks on the axis: the least and the largest latency of any frame".into(),
-    ));
+    items.push((Swatch::Line(GREY, ""), "ticks: least, largest frame".into()));
     cv.legend(&items);
     Some(cv.finish_as(
         "histogram",

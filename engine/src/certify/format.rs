@@ -107,7 +107,8 @@ pub fn rate(bps: f64) -> String {
     let mbps = significant(bps / 1e6, 3);
     match mbps.parse::<f64>() {
         Ok(m) if m.abs() < 1_000.0 => format!("{mbps} Mbit/s"),
-        _ => format!("{} Gbit/s", significant(bps / 1e9, 3)),
+        Ok(m) => format!("{} Gbit/s", significant(m / 1e3, 3)),
+        Err(_) => mbps,
     }
 }
 
@@ -2004,6 +2005,249 @@ mod tests {
     fn line_rate_at_l2() {
         assert_eq!(line_l2_bps(10_000_000_000, 64), 10e9 * 64.0 / 84.0);
         assert_eq!(line_l2_bps(10_000_000_000, 1518), 10e9 * 1518.0 / 1538.0);
+    }
+
+    #[test]
+    fn grouped_separates_thousands_of_plain_numbers_only() {
+        assert_eq!(grouped("7992699"), "7,992,699");
+        assert_eq!(grouped("234368.5"), "234,368.5");
+        assert_eq!(grouped("-1234"), "-1,234");
+        assert_eq!(grouped("123"), "123");
+        assert_eq!(grouped("1000"), "1,000");
+        assert_eq!(grouped("100000"), "100,000");
+        assert_eq!(grouped("0.0000751"), "0.0000751");
+        for odd in [
+            "", "n/a", "1.2.3", "12a", "-", ".5", "1234.", "1 234", "12.a",
+        ] {
+            assert_eq!(grouped(odd), odd, "{odd:?}");
+        }
+    }
+
+    #[test]
+    fn a_rate_reads_in_the_unit_that_fits_it() {
+        assert_eq!(rate(50e6), "50.0 Mbit/s");
+        assert_eq!(rate(49_350_000.0), "49.4 Mbit/s");
+        assert_eq!(rate(512e3), "0.512 Mbit/s");
+        assert_eq!(rate(999.4e6), "999 Mbit/s");
+        assert_eq!(rate(999.96e6), "1.00 Gbit/s");
+        assert_eq!(rate(1e9), "1.00 Gbit/s");
+        assert_eq!(rate(5_371_093_750.0), "5.37 Gbit/s");
+        assert_eq!(rate(99.94e9), "99.9 Gbit/s");
+        assert_eq!(rate(0.0), "0 Mbit/s");
+        assert_eq!(rate(f64::NAN), "n/a");
+        assert_eq!(bps(4_092_261_904.76), "4092261905");
+    }
+
+    #[test]
+    fn shown_is_the_plain_text_as_people_read_it() {
+        let cases = [
+            (Column::L1Bps, "5371093750", "5.37 Gbit/s"),
+            (Column::L2Bps, "50000000", "50.0 Mbit/s"),
+            (Column::L2Bps, "n/a", "n/a"),
+            (Column::Fps, "7992699", "7,992,699"),
+            (Column::MaxNs, "63386", "63,386"),
+            (Column::TxFrames, "29761905", "29,761,905"),
+            (Column::MeanFrames, "234368.5", "234,368.5"),
+            (Column::ThroughputFps, "7992699", "7,992,699"),
+            (Column::ThroughputFps, "", "–"),
+            (Column::CorrectedS, "", "–"),
+            (Column::CorrectedS, "0.007290", "0.007290"),
+            (Column::Bursts, "234370 234367", "234,370; 234,367"),
+            (Column::Bursts, "90", "90"),
+            (Column::RatePct, "1000.00", "1000.00"),
+            (Column::LossPct, "46.2", "46.2"),
+            (Column::Trial, "1234", "1234"),
+            (Column::Problems, "a, b", "a, b"),
+        ];
+        for (col, plain, want) in cases {
+            assert_eq!(shown(col, plain), want, "{col:?} {plain:?}");
+        }
+    }
+
+    #[test]
+    fn columns_by_name_and_which_are_words() {
+        for col in Column::ALL {
+            assert_eq!(Column::from_name(col.name()), Some(col));
+        }
+        assert_eq!(Column::from_name("l1_gbps"), None);
+        let words: Vec<&str> = (Column::ALL.iter())
+            .filter(|c| c.is_text())
+            .map(|c| c.name())
+            .collect();
+        assert_eq!(
+            words,
+            [
+                "bound", "state", "wanted", "measured", "problems", "excluded", "reason", "text",
+                "setting", "value", "rfc"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_records_of_the_whole_certification() {
+        let c = sample::showcase();
+        let v = verdict(&c);
+        assert_eq!((v.test, v.test_key(), v.kind), (None, WHOLE, Kind::Verdict));
+        assert_eq!(
+            v.cells,
+            [
+                (Column::State, "fail".to_string()),
+                (Column::Exit, "5".to_string()),
+                (
+                    Column::Text,
+                    "FAIL: 1 of 4 acceptance criteria not met (1 more not judged: the tester's \
+                     limit)"
+                        .to_string()
+                ),
+            ]
+        );
+        let d = deviations(&c);
+        assert_eq!(d.len(), 3);
+        assert_eq!(
+            d[1].cells,
+            [
+                (Column::Setting, "certify.latency_trials".to_string()),
+                (Column::Value, "3".to_string()),
+                (Column::Rfc, "at least 20 (section 26.2)".to_string()),
+            ]
+        );
+        assert_eq!(d[0].kind, Kind::Deviation);
+        let kv: Vec<(String, String)> = (setup(&c).iter())
+            .map(|r| {
+                assert_eq!((r.test, r.kind), (None, Kind::Setup));
+                let get = |k| r.get(k).unwrap().to_string();
+                (get(Column::Setting), get(Column::Value))
+            })
+            .collect();
+        let keys: Vec<&str> = kv.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "quick",
+                "latency_definition",
+                "latency_method",
+                "baseline",
+                "frames",
+                "frames",
+                "task",
+                "task",
+                "task",
+                "task",
+                "task"
+            ]
+        );
+        assert_eq!(kv[0].1, "no");
+        assert_eq!(kv[1].1, "store_and_forward");
+        assert_eq!(kv[2].1, c.latency_method);
+        assert_eq!(
+            kv[3].1,
+            "tester-baseline.json, recorded 2026-11-30T19:40:00Z by profile loop \
+             (configs/rfc2544.yaml, DUT bypassed)"
+        );
+        assert_eq!(kv[6].1, "main lcore 0 on CPU 0");
+        assert_eq!(kv[7].1, "TX lcore 1 on CPU 1: port p0 queue 0, streams s0");
+        let mut bare = c.clone();
+        bare.latency_method.clear();
+        bare.baseline = None;
+        bare.settings.quick = true;
+        assert_eq!(method(&bare), "not recorded");
+        let keys: Vec<String> = (setup(&bare).iter())
+            .map(|r| {
+                format!(
+                    "{}={}",
+                    r.get(Column::Setting).unwrap(),
+                    r.get(Column::Value).unwrap()
+                )
+            })
+            .take(4)
+            .collect();
+        assert_eq!(
+            keys[..3],
+            [
+                "quick=yes",
+                "latency_definition=store_and_forward",
+                "latency_method=not recorded"
+            ]
+        );
+        assert!(keys[3].starts_with("frames="));
+    }
+
+    #[test]
+    fn the_device_s_latency_and_the_histograms_are_records_of_their_rows() {
+        let c = sample::showcase();
+        let d = device_latency(&c);
+        assert_eq!(d.len(), 7, "the rows the baseline corrected");
+        assert!(d.iter().all(|r| r.direction == sample::DIRS[0]));
+        assert_eq!(
+            (d[0].kind, d[0].test, d[0].frame_size),
+            (Kind::Device, Some(Test::Latency), 64)
+        );
+        let row = &c.latency[0];
+        let (b, dev) = (row.baseline.unwrap(), row.device.unwrap());
+        assert_eq!(
+            d[0].get(Column::BaselineNs),
+            Some(whole(b.mean_ns).as_str())
+        );
+        assert_eq!(d[0].get(Column::MeanNs), Some(whole(dev.mean_ns).as_str()));
+        assert_eq!(d[0].get(Column::MinNs), Some("133"));
+        assert_eq!(d[0].get(Column::MaxNs), Some(whole(dev.max_ns).as_str()));
+        assert!(
+            device_latency(&sample::complete()).is_empty(),
+            "no baseline"
+        );
+        let h = histograms(&c);
+        let buckets: usize = c.latency.iter().map(|r| r.histogram.len()).sum();
+        assert_eq!(h.len(), buckets);
+        let first = &c.latency[0].histogram[0];
+        assert_eq!(
+            (h[0].kind, h[0].frame_size, h[0].cells.clone()),
+            (
+                Kind::Bucket,
+                64,
+                vec![
+                    (Column::LeNs, first.le_ns.to_string()),
+                    (Column::Frames, first.count.to_string())
+                ]
+            )
+        );
+    }
+
+    #[test]
+    fn trials_left_out_are_listed_with_their_number_and_reason() {
+        let c = sample::showcase();
+        let left = left_out(&c);
+        assert_eq!(left.len(), 2, "{left:?}");
+        assert_eq!(
+            (left[0].0, left[0].1.as_str(), left[0].2, left[0].3),
+            (Test::Latency, sample::DIRS[0], 128, 1)
+        );
+        assert!(left[0].4.starts_with("lost 12 frame(s)"), "{}", left[0].4);
+        assert_eq!((left[1].0, left[1].2, left[1].3), (Test::Loss, 64, 1));
+        assert!(left[1].4.ends_with("; tried again"));
+        // A loss point's earlier try comes before it, numbered in its search.
+        let loss: Vec<Record> = (trials(&c).into_iter())
+            .filter(|r| r.test == Some(Test::Loss) && r.direction == sample::DIRS[0])
+            .take(2)
+            .collect();
+        let t: Vec<(Option<&str>, Option<&str>, bool, bool)> = (loss.iter())
+            .map(|r| {
+                let left = r.get(Column::Excluded).is_some_and(|e| !e.is_empty());
+                (
+                    r.get(Column::Trial),
+                    r.get(Column::OfferedPct),
+                    r.tester_bound(),
+                    left,
+                )
+            })
+            .collect();
+        assert_eq!(
+            t,
+            [
+                (Some("1"), Some("100.00"), true, true),
+                (Some("2"), Some("100.00"), false, false)
+            ]
+        );
+        assert!(left_out(&sample::complete()).is_empty());
     }
 
     #[test]

@@ -304,7 +304,7 @@ fn latency(c: &Certification, s: &mut String) {
         "p99.9",
         "max",
         "jitter",
-        "trials"
+        "counted"
     );
     let records = format::results(c);
     let rows = records.iter().filter(|r| r.test == Some(Test::Latency));
@@ -642,6 +642,89 @@ mod tests {
         let s = summary(&only, Verdict::Pass);
         assert!(!s.contains("No latency"), "a test not asked for: {s}");
         assert!(!summary(&sample::complete(), Verdict::Fail).contains("not measured"));
+    }
+
+    /// The summary of a certification with every part: the settings
+    /// below RFC 2544's before the verdict, the latency's definition and
+    /// timestamps, the device's latency, a trial left out, a loss point
+    /// the tester bounded, back-to-back per RFC 9004, people's numbers.
+    #[test]
+    fn the_summary_shows_every_part_as_people_read_it() {
+        let c = format::sample::showcase();
+        let s = summary(&c, Verdict::Fail);
+        let lines: Vec<&str> = s.lines().collect();
+        let n = lines.len();
+        assert_eq!(
+            lines[n - 5..],
+            [
+                "NOT RFC 2544-CONFORMANT: 3 setting(s) below what RFC 2544 asks:",
+                "  certify.learning: off (RFC 2544: learning frames before each trial (section 23(b)))",
+                "  certify.latency_trials: 3 (RFC 2544: at least 20 (section 26.2))",
+                "  certify.back_to_back_trials: 4 (RFC 2544: at least 50 (section 26.4))",
+                "certification: FAIL: 1 of 4 acceptance criteria not met (1 more not judged: the \
+                 tester's limit) (exit 5)",
+            ]
+        );
+        let has = |l: &str| assert!(lines.contains(&l), "{l:?} not in\n{s}");
+        has("throughput (RFC 2544 26.1)");
+        has("    size direction           % line      L1 rate      L2 rate     frames/s   bound trials");
+        has("      64 port 0 → port 1     41.113  4.11 Gbit/s  3.13 Gbit/s    6,118,048  TESTER     12");
+        has(
+            "latency (RFC 2544 26.2), ns: store-and-forward (RFC 1242 3.8): last bit in to first \
+             bit out; timestamps: software: the TX TSC in each frame's stamp, the RX TSC read \
+             after the poll that returned it",
+        );
+        has("     128 port 0 → port 1     94.629      2,202      3,553      3,383      8,223     17,073     63,437        653     3/4");
+        has(
+            "  the device's latency, the tester's baseline taken out (tester-baseline.json, \
+             recorded 2026-11-30T19:40:00Z by profile loop (configs/rfc2544.yaml, DUT bypassed)):",
+        );
+        has("      64 port 0 → port 1       1,951        133      1,483      1,313      6,153     15,004     61,367");
+        has(
+            "     128 port 0 → port 1  trial 1 left out: lost 12 frame(s) (0.0000751 %) at the \
+             throughput rate; left out, tried again",
+        );
+        has("back-to-back (RFC 2544 26.4, RFC 9004), frames and buffer time at line rate");
+        has("      64 port 0 → port 1     234,368.5        1.7      0.01575     0.007290        -  device        4");
+        has("     256 port 0 → port 1   9,057,971.0        0.0        2.000            -  reached  device        4");
+        let loss = lines
+            .iter()
+            .find(|l| l.starts_with("      64 port 0 → port 1  100.0:"))
+            .unwrap();
+        assert!(
+            loss.starts_with("      64 port 0 → port 1  100.0:46.2 90.0:40.3"),
+            "{loss}"
+        );
+        let mut tb = c.clone();
+        tb.loss[0].points[0].trial.tester_bound = true;
+        let s = summary(&tb, Verdict::Fail);
+        assert!(s.contains("100.0:46.2(tester) 90.0:40.3"), "{s}");
+        // Without a baseline, the figures are an upper bound, said so.
+        let s = summary(&format::sample::complete(), Verdict::Fail);
+        assert!(s.contains(&format!("\n  {}\n", format::NO_BASELINE)), "{s}");
+        assert!(!s.contains("NOT RFC 2544-CONFORMANT") || !c.nonconformant.is_empty());
+        let mut quick = format::sample::complete();
+        quick.settings.quick = true;
+        let s = summary(&quick, Verdict::Fail);
+        assert!(s.contains("asks (--quick: asked for on purpose):\n"), "{s}");
+        quick.nonconformant.clear();
+        assert!(!summary(&quick, Verdict::Fail).contains("CONFORMANT"));
+    }
+
+    /// The verdict every output states is the certification's own once
+    /// set, else the one it has as it stands.
+    #[test]
+    fn verdict_of_prefers_the_record() {
+        let mut c = format::sample::complete();
+        assert_eq!(verdict_of(&c), Verdict::Fail.record(&c));
+        let own = VerdictRecord {
+            state: "error".into(),
+            text: "ERROR: x".into(),
+            exit: 1,
+        };
+        c.verdict = Some(own.clone());
+        assert_eq!(verdict_of(&c), own);
+        assert!(summary(&c, Verdict::Fail).ends_with("certification: ERROR: x (exit 1)\n"));
     }
 
     #[test]

@@ -59,7 +59,8 @@ th { background: #f0f0f0; font-weight: 600; }
 th.t, td.t { text-align: left; }
 table.meta th { text-align: left; width: 13em; }
 table.meta td { text-align: left; white-space: pre-line; overflow-wrap: anywhere; }
-td.t { overflow-wrap: anywhere; }
+td.t { overflow-wrap: break-word; }
+table.criteria td.t:nth-child(4), table.criteria td.t:nth-child(5) { overflow-wrap: anywhere; }
 table.trials, table.per-direction { font-size: 12px; }
 table.trials th, table.trials td, table.per-direction th, table.per-direction td { padding: 2px 5px; }
 tr.tb td, td.tb { background: repeating-linear-gradient(135deg, #ffffff 0 5px, #f6e2bd 5px 10px); }

@@ -1,15 +1,24 @@
 //! The HTML report of a certification: one self-contained file a lab hands
 //! over (inline CSS, inline SVG charts, system fonts; no script and no
-//! reference outside the file), readable on screen and printed on A4.
+//! reference outside the file), readable on screen (nothing wider than
+//! 1200 px: a trial list wider than the page scrolls in its own box) and
+//! printed on A4 (within the page's width).
 //!
-//! It shows, in order: the verdict (and, first, whether the certification
-//! is incomplete; then whether some test was not measured), the title
-//! block (device, versions, topology, ports, line rate, settings), the
-//! acceptance criteria, the problems and the results the tester bounded,
-//! what was not measured and why, then per test its chart (or, for a test
-//! with no result, the sentence saying why), a table per direction and
-//! every trial. Its figures are the [`format`] records', so
-//! they read exactly as in the CSV.
+//! It shows, in order: whether the certification is incomplete, the
+//! verdict (the certification's own, as the terminal's last line and the
+//! exit status state it), whether some test was not measured, the
+//! problems and tester-bound results, the box of settings below RFC
+//! 2544's; the title block (device, versions, host, topology, ports, line
+//! rate, settings, the latency definition and timestamps, the tester
+//! baseline, the frames sent and the tester's lcores); the acceptance
+//! criteria and each one's state; what limits the figures (the problems,
+//! the results the tester bounded, the trials left out); what was not
+//! measured and why; then per test its chart (or, for a test with no
+//! result, the sentence saying why), a table per direction (latency also
+//! its definition, the device's latency with a baseline, a histogram per
+//! size and its trials left out) and every trial. Its figures are the
+//! [`format`] records', shown as people read them ([`format::shown`]), so
+//! they are the CSV's.
 //!
 //! The markup is written with [`maud`]: every text is escaped by
 //! construction; the charts are [`svg`]'s, inserted as they are.

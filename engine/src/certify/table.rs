@@ -717,6 +717,10 @@ mod tests {
     fn verdict_of_prefers_the_record() {
         let mut c = format::sample::complete();
         assert_eq!(verdict_of(&c), Verdict::Fail.record(&c));
+        assert_eq!(
+            verdict(&c, Verdict::Fail),
+            "FAIL: 1 of 4 acceptance criteria not met (exit 5)"
+        );
         let own = VerdictRecord {
             state: "error".into(),
             text: "ERROR: x".into(),

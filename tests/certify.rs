@@ -382,11 +382,19 @@ fn a_ring_on_two_cpus_counts_every_trial_exactly_in_every_report() {
     assert_eq!(rows(&v, "latency").len(), 2 - no_rate.len());
     if no_rate.len() == 2 {
         let said = "No latency measured: no frame size had a throughput rate (p0 → p0 512";
-        assert_eq!(html.matches("<svg").count(), 3, "no latency to draw");
+        assert_eq!(
+            html.matches("<svg class=\"chart\"").count(),
+            3,
+            "no latency to draw"
+        );
         assert!(html.contains(said), "the chart's place says why");
         assert!(out.stdout.contains(said), "{}", out.stdout);
     } else {
-        assert_eq!(html.matches("<svg").count(), 4, "one chart per test");
+        assert_eq!(
+            html.matches("<svg class=\"chart\"").count(),
+            4,
+            "one chart per test"
+        );
     }
     assert!(!html.contains("http"), "no outside reference");
     assert!(junit.contains("<testsuites"), "{junit}");

@@ -1,29 +1,33 @@
 //! A certification's figures as text: one rounding rule per kind of figure,
 //! and the records every tabular output is rendered from.
 //!
-//! The CSV, the HTML report and the JUnit XML never format a number
-//! themselves: they take the [`Record`]s of [`results`], [`criteria`] and
-//! [`trials`], whose cells were formatted here by [`Format`]. So the three
-//! show the same figures with the same text, and the JSON holds the same
-//! figures unrounded.
+//! The CSV, the HTML report, the JUnit XML and the terminal summary never
+//! format a number themselves: they take the [`Record`]s of [`results`],
+//! [`criteria`], [`trials`] and the others below, whose cells were
+//! formatted here by [`Format`]. A cell holds the figure's *plain* text,
+//! what the CSV and the JUnit XML write (a number a program reads: no
+//! thousands separator, no unit); the HTML report and the terminal show
+//! [`shown`] of it (`7,992,699`, `5.37 Gbit/s`), a function of the plain
+//! text alone. So every output shows the same figures with the same
+//! rounding, and the JSON holds the same figures unrounded.
 //!
 //! The rules:
 //!
-//! | figure                         | rule                                   |
-//! |--------------------------------|----------------------------------------|
-//! | % of line                      | 2 decimals, more when the search's resolution is finer (0.01 % → 3) |
-//! | Gbit/s                         | 3 decimals                             |
-//! | frames/s, frames, ns           | whole numbers                          |
-//! | loss %                         | `0` when nothing was lost, else 3 significant digits |
-//! | seconds                        | 4 significant digits                   |
-//! | mean burst, frames             | 1 decimal                              |
-//! | flags                          | `yes` / `no`                           |
+//! | figure                         | plain (CSV, JUnit)     | shown (HTML, terminal)          |
+//! |--------------------------------|------------------------|---------------------------------|
+//! | % of line                      | 2 decimals, more when the search's resolution is finer (0.01 % → 3) | the same |
+//! | bit rates                      | whole bit/s            | 3 significant digits, Mbit/s below 1 Gbit/s, else Gbit/s |
+//! | frames/s, frames, ns           | whole numbers          | with thousands separators       |
+//! | loss %                         | `0` when nothing was lost, else 3 significant digits | the same |
+//! | seconds                        | 4 significant digits   | the same                        |
+//! | mean burst, frames             | 1 decimal              | with thousands separators       |
+//! | flags                          | `yes` / `no`           | the same                        |
 //!
 //! A figure that is not a number (a mean of nothing) reads `n/a`.
 
 use super::model::{
-    BackToBackRow, Bound, Certification, Criterion, LatencyRow, LossCurve, NotMeasured, Settings,
-    ThroughputRow, Trial,
+    BackToBackRow, Bound, Certification, Criterion, LatencyRow, LossCurve, LossPoint, NotMeasured,
+    Settings, ThroughputRow, Trial,
 };
 use super::search::NO_RATE;
 
@@ -87,9 +91,57 @@ pub fn significant(x: f64, digits: u32) -> String {
     fixed(x, decimals)
 }
 
-/// A bit rate in Gbit/s (from bit/s).
-pub fn gbps(bps: f64) -> String {
-    fixed(bps / 1e9, 3)
+/// A bit rate as a plain number: whole bit/s.
+pub fn bps(bps: f64) -> String {
+    fixed(bps, 0)
+}
+
+/// A bit rate for people, in the unit that fits it: 3 significant
+/// digits in Mbit/s below 1 Gbit/s (`50.0 Mbit/s`, `0.512 Mbit/s`), in
+/// Gbit/s from there (`5.37 Gbit/s`, `99.9 Gbit/s`).
+pub fn rate(bps: f64) -> String {
+    if !bps.is_finite() {
+        return NOT_A_NUMBER.to_string();
+    }
+    // Decided on the rounded figure: 999.96 Mbit/s reads 1.00 Gbit/s.
+    let mbps = significant(bps / 1e6, 3);
+    match mbps.parse::<f64>() {
+        Ok(m) if m.abs() < 1_000.0 => format!("{mbps} Mbit/s"),
+        Ok(m) => format!("{} Gbit/s", significant(m / 1e3, 3)),
+        Err(_) => mbps,
+    }
+}
+
+/// The digits of a plain number with thousands separators (`,`) in its
+/// whole part: `7992699` → `7,992,699`, `234368.5` → `234,368.5`,
+/// `-1234` → `-1,234`. Text that is not a plain number is returned as
+/// it is.
+pub fn grouped(plain: &str) -> String {
+    let (sign, rest) = match plain.strip_prefix('-') {
+        Some(r) => ("-", r),
+        None => ("", plain),
+    };
+    let (whole, frac) = match rest.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (rest, None),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || frac.is_some_and(|f| !digits(f)) {
+        return plain.to_string();
+    }
+    let mut out = String::with_capacity(plain.len() + whole.len() / 3);
+    out.push_str(sign);
+    for (i, ch) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    out
 }
 
 /// A whole number (frames per second, nanoseconds) rounded from `x`.
@@ -280,7 +332,12 @@ pub enum Kind {
     /// A test's result for one direction and size (for the loss test: one
     /// point of its curve).
     Result,
-    /// An acceptance criterion and its verdict.
+    /// The device's latency at one direction and size, the tester's
+    /// baseline taken out (only when the certification had a baseline).
+    Device,
+    /// One bucket of a latency row's histogram.
+    Bucket,
+    /// An acceptance criterion, its state and what was measured.
     Criterion,
     /// One trial.
     Trial,
@@ -290,6 +347,14 @@ pub enum Kind {
     /// A test planned for a direction and size that measured nothing
     /// there (its `reason` column says why).
     NotMeasured,
+    /// The certification's verdict: state, text and exit status.
+    Verdict,
+    /// A setting below what RFC 2544 asks (the "not RFC-conformant"
+    /// list).
+    Deviation,
+    /// A fact of the tester's setup: how latency was defined and
+    /// timestamped, each stream's frames, each task's lcore and CPU.
+    Setup,
 }
 
 impl Kind {
@@ -297,10 +362,15 @@ impl Kind {
     pub fn key(self) -> &'static str {
         match self {
             Kind::Result => "result",
+            Kind::Device => "device",
+            Kind::Bucket => "histogram",
             Kind::Criterion => "criterion",
             Kind::Trial => "trial",
             Kind::DirectionTrial => "trial_direction",
             Kind::NotMeasured => "not_measured",
+            Kind::Verdict => "verdict",
+            Kind::Deviation => "nonconformant",
+            Kind::Setup => "setup",
         }
     }
 }
@@ -313,16 +383,18 @@ pub enum Column {
     Trial,
     /// Rate, % of line at L1 (throughput, latency trials, loss point).
     RatePct,
-    /// Rate at L1, Gbit/s.
-    L1Gbps,
-    /// Rate at L2, Gbit/s.
-    L2Gbps,
+    /// Rate at L1, bit/s.
+    L1Bps,
+    /// Rate at L2, bit/s.
+    L2Bps,
     /// Frames per second.
     Fps,
     /// What bound a throughput result.
     Bound,
     /// Trials run.
     Trials,
+    /// Latency: trials whose figures count (the rest were left out).
+    Counted,
     /// Latency minimum, ns.
     MinNs,
     /// Latency mean, ns.
@@ -337,14 +409,29 @@ pub enum Column {
     MaxNs,
     /// Jitter, ns.
     JitterNs,
+    /// Device latency: the tester's own mean latency taken out, ns.
+    BaselineNs,
+    /// Histogram bucket: its upper bound, ns.
+    LeNs,
+    /// Histogram bucket: frames in it.
+    Frames,
     /// Frame loss rate, %.
     LossPct,
     /// Back-to-back: searches run (the RFC's trials).
     Searches,
+    /// Back-to-back: each search's longest loss-free burst, frames.
+    Bursts,
     /// Back-to-back: mean longest loss-free burst, frames.
     MeanFrames,
-    /// Back-to-back: that burst's length at line rate, seconds.
+    /// Back-to-back: standard deviation of the searches' bursts, frames.
+    StddevFrames,
+    /// Back-to-back: the mean burst's length at line rate, seconds (RFC
+    /// 9004's implied buffer time).
     MeanS,
+    /// Back-to-back: RFC 9004's corrected buffer time, seconds.
+    CorrectedS,
+    /// Back-to-back: the throughput the correction used, frames/s.
+    ThroughputFps,
     /// Back-to-back: no loss even at the longest burst tried.
     AtLimit,
     /// Trial: offered load, % of line.
@@ -369,26 +456,42 @@ pub enum Column {
     TesterBound,
     /// Trial or criterion met.
     Passed,
+    /// Criterion or verdict: its state (`pass`, `fail`, `not judged`;
+    /// a verdict's key).
+    State,
     /// Criterion: what was asked.
     Wanted,
     /// Criterion: what was measured.
     Measured,
     /// Trial: its problems, `; ` between them.
     Problems,
+    /// Trial: why its figures were left out (and tried again).
+    Excluded,
     /// Not measured: why.
     Reason,
+    /// Verdict: its line, as the terminal prints it.
+    Text,
+    /// Verdict: the exit status.
+    Exit,
+    /// Deviation or setup: the setting's key.
+    Setting,
+    /// Deviation or setup: its value.
+    Value,
+    /// Deviation: what RFC 2544 asks.
+    Rfc,
 }
 
 impl Column {
     /// Every column, in the CSV's order.
-    pub const ALL: [Column; 34] = [
+    pub const ALL: [Column; 49] = [
         Column::Trial,
         Column::RatePct,
-        Column::L1Gbps,
-        Column::L2Gbps,
+        Column::L1Bps,
+        Column::L2Bps,
         Column::Fps,
         Column::Bound,
         Column::Trials,
+        Column::Counted,
         Column::MinNs,
         Column::MeanNs,
         Column::P50Ns,
@@ -396,10 +499,17 @@ impl Column {
         Column::P999Ns,
         Column::MaxNs,
         Column::JitterNs,
+        Column::BaselineNs,
+        Column::LeNs,
+        Column::Frames,
         Column::LossPct,
         Column::Searches,
+        Column::Bursts,
         Column::MeanFrames,
+        Column::StddevFrames,
         Column::MeanS,
+        Column::CorrectedS,
+        Column::ThroughputFps,
         Column::AtLimit,
         Column::OfferedPct,
         Column::SentPct,
@@ -412,10 +522,17 @@ impl Column {
         Column::DurationS,
         Column::TesterBound,
         Column::Passed,
+        Column::State,
         Column::Wanted,
         Column::Measured,
         Column::Problems,
+        Column::Excluded,
         Column::Reason,
+        Column::Text,
+        Column::Exit,
+        Column::Setting,
+        Column::Value,
+        Column::Rfc,
     ];
 
     /// Its name in the CSV header.
@@ -428,15 +545,21 @@ impl Column {
         self.names().1
     }
 
+    /// The column of CSV name `name`.
+    pub fn from_name(name: &str) -> Option<Column> {
+        Column::ALL.into_iter().find(|c| c.name() == name)
+    }
+
     fn names(self) -> (&'static str, &'static str) {
         match self {
             Column::Trial => ("trial", "trial"),
             Column::RatePct => ("rate_pct", "% of line"),
-            Column::L1Gbps => ("l1_gbps", "L1 Gbit/s"),
-            Column::L2Gbps => ("l2_gbps", "L2 Gbit/s"),
+            Column::L1Bps => ("l1_bps", "L1 rate"),
+            Column::L2Bps => ("l2_bps", "L2 rate"),
             Column::Fps => ("fps", "frames/s"),
             Column::Bound => ("bound", "bound"),
             Column::Trials => ("trials", "trials"),
+            Column::Counted => ("counted", "counted"),
             Column::MinNs => ("min_ns", "min ns"),
             Column::MeanNs => ("mean_ns", "mean ns"),
             Column::P50Ns => ("p50_ns", "p50 ns"),
@@ -444,10 +567,17 @@ impl Column {
             Column::P999Ns => ("p999_ns", "p99.9 ns"),
             Column::MaxNs => ("max_ns", "max ns"),
             Column::JitterNs => ("jitter_ns", "jitter ns"),
+            Column::BaselineNs => ("baseline_ns", "tester's mean ns"),
+            Column::LeNs => ("le_ns", "up to ns"),
+            Column::Frames => ("frames", "frames"),
             Column::LossPct => ("loss_pct", "loss %"),
             Column::Searches => ("searches", "searches"),
+            Column::Bursts => ("bursts", "each search, frames"),
             Column::MeanFrames => ("mean_frames", "mean burst, frames"),
-            Column::MeanS => ("mean_s", "mean burst, s"),
+            Column::StddevFrames => ("stddev_frames", "std. dev., frames"),
+            Column::MeanS => ("mean_s", "buffer time, s"),
+            Column::CorrectedS => ("corrected_s", "corrected, s"),
+            Column::ThroughputFps => ("throughput_fps", "throughput used, frames/s"),
             Column::AtLimit => ("at_limit", "at limit"),
             Column::OfferedPct => ("offered_pct", "offered %"),
             Column::SentPct => ("sent_pct", "sent %"),
@@ -460,11 +590,82 @@ impl Column {
             Column::DurationS => ("duration_s", "s"),
             Column::TesterBound => ("tester_bound", "tester-bound"),
             Column::Passed => ("passed", "passed"),
+            Column::State => ("state", "state"),
             Column::Wanted => ("wanted", "wanted"),
             Column::Measured => ("measured", "measured"),
             Column::Problems => ("problems", "problems"),
+            Column::Excluded => ("excluded", "left out"),
             Column::Reason => ("reason", "reason"),
+            Column::Text => ("text", "verdict"),
+            Column::Exit => ("exit", "exit status"),
+            Column::Setting => ("setting", "setting"),
+            Column::Value => ("value", "value"),
+            Column::Rfc => ("rfc", "RFC 2544 asks"),
         }
+    }
+
+    /// A column of words, not figures (left-aligned in tables).
+    pub fn is_text(self) -> bool {
+        matches!(
+            self,
+            Column::Bound
+                | Column::State
+                | Column::Wanted
+                | Column::Measured
+                | Column::Problems
+                | Column::Excluded
+                | Column::Reason
+                | Column::Text
+                | Column::Setting
+                | Column::Value
+                | Column::Rfc
+        )
+    }
+}
+
+/// What the HTML report and the terminal show for the plain text `plain`
+/// of a cell of `column` (see the module's rules): counts, frames/s and
+/// nanoseconds with thousands separators, bit rates in the unit that fits
+/// them, each search's burst separated by `; `, a correction not made
+/// `–`; every other cell as it
+/// is.
+pub fn shown(column: Column, plain: &str) -> String {
+    match column {
+        // A correction not made (no device throughput to correct with).
+        Column::CorrectedS | Column::ThroughputFps if plain.is_empty() => "–".to_string(),
+        Column::L1Bps | Column::L2Bps => match plain.parse::<f64>() {
+            Ok(x) => rate(x),
+            Err(_) => plain.to_string(),
+        },
+        Column::Fps
+        | Column::Trials
+        | Column::Counted
+        | Column::MinNs
+        | Column::MeanNs
+        | Column::P50Ns
+        | Column::P99Ns
+        | Column::P999Ns
+        | Column::MaxNs
+        | Column::JitterNs
+        | Column::BaselineNs
+        | Column::LeNs
+        | Column::Frames
+        | Column::Searches
+        | Column::MeanFrames
+        | Column::StddevFrames
+        | Column::ThroughputFps
+        | Column::TxFrames
+        | Column::RxFrames
+        | Column::Lost
+        | Column::Reordered
+        | Column::Duplicated
+        | Column::Corrupt => grouped(plain),
+        Column::Bursts => {
+            // Grouped numbers hold commas: the list is told apart by `; `.
+            let each: Vec<String> = plain.split_whitespace().map(grouped).collect();
+            each.join("; ")
+        }
+        _ => plain.to_string(),
     }
 }
 
@@ -472,25 +673,42 @@ impl Column {
 /// the HTML as a table row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {
-    /// The test it belongs to.
-    pub test: Test,
+    /// The test it belongs to; `None` for a record of the whole
+    /// certification (its verdict, a setting not conformant, a fact of
+    /// the setup), whose test the CSV names `certification`.
+    pub test: Option<Test>,
     /// What it is.
     pub kind: Kind,
-    /// Direction label.
+    /// Direction label (empty for a record of the whole certification).
     pub direction: String,
-    /// Frame size with FCS, bytes.
+    /// Frame size with FCS, bytes (0 for a record of the whole
+    /// certification).
     pub frame_size: u32,
-    /// Its figures, formatted, in the order the report shows them.
+    /// Its figures, plain (as the CSV writes them), in the order the
+    /// report shows them.
     pub cells: Vec<(Column, String)>,
 }
+
+/// The `test` column of a record of the whole certification.
+pub const WHOLE: &str = "certification";
 
 impl Record {
     fn new(test: Test, kind: Kind, direction: &str, frame_size: u32) -> Self {
         Self {
-            test,
+            test: Some(test),
             kind,
             direction: direction.to_string(),
             frame_size,
+            cells: Vec::new(),
+        }
+    }
+
+    fn whole(kind: Kind) -> Self {
+        Self {
+            test: None,
+            kind,
+            direction: String::new(),
+            frame_size: 0,
             cells: Vec::new(),
         }
     }
@@ -500,7 +718,12 @@ impl Record {
         self
     }
 
-    /// The text of `column`, when the record has it.
+    /// Its test's key, or [`WHOLE`].
+    pub fn test_key(&self) -> &'static str {
+        self.test.map_or(WHOLE, Test::key)
+    }
+
+    /// The plain text of `column`, when the record has it.
     pub fn get(&self, column: Column) -> Option<&str> {
         self.cells
             .iter()
@@ -530,8 +753,8 @@ pub fn results(c: &Certification) -> Vec<Record> {
 fn throughput(f: &Format, r: &ThroughputRow) -> Record {
     Record::new(Test::Throughput, Kind::Result, &r.direction, r.frame_size)
         .with(Column::RatePct, f.pct(r.rate_pct))
-        .with(Column::L1Gbps, gbps(r.l1_bps))
-        .with(Column::L2Gbps, gbps(r.l2_bps))
+        .with(Column::L1Bps, bps(r.l1_bps))
+        .with(Column::L2Bps, bps(r.l2_bps))
         .with(Column::Fps, whole(r.fps))
         .with(Column::Bound, bound(r.bound))
         .with(Column::Trials, r.trial_count.to_string())
@@ -542,6 +765,7 @@ fn latency(f: &Format, r: &LatencyRow) -> Record {
     Record::new(Test::Latency, Kind::Result, &r.direction, r.frame_size)
         .with(Column::RatePct, f.pct(r.rate_pct))
         .with(Column::Trials, r.trials.len().to_string())
+        .with(Column::Counted, r.counted.to_string())
         .with(Column::MinNs, whole(s.min_ns))
         .with(Column::MeanNs, whole(s.mean_ns))
         .with(Column::P50Ns, whole(s.p50_ns))
@@ -552,8 +776,46 @@ fn latency(f: &Format, r: &LatencyRow) -> Record {
         .with(Column::TesterBound, yes_no(any_tester_bound(&r.trials)))
 }
 
+/// The device's latency of every row the tester's baseline corrected
+/// (see [`crate::certify::latency::device`]): the baseline's mean taken
+/// out, then its figures, in the order of the rows.
+pub fn device_latency(c: &Certification) -> Vec<Record> {
+    let f = Format::new(&c.settings);
+    let record = |r: &LatencyRow| {
+        let (b, d) = (r.baseline.as_ref()?, r.device.as_ref()?);
+        Some(
+            Record::new(Test::Latency, Kind::Device, &r.direction, r.frame_size)
+                .with(Column::RatePct, f.pct(r.rate_pct))
+                .with(Column::BaselineNs, whole(b.mean_ns))
+                .with(Column::MinNs, whole(d.min_ns))
+                .with(Column::MeanNs, whole(d.mean_ns))
+                .with(Column::P50Ns, whole(d.p50_ns))
+                .with(Column::P99Ns, whole(d.p99_ns))
+                .with(Column::P999Ns, whole(d.p999_ns))
+                .with(Column::MaxNs, whole(d.max_ns)),
+        )
+    };
+    c.latency.iter().filter_map(record).collect()
+}
+
+/// Every latency row's histogram: a record per non-empty bucket (its
+/// upper bound and its frames), in the order of the rows.
+pub fn histograms(c: &Certification) -> Vec<Record> {
+    let mut out = Vec::new();
+    for r in &c.latency {
+        for b in &r.histogram {
+            out.push(
+                Record::new(Test::Latency, Kind::Bucket, &r.direction, r.frame_size)
+                    .with(Column::LeNs, b.le_ns.to_string())
+                    .with(Column::Frames, b.count.to_string()),
+            );
+        }
+    }
+    out
+}
+
 fn loss(f: &Format, r: &LossCurve) -> Vec<Record> {
-    let point = |p: &super::model::LossPoint| {
+    let point = |p: &LossPoint| {
         Record::new(Test::Loss, Kind::Result, &r.direction, r.frame_size)
             .with(Column::RatePct, f.pct(p.rate_pct))
             .with(Column::LossPct, loss_pct(p.loss_pct))
@@ -563,20 +825,103 @@ fn loss(f: &Format, r: &LossCurve) -> Vec<Record> {
 }
 
 fn back_to_back(r: &BackToBackRow) -> Record {
+    let bursts: Vec<String> = r.bursts.iter().map(u64::to_string).collect();
     Record::new(Test::BackToBack, Kind::Result, &r.direction, r.frame_size)
         .with(Column::Trials, r.trials.len().to_string())
         .with(Column::Searches, r.bursts.len().to_string())
         .with(Column::MeanFrames, mean_frames(r.mean_frames))
+        .with(Column::StddevFrames, mean_frames(r.stddev_frames))
         .with(Column::MeanS, seconds(r.mean_s))
+        .with(
+            Column::CorrectedS,
+            r.corrected_s.map(seconds).unwrap_or_default(),
+        )
+        .with(
+            Column::ThroughputFps,
+            r.throughput_fps.map(whole).unwrap_or_default(),
+        )
         .with(Column::AtLimit, yes_no(r.at_limit))
         .with(Column::TesterBound, yes_no(any_tester_bound(&r.trials)))
+        .with(Column::Bursts, bursts.join(" "))
 }
 
 fn any_tester_bound(trials: &[Trial]) -> bool {
     trials.iter().any(|t| t.tester_bound)
 }
 
-/// What the certification did not measure: one record per test,
+/// The verdict: one record, its state, exit status and text the
+/// certification's [`crate::certify::model::VerdictRecord`] (see
+/// [`super::table::verdict_of`]).
+pub fn verdict(c: &Certification) -> Record {
+    let v = super::table::verdict_of(c);
+    Record::whole(Kind::Verdict)
+        .with(Column::State, v.state)
+        .with(Column::Exit, v.exit.to_string())
+        .with(Column::Text, v.text)
+}
+
+/// Every setting below RFC 2544's, a record each (the
+/// certification's `nonconformant`).
+pub fn deviations(c: &Certification) -> Vec<Record> {
+    let record = |d: &super::model::Deviation| {
+        Record::whole(Kind::Deviation)
+            .with(Column::Setting, d.setting.as_str())
+            .with(Column::Value, d.value.as_str())
+            .with(Column::Rfc, d.rfc.as_str())
+    };
+    c.nonconformant.iter().map(record).collect()
+}
+
+/// The facts of the tester's setup a lab reads beside the figures, as
+/// key and value: `quick` (settings below RFC 2544's asked for on
+/// purpose), `latency_definition` (its key), `latency_method`, the
+/// `baseline` when there was one, then a `frames` record per stream and
+/// a `task` record per lcore.
+pub fn setup(c: &Certification) -> Vec<Record> {
+    let kv = |k: &str, v: String| {
+        Record::whole(Kind::Setup)
+            .with(Column::Setting, k)
+            .with(Column::Value, v)
+    };
+    let mut out = vec![
+        kv("quick", yes_no(c.settings.quick).to_string()),
+        kv(
+            "latency_definition",
+            c.settings.latency_definition.key().to_string(),
+        ),
+        kv("latency_method", method(c).to_string()),
+    ];
+    if let Some(b) = &c.baseline {
+        out.push(kv("baseline", baseline_text(b)));
+    }
+    out.extend(c.frames.iter().map(|f| kv("frames", f.clone())));
+    out.extend(c.tasks.iter().map(|t| kv("task", t.text())));
+    out
+}
+
+/// How latency was timestamped, in words; when the certification does
+/// not say, that it does not.
+pub fn method(c: &Certification) -> &str {
+    if c.latency_method.is_empty() {
+        "not recorded"
+    } else {
+        &c.latency_method
+    }
+}
+
+/// The baseline a certification was corrected with, in words.
+pub fn baseline_text(b: &super::model::BaselineInfo) -> String {
+    format!(
+        "{}, recorded {} by profile {}",
+        b.file, b.recorded, b.profile
+    )
+}
+
+/// What the latency figures are without a baseline, in words.
+pub const NO_BASELINE: &str = "no tester baseline: the figures include the tester's own \
+                               latency, so they are an upper bound of the device's";
+
+/// What a test, direction and size did not measure: one record per test,
 /// direction and size in its `not_measured`, the reason in [`Column::Reason`].
 pub fn not_measured(c: &Certification) -> Vec<Record> {
     let record = |n: &NotMeasured| {
@@ -586,7 +931,6 @@ pub fn not_measured(c: &Certification) -> Vec<Record> {
     };
     c.not_measured.iter().map(record).collect()
 }
-
 /// Why `test` measured nothing in `direction` at `size`, when the
 /// certification says it did not.
 pub fn why_not<'a>(
@@ -673,7 +1017,9 @@ pub fn nothing_measured(c: &Certification, test: Test) -> Option<String> {
     })
 }
 
-/// The acceptance criteria, one record each.
+/// The acceptance criteria, one record each: what was wanted and
+/// measured, whether it was met, and its state ([`Criterion::state`]:
+/// `pass`, `fail` or `not judged`, the word every output uses).
 pub fn criteria(c: &Certification) -> Vec<Record> {
     c.criteria.iter().map(criterion).collect()
 }
@@ -684,9 +1030,11 @@ fn criterion(k: &Criterion) -> Record {
         .with(Column::Wanted, k.wanted.as_str())
         .with(Column::Measured, k.measured.as_str())
         .with(Column::Passed, yes_no(k.passed))
+        .with(Column::State, k.state())
 }
 
-/// Every trial of every test, in the order they ran within each search.
+/// Every trial of every test, in the order they ran within each search
+/// (a loss point's earlier tries, which the tester bounded, before it).
 pub fn trials(c: &Certification) -> Vec<Record> {
     let f = Format::new(&c.settings);
     let mut out = Vec::new();
@@ -711,7 +1059,7 @@ pub fn direction_trials(c: &Certification) -> Vec<Record> {
 }
 
 /// Calls `f` with every trial, its test and its number (1-based) within
-/// its search.
+/// its search; a loss point's earlier tries come before its trial.
 fn each_trial(c: &Certification, mut f: impl FnMut(Test, usize, &Trial)) {
     let mut add = |test: Test, list: &mut dyn Iterator<Item = &Trial>| {
         for (i, t) in list.enumerate() {
@@ -725,7 +1073,8 @@ fn each_trial(c: &Certification, mut f: impl FnMut(Test, usize, &Trial)) {
         add(Test::Latency, &mut r.trials.iter());
     }
     for r in &c.loss {
-        add(Test::Loss, &mut r.points.iter().map(|p| &p.trial));
+        let mut tries = (r.points.iter()).flat_map(|p| p.retried.iter().chain([&p.trial]));
+        add(Test::Loss, &mut tries);
     }
     for r in &c.back_to_back {
         add(Test::BackToBack, &mut r.trials.iter());
@@ -789,6 +1138,20 @@ fn trial(f: &Format, test: Test, n: usize, t: &Trial) -> Record {
         .with(Column::TesterBound, yes_no(t.tester_bound))
         .with(Column::Passed, yes_no(t.passed))
         .with(Column::Problems, problems.join("; "))
+        .with(Column::Excluded, t.excluded.clone().unwrap_or_default())
+}
+
+/// Every trial whose figures were left out of its row, and why: its
+/// test, direction, size, number within its search (as in [`trials`])
+/// and reason, in the order of [`trials`].
+pub fn left_out(c: &Certification) -> Vec<(Test, String, u32, usize, String)> {
+    let mut out = Vec::new();
+    each_trial(c, |test, n, t| {
+        if let Some(why) = &t.excluded {
+            out.push((test, t.direction.clone(), t.frame_size, n, why.clone()));
+        }
+    });
+    out
 }
 
 /// The L2 rate at line rate for `frame_size` (frames with FCS), bit/s:
@@ -798,8 +1161,6 @@ pub fn line_l2_bps(line_bps: u64, frame_size: u32) -> f64 {
     line_bps as f64 * size / (size + 20.0)
 }
 
-/// Certifications built by hand with realistic figures, for the tests of
-/// every output (no EAL, no device).
 #[cfg(test)]
 pub(crate) mod sample {
     use crate::certify::model::*;
@@ -1114,6 +1475,17 @@ pub(crate) mod sample {
             latency_method: "software: the TX TSC in each frame's stamp, the RX TSC read after the poll that returned it".into(),
             baseline: None,
             verdict: None,
+            frames: vec![
+                "s0: Ethernet 02:00:00:00:00:01 → 02:00:00:00:00:02, IPv4 198.18.0.1 → 198.19.0.1 (DSCP 0, TTL 64, DF), UDP 49152 → 5001; headers 42 B, then the stamp and the fill to the trial's frame size; sent on p0".into(),
+                "s1: Ethernet 02:00:00:00:00:02 → 02:00:00:00:00:01, IPv4 198.19.0.1 → 198.18.0.1 (DSCP 0, TTL 64, DF), UDP 49152 → 5001; headers 42 B, then the stamp and the fill to the trial's frame size; sent on p1".into(),
+            ],
+            tasks: vec![
+                TesterTask { role: "main".into(), lcore: 0, cpu: 0, ..TesterTask::default() },
+                TesterTask { role: "TX".into(), lcore: 1, cpu: 1, port: "p0".into(), queues: vec![0], streams: vec!["s0".into()] },
+                TesterTask { role: "RX".into(), lcore: 2, cpu: 2, port: "p1".into(), queues: vec![0], streams: vec![] },
+                TesterTask { role: "TX".into(), lcore: 3, cpu: 3, port: "p1".into(), queues: vec![0], streams: vec!["s1".into()] },
+                TesterTask { role: "RX".into(), lcore: 4, cpu: 4, port: "p0".into(), queues: vec![0], streams: vec![] },
+            ],
         };
         for dir in 0..2 {
             for size in SIZES {
@@ -1239,6 +1611,68 @@ pub(crate) mod sample {
         });
         c
     }
+
+    /// [`tester_bound`] with every part a report can show: the
+    /// criterion on the tester-bound row not judged, a latency trial left
+    /// out and tried again, a loss point the tester bounded and tried
+    /// again, a tester baseline for one direction, judged as the command
+    /// judges it (for the rendering sample and its screenshot).
+    pub fn showcase() -> Certification {
+        use crate::certify::latency::{device, frame_time_ns};
+        let mut c = tester_bound();
+        let k = &mut c.criteria[0];
+        k.judged = false;
+        k.passed = false;
+        k.measured = "not judged: tester-bound: 41.11 % of line, the tester's limit: the nearest \
+                      failure, at 41.21 % of line, was the tester's: its sender reached 99.9 % of \
+                      the rate"
+            .into();
+        let mut left = c.latency[1].trials[0].clone();
+        (left.lost, left.rx_frames) = (12, left.tx_frames - 12);
+        left.loss_pct = 12.0 * 100.0 / left.tx_frames as f64;
+        left.passed = false;
+        left.excluded = Some(format!(
+            "lost 12 frame(s) ({} %) at the throughput rate; left out, tried again",
+            crate::certify::format::loss_pct(left.loss_pct)
+        ));
+        c.latency[1].trials.insert(0, left);
+        let point = &mut c.loss[0].points[0];
+        let mut tried = point.trial.clone();
+        tried.tester_bound = true;
+        tried.passed = false;
+        tried.problems = vec![Problem::Descheduled {
+            role: "TX".into(),
+            lcore: 2,
+            descheduled_pct: 9.5,
+            wait_ns: 190_000_000,
+            stolen_ns: 0,
+            wall_ns: 2_000_000_000,
+        }];
+        tried.excluded = Some(format!(
+            "{}; tried again",
+            crate::certify::search::tester_reason(&tried)
+        ));
+        point.retried.push(tried);
+        c.baseline = Some(BaselineInfo {
+            file: "tester-baseline.json".into(),
+            recorded: "2026-11-30T19:40:00Z".into(),
+            profile: "loop (configs/rfc2544.yaml, DUT bypassed)".into(),
+        });
+        for r in c.latency.iter_mut().filter(|r| r.direction == DIRS[0]) {
+            let base = Percentiles {
+                mean_ns: 1_900.0 + f64::from(r.frame_size) * 0.8,
+                ..r.summary
+            };
+            let f = frame_time_ns(r.frame_size, LINE);
+            r.device = Some(device(&r.summary, &base, c.settings.latency_definition, f));
+            r.baseline = Some(base);
+        }
+        let bound = crate::certify::search::tester_problems(&c);
+        c.problems.extend(bound);
+        let v = crate::certify::table::Verdict::of(&c, false);
+        c.verdict = Some(v.record(&c));
+        c
+    }
 }
 
 #[cfg(test)]
@@ -1296,7 +1730,7 @@ mod tests {
 
     #[test]
     fn units() {
-        assert_eq!(gbps(5_371_093_750.0), "5.371");
+        assert_eq!(bps(5_371_093_750.4), "5371093750");
         assert_eq!(whole(7_999_999.6), "8000000");
         assert_eq!(whole(2_644.4), "2644");
         assert_eq!(mean_frames(23_474.25), "23474.2");
@@ -1387,7 +1821,7 @@ mod tests {
     fn records_hold_the_rounded_figures() {
         let c = sample::tester_bound();
         let r = results(&c);
-        let n = |t: Test| r.iter().filter(|x| x.test == t).count();
+        let n = |t: Test| r.iter().filter(|x| x.test == Some(t)).count();
         let points: usize = c.loss.iter().map(|l| l.points.len()).sum();
         assert_eq!(
             (n(Test::Throughput), n(Test::Latency), n(Test::BackToBack)),
@@ -1401,8 +1835,8 @@ mod tests {
         );
         let want = [
             (Column::RatePct, "41.11"),
-            (Column::L1Gbps, "4.111"),
-            (Column::L2Gbps, "3.132"),
+            (Column::L1Bps, "4111328125"),
+            (Column::L2Bps, "3132440476"),
             (Column::Fps, "6118048"),
             (Column::Bound, "tester"),
         ];
@@ -1414,13 +1848,13 @@ mod tests {
         assert_eq!(r[1].get(Column::Bound), Some("device"));
         assert_eq!(r[2].get(Column::Bound), Some("line"));
         assert_eq!(r[2].get(Column::RatePct), Some("100.00"));
-        let lat = r.iter().find(|x| x.test == Test::Latency).unwrap();
+        let lat = r.iter().find(|x| x.test == Some(Test::Latency)).unwrap();
         assert_eq!(lat.get(Column::MinNs), Some("2151"));
         assert_eq!(lat.get(Column::P999Ns), Some("17022"));
         assert_eq!(lat.get(Column::JitterNs), Some("647"));
         assert_eq!(lat.get(Column::TesterBound), Some("no"));
         assert_eq!(lat.get(Column::Bound), None);
-        let b2b = r.iter().find(|x| x.test == Test::BackToBack).unwrap();
+        let b2b = r.iter().find(|x| x.test == Some(Test::BackToBack)).unwrap();
         assert_eq!(b2b.get(Column::Searches), Some("4"));
         assert_eq!(b2b.get(Column::Trials), Some("12"));
         assert_eq!(b2b.get(Column::MeanFrames), Some("234368.5"));
@@ -1465,7 +1899,9 @@ mod tests {
         assert_eq!(k[1].kind, Kind::Criterion);
         assert_eq!(k[1].get(Column::Passed), Some("no"));
         assert_eq!(k[1].get(Column::Wanted), Some("throughput ≥ 55 % of line"));
-        assert_eq!(k[2].test, Test::Latency);
+        assert_eq!(k[2].test, Some(Test::Latency));
+        assert_eq!(k[1].get(Column::State), Some("fail"));
+        assert_eq!(k[0].get(Column::State), Some("pass"));
     }
 
     #[test]
@@ -1483,7 +1919,7 @@ mod tests {
                 r[0].direction.as_str(),
                 r[0].frame_size
             ),
-            (Test::Latency, Kind::NotMeasured, sample::DIRS[0], 64)
+            (Some(Test::Latency), Kind::NotMeasured, sample::DIRS[0], 64)
         );
         assert_eq!(r[0].cells, [(Column::Reason, reason.to_string())]);
         assert_eq!(
@@ -1571,6 +2007,249 @@ mod tests {
     fn line_rate_at_l2() {
         assert_eq!(line_l2_bps(10_000_000_000, 64), 10e9 * 64.0 / 84.0);
         assert_eq!(line_l2_bps(10_000_000_000, 1518), 10e9 * 1518.0 / 1538.0);
+    }
+
+    #[test]
+    fn grouped_separates_thousands_of_plain_numbers_only() {
+        assert_eq!(grouped("7992699"), "7,992,699");
+        assert_eq!(grouped("234368.5"), "234,368.5");
+        assert_eq!(grouped("-1234"), "-1,234");
+        assert_eq!(grouped("123"), "123");
+        assert_eq!(grouped("1000"), "1,000");
+        assert_eq!(grouped("100000"), "100,000");
+        assert_eq!(grouped("0.0000751"), "0.0000751");
+        for odd in [
+            "", "n/a", "1.2.3", "12a", "-", ".5", "1234.", "1 234", "12.a",
+        ] {
+            assert_eq!(grouped(odd), odd, "{odd:?}");
+        }
+    }
+
+    #[test]
+    fn a_rate_reads_in_the_unit_that_fits_it() {
+        assert_eq!(rate(50e6), "50.0 Mbit/s");
+        assert_eq!(rate(49_350_000.0), "49.4 Mbit/s");
+        assert_eq!(rate(512e3), "0.512 Mbit/s");
+        assert_eq!(rate(999.4e6), "999 Mbit/s");
+        assert_eq!(rate(999.96e6), "1.00 Gbit/s");
+        assert_eq!(rate(1e9), "1.00 Gbit/s");
+        assert_eq!(rate(5_371_093_750.0), "5.37 Gbit/s");
+        assert_eq!(rate(99.94e9), "99.9 Gbit/s");
+        assert_eq!(rate(0.0), "0 Mbit/s");
+        assert_eq!(rate(f64::NAN), "n/a");
+        assert_eq!(bps(4_092_261_904.76), "4092261905");
+    }
+
+    #[test]
+    fn shown_is_the_plain_text_as_people_read_it() {
+        let cases = [
+            (Column::L1Bps, "5371093750", "5.37 Gbit/s"),
+            (Column::L2Bps, "50000000", "50.0 Mbit/s"),
+            (Column::L2Bps, "n/a", "n/a"),
+            (Column::Fps, "7992699", "7,992,699"),
+            (Column::MaxNs, "63386", "63,386"),
+            (Column::TxFrames, "29761905", "29,761,905"),
+            (Column::MeanFrames, "234368.5", "234,368.5"),
+            (Column::ThroughputFps, "7992699", "7,992,699"),
+            (Column::ThroughputFps, "", "–"),
+            (Column::CorrectedS, "", "–"),
+            (Column::CorrectedS, "0.007290", "0.007290"),
+            (Column::Bursts, "234370 234367", "234,370; 234,367"),
+            (Column::Bursts, "90", "90"),
+            (Column::RatePct, "1000.00", "1000.00"),
+            (Column::LossPct, "46.2", "46.2"),
+            (Column::Trial, "1234", "1234"),
+            (Column::Problems, "a, b", "a, b"),
+        ];
+        for (col, plain, want) in cases {
+            assert_eq!(shown(col, plain), want, "{col:?} {plain:?}");
+        }
+    }
+
+    #[test]
+    fn columns_by_name_and_which_are_words() {
+        for col in Column::ALL {
+            assert_eq!(Column::from_name(col.name()), Some(col));
+        }
+        assert_eq!(Column::from_name("l1_gbps"), None);
+        let words: Vec<&str> = (Column::ALL.iter())
+            .filter(|c| c.is_text())
+            .map(|c| c.name())
+            .collect();
+        assert_eq!(
+            words,
+            [
+                "bound", "state", "wanted", "measured", "problems", "excluded", "reason", "text",
+                "setting", "value", "rfc"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_records_of_the_whole_certification() {
+        let c = sample::showcase();
+        let v = verdict(&c);
+        assert_eq!((v.test, v.test_key(), v.kind), (None, WHOLE, Kind::Verdict));
+        assert_eq!(
+            v.cells,
+            [
+                (Column::State, "fail".to_string()),
+                (Column::Exit, "5".to_string()),
+                (
+                    Column::Text,
+                    "FAIL: 1 of 4 acceptance criteria not met (1 more not judged: the tester's \
+                     limit)"
+                        .to_string()
+                ),
+            ]
+        );
+        let d = deviations(&c);
+        assert_eq!(d.len(), 3);
+        assert_eq!(
+            d[1].cells,
+            [
+                (Column::Setting, "certify.latency_trials".to_string()),
+                (Column::Value, "3".to_string()),
+                (Column::Rfc, "at least 20 (section 26.2)".to_string()),
+            ]
+        );
+        assert_eq!(d[0].kind, Kind::Deviation);
+        let kv: Vec<(String, String)> = (setup(&c).iter())
+            .map(|r| {
+                assert_eq!((r.test, r.kind), (None, Kind::Setup));
+                let get = |k| r.get(k).unwrap().to_string();
+                (get(Column::Setting), get(Column::Value))
+            })
+            .collect();
+        let keys: Vec<&str> = kv.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "quick",
+                "latency_definition",
+                "latency_method",
+                "baseline",
+                "frames",
+                "frames",
+                "task",
+                "task",
+                "task",
+                "task",
+                "task"
+            ]
+        );
+        assert_eq!(kv[0].1, "no");
+        assert_eq!(kv[1].1, "store_and_forward");
+        assert_eq!(kv[2].1, c.latency_method);
+        assert_eq!(
+            kv[3].1,
+            "tester-baseline.json, recorded 2026-11-30T19:40:00Z by profile loop \
+             (configs/rfc2544.yaml, DUT bypassed)"
+        );
+        assert_eq!(kv[6].1, "main lcore 0 on CPU 0");
+        assert_eq!(kv[7].1, "TX lcore 1 on CPU 1: port p0 queue 0, streams s0");
+        let mut bare = c.clone();
+        bare.latency_method.clear();
+        bare.baseline = None;
+        bare.settings.quick = true;
+        assert_eq!(method(&bare), "not recorded");
+        let keys: Vec<String> = (setup(&bare).iter())
+            .map(|r| {
+                format!(
+                    "{}={}",
+                    r.get(Column::Setting).unwrap(),
+                    r.get(Column::Value).unwrap()
+                )
+            })
+            .take(4)
+            .collect();
+        assert_eq!(
+            keys[..3],
+            [
+                "quick=yes",
+                "latency_definition=store_and_forward",
+                "latency_method=not recorded"
+            ]
+        );
+        assert!(keys[3].starts_with("frames="));
+    }
+
+    #[test]
+    fn the_device_s_latency_and_the_histograms_are_records_of_their_rows() {
+        let c = sample::showcase();
+        let d = device_latency(&c);
+        assert_eq!(d.len(), 7, "the rows the baseline corrected");
+        assert!(d.iter().all(|r| r.direction == sample::DIRS[0]));
+        assert_eq!(
+            (d[0].kind, d[0].test, d[0].frame_size),
+            (Kind::Device, Some(Test::Latency), 64)
+        );
+        let row = &c.latency[0];
+        let (b, dev) = (row.baseline.unwrap(), row.device.unwrap());
+        assert_eq!(
+            d[0].get(Column::BaselineNs),
+            Some(whole(b.mean_ns).as_str())
+        );
+        assert_eq!(d[0].get(Column::MeanNs), Some(whole(dev.mean_ns).as_str()));
+        assert_eq!(d[0].get(Column::MinNs), Some("133"));
+        assert_eq!(d[0].get(Column::MaxNs), Some(whole(dev.max_ns).as_str()));
+        assert!(
+            device_latency(&sample::complete()).is_empty(),
+            "no baseline"
+        );
+        let h = histograms(&c);
+        let buckets: usize = c.latency.iter().map(|r| r.histogram.len()).sum();
+        assert_eq!(h.len(), buckets);
+        let first = &c.latency[0].histogram[0];
+        assert_eq!(
+            (h[0].kind, h[0].frame_size, h[0].cells.clone()),
+            (
+                Kind::Bucket,
+                64,
+                vec![
+                    (Column::LeNs, first.le_ns.to_string()),
+                    (Column::Frames, first.count.to_string())
+                ]
+            )
+        );
+    }
+
+    #[test]
+    fn trials_left_out_are_listed_with_their_number_and_reason() {
+        let c = sample::showcase();
+        let left = left_out(&c);
+        assert_eq!(left.len(), 2, "{left:?}");
+        assert_eq!(
+            (left[0].0, left[0].1.as_str(), left[0].2, left[0].3),
+            (Test::Latency, sample::DIRS[0], 128, 1)
+        );
+        assert!(left[0].4.starts_with("lost 12 frame(s)"), "{}", left[0].4);
+        assert_eq!((left[1].0, left[1].2, left[1].3), (Test::Loss, 64, 1));
+        assert!(left[1].4.ends_with("; tried again"));
+        // A loss point's earlier try comes before it, numbered in its search.
+        let loss: Vec<Record> = (trials(&c).into_iter())
+            .filter(|r| r.test == Some(Test::Loss) && r.direction == sample::DIRS[0])
+            .take(2)
+            .collect();
+        let t: Vec<(Option<&str>, Option<&str>, bool, bool)> = (loss.iter())
+            .map(|r| {
+                let left = r.get(Column::Excluded).is_some_and(|e| !e.is_empty());
+                (
+                    r.get(Column::Trial),
+                    r.get(Column::OfferedPct),
+                    r.tester_bound(),
+                    left,
+                )
+            })
+            .collect();
+        assert_eq!(
+            t,
+            [
+                (Some("1"), Some("100.00"), true, true),
+                (Some("2"), Some("100.00"), false, false)
+            ]
+        );
+        assert!(left_out(&sample::complete()).is_empty());
     }
 
     #[test]

@@ -4,19 +4,29 @@
 //! - A `<testsuite>` per test (`rfc2544.throughput`, ...), and one more,
 //!   `rfc2544.certification`, whose single case `complete` is an error
 //!   when the certification stopped early (its problems in `system-err`).
+//!   Its properties state the verdict (`verdict.state`, `verdict.text`,
+//!   `verdict.exit`: the terminal's last line and the exit status), each
+//!   setting below RFC 2544's (`nonconformant.certify.trial`, its value
+//!   and what the RFC asks) and the tester's setup (`quick`,
+//!   `latency_definition`, `latency_method`, `baseline`, `frames.N`,
+//!   `task.N`). The latency suite's properties repeat the latency
+//!   definition, the timestamp method and the baseline.
 //! - In a test's suite, per direction and frame size: a `<testcase>` per
-//!   acceptance criterion, failing (wanted against measured) when it was
-//!   not met; with no criterion there, one passing case carrying the
-//!   measured figures as properties and in `system-out`; a size the
-//!   test did not measure is `skipped`, its message the reason the
+//!   acceptance criterion, as its state says: met passes, not met is a
+//!   `<failure>` (wanted against measured), *not judged* (the figure it
+//!   needs was the tester's limit) is `<skipped>` with the reason, never
+//!   a pass or a failure; with no criterion there, one passing case
+//!   carrying the measured figures as properties (the device's latency,
+//!   with a baseline, as `device.*`) and in `system-out`; a size the test
+//!   did not measure is `skipped`, its message the reason the
 //!   certification's `not_measured` gives (the certification stopped
 //!   before it, no throughput rate to run latency at, ...).
 //!
-//! The figures are the [`format`] records', as in the CSV and the HTML.
+//! The figures are the [`format`] records' plain text, as in the CSV.
 
 use std::fmt::Write as _;
 
-use super::format::{self, escape, Record, Test};
+use super::format::{self, escape, Column, Kind, Record, Test};
 use super::model::{Certification, Criterion};
 
 /// Counts of one suite (or of all).
@@ -49,12 +59,18 @@ pub fn render(c: &Certification) -> String {
     let results = format::results(c);
     let mut total = Counts::default();
     let mut suites = String::new();
+    let device = format::device_latency(c);
     for test in format::tests_of(c) {
-        let (body, counts) = suite(c, test, &results);
+        let (body, counts) = suite(c, test, &results, &device);
         total.add(counts);
+        let props = if test == Test::Latency {
+            properties(&latency_setup(c), "    ")
+        } else {
+            String::new()
+        };
         let _ = write!(
             suites,
-            "  <testsuite name=\"rfc2544.{}\" {} timestamp=\"{}\">\n{body}  </testsuite>\n",
+            "  <testsuite name=\"rfc2544.{}\" {} timestamp=\"{}\">\n{props}{body}  </testsuite>\n",
             test.key(),
             counts.attrs(),
             escape(&c.started)
@@ -62,9 +78,10 @@ pub fn render(c: &Certification) -> String {
     }
     let (body, counts) = completeness(c);
     total.add(counts);
+    let props = properties(&certification_properties(c), "    ");
     let _ = write!(
         suites,
-        "  <testsuite name=\"rfc2544.certification\" {} timestamp=\"{}\">\n{body}  </testsuite>\n",
+        "  <testsuite name=\"rfc2544.certification\" {} timestamp=\"{}\">\n{props}{body}  </testsuite>\n",
         counts.attrs(),
         escape(&c.started)
     );
@@ -73,6 +90,76 @@ pub fn render(c: &Certification) -> String {
         escape(&c.profile),
         total.attrs()
     )
+}
+
+/// A `<properties>` element of `(name, value)` pairs, indented by
+/// `indent`; nothing when there are none.
+fn properties(list: &[(String, String)], indent: &str) -> String {
+    if list.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("{indent}<properties>\n");
+    for (name, value) in list {
+        let _ = writeln!(
+            out,
+            "{indent}  <property name=\"{}\" value=\"{}\"/>",
+            escape(name),
+            escape(value)
+        );
+    }
+    let _ = writeln!(out, "{indent}</properties>");
+    out
+}
+
+/// The certification suite's properties: the verdict, each setting below
+/// RFC 2544's, then the setup's facts (a fact that repeats numbered from
+/// 1: `frames.1`, `frames.2`).
+fn certification_properties(c: &Certification) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let v = format::verdict(c);
+    for (col, text) in &v.cells {
+        out.push((format!("verdict.{}", col.name()), text.clone()));
+    }
+    for d in format::deviations(c) {
+        let get = |col| d.get(col).unwrap_or_default().to_string();
+        out.push((
+            format!("nonconformant.{}", get(Column::Setting)),
+            format!("{} (RFC 2544: {})", get(Column::Value), get(Column::Rfc)),
+        ));
+    }
+    out.extend(setup_pairs(&format::setup(c)));
+    out
+}
+
+/// The setup records as property pairs, a key that repeats numbered.
+fn setup_pairs(records: &[Record]) -> Vec<(String, String)> {
+    let key = |r: &Record| r.get(Column::Setting).unwrap_or_default().to_string();
+    let mut out = Vec::new();
+    for r in records {
+        let k = key(r);
+        let repeats = records.iter().filter(|x| key(x) == k).count() > 1;
+        let name = if repeats {
+            let n = out
+                .iter()
+                .filter(|(name, _): &&(String, String)| name.starts_with(&format!("{k}.")))
+                .count();
+            format!("{k}.{}", n + 1)
+        } else {
+            k
+        };
+        out.push((name, r.get(Column::Value).unwrap_or_default().to_string()));
+    }
+    out
+}
+
+/// The latency suite's properties: how latency was defined and
+/// timestamped, and the baseline.
+fn latency_setup(c: &Certification) -> Vec<(String, String)> {
+    let keys = ["latency_definition", "latency_method", "baseline"];
+    let mine: Vec<Record> = (format::setup(c).into_iter())
+        .filter(|r| keys.contains(&r.get(Column::Setting).unwrap_or_default()))
+        .collect();
+    setup_pairs(&mine)
 }
 
 /// The (direction, size) pairs of a test: the results', the criteria's,
@@ -111,8 +198,10 @@ fn cases(
     out
 }
 
-fn suite(c: &Certification, test: Test, results: &[Record]) -> (String, Counts) {
-    let mine: Vec<&Record> = results.iter().filter(|r| r.test == test).collect();
+fn suite(c: &Certification, test: Test, results: &[Record], device: &[Record]) -> (String, Counts) {
+    let mine: Vec<&Record> = (results.iter().chain(device))
+        .filter(|r| r.test == Some(test))
+        .collect();
     let criteria: Vec<&Criterion> = c
         .criteria
         .iter()
@@ -134,7 +223,11 @@ fn suite(c: &Certification, test: Test, results: &[Record]) -> (String, Counts) 
         counts.tests += here.len().max(1);
         if !here.is_empty() {
             for k in here {
-                counts.failures += usize::from(!k.passed);
+                match k.state() {
+                    "fail" => counts.failures += 1,
+                    "not judged" => counts.skipped += 1,
+                    _ => {}
+                }
                 criterion_case(&mut body, &class, k, &rows);
             }
         } else if !rows.is_empty() {
@@ -162,7 +255,13 @@ fn criterion_case(body: &mut String, class: &str, k: &Criterion, rows: &[&Record
         escape(class),
         escape(&name)
     );
-    if !k.passed {
+    if !k.judged {
+        let _ = writeln!(
+            body,
+            "      <skipped message=\"{}\"/>",
+            escape(&format!("{}: {}", k.wanted, k.measured))
+        );
+    } else if !k.passed {
         let message = format!("wanted {}, measured {}", k.wanted, k.measured);
         let text = format!("wanted: {}\nmeasured: {}", k.wanted, k.measured);
         let _ = writeln!(
@@ -172,7 +271,7 @@ fn criterion_case(body: &mut String, class: &str, k: &Criterion, rows: &[&Record
             text_escape(&text)
         );
     }
-    let mut out = format!("measured: {}\n", k.measured);
+    let mut out = format!("state: {}\nmeasured: {}\n", k.state(), k.measured);
     out.push_str(&figures_text(rows));
     let _ = writeln!(
         body,
@@ -187,17 +286,19 @@ fn figures_case(body: &mut String, class: &str, size: u32, rows: &[&Record]) {
         "    <testcase classname=\"{}\" name=\"{size} B\">\n      <properties>",
         escape(class)
     );
+    let results = rows.iter().filter(|r| r.kind == Kind::Result).count();
     for (i, r) in rows.iter().enumerate() {
-        // A loss curve has a row per point: number the points' properties.
-        let suffix = if rows.len() > 1 {
-            format!(".{}", i + 1)
-        } else {
-            String::new()
+        // A loss curve has a row per point: number the points' properties;
+        // the device's latency is `device.*`.
+        let (prefix, suffix) = match r.kind {
+            Kind::Device => ("device.", String::new()),
+            _ if results > 1 => ("", format!(".{}", i + 1)),
+            _ => ("", String::new()),
         };
         for (col, text) in &r.cells {
             let _ = writeln!(
                 body,
-                "        <property name=\"{}{suffix}\" value=\"{}\"/>",
+                "        <property name=\"{prefix}{}{suffix}\" value=\"{}\"/>",
                 col.name(),
                 escape(text)
             );
@@ -215,10 +316,15 @@ fn figures_case(body: &mut String, class: &str, size: u32, rows: &[&Record]) {
 fn figures_text(rows: &[&Record]) -> String {
     let mut out = String::new();
     for r in rows {
+        let prefix = if r.kind == Kind::Device {
+            "device."
+        } else {
+            ""
+        };
         let cells: Vec<String> = r
             .cells
             .iter()
-            .map(|(c, t)| format!("{}={t}", c.name()))
+            .map(|(c, t)| format!("{prefix}{}={t}", c.name()))
             .collect();
         out.push_str(&cells.join(" "));
         out.push('\n');
@@ -253,6 +359,13 @@ fn completeness(c: &Certification) -> (String, Counts) {
         );
     }
     body.push_str("    </testcase>\n");
+    let v = super::table::verdict_of(c);
+    let _ = writeln!(
+        body,
+        "    <system-out>certification: {} (exit {})</system-out>",
+        text_escape(&v.text),
+        v.exit
+    );
     if !c.problems.is_empty() {
         let lines: Vec<String> = c.problems.iter().map(|p| p.text()).collect();
         let _ = writeln!(
@@ -383,7 +496,7 @@ mod tests {
             ("rfc2544.throughput.port 0 → port 1".into(), "128 B".into())
         );
         assert!(x.text.contains(
-            "rate_pct=53.71 l1_gbps=5.371 l2_gbps=4.092 fps=7992699 bound=device trials=12"
+            "rate_pct=53.71 l1_bps=5371093750 l2_bps=4092261905 fps=7992699 bound=device trials=12"
         ));
         assert!(x
             .text

@@ -36,3 +36,8 @@ pub mod progress;
 pub mod search;
 pub mod svg;
 pub mod table;
+pub mod tester;
+
+#[cfg(test)]
+#[path = "agree_tests.rs"]
+mod agree_tests;

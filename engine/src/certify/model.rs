@@ -995,6 +995,58 @@ pub struct Certification {
     /// every report state it; `None` until the certification is judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<VerdictRecord>,
+    /// The frames the tester sent, a line per stream: its headers,
+    /// addresses, ports and how they vary (see
+    /// [`super::tester::frames`]); empty in results of older versions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<String>,
+    /// The tester's lcores: each task's role, lcore, CPU, port and
+    /// queues (see [`super::tester::tasks`]); empty in results of older
+    /// versions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<TesterTask>,
+}
+
+/// One lcore of the tester and what it did.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TesterTask {
+    /// `main` (drives the trials, never sends or receives), `TX` or `RX`.
+    pub role: String,
+    /// Its DPDK lcore.
+    pub lcore: u32,
+    /// The CPU its thread is pinned to.
+    pub cpu: u32,
+    /// The port it sends or receives on, by the profile's name (empty
+    /// for the main lcore).
+    #[serde(default)]
+    pub port: String,
+    /// The queues of that port it uses.
+    #[serde(default)]
+    pub queues: Vec<u16>,
+    /// The streams it sends (TX), by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<String>,
+}
+
+impl TesterTask {
+    /// The task in one line: `TX lcore 1 on CPU 1: port p0 queue 0,
+    /// streams s0`; `main lcore 0 on CPU 0`.
+    pub fn text(&self) -> String {
+        let mut s = format!("{} lcore {} on CPU {}", self.role, self.lcore, self.cpu);
+        if !self.port.is_empty() {
+            let q: Vec<String> = self.queues.iter().map(u16::to_string).collect();
+            let queue = if self.queues.len() == 1 {
+                "queue"
+            } else {
+                "queues"
+            };
+            s.push_str(&format!(": port {} {queue} {}", self.port, q.join(", ")));
+        }
+        if !self.streams.is_empty() {
+            s.push_str(&format!(", streams {}", self.streams.join(", ")));
+        }
+        s
+    }
 }
 
 /// One setting a certification ran with that is below RFC 2544's.

@@ -296,6 +296,8 @@ pub fn blank(settings: &Settings, directions: Vec<String>, line_bps: u64) -> Cer
         latency_method: String::new(),
         baseline: None,
         verdict: None,
+        frames: Vec::new(),
+        tasks: Vec::new(),
     }
 }
 

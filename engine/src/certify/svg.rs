@@ -6,9 +6,15 @@
 //! - latency: per frame size a box from p50 to p99, a whisker from min to
 //!   max, a dash at p99.9 and a dot at the mean (log scale when the figures
 //!   span more than a factor of 20);
-//! - loss: frame loss % against offered load, one line per size;
+//! - loss: frame loss % against offered load, one line per size, the loss
+//!   axis always 0–100 % (RFC 2544 section 26.3 asks for the whole
+//!   scale, so a small loss looks small);
 //! - back-to-back: the mean longest loss-free burst per frame size (log
 //!   scale when the bursts span more than a factor of 20).
+//!
+//! - latency histograms ([`histogram`]): per frame size, the share of
+//!   frames in each quarter-octave bucket against the latency on a
+//!   logarithmic axis, a line per direction.
 //!
 //! Directions are told apart by colour (by dash in the loss chart, where
 //! colour tells the sizes apart); a figure the tester bounded is drawn
@@ -196,6 +202,9 @@ enum Swatch {
 struct Canvas {
     body: String,
     height: f64,
+    /// Every text's size is multiplied by this (a chart shown smaller
+    /// than its width keeps its text legible).
+    font: f64,
 }
 
 impl Canvas {
@@ -203,6 +212,7 @@ impl Canvas {
         Self {
             body: String::new(),
             height: TOP + PLOT_H,
+            font: 1.0,
         }
     }
 
@@ -256,6 +266,7 @@ impl Canvas {
 
     /// Text at `at`, anchored `start`, `middle` or `end`.
     fn text(&mut self, at: (f64, f64), anchor: &str, size: u32, text: &str) {
+        let size = (f64::from(size) * self.font).round();
         let _ = write!(
             self.body,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="{anchor}" font-size="{size}">{}</text>"#,
@@ -275,9 +286,11 @@ impl Canvas {
             self.text((LEFT - 6.0, py + 4.0), "end", 11, label);
         }
         let mid = TOP + PLOT_H / 2.0;
+        let x = (10.0 * self.font + 4.0).round();
         let _ = write!(
             self.body,
-            r#"<text x="16" y="{mid:.1}" text-anchor="middle" font-size="12" transform="rotate(-90 16 {mid:.1})">{}</text>"#,
+            r#"<text x="{x}" y="{mid:.1}" text-anchor="middle" font-size="{}" transform="rotate(-90 {x} {mid:.1})">{}</text>"#,
+            (12.0 * self.font).round(),
             escape(&y.title)
         );
         let bottom = TOP + PLOT_H;
@@ -303,10 +316,13 @@ impl Canvas {
             let px = x_of(x, *v);
             self.line((px, TOP), (px, bottom), "#eeeeee", 1.0, "");
             self.line((px, bottom), (px, bottom + 4.0), GREY, 1.0, "");
-            self.text((px, bottom + 17.0), "middle", 11, label);
+            // Kept inside the chart: an edge tick's label is moved in.
+            let half = 3.4 * self.font * label.chars().count() as f64 + 2.0;
+            let at = px.clamp(half, WIDTH - half);
+            self.text((at, bottom + 6.0 + 11.0 * self.font), "middle", 11, label);
         }
         self.text(
-            ((LEFT + RIGHT) / 2.0, bottom + 36.0),
+            ((LEFT + RIGHT) / 2.0, bottom + 20.0 + 16.0 * self.font),
             "middle",
             12,
             &x.title,
@@ -316,12 +332,12 @@ impl Canvas {
     /// The legend, in rows under the x axis title.
     fn legend(&mut self, items: &[(Swatch, String)]) {
         let mut x = LEFT;
-        let mut y = TOP + PLOT_H + 58.0;
+        let mut y = TOP + PLOT_H + 40.0 + 18.0 * self.font;
         for (swatch, label) in items {
-            let w = 30.0 + 6.6 * label.chars().count() as f64 + 18.0;
+            let w = 30.0 + 6.6 * self.font * label.chars().count() as f64 + 18.0;
             if x + w > RIGHT + 10.0 && x > LEFT {
                 x = LEFT;
-                y += 18.0;
+                y += 18.0 * self.font;
             }
             self.swatch(swatch, (x, y - 4.0));
             self.text((x + 28.0, y), "start", 11, label);
@@ -340,17 +356,24 @@ impl Canvas {
         }
     }
 
-    /// The whole `<svg>` element, labelled by `title`.
+    /// The whole `<svg>` element of `test`'s chart, labelled by `title`.
     fn finish(self, test: Test, title: &str) -> String {
+        self.finish_as("chart", &format!("chart-{}", test.key()), title)
+    }
+
+    /// The whole `<svg>` element, of class `class` and id `id`, labelled
+    /// by `title`.
+    fn finish_as(self, class: &str, id: &str, title: &str) -> String {
         let h = self.height.ceil();
         format!(
             concat!(
-                r#"<svg class="chart" id="chart-{key}" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-labelledby="chart-{key}-title" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">"#,
-                r#"<title id="chart-{key}-title">{title}</title>"#,
+                r#"<svg class="{class}" id="{id}" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-labelledby="{id}-title" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">"#,
+                r#"<title id="{id}-title">{title}</title>"#,
                 r##"<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>"##,
                 "{body}</svg>"
             ),
-            key = test.key(),
+            class = class,
+            id = escape(id),
             w = WIDTH,
             h = h,
             title = escape(title),
@@ -576,14 +599,13 @@ fn loss(c: &Certification) -> String {
         .map(|p| p.rate_pct)
         .fold(0.0, f64::max)
         .max(lowest + 1.0);
-    let top_loss = points().map(|p| p.loss_pct).fold(0.0, f64::max).max(1.0);
     let x = linear_axis(
         lowest.min(0.0),
         highest,
         "offered load, % of line (L1)",
         format::fixed,
     );
-    let y = linear_axis(0.0, top_loss, "frame loss, % of frames sent", |v, d| {
+    let y = linear_axis(0.0, 100.0, "frame loss, % of frames sent", |v, d| {
         format::fixed(v, d)
     });
     let mut cv = Canvas::new();
@@ -677,6 +699,111 @@ fn back_to_back(c: &Certification) -> String {
     }
     cv.legend(&items);
     cv.finish(Test::BackToBack, "Back-to-back burst per frame size")
+}
+
+/// The frame sizes whose latency rows hold a histogram, in the order of
+/// the rows.
+pub fn histogram_sizes(c: &Certification) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    for r in c.latency.iter().filter(|r| !r.histogram.is_empty()) {
+        if !out.contains(&r.frame_size) {
+            out.push(r.frame_size);
+        }
+    }
+    out
+}
+
+/// The latency histogram of frame size `size`: for each direction whose
+/// latency row at that size holds one, the share of its frames in each
+/// quarter-octave bucket (a step line, each bucket from its lower bound,
+/// its upper bound over [`super::latency::BUCKET_RATIO`], to its upper
+/// bound) against the latency on a logarithmic axis spanning every
+/// row's buckets, so the sizes' charts compare. `None` when no row at
+/// that size has a histogram. Its id is `histogram-SIZE`.
+pub fn histogram(c: &Certification, size: u32) -> Option<String> {
+    let rows: Vec<&super::model::LatencyRow> = (c.latency.iter())
+        .filter(|r| r.frame_size == size && !r.histogram.is_empty())
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let ratio = super::latency::BUCKET_RATIO;
+    let all = c.latency.iter().flat_map(|r| r.histogram.iter());
+    let lo = all
+        .clone()
+        .map(|b| b.le_ns as f64 / ratio)
+        .fold(f64::INFINITY, f64::min)
+        .max(1.0);
+    let hi = all.map(|b| b.le_ns as f64).fold(lo * 10.0, f64::max);
+    let x = log_axis(
+        lo,
+        hi,
+        "one-way latency (log scale; buckets of a quarter octave)",
+        time_label,
+    );
+    let share = |r: &super::model::LatencyRow| -> Vec<(f64, f64)> {
+        let total: u64 = r.histogram.iter().map(|b| b.count).sum();
+        (r.histogram.iter())
+            .map(|b| (b.le_ns as f64, b.count as f64 * 100.0 / total.max(1) as f64))
+            .collect()
+    };
+    let top = rows
+        .iter()
+        .flat_map(|r| share(r))
+        .map(|(_, p)| p)
+        .fold(1.0, f64::max);
+    let y = linear_axis(0.0, top, "% of frames", format::fixed);
+    let dirs = directions_of(c, rows.iter().map(|r| &r.direction));
+    let mut cv = Canvas::new();
+    cv.font = 1.5;
+    cv.frame(&format!("Latency histogram, {size} B"), &y);
+    cv.x_axis(&x);
+    for r in &rows {
+        let j = dirs.iter().position(|d| *d == r.direction).unwrap_or(0);
+        let mut points = Vec::new();
+        let mut prev_hi: Option<f64> = None;
+        for (le, pct) in share(r) {
+            let from = le / ratio;
+            // Back to the axis between buckets that are not adjacent.
+            if prev_hi.is_none_or(|p| (from - p).abs() > p * 1e-3) {
+                if let Some(p) = prev_hi {
+                    points.push((x_of(&x, p), y_of(&y, 0.0)));
+                }
+                points.push((x_of(&x, from), y_of(&y, 0.0)));
+            }
+            points.push((x_of(&x, from), y_of(&y, pct)));
+            points.push((x_of(&x, le), y_of(&y, pct)));
+            prev_hi = Some(le);
+        }
+        if let Some(p) = prev_hi {
+            points.push((x_of(&x, p), y_of(&y, 0.0)));
+        }
+        cv.polyline(&points, colour(j), DASHES[j % DASHES.len()]);
+        for v in [r.summary.min_ns, r.summary.max_ns] {
+            let px = x_of(&x, v);
+            cv.line(
+                (px, TOP + PLOT_H),
+                (px, TOP + PLOT_H - 8.0),
+                colour(j),
+                2.0,
+                "",
+            );
+        }
+    }
+    let mut items: Vec<(Swatch, String)> = Vec::new();
+    for (j, dir) in dirs.iter().enumerate() {
+        items.push((
+            Swatch::Line(colour(j), DASHES[j % DASHES.len()]),
+            dir.clone(),
+        ));
+    }
+    items.push((Swatch::Line(GREY, ""), "ticks: least, largest frame".into()));
+    cv.legend(&items);
+    Some(cv.finish_as(
+        "histogram",
+        &format!("histogram-{size}"),
+        &format!("Latency histogram, {size} B"),
+    ))
 }
 
 #[cfg(test)]

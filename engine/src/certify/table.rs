@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::format::{self, Test};
+use super::format::{self, Column, Record, Test};
 use super::model::{Bound, Certification, VerdictRecord};
 use crate::outcome::{exit, Problem};
 
@@ -97,10 +97,22 @@ fn bound(b: Bound) -> &'static str {
     }
 }
 
+/// The verdict every output states: the certification's own
+/// [`VerdictRecord`] once it was judged (`cli` sets it before writing
+/// anything), else the one [`Verdict::of`] gives it as it stands.
+pub fn verdict_of(c: &Certification) -> VerdictRecord {
+    c.verdict
+        .clone()
+        .unwrap_or_else(|| Verdict::of(c, false).record(c))
+}
+
 /// The table of one test.
 type Table = fn(&Certification, &mut String);
 
-/// The whole summary, ending with the line of `v` (see [`verdict`]).
+/// The whole summary: each test's table (what it did not measure under
+/// it), the criteria, the problems, the settings below RFC 2544's, and
+/// last the verdict line. The verdict is the certification's own when it
+/// was judged ([`verdict_of`]), else `v`'s.
 pub fn summary(c: &Certification, v: Verdict) -> String {
     let mut s = String::new();
     let tables: [(Test, Table); 4] = [
@@ -117,7 +129,9 @@ pub fn summary(c: &Certification, v: Verdict) -> String {
     for p in &c.problems {
         let _ = writeln!(s, "warning: {}", p.text());
     }
-    let _ = writeln!(s, "certification: {}", verdict(c, v));
+    nonconformant(c, &mut s);
+    let record = c.verdict.clone().unwrap_or_else(|| v.record(c));
+    let _ = writeln!(s, "certification: {} (exit {})", record.text, record.exit);
     s
 }
 
@@ -126,6 +140,26 @@ pub fn verdict(c: &Certification, v: Verdict) -> String {
     format!("{} (exit {})", text(c, v), v.exit())
 }
 
+/// The settings below RFC 2544's, a line each, before the verdict (the
+/// box every report shows near its top); nothing when there are none.
+fn nonconformant(c: &Certification, s: &mut String) {
+    if c.nonconformant.is_empty() {
+        return;
+    }
+    let quick = if c.settings.quick {
+        " (--quick: asked for on purpose)"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        s,
+        "NOT RFC 2544-CONFORMANT: {} setting(s) below what RFC 2544 asks{quick}:",
+        c.nonconformant.len()
+    );
+    for d in &c.nonconformant {
+        let _ = writeln!(s, "  {}: {} (RFC 2544: {})", d.setting, d.value, d.rfc);
+    }
+}
 /// The verdict in words, the same in every output: `PASS: all 4
 /// acceptance criteria met`, `NO VERDICT: no acceptance criteria, figures
 /// only`, `FAIL: 1 of 4 acceptance criteria not met`, `NOT JUDGED: 2 of
@@ -201,6 +235,14 @@ fn unmeasured(c: &Certification, test: Test, s: &mut String) {
     }
 }
 
+/// A cell as the terminal shows it ([`format::shown`] of its plain
+/// text); empty when the record lacks the column.
+fn cell(r: &Record, col: Column) -> String {
+    r.get(col)
+        .map(|t| format::shown(col, t))
+        .unwrap_or_default()
+}
+
 fn throughput(c: &Certification, s: &mut String) {
     if c.throughput.is_empty() {
         return;
@@ -208,22 +250,24 @@ fn throughput(c: &Certification, s: &mut String) {
     let _ = writeln!(s, "throughput (RFC 2544 26.1)");
     let _ = writeln!(
         s,
-        "  {:>6} {:<16} {:>9} {:>12} {:>12} {:>14} {:>7} {:>6}",
-        "size", "direction", "% line", "L1 bit/s", "L2 bit/s", "frames/s", "bound", "trials"
+        "  {:>6} {:<16} {:>9} {:>12} {:>12} {:>12} {:>7} {:>6}",
+        "size", "direction", "% line", "L1 rate", "L2 rate", "frames/s", "bound", "trials"
     );
-    for r in &c.throughput {
+    let records = format::results(c);
+    let rows = records.iter().filter(|r| r.test == Some(Test::Throughput));
+    for (r, row) in rows.zip(&c.throughput) {
         let _ = writeln!(
             s,
-            "  {:>6} {:<16} {:>9.3} {:>12.0} {:>12.0} {:>14.0} {:>7} {:>6}{}",
-            r.frame_size,
-            r.direction,
-            r.rate_pct,
-            r.l1_bps,
-            r.l2_bps,
-            r.fps,
-            bound(r.bound),
-            r.trial_count,
-            if r.complete { "" } else { " (incomplete)" }
+            "  {:>6} {:<16} {:>9.3} {:>12} {:>12} {:>12} {:>7} {:>6}{}",
+            row.frame_size,
+            row.direction,
+            row.rate_pct,
+            cell(r, Column::L1Bps),
+            cell(r, Column::L2Bps),
+            cell(r, Column::Fps),
+            bound(row.bound),
+            cell(r, Column::Trials),
+            if row.complete { "" } else { " (incomplete)" }
         );
     }
 }
@@ -232,10 +276,24 @@ fn latency(c: &Certification, s: &mut String) {
     if c.latency.is_empty() {
         return;
     }
-    let _ = writeln!(s, "latency (RFC 2544 26.2), ns, mean of the trials");
     let _ = writeln!(
         s,
-        "  {:>6} {:<16} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6}",
+        "latency (RFC 2544 26.2), ns: {}; timestamps: {}",
+        c.settings.latency_definition.text(),
+        format::method(c)
+    );
+    let cols = [
+        Column::MinNs,
+        Column::MeanNs,
+        Column::P50Ns,
+        Column::P99Ns,
+        Column::P999Ns,
+        Column::MaxNs,
+        Column::JitterNs,
+    ];
+    let _ = writeln!(
+        s,
+        "  {:>6} {:<16} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7}",
         "size",
         "direction",
         "% line",
@@ -246,25 +304,61 @@ fn latency(c: &Certification, s: &mut String) {
         "p99.9",
         "max",
         "jitter",
-        "trials"
+        "counted"
     );
-    for r in &c.latency {
-        let l = &r.summary;
+    let records = format::results(c);
+    let rows = records.iter().filter(|r| r.test == Some(Test::Latency));
+    for (r, row) in rows.zip(&c.latency) {
+        let figures: Vec<String> = cols
+            .iter()
+            .map(|k| format!("{:>10}", cell(r, *k)))
+            .collect();
         let _ = writeln!(
             s,
-            "  {:>6} {:<16} {:>9.3} {:>10.0} {:>10.0} {:>10.0} {:>10.0} {:>10.0} {:>10.0} {:>10.0} {:>6}",
-            r.frame_size,
-            r.direction,
-            r.rate_pct,
-            l.min_ns,
-            l.mean_ns,
-            l.p50_ns,
-            l.p99_ns,
-            l.p999_ns,
-            l.max_ns,
-            r.jitter_ns,
-            r.trials.len()
+            "  {:>6} {:<16} {:>9.3} {} {:>7}",
+            row.frame_size,
+            row.direction,
+            row.rate_pct,
+            figures.join(" "),
+            format!("{}/{}", row.counted, row.trials.len()),
         );
+    }
+    let device = format::device_latency(c);
+    if device.is_empty() {
+        let _ = writeln!(s, "  {}", format::NO_BASELINE);
+    } else {
+        let _ = writeln!(
+            s,
+            "  the device's latency, the tester's baseline taken out ({}):",
+            c.baseline
+                .as_ref()
+                .map(format::baseline_text)
+                .unwrap_or_default()
+        );
+        let _ = writeln!(
+            s,
+            "  {:>6} {:<16} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+            "size", "direction", "tester", "min", "mean", "p50", "p99", "p99.9", "max"
+        );
+        for r in &device {
+            let figures: Vec<String> = [Column::BaselineNs]
+                .iter()
+                .chain(&cols[..6])
+                .map(|k| format!("{:>10}", cell(r, *k)))
+                .collect();
+            let _ = writeln!(
+                s,
+                "  {:>6} {:<16} {}",
+                r.frame_size,
+                r.direction,
+                figures.join(" ")
+            );
+        }
+    }
+    for (test, dir, size, n, why) in format::left_out(c) {
+        if test == Test::Latency {
+            let _ = writeln!(s, "  {size:>6} {dir:<16} trial {n} left out: {why}");
+        }
     }
 }
 
@@ -275,7 +369,10 @@ fn loss(c: &Certification, s: &mut String) {
     let _ = writeln!(s, "frame loss rate (RFC 2544 26.3), % lost at % of line");
     for r in &c.loss {
         let pts: Vec<String> = (r.points.iter())
-            .map(|p| format!("{:.1}:{:.4}", p.rate_pct, p.loss_pct))
+            .map(|p| {
+                let mark = if p.trial.tester_bound { "(tester)" } else { "" };
+                format!("{:.1}:{}{mark}", p.rate_pct, format::loss_pct(p.loss_pct))
+            })
             .collect();
         let _ = writeln!(
             s,
@@ -291,23 +388,42 @@ fn back_to_back(c: &Certification, s: &mut String) {
     if c.back_to_back.is_empty() {
         return;
     }
-    let _ = writeln!(s, "back-to-back (RFC 2544 26.4)");
     let _ = writeln!(
         s,
-        "  {:>6} {:<16} {:>12} {:>12} {:>8} {:>7} {:>6}",
-        "size", "direction", "mean frames", "mean s", "limit", "bound", "trials"
+        "back-to-back (RFC 2544 26.4, RFC 9004), frames and buffer time at line rate"
     );
-    for r in &c.back_to_back {
+    let _ = writeln!(
+        s,
+        "  {:>6} {:<16} {:>12} {:>10} {:>12} {:>12} {:>8} {:>7} {:>8}",
+        "size",
+        "direction",
+        "mean",
+        "std dev",
+        "buffer s",
+        "corrected s",
+        "limit",
+        "bound",
+        "searches"
+    );
+    let records = format::results(c);
+    let rows = records.iter().filter(|r| r.test == Some(Test::BackToBack));
+    for (r, row) in rows.zip(&c.back_to_back) {
+        let corrected = match r.get(Column::CorrectedS) {
+            Some(t) if !t.is_empty() => t.to_string(),
+            _ => "-".to_string(),
+        };
         let _ = writeln!(
             s,
-            "  {:>6} {:<16} {:>12.1} {:>12.6} {:>8} {:>7} {:>6}",
-            r.frame_size,
-            r.direction,
-            r.mean_frames,
-            r.mean_s,
-            if r.at_limit { "reached" } else { "-" },
-            bound(r.bound),
-            r.bursts.len()
+            "  {:>6} {:<16} {:>12} {:>10} {:>12} {:>12} {:>8} {:>7} {:>8}",
+            row.frame_size,
+            row.direction,
+            cell(r, Column::MeanFrames),
+            cell(r, Column::StddevFrames),
+            cell(r, Column::MeanS),
+            corrected,
+            if row.at_limit { "reached" } else { "-" },
+            bound(row.bound),
+            cell(r, Column::Searches)
         );
     }
 }
@@ -526,6 +642,93 @@ mod tests {
         let s = summary(&only, Verdict::Pass);
         assert!(!s.contains("No latency"), "a test not asked for: {s}");
         assert!(!summary(&sample::complete(), Verdict::Fail).contains("not measured"));
+    }
+
+    /// The summary of a certification with every part: the settings
+    /// below RFC 2544's before the verdict, the latency's definition and
+    /// timestamps, the device's latency, a trial left out, a loss point
+    /// the tester bounded, back-to-back per RFC 9004, people's numbers.
+    #[test]
+    fn the_summary_shows_every_part_as_people_read_it() {
+        let c = format::sample::showcase();
+        let s = summary(&c, Verdict::Fail);
+        let lines: Vec<&str> = s.lines().collect();
+        let n = lines.len();
+        assert_eq!(
+            lines[n - 5..],
+            [
+                "NOT RFC 2544-CONFORMANT: 3 setting(s) below what RFC 2544 asks:",
+                "  certify.learning: off (RFC 2544: learning frames before each trial (section 23(b)))",
+                "  certify.latency_trials: 3 (RFC 2544: at least 20 (section 26.2))",
+                "  certify.back_to_back_trials: 4 (RFC 2544: at least 50 (section 26.4))",
+                "certification: FAIL: 1 of 4 acceptance criteria not met (1 more not judged: the \
+                 tester's limit) (exit 5)",
+            ]
+        );
+        let has = |l: &str| assert!(lines.contains(&l), "{l:?} not in\n{s}");
+        has("throughput (RFC 2544 26.1)");
+        has("    size direction           % line      L1 rate      L2 rate     frames/s   bound trials");
+        has("      64 port 0 → port 1     41.113  4.11 Gbit/s  3.13 Gbit/s    6,118,048  TESTER     12");
+        has(
+            "latency (RFC 2544 26.2), ns: store-and-forward (RFC 1242 3.8): last bit in to first \
+             bit out; timestamps: software: the TX TSC in each frame's stamp, the RX TSC read \
+             after the poll that returned it",
+        );
+        has("     128 port 0 → port 1     94.629      2,202      3,553      3,383      8,223     17,073     63,437        653     3/4");
+        has(
+            "  the device's latency, the tester's baseline taken out (tester-baseline.json, \
+             recorded 2026-11-30T19:40:00Z by profile loop (configs/rfc2544.yaml, DUT bypassed)):",
+        );
+        has("      64 port 0 → port 1       1,951        133      1,483      1,313      6,153     15,004     61,367");
+        has(
+            "     128 port 0 → port 1  trial 1 left out: lost 12 frame(s) (0.0000751 %) at the \
+             throughput rate; left out, tried again",
+        );
+        has("back-to-back (RFC 2544 26.4, RFC 9004), frames and buffer time at line rate");
+        has("      64 port 0 → port 1     234,368.5        1.7      0.01575     0.007290        -  device        4");
+        has("     256 port 0 → port 1   9,057,971.0        0.0        2.000            -  reached  device        4");
+        let loss = lines
+            .iter()
+            .find(|l| l.starts_with("      64 port 0 → port 1  100.0:"))
+            .unwrap();
+        assert!(
+            loss.starts_with("      64 port 0 → port 1  100.0:46.2 90.0:40.3"),
+            "{loss}"
+        );
+        let mut tb = c.clone();
+        tb.loss[0].points[0].trial.tester_bound = true;
+        let s = summary(&tb, Verdict::Fail);
+        assert!(s.contains("100.0:46.2(tester) 90.0:40.3"), "{s}");
+        // Without a baseline, the figures are an upper bound, said so.
+        let s = summary(&format::sample::complete(), Verdict::Fail);
+        assert!(s.contains(&format!("\n  {}\n", format::NO_BASELINE)), "{s}");
+        assert!(!s.contains("NOT RFC 2544-CONFORMANT") || !c.nonconformant.is_empty());
+        let mut quick = format::sample::complete();
+        quick.settings.quick = true;
+        let s = summary(&quick, Verdict::Fail);
+        assert!(s.contains("asks (--quick: asked for on purpose):\n"), "{s}");
+        quick.nonconformant.clear();
+        assert!(!summary(&quick, Verdict::Fail).contains("CONFORMANT"));
+    }
+
+    /// The verdict every output states is the certification's own once
+    /// set, else the one it has as it stands.
+    #[test]
+    fn verdict_of_prefers_the_record() {
+        let mut c = format::sample::complete();
+        assert_eq!(verdict_of(&c), Verdict::Fail.record(&c));
+        assert_eq!(
+            verdict(&c, Verdict::Fail),
+            "FAIL: 1 of 4 acceptance criteria not met (exit 5)"
+        );
+        let own = VerdictRecord {
+            state: "error".into(),
+            text: "ERROR: x".into(),
+            exit: 1,
+        };
+        c.verdict = Some(own.clone());
+        assert_eq!(verdict_of(&c), own);
+        assert!(summary(&c, Verdict::Fail).ends_with("certification: ERROR: x (exit 1)\n"));
     }
 
     #[test]

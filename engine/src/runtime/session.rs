@@ -135,6 +135,7 @@ pub fn certify(
     cert.dpdk = dpdk::dpdk_version().to_string();
     cert.profile = plan.origin.clone();
     cert.topology = kind.to_string();
+    crate::certify::tester::describe(plan, &mut cert);
     cert.ports = (plan.ports.iter().zip(&ports))
         .map(|(pp, pr)| {
             format!(

@@ -128,11 +128,8 @@ pub fn run_hook(
     let _ = kill_group(pgid);
     run.seconds = start.elapsed().as_secs_f64();
     let end = Instant::now() + DRAIN;
-    loop {
-        match rx.recv_timeout(end.saturating_duration_since(Instant::now())) {
-            Ok(b) => tail.push(&b),
-            Err(_) => break,
-        }
+    while let Ok(b) = rx.recv_timeout(end.saturating_duration_since(Instant::now())) {
+        tail.push(&b);
     }
     run.status = match (run.timed_out, status) {
         (false, Some(st)) => st.code(),

@@ -7,6 +7,10 @@ use crate::report::Percentiles;
 
 const LINE: u64 = 10_000_000_000;
 
+/// A hook run the simulator saw: its name, before which trial, its
+/// environment.
+type HookSeen = (String, usize, Vec<(String, String)>);
+
 /// A simulated device and tester.
 struct Sim {
     directions: Vec<String>,
@@ -53,7 +57,7 @@ struct Sim {
     rests: Vec<(f64, usize)>,
     /// Each hook run: its name, before which trial (its index in
     /// `specs`), its environment.
-    hooks: Vec<(String, usize, Vec<(String, String)>)>,
+    hooks: Vec<HookSeen>,
     /// (hook, trial index): that hook exits 7 around that trial.
     hook_fails: Vec<(String, usize)>,
 }

@@ -674,7 +674,7 @@ fn send_learning(q: &mut TxQueue<'_>, frames: &[LearnRepr]) -> u64 {
             continue;
         }
         for (i, f) in chunk.iter().enumerate() {
-            f.emit(batch.frame_mut(i, f.len()));
+            f.emit(batch.frame_mut(i, f.wire_len()));
         }
         for _ in 0..SEND_TRIES {
             if batch.is_empty() {

@@ -111,20 +111,20 @@ impl LearnRepr {
 
     /// Its length without the FCS: the headers and [`MARK`], at least
     /// [`MIN_LEN`] (the UDP payload takes up the rest).
-    pub fn len(&self) -> usize {
+    pub fn wire_len(&self) -> usize {
         (self.header_len() + MARK.len()).max(MIN_LEN)
     }
 
     /// Its size as RFC 2544 counts frames (with the FCS).
     pub fn frame_size(&self) -> usize {
-        self.len() + FCS_LEN
+        self.wire_len() + FCS_LEN
     }
 
-    /// Writes the frame into the first [`len`](Self::len) bytes of `buf`,
+    /// Writes the frame into the first [`wire_len`](Self::wire_len) bytes of `buf`,
     /// checksums filled. Panics on a shorter buffer (a programming error:
     /// the caller sizes it).
     pub fn emit(&self, buf: &mut [u8]) {
-        let len = self.len();
+        let len = self.wire_len();
         let f = &mut buf[..len];
         f.fill(0);
         let ip_type = match self.ip {
@@ -234,7 +234,7 @@ mod tests {
     #[test]
     fn an_ipv4_learning_frame_is_the_stream_reversed_byte_for_byte() {
         let r = LearnRepr::of(&stream()).unwrap();
-        assert_eq!(r.len(), 60);
+        assert_eq!(r.wire_len(), 60);
         assert_eq!(r.frame_size(), 64);
         let mut b = [0xAAu8; 64];
         r.emit(&mut b);
@@ -303,8 +303,8 @@ mod tests {
         };
         let r = LearnRepr::of(&s).unwrap();
         // 18 + 40 + 8 + 8 = 74 bytes: above the minimum.
-        assert_eq!(r.len(), 74);
-        let mut b = vec![0u8; r.len()];
+        assert_eq!(r.wire_len(), 74);
+        let mut b = vec![0u8; r.wire_len()];
         r.emit(&mut b);
         assert_eq!(
             b[..18],
@@ -363,7 +363,7 @@ mod tests {
             dei: false,
         });
         let r = LearnRepr::of(&s).unwrap();
-        assert_eq!(r.len(), 60);
+        assert_eq!(r.wire_len(), 60);
         let mut b = vec![0u8; 60];
         r.emit(&mut b);
         // IPv4 after the tag: 60 − 18 = 42 bytes, UDP 22.
@@ -407,7 +407,7 @@ mod tests {
     #[test]
     fn a_receiver_takes_a_learning_frame_for_a_frame_not_of_its_streams() {
         let r = LearnRepr::of(&stream()).unwrap();
-        let mut b = vec![0u8; r.len()];
+        let mut b = vec![0u8; r.wire_len()];
         r.emit(&mut b);
         let d = crate::wire::dissect(&b);
         assert!(matches!(d, crate::wire::Dissected::Foreign), "{d:?}");

@@ -26,9 +26,15 @@ fn ring(extra: &str) -> String {
     )
 }
 
+/// `landspeed rfc2544 cert.yaml --quick ARGS` (`ring`'s loss step of
+/// 25 % is coarser than RFC 2544 allows: `--quick` takes it).
 fn rfc(dir: &Path, yaml: &str, args: &[&str]) -> common::Output {
     let p = write_file(dir, "cert.yaml", yaml);
-    let mut v = vec!["rfc2544".to_string(), p.display().to_string()];
+    let mut v = vec![
+        "rfc2544".to_string(),
+        p.display().to_string(),
+        "--quick".to_string(),
+    ];
     v.extend(args.iter().map(|a| a.to_string()));
     landspeed(dir, v)
 }
@@ -864,7 +870,10 @@ fn a_calibration_on_a_ring_corrects_the_latency_of_a_certification() {
     assert_pass_or_tester_bound(&out, &v);
     assert_eq!(s(&v, "/baseline/file"), "loop.json");
     assert_eq!(s(&v, "/baseline/recorded"), s(&b, "/recorded"));
-    for r in rows(&v, "latency") {
+    for r in rows(&v, "latency")
+        .iter()
+        .filter(|r| u(r, "/summary/count") > 0)
+    {
         assert_eq!(
             f(r, "/baseline/mean_ns"),
             f(&brows[0], "/summary/mean_ns"),

@@ -693,6 +693,7 @@ fn learning_frames_hooks_and_the_timestamp_method_on_a_ring() {
         "  learning_wait: 100ms\n  dut:\n    before_trial: echo before $LANDSPEED_TEST $LANDSPEED_TRIAL $LANDSPEED_FRAME_SIZE $LANDSPEED_RATE_PCT\n    after_trial: echo after $LANDSPEED_TRIAL >&2\n",
     )
     .replace("  learning: false\n", "  learning: every_trial\n")
+    .replace("  resolution: 5%\n", "  resolution: 50%\n")
     .replace("    verify: full\n", "    verify: full\n    timestamps: auto\n");
     let out = rfc(dir.path(), &yaml, &["--json", "c.json"]);
     let v = read_json(&dir.path().join("c.json"));

@@ -1241,3 +1241,143 @@ fn dpdk_log_is_errors_only_unless_asked_for() {
         out.stderr
     );
 }
+
+/// The ring loopback a certification's baseline tests read.
+const RING: &str = "eal:\n  cores: [0, 1, 2]\n  cpus: [0, 1, 0]\n  vdevs: [net_ring0]\n\
+     ports:\n  - name: p0\n    device: net_ring0\n    link: 100m\n\
+     streams:\n  - name: cert\n    ipv4: { src: 198.18.0.1, dst: 198.19.0.1 }\n    udp: { src: 49152, dst: 7 }\n\
+     tx:\n  - lcore: 1\n    port: p0\n    rate: line\n    mode: spin\n\
+     rx:\n  - lcore: 2\n    port: p0\n    verify: full\n    timestamps: software\n\
+     certify:\n  tests: [throughput, latency]\n  sizes: [512]\n  trial: 0.2s\n  settle: 0.1s\n  \
+     latency_trial: 0.2s\n  learning: off\n";
+
+/// The baseline a calibration of [`RING`] writes, at `sizes`.
+fn ring_baseline(sizes: &[u32]) -> landspeed::certify::latency::Baseline {
+    use landspeed::certify::latency::{Baseline, BaselineRow, Setup, BASELINE_KIND};
+    Baseline {
+        kind: BASELINE_KIND.into(),
+        landspeed: "0.1.0".into(),
+        recorded: "2026-12-05T10:00:00Z".into(),
+        profile: "loop.yaml".into(),
+        setup: Setup {
+            ports: vec!["p0: net_ring0".into()],
+            streams: vec![
+                "cert (id 1): 02:00:00:00:00:01 → 02:00:00:00:00:02, IPv4 198.18.0.1 → \
+                 198.19.0.1 dscp 0 ecn 0 ttl 64 df, UDP 49152 → 7"
+                    .into(),
+            ],
+            tasks: vec![
+                "tx lcore 1 (cpu 1) port p0 queue 0, mode spin, streams cert".into(),
+                "rx lcore 2 (cpu 0) port p0 queues 0, verify full".into(),
+            ],
+            method: landspeed::certify::latency::SOFTWARE_METHOD.into(),
+        },
+        rows: sizes
+            .iter()
+            .map(|&frame_size| BaselineRow {
+                direction: "p0 → p0".into(),
+                frame_size,
+                rate_pct: 100.0,
+                summary: Default::default(),
+            })
+            .collect(),
+    }
+}
+
+/// `landspeed rfc2544 cert.yaml ARGS` of `yaml` with `files` (name,
+/// text) beside it.
+fn rfc_with(yaml: &str, files: &[(&str, String)], args: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_file(dir.path(), "cert.yaml", yaml);
+    for (name, text) in files {
+        write_file(dir.path(), name, text);
+    }
+    let mut v = vec!["rfc2544".to_string(), p.display().to_string()];
+    v.extend(args.iter().map(|a| a.to_string()));
+    landspeed(dir.path(), v)
+}
+
+/// Each way a baseline can be wrong is refused before the EAL starts,
+/// with its own message naming the file (as the option or the
+/// profile's line gives it).
+#[test]
+fn a_baseline_that_does_not_fit_is_refused_before_the_eal_starts() {
+    let good = serde_json::to_string_pretty(&ring_baseline(&[512])).unwrap();
+    let no_eal = |out: &Output| assert!(!out.stderr.contains("EAL"), "{}", out.stderr);
+    let out = rfc_with(
+        RING,
+        &[("b.json", "{ \"kind\": ".into())],
+        &["--baseline", "b.json"],
+    );
+    out.assert_error(&[
+        "--baseline b.json: is not JSON (EOF while parsing a value at line 1 column 10): give \
+         the file `--calibrate` wrote",
+    ]);
+    no_eal(&out);
+    let cert = "{ \"landspeed\": \"0.1.0\", \"settings\": {}, \"throughput\": [] }".to_string();
+    let out = rfc_with(RING, &[("b.json", cert)], &["--baseline", "b.json"]);
+    out.assert_error(&[
+        "--baseline b.json: is not a latency baseline (its `kind` is not `landspeed latency \
+         baseline`: a certification's JSON): write one with `landspeed rfc2544 PROFILE \
+         --calibrate FILE` on a direct loop",
+    ]);
+    no_eal(&out);
+    let shape = "{ \"kind\": \"landspeed latency baseline\", \"rows\": 3 }".to_string();
+    let out = rfc_with(RING, &[("b.json", shape)], &["--baseline", "b.json"]);
+    out.assert_error(&["--baseline b.json: is a latency baseline of another shape (invalid type"]);
+    let out = rfc_with(
+        RING,
+        &[("b.json", good.clone())],
+        &["--baseline", "b.json", "--sizes", "512,1518"],
+    );
+    out.assert_error(&[
+        "--baseline b.json: has no latency for 1518 B in p0 → p0 (only 512 B there): a baseline \
+         is the tester's own latency with this setup only (recorded by loop.yaml)",
+    ]);
+    no_eal(&out);
+    let other = RING.replace("dst: 7 }", "dst: 9 }");
+    let out = rfc_with(
+        &other,
+        &[("b.json", good.clone())],
+        &["--baseline", "b.json"],
+    );
+    out.assert_error(&[
+        "--baseline b.json: was recorded with stream 1 `cert (id 1): 02:00:00:00:00:01 → \
+         02:00:00:00:00:02, IPv4 198.18.0.1 → 198.19.0.1 dscp 0 ecn 0 ttl 64 df, UDP 49152 → 7`, \
+         this certification has `cert (id 1): 02:00:00:00:00:01 → 02:00:00:00:00:02, IPv4 \
+         198.18.0.1 → 198.19.0.1 dscp 0 ecn 0 ttl 64 df, UDP 49152 → 9`",
+    ]);
+    let nic = RING.replace("timestamps: software", "timestamps: nic");
+    let out = rfc_with(&nic, &[("b.json", good.clone())], &["--baseline", "b.json"]);
+    out.assert_error(&[
+        "--baseline b.json: was timestamped by software: ",
+        ", this certification by NIC RX: ",
+    ]);
+    // From the profile: its line and key, the file resolved beside it.
+    let keyed = format!("{RING}  baseline: b.json\n");
+    let line = keyed.lines().position(|l| l.contains("baseline:")).unwrap() + 1;
+    let out = rfc_with(&keyed, &[("b.json", "[1, 2]".into())], &[]);
+    out.assert_error(&[
+        &format!("cert.yaml:{line}: certify.baseline: "),
+        "b.json: is not a latency baseline (its `kind` is not `landspeed latency baseline`: JSON \
+         of another kind)",
+    ]);
+    let out = rfc_with(&keyed, &[], &[]);
+    out.assert_error(&[
+        &format!("cert.yaml:{line}: certify.baseline: "),
+        "No such file",
+    ]);
+    // --calibrate with --baseline: clap's usage error; into the baseline: refused.
+    let out = rfc_with(
+        RING,
+        &[],
+        &["--calibrate", "a.json", "--baseline", "b.json"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+    let out = rfc_with(
+        RING,
+        &[("b.json", good)],
+        &["--baseline", "b.json", "--json", "b.json"],
+    );
+    out.assert_error(&["--json b.json: is the baseline being read; name another file"]);
+}

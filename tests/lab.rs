@@ -1905,3 +1905,77 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
     }
     assert_dut_gone(&p);
 }
+
+/// RFC 2544 section 23(b) in the DUT lab: a bridge that forgets an
+/// address after a second (`scripts/lab up --dut --ageing 1`) knows,
+/// before every trial, on which of its ports the test frames'
+/// destination lives (`02:00:00:00:00:02` on d1, toward the receiving
+/// port t1), because the receiving port taught it with learning frames:
+/// the DUT hook `bridge fdb show` run before each trial says so in the
+/// JSON. With `learning: off` the bridge never saw that address as a
+/// source: it floods the test frames, and the hook's output lacks it.
+#[test]
+fn learning_frames_teach_the_dut_bridge_where_the_receiver_is() {
+    let _g = serial();
+    if skip("learning frames in the DUT lab") {
+        return;
+    }
+    let (p, fp) = (cert_prefix(14), cert_file_prefix(14));
+    {
+        let lab = DutLab::up(
+            &p,
+            &["--mtu", "1500", "--frame-size", "1518", "--ageing", "1"],
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let hook = format!(
+            "  dut:\n    before_trial: ip netns exec {} bridge fdb show br {p}-br\n",
+            lab.dut()
+        );
+        let learned = format!("02:00:00:00:00:02 dev {p}-d1 ");
+        let run = |learning: &str| {
+            let extra = format!(
+                "  back_to_back_max: 0.1s\n  learning: {learning}\n  restabilise: 1.5s\n{hook}"
+            );
+            let prof = cert_profile(
+                dir.path(),
+                &lab,
+                &fp,
+                &[("  back_to_back_max: 0.1s", extra.as_str())],
+            );
+            let args = ["--tests", "throughput", "--sizes", "1518", "--trial", "1s"];
+            let r = rfc2544_in_lab(dir.path(), &lab, &prof, &args, Duration::from_secs(120));
+            remove_run_dir(&fp);
+            r
+        };
+        let (d, v) = run("every_trial");
+        let out = format!("{}\n{}", d.stdout, d.stderr);
+        assert!(matches!(d.status.code(), Some(0 | 3)), "{out}");
+        let trials = v["throughput"][0]["trials"].as_array().unwrap();
+        assert!(!trials.is_empty(), "{out}");
+        for t in trials {
+            let l = &t["learning"];
+            assert_eq!(
+                l["addresses"],
+                serde_json::json!(["02:00:00:00:00:02 from t1"]),
+                "{t}"
+            );
+            assert_eq!(u(l, "/frames"), 3, "{t}");
+            let fdb = s_of(&t["hooks"][0], "/output");
+            assert_eq!(t["hooks"][0]["status"], 0, "{t}");
+            assert!(fdb.contains(&learned), "no `{learned}` in:\n{fdb}");
+        }
+        let (d, v) = run("off");
+        let out = format!("{}\n{}", d.stdout, d.stderr);
+        assert!(matches!(d.status.code(), Some(0 | 3)), "{out}");
+        let first = &v["throughput"][0]["trials"][0];
+        assert!(first["learning"].is_null(), "{first}");
+        let fdb = s_of(&first["hooks"][0], "/output");
+        assert!(
+            !fdb.contains("02:00:00:00:00:02"),
+            "learnt without learning:\n{fdb}"
+        );
+        assert!(fdb.contains(&format!("dev {p}-d0")), "{fdb}");
+        drop(lab);
+    }
+    assert_dut_gone(&p);
+}

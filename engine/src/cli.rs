@@ -504,7 +504,24 @@ pub struct Rfc2544Args {
     /// No live bar: a plain line per trial on standard error.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Calibrate the tester on a direct loop (a cable, a ring, the lab's
+    /// `--loop`): run throughput and latency only, and write the
+    /// tester's own latency per direction and size to this file, for
+    /// `--baseline`.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    pub calibrate: Option<PathBuf>,
+    /// Take the tester's own latency out of the latency rows with this
+    /// baseline (written by `--calibrate` with the same setup; overrides
+    /// certify.baseline).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
 }
+
+/// The largest baseline file read: 16 MiB.
+const MAX_BASELINE_BYTES: u64 = 16 << 20;
+
+/// The tests a calibration runs.
+const CALIBRATION_TESTS: [&str; 2] = ["throughput", "latency"];
 
 /// `--progress` of `landspeed rfc2544`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -542,6 +559,24 @@ fn certify_plan(args: &Rfc2544Args) -> Result<Plan> {
         None => None,
     };
     let mut plan = plan.with_certify_overrides(tests, sizes, trial, args.quick);
+    if args.calibrate.is_some() {
+        let asked = plan.certify.settings.tests.clone();
+        let tests: Vec<String> = CALIBRATION_TESTS.map(String::from).to_vec();
+        if asked != tests {
+            let _ = writeln!(
+                std::io::stderr(),
+                "landspeed: --calibrate runs throughput and latency only (not {}, as {} says)",
+                asked.join(", "),
+                if args.tests.is_some() {
+                    "--tests"
+                } else {
+                    "certify.tests"
+                }
+            );
+        }
+        plan.certify.settings.tests = tests;
+        plan.certify.baseline = None;
+    }
     plan.check_certify()?;
     runtime::session::topology(&plan)?;
     if args.dpdk_log {
@@ -563,12 +598,14 @@ fn certify_outputs(args: &Rfc2544Args) -> Vec<(&'static str, &Path)> {
     .collect()
 }
 
-/// Before the EAL starts: every output can be written, none is the
-/// profile or another output.
-fn check_certify_outputs(args: &Rfc2544Args) -> Result<()> {
-    let outs = certify_outputs(args);
+/// Before the EAL starts: every output (the calibration's too) can be
+/// written, none is the profile, the baseline or another output.
+fn check_certify_outputs(args: &Rfc2544Args, baseline: Option<&Path>) -> Result<()> {
+    let mut outs = certify_outputs(args);
+    outs.extend(args.calibrate.as_deref().map(|p| ("--calibrate", p)));
     for (i, &(opt, path)) in outs.iter().enumerate() {
         let mut inputs: Vec<(&str, &Path)> = vec![("the profile being run", &args.profile)];
+        inputs.extend(baseline.map(|b| ("the baseline being read", b)));
         inputs.extend(
             outs[..i]
                 .iter()
@@ -610,6 +647,130 @@ fn describe_host(host: &mut crate::certify::model::Host) {
     host.name = read("/proc/sys/kernel/hostname");
 }
 
+/// The baseline a certification corrects its latency with: `--baseline`,
+/// else the profile's `certify.baseline`; read (bounded), parsed, and
+/// checked against the plan's setup, directions and sizes before the EAL
+/// starts. Each error names the file, as the option or the profile's
+/// line gives it, and says what is wrong.
+fn read_baseline(
+    args: &Rfc2544Args,
+    plan: &Plan,
+) -> Result<Option<(PathBuf, crate::certify::latency::Baseline)>> {
+    use crate::certify::latency::{Baseline, BASELINE_KIND};
+    let (path, from_option) = match (&args.baseline, &plan.certify.baseline) {
+        (Some(p), _) => (p.clone(), true),
+        (None, Some(p)) => (p.clone(), false),
+        (None, None) => return Ok(None),
+    };
+    let fail = |m: String| -> Error {
+        if from_option {
+            Error::option(format!("--baseline {}", path.display()), m)
+        } else {
+            Error::Config(plan.error("certify.baseline", format!("{}: {m}", path.display())))
+        }
+    };
+    let text =
+        crate::input::read_text(&path, MAX_BASELINE_BYTES).map_err(|e| fail(e.to_string()))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        fail(format!(
+            "is not JSON ({e}): give the file `--calibrate` wrote"
+        ))
+    })?;
+    if value.get("kind").and_then(serde_json::Value::as_str) != Some(BASELINE_KIND) {
+        let what = if value.get("throughput").is_some() && value.get("settings").is_some() {
+            "a certification's JSON"
+        } else {
+            "JSON of another kind"
+        };
+        return Err(fail(format!(
+            "is not a latency baseline (its `kind` is not `{BASELINE_KIND}`: {what}): \
+             write one with `landspeed rfc2544 PROFILE --calibrate FILE` on a direct loop"
+        )));
+    }
+    let b: Baseline = serde_json::from_value(value).map_err(|e| {
+        fail(format!(
+            "is a latency baseline of another shape ({e}): calibrate again with this version"
+        ))
+    })?;
+    let (_, dirs) = runtime::session::topology(plan)?;
+    let labels = runtime::session::direction_labels(plan, &dirs);
+    let s = &plan.certify.settings;
+    let (dirs, sizes) = if s.tests.iter().any(|t| t == "latency") {
+        (
+            crate::certify::search::row_directions(&labels),
+            s.sizes.clone(),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let setup = runtime::session::setup(plan);
+    b.fits(&setup, &dirs, &sizes).map_err(|m| {
+        fail(format!(
+            "{m}: a baseline is the tester's own latency with this setup only ({} {})",
+            "recorded by", b.profile
+        ))
+    })?;
+    Ok(Some((path, b)))
+}
+
+/// After a calibration: the baseline of its latency rows, written (whole
+/// or not at all) to `path`; an error when it measured no latency.
+fn write_baseline(
+    path: &Path,
+    plan: &Plan,
+    cert: &crate::certify::model::Certification,
+) -> Result<()> {
+    use crate::certify::{latency, search};
+    let sources = search::every_trial(cert).filter_map(|t| t.latency_source.as_deref());
+    let mut setup = runtime::session::setup(plan);
+    let rows = cert.latency.iter().filter(|r| r.summary.count > 0).count();
+    let method = latency::method_of(sources);
+    let (Some(method), true) = (method, rows > 0) else {
+        return Err(Error::option(
+            format!("--calibrate {}", path.display()),
+            "the calibration measured no latency (see its latency table): nothing written",
+        ));
+    };
+    setup.method = method.to_string();
+    let b = latency::Baseline::of(&cert.latency, &cert.started, &plan.origin, setup);
+    output::write_atomic("--calibrate", path, to_json(&b).as_bytes())?;
+    let _ = writeln!(
+        std::io::stderr(),
+        "landspeed: the tester baseline ({} latency row(s)) written to {}",
+        b.rows.len(),
+        path.display()
+    );
+    Ok(())
+}
+
+/// Corrects `cert`'s latency rows with `baseline` (read from `path`),
+/// when its trials were timestamped as the calibration's; an error
+/// otherwise (the rows are left as measured).
+fn apply_baseline(
+    cert: &mut crate::certify::model::Certification,
+    path: &Path,
+    baseline: &crate::certify::latency::Baseline,
+) -> Result<()> {
+    use crate::certify::{latency, model::BaselineInfo, search};
+    let sources = search::every_trial(cert).filter_map(|t| t.latency_source.as_deref());
+    if let Some(m) = latency::method_of(sources) {
+        baseline.fits_method(m).map_err(|e| {
+            Error::Certify(format!(
+                "the baseline {} {e}: its latency rows are left as measured",
+                path.display()
+            ))
+        })?;
+    }
+    let settings = cert.settings.clone();
+    latency::correct(&mut cert.latency, baseline, &settings, cert.line_bps);
+    cert.baseline = Some(BaselineInfo {
+        file: path.display().to_string(),
+        recorded: baseline.recorded.clone(),
+        profile: baseline.profile.clone(),
+    });
+    Ok(())
+}
+
 /// `landspeed rfc2544`: check everything, run the certification in one
 /// process, print the tables, write the reports. Exit status (the
 /// [`crate::certify::table::Verdict`] the last terminal line states): 0
@@ -619,7 +780,8 @@ fn describe_host(host: &mut crate::certify::model::Host) {
 pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
     use crate::certify::{criteria, display, search, table};
     let plan = certify_plan(args)?;
-    check_certify_outputs(args)?;
+    let baseline = read_baseline(args, &plan)?;
+    check_certify_outputs(args, baseline.as_ref().map(|(p, _)| p.as_path()))?;
     signal::on_interrupt(&INTERRUPT, runtime::remove_own_run_dirs);
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -627,10 +789,20 @@ pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
     let plan = runtime::session::port_plan(&plan);
     let mode = display::choose_for_stderr(args.quiet, args.progress == ProgressArg::Plain);
     let mut shown = display::Display::new(mode);
-    let certified = runtime::session::certify(&plan, &INTERRUPT, &mut |st| shown.step(st));
+    let method = (baseline.as_ref())
+        .map(|(_, b)| b.setup.method.as_str())
+        .filter(|m| !m.is_empty());
+    let certified = runtime::session::certify(&plan, &INTERRUPT, &mut |st| shown.step(st), method);
     shown.finish();
-    let (mut cert, failed) = certified?;
+    let (mut cert, mut failed) = certified?;
     cert.started = table::rfc3339(started);
+    if let (Some((path, b)), None) = (&baseline, &failed) {
+        if let Err(e) = apply_baseline(&mut cert, path, b) {
+            cert.complete = false;
+            cert.stopped_by = Some(e.to_string());
+            failed = Some(e);
+        }
+    }
     cert.device = plan.certify.device.clone();
     describe_host(&mut cert.host);
     if let (Some(sig), None) = (INTERRUPT.cause(), &failed) {
@@ -650,6 +822,9 @@ pub fn rfc2544(args: &Rfc2544Args) -> Result<u8> {
     }
     if let Some(e) = failed {
         return Err(e);
+    }
+    if let Some(path) = &args.calibrate {
+        write_baseline(path, &plan, &cert)?;
     }
     Ok(verdict.exit())
 }

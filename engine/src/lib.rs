@@ -16,6 +16,7 @@ pub mod dpdk;
 pub mod error;
 #[cfg(test)]
 mod fuzz;
+pub mod hook;
 pub(crate) mod input;
 pub mod limits;
 pub mod outcome;

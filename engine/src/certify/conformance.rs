@@ -10,6 +10,7 @@
 //! | `settle`               | 2 s for residual frames (23(d))                 |
 //! | `restabilise`          | at least 5 s (23(e))                            |
 //! | `learning`             | learning frames before each trial (23(b))       |
+//! | `learning_wait`        | 2 s after the learning frames (23(b))           |
 //! | `tolerance`            | no frame lost (26.1, RFC 1242 3.17)             |
 //! | `latency_trial`        | at least 120 s (26.2)                           |
 //! | `latency_trials`       | at least 20 (26.2)                              |
@@ -74,6 +75,12 @@ pub fn deviations(s: &Settings) -> Vec<Deviation> {
         "learning frames before each trial (section 23(b))",
     );
     add(
+        s.learning != Learning::Off && s.learning_wait_s < 2.0,
+        "learning_wait",
+        duration(s.learning_wait_s),
+        "2 s for the device to learn the addresses after the learning frames (section 23(b))",
+    );
+    add(
         runs("throughput") && s.loss_tolerance_pct > 0.0,
         "tolerance",
         format!("{} %", trimmed(s.loss_tolerance_pct)),
@@ -127,6 +134,31 @@ mod tests {
     }
 
     #[test]
+    fn a_short_learning_wait_is_listed_unless_learning_is_off() {
+        let short = Settings {
+            learning_wait_s: 0.1,
+            ..Settings::default()
+        };
+        let d = deviations(&short);
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            d[0],
+            Deviation {
+                setting: "certify.learning_wait".into(),
+                value: "0.1 s".into(),
+                rfc: "2 s for the device to learn the addresses after the learning frames \
+                      (section 23(b))"
+                    .into(),
+            }
+        );
+        let off = Settings {
+            learning: Learning::Off,
+            ..short
+        };
+        assert_eq!(keys(&off), ["certify.learning"]);
+    }
+
+    #[test]
     fn rfc_defaults_are_conformant() {
         assert!(deviations(&Settings::default()).is_empty());
         let quick = Settings {
@@ -147,6 +179,7 @@ mod tests {
             settle_s: 0.5,
             restabilise_s: 0.0,
             learning: Learning::Once,
+            learning_wait_s: 0.1,
             loss_tolerance_pct: 0.1,
             latency_trial_s: 10.0,
             latency_trials: 3,
@@ -168,6 +201,7 @@ mod tests {
                 "certify.settle",
                 "certify.restabilise",
                 "certify.learning",
+                "certify.learning_wait",
                 "certify.tolerance",
                 "certify.latency_trial",
                 "certify.latency_trials",
@@ -186,9 +220,10 @@ mod tests {
             }
         );
         assert_eq!(d[4].value, "once");
-        assert_eq!(d[5].value, "0.1 %");
-        assert_eq!(d[8].value, "25 %");
-        assert_eq!(d[10].value, "3");
+        assert_eq!(d[5].value, "0.1 s");
+        assert_eq!(d[6].value, "0.1 %");
+        assert_eq!(d[9].value, "25 %");
+        assert_eq!(d[11].value, "3");
     }
 
     #[test]

@@ -264,7 +264,9 @@ mod tests {
             text.contains("throughput 512 B p0 → p1: trial 1 of ~2, 100.000 % of line"),
             "{text}"
         );
-        assert!(text.contains("1/~2 trials, ~1 min 02 s left"), "{text}");
+        // The confirmation: 60 s, 2 s to settle, 5 s to restabilise, 2 s
+        // and two 10 ms gaps of learning.
+        assert!(text.contains("1/~2 trials, ~1 min 09 s left"), "{text}");
         assert!(
             text.contains("landspeed: throughput 512 B p0 → p1: trial 1 of ~2"),
             "{text}"

@@ -168,7 +168,10 @@ pub struct Setup {
     pub streams: Vec<String>,
     /// Each TX and RX task: role, lcore, port, queue.
     pub tasks: Vec<String>,
-    /// How latency is timestamped (the certification's `latency_method`).
+    /// How latency is timestamped: the method of the certification's
+    /// `latency_method` ([`SOFTWARE_METHOD`], [`NIC_RX_METHOD`] or
+    /// [`MIXED_METHOD`]); empty when it is not known yet (a receiver
+    /// asks `auto` and the ports are not open), and then not compared.
     pub method: String,
 }
 
@@ -187,6 +190,39 @@ pub struct BaselineRow {
 
 /// What the file's `kind` says.
 pub const BASELINE_KIND: &str = "landspeed latency baseline";
+
+/// How latency is timestamped when every arrival time is the TSC read
+/// after the poll.
+pub const SOFTWARE_METHOD: &str = "software: the TX TSC written into each frame's stamp as it is \
+     built; the RX TSC read after the poll that returned the frame";
+/// How latency is timestamped when every arrival time is the NIC's.
+pub const NIC_RX_METHOD: &str = "NIC RX: the TX TSC written into each frame's stamp as it is \
+     built; the receiving NIC's timestamp of the frame's arrival, mapped onto the TSC";
+/// How latency is timestamped when some arrival times are the NIC's and
+/// some the TSC's.
+pub const MIXED_METHOD: &str = "mixed: the TX TSC written into each frame's stamp as it is \
+     built; the receiving NIC's timestamp of the frame's arrival, mapped onto the TSC, where the \
+     NIC gave one, else the RX TSC read after the poll that returned the frame";
+
+/// The timestamp method of trials whose latency arrival times came from
+/// `sources` (each a trial's `latency_source`: `software`, `nic_rx`,
+/// `nic_rx+software`), in words; `None` without any.
+pub fn method_of<'a>(sources: impl IntoIterator<Item = &'a str>) -> Option<&'static str> {
+    let (mut software, mut nic) = (false, false);
+    for s in sources {
+        match s {
+            "software" => software = true,
+            "nic_rx" => nic = true,
+            _ => (software, nic) = (true, true),
+        }
+    }
+    match (software, nic) {
+        (false, false) => None,
+        (true, false) => Some(SOFTWARE_METHOD),
+        (false, true) => Some(NIC_RX_METHOD),
+        (true, true) => Some(MIXED_METHOD),
+    }
+}
 
 impl Baseline {
     /// The baseline of a calibration's latency rows (those with a
@@ -242,11 +278,8 @@ impl Baseline {
         same("port", &self.setup.ports, &setup.ports)?;
         same("stream", &self.setup.streams, &setup.streams)?;
         same("task", &self.setup.tasks, &setup.tasks)?;
-        if self.setup.method != setup.method {
-            return Err(format!(
-                "was timestamped by {}, this certification by {}",
-                self.setup.method, setup.method
-            ));
+        if !setup.method.is_empty() {
+            self.fits_method(&setup.method)?;
         }
         for dir in directions {
             for &size in sizes {
@@ -265,6 +298,18 @@ impl Baseline {
             }
         }
         Ok(())
+    }
+
+    /// Whether this baseline was timestamped as a certification timestamps
+    /// by `method` (see [`Setup::method`]).
+    pub fn fits_method(&self, method: &str) -> Result<(), String> {
+        if self.setup.method == method {
+            return Ok(());
+        }
+        Err(format!(
+            "was timestamped by {}, this certification by {}",
+            self.setup.method, method
+        ))
     }
 
     /// Its row for `direction` and `size`.

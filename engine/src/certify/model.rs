@@ -62,8 +62,42 @@ pub trait Tester {
     /// source, so a switch learns where that address is.
     fn learn(&mut self, spec: &TrialSpec) -> crate::Result<()>;
     /// Wait `seconds` for the device to restabilise after a trial (RFC
-    /// 2544 section 23(e)); a signal may cut it short.
+    /// 2544 section 23(e)); a signal cuts it short.
     fn rest(&mut self, seconds: f64);
+    /// Run a device-under-test hook: `command` by `sh -c` in a process
+    /// group of its own, with `env` added to its environment, killed
+    /// (its whole group) after `timeout_s`; what it did, its output
+    /// kept.
+    fn hook(
+        &mut self,
+        hook: &str,
+        command: &str,
+        timeout_s: f64,
+        env: &[(&str, String)],
+    ) -> HookRun;
+    /// Reset the device under test with the `reset` hook of `dut`: its
+    /// run, or an error naming the hook and why it failed (or that there
+    /// is none).
+    fn reset_device(&mut self, dut: &DutHooks) -> crate::Result<HookRun> {
+        let Some(command) = dut.reset.as_deref() else {
+            return Err(crate::Error::Certify(
+                "no reset hook: the profile's certify.dut has no `reset:` command".into(),
+            ));
+        };
+        let run = self.hook(
+            "reset",
+            command,
+            dut.timeout_s,
+            &[("LANDSPEED_HOOK", "reset".into())],
+        );
+        match run.failure() {
+            None => Ok(run),
+            Some(why) => Err(crate::Error::Certify(format!(
+                "certify.dut.reset `{command}` {why}{}",
+                run.output_tail()
+            ))),
+        }
+    }
     /// Run one trial and return what it measured. An error ends the
     /// certification (the results so far are still written).
     fn trial(&mut self, spec: &TrialSpec) -> crate::Result<Trial>;
@@ -161,6 +195,92 @@ pub struct Trial {
     /// it to the first after it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gap_max_ns: Option<f64>,
+    /// The learning frames sent before this trial (RFC 2544 section
+    /// 23(b)); `None` when none were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learning: Option<LearningRun>,
+}
+
+/// What the learning before a trial did: the frames each receiving port
+/// sent toward the device, the wait for the device to learn, and the
+/// frames drained from the receive queues after it (so none counts in
+/// the trial).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct LearningRun {
+    /// Each address taught, as `MAC from PORT` (with `in VLAN n` for a
+    /// tagged stream's).
+    pub addresses: Vec<String>,
+    /// Learning frames sent, every port together.
+    pub frames: u64,
+    /// Frames read off the receive queues after the wait and freed: the
+    /// learning frames a device sent on (or a loop brought back), and
+    /// anything else that arrived between trials.
+    pub drained: u64,
+    /// Seconds it took: the frames, the wait, the draining.
+    pub seconds: f64,
+}
+
+/// Learning frames each receiving port sends per address.
+pub const LEARNING_FRAMES: u32 = 3;
+/// Seconds between two learning frames of one address.
+pub const LEARNING_GAP_S: f64 = 0.01;
+
+/// The device-under-test hooks of a certification (`certify.dut`):
+/// commands run before and after every trial, and to reset the device.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DutHooks {
+    /// Run before every trial (after its learning frames).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_trial: Option<String>,
+    /// Run after every trial (once its frames were counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_trial: Option<String>,
+    /// Run to reset the device (by the reset test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset: Option<String>,
+    /// How long a hook may run before it is killed, seconds.
+    pub timeout_s: f64,
+    /// What a hook that fails (or hangs) does to the certification.
+    pub on_failure: OnFailure,
+}
+
+/// The default [`DutHooks::timeout_s`], seconds.
+pub const HOOK_TIMEOUT_S: f64 = 30.0;
+
+impl Default for DutHooks {
+    /// No hook, a 30 s limit, `stop`.
+    fn default() -> Self {
+        DutHooks {
+            before_trial: None,
+            after_trial: None,
+            reset: None,
+            timeout_s: HOOK_TIMEOUT_S,
+            on_failure: OnFailure::Stop,
+        }
+    }
+}
+
+/// What a failing device-under-test hook does.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OnFailure {
+    /// The certification ends with an error naming the hook (its reports
+    /// are still written).
+    #[default]
+    Stop,
+    /// The trial carries a problem naming the hook, and the
+    /// certification goes on.
+    Continue,
+}
+
+impl OnFailure {
+    /// Its key in the profile and the outputs.
+    pub fn key(self) -> &'static str {
+        match self {
+            OnFailure::Stop => "stop",
+            OnFailure::Continue => "continue",
+        }
+    }
 }
 
 /// One run of a device-under-test hook (`certify.dut`): a command run
@@ -178,14 +298,44 @@ pub struct HookRun {
     pub timed_out: bool,
     /// Seconds it ran.
     pub seconds: f64,
-    /// Its standard output and error, the last 4 KiB of each at most.
+    /// Its standard output and error as it wrote them (one pipe), the
+    /// last 4 KiB at most.
     pub output: String,
+    /// Bytes it wrote in all (more than `output` holds when it was cut
+    /// to its tail).
+    #[serde(default)]
+    pub output_bytes: u64,
 }
 
 impl HookRun {
     /// The hook ended with status 0 in time.
     pub fn ok(&self) -> bool {
         self.status == Some(0) && !self.timed_out
+    }
+
+    /// How it failed, in words (`exited with status 3`, `ran past its
+    /// time limit and was killed after 2.0 s`); `None` when it did not.
+    pub fn failure(&self) -> Option<String> {
+        if self.timed_out {
+            return Some(format!(
+                "ran past its time limit and was killed (its whole process group) after {:.1} s",
+                self.seconds
+            ));
+        }
+        match self.status {
+            Some(0) => None,
+            Some(n) => Some(format!("exited with status {n}")),
+            None => Some("was killed by a signal".into()),
+        }
+    }
+
+    /// The last line of its output as `; its output ends: ...`, empty
+    /// when it wrote nothing.
+    pub fn output_tail(&self) -> String {
+        match self.output.lines().rev().find(|l| !l.trim().is_empty()) {
+            Some(l) => format!("; its output ends: {}", l.trim()),
+            None => String::new(),
+        }
     }
 }
 
@@ -654,6 +804,15 @@ pub struct Settings {
     /// Reset trials.
     #[serde(default = "one")]
     pub reset_trials: u32,
+    /// The wait after the learning frames, for the device to learn,
+    /// seconds (RFC 2544 section 23(b): 2 s); 0 in results of older
+    /// versions.
+    #[serde(default)]
+    pub learning_wait_s: f64,
+    /// The device-under-test hooks (`certify.dut`), when the profile has
+    /// any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dut: Option<DutHooks>,
     /// `--quick`: settings below RFC 2544's were asked for on purpose
     /// (they are still listed as not conformant).
     #[serde(default)]
@@ -762,7 +921,7 @@ impl Default for Settings {
     /// Ethernet sizes, 60 s trials, 2 s settle and 5 s to restabilise, a
     /// 0–100 % NDR search to 0.1 %, 20 latency trials of 120 s, 10 %
     /// loss steps, 50 back-to-back trials of bursts up to 2 s, learning
-    /// frames before every trial.
+    /// frames before every trial and 2 s for the device to learn them.
     fn default() -> Settings {
         Settings {
             tests: ["throughput", "latency", "loss", "back_to_back"]
@@ -791,6 +950,8 @@ impl Default for Settings {
             reset_at_s: 10.0,
             reset_trial_s: 60.0,
             reset_trials: 1,
+            learning_wait_s: 2.0,
+            dut: None,
             quick: false,
             imix: Vec::new(),
             direction_loads: Vec::new(),

@@ -28,10 +28,11 @@
 //! The time of a trial is its nominal length (the trial, the latency
 //! trial, or a burst at line rate: the longest burst for the first trial
 //! of a back-to-back search, half of it for each halving) plus the settle
-//! time, plus the overhead measured so far: the seconds elapsed beyond
+//! time, the restabilise wait and, with learning before every trial, the
+//! learning frames and the learning wait, plus the overhead measured so far: the seconds elapsed beyond
 //! the nominal time of the trials that ran, shared among them.
 
-use super::model::{Settings, TrialSpec};
+use super::model::{Learning, Settings, TrialSpec, LEARNING_FRAMES, LEARNING_GAP_S};
 use super::search::{fps_at, max_burst, Step, AGGREGATE};
 
 /// One search of a certification: a test, a direction (`None`: every
@@ -178,7 +179,20 @@ impl Estimator {
             ("latency", None) => self.s.latency_trial_s,
             _ => self.s.trial_s,
         };
-        len + self.s.settle_s
+        len + self.s.settle_s + self.between_s()
+    }
+
+    /// Seconds every trial adds besides its own length and settle time:
+    /// the restabilise wait before it and, when learning frames go out
+    /// before every trial, their sending and the learning wait.
+    fn between_s(&self) -> f64 {
+        let learning = match self.s.learning {
+            Learning::EveryTrial => {
+                self.s.learning_wait_s + f64::from(LEARNING_FRAMES - 1) * LEARNING_GAP_S
+            }
+            Learning::Once | Learning::Off => 0.0,
+        };
+        self.s.restabilise_s + learning
     }
 
     /// The estimate after the steps so far, `elapsed_s` seconds into the
@@ -244,7 +258,7 @@ impl Estimator {
 
     /// Expected nominal seconds of trial `k` (0-based) of segment `g`.
     fn trial_s(&self, g: &Segment, k: u32) -> f64 {
-        let settle = self.s.settle_s;
+        let settle = self.s.settle_s + self.between_s();
         match g.test.as_str() {
             "latency" => self.s.latency_trial_s + settle,
             "back_to_back" => {

@@ -15,8 +15,34 @@ fn settings(tests: &[&str], sizes: &[u32]) -> Settings {
         latency_trial_s: 2.0,
         back_to_back_trials: 3,
         back_to_back_max_s: 0.01,
+        restabilise_s: 0.0,
+        learning: crate::certify::model::Learning::Off,
         ..Settings::default()
     }
+}
+
+#[test]
+fn the_restabilise_and_learning_waits_count_in_the_time_left() {
+    use crate::certify::model::Learning;
+    let base = settings(&["latency"], &[64]);
+    let plain = Estimator::new(&base, &["a → b".to_string()], LINE).estimate(0.0);
+    // 3 latency trials of 2 s, each settled 0.5 s.
+    assert_eq!(plain.left_s, 7.5);
+    let waits = Settings {
+        restabilise_s: 5.0,
+        learning: Learning::EveryTrial,
+        learning_wait_s: 2.0,
+        ..base.clone()
+    };
+    let e = Estimator::new(&waits, &["a → b".to_string()], LINE).estimate(0.0);
+    // Each trial 5 s to restabilise, 2 s to learn, 2 gaps of 10 ms.
+    assert!((e.left_s - (7.5 + 3.0 * 7.02)).abs() < 1e-9, "{}", e.left_s);
+    let once = Settings {
+        learning: Learning::Once,
+        ..waits
+    };
+    let e = Estimator::new(&once, &["a → b".to_string()], LINE).estimate(0.0);
+    assert_eq!(e.left_s, 7.5 + 15.0);
 }
 
 fn spec(dir: Option<usize>, size: u32, rate: f64, burst: Option<u64>) -> TrialSpec {

@@ -21,8 +21,9 @@
 
 use super::format::Test;
 use super::model::{
-    BackToBackRow, Bound, Certification, LatencyRow, Learning, LossCurve, LossPoint, NotMeasured,
-    RateStep, RecoveryRow, ResetRow, Settings, Tester, ThroughputRow, Trial, TrialSpec,
+    BackToBackRow, Bound, Certification, HookRun, LatencyRow, Learning, LossCurve, LossPoint,
+    NotMeasured, OnFailure, RateStep, RecoveryRow, ResetRow, Settings, Tester, ThroughputRow,
+    Trial, TrialSpec,
 };
 use crate::outcome::Problem;
 use crate::wire::spec::L1_OVERHEAD;
@@ -92,7 +93,11 @@ pub fn run(
     progress: &mut dyn FnMut(&Step),
 ) -> crate::Result<()> {
     let mut s = Search::new(tester, settings, progress);
-    let r = match s.all(cert) {
+    let flow = s.all(cert).and_then(|()| match s.halt.take() {
+        Some(e) => Err(Halt::Error(e)),
+        None => Ok(()),
+    });
+    let r = match flow {
         Ok(()) => {
             cert.complete = true;
             Ok(())
@@ -110,7 +115,47 @@ pub fn run(
     };
     correct_back_to_back(cert);
     cert.not_measured = not_measured(cert);
+    cert.problems.extend(hook_problems(cert));
     r
+}
+
+/// Every trial of `c`, each row's in order, test by test.
+pub fn every_trial(c: &Certification) -> impl Iterator<Item = &Trial> {
+    let rows = (c.throughput.iter().flat_map(|r| &r.trials))
+        .chain(c.latency.iter().flat_map(|r| &r.trials))
+        .chain(
+            (c.loss.iter().flat_map(|r| &r.points))
+                .flat_map(|p| p.retried.iter().chain(std::iter::once(&p.trial))),
+        );
+    rows.chain(c.back_to_back.iter().flat_map(|r| &r.trials))
+}
+
+/// One problem per device-under-test hook that failed in some trial of
+/// `c`: the hook, its command, in how many of the trials that ran it,
+/// and how it failed first.
+pub fn hook_problems(c: &Certification) -> Vec<crate::outcome::Problem> {
+    let mut out = Vec::new();
+    for which in ["before_trial", "after_trial"] {
+        let runs: Vec<&HookRun> = (every_trial(c).flat_map(|t| &t.hooks))
+            .filter(|h| h.hook == which)
+            .collect();
+        let failed: Vec<&HookRun> = runs.iter().copied().filter(|h| !h.ok()).collect();
+        let Some(first) = failed.first() else {
+            continue;
+        };
+        out.push(crate::outcome::Problem::Other {
+            detail: format!(
+                "the device-under-test hook certify.dut.{which} `{}` failed in {} of the {} \
+                 trial(s) it ran for (first: it {}): the device may not have been as the \
+                 hook should have left it",
+                first.command,
+                failed.len(),
+                runs.len(),
+                first.failure().unwrap_or_default()
+            ),
+        });
+    }
+    out
 }
 
 /// The directions a certification has rows for: each of `directions`,
@@ -311,6 +356,9 @@ struct Search<'a> {
     done: u32,
     planned: u32,
     learned: bool,
+    /// A hook that failed after a trial with `on_failure: stop`: the
+    /// error the certification ends with before its next trial.
+    halt: Option<crate::Error>,
     /// Directions whose first trial was checked for silence.
     heard: Vec<bool>,
     /// The trial that received nothing, to keep in its row.
@@ -336,6 +384,7 @@ impl<'a> Search<'a> {
             done: 0,
             planned,
             learned: false,
+            halt: None,
             silent: None,
         }
     }
@@ -429,6 +478,9 @@ impl<'a> Search<'a> {
     /// before (RFC 2544 section 23(e)), then learning frames when the
     /// settings send them before this trial.
     fn trial(&mut self, test: &'static str, spec: TrialSpec, tolerance: f64) -> Flow<Trial> {
+        if let Some(e) = self.halt.take() {
+            return Err(Halt::Error(e));
+        }
         if self.tester.stopped() {
             return Err(Halt::Stopped);
         }
@@ -447,6 +499,13 @@ impl<'a> Search<'a> {
             self.tester.learn(&spec)?;
             self.learned = true;
         }
+        let mut problems = Vec::new();
+        let before = self.dut_hook("before_trial", test, &spec);
+        if let Some((run, why)) = &before {
+            if let Some(e) = self.hook_failed(run, why.clone(), test, &spec, &mut problems) {
+                return Err(Halt::Error(e));
+            }
+        }
         self.report(test, &spec, None);
         let mut t = self.tester.trial(&spec)?;
         let p99 = if test == "throughput" {
@@ -455,11 +514,87 @@ impl<'a> Search<'a> {
             None
         };
         t.passed = passes(&t, tolerance, p99);
+        let after = self.dut_hook("after_trial", test, &spec);
+        if let Some((run, why)) = &after {
+            self.halt = self.hook_failed(run, why.clone(), test, &spec, &mut problems);
+        }
+        let runs = before.into_iter().chain(after).map(|(run, _)| run);
+        t.hooks.extend(runs);
+        t.problems.extend(problems);
         self.check_heard(&spec, &t)?;
         self.done += 1;
         self.planned = self.planned.max(self.done);
         self.report(test, &spec, Some(&t));
         Ok(t)
+    }
+
+    /// Runs the device-under-test hook `which` (`before_trial`,
+    /// `after_trial`) of the settings around a trial of `test` with
+    /// `spec`, when the profile has it: its run, and how it failed.
+    fn dut_hook(
+        &mut self,
+        which: &str,
+        test: &str,
+        spec: &TrialSpec,
+    ) -> Option<(HookRun, Option<String>)> {
+        let dut = self.s.dut.as_ref()?;
+        let command = match which {
+            "before_trial" => dut.before_trial.as_deref(),
+            _ => dut.after_trial.as_deref(),
+        }?;
+        let env = [
+            ("LANDSPEED_HOOK", which.to_string()),
+            ("LANDSPEED_TEST", test.to_string()),
+            ("LANDSPEED_TRIAL", (self.done + 1).to_string()),
+            ("LANDSPEED_FRAME_SIZE", spec.frame_size.to_string()),
+            ("LANDSPEED_RATE_PCT", format!("{}", spec.rate_pct)),
+            ("LANDSPEED_DIRECTION", self.label(spec.direction)),
+        ];
+        let run = self.tester.hook(which, command, dut.timeout_s, &env);
+        let why = run.failure();
+        Some((run, why))
+    }
+
+    /// A hook `run` that failed (`why`): the trial's problem, into
+    /// `problems`; with `on_failure: stop`, the error that ends the
+    /// certification.
+    fn hook_failed(
+        &self,
+        run: &HookRun,
+        why: Option<String>,
+        test: &str,
+        spec: &TrialSpec,
+        problems: &mut Vec<crate::outcome::Problem>,
+    ) -> Option<crate::Error> {
+        let why = why?;
+        let on_failure = self
+            .s
+            .dut
+            .as_ref()
+            .map_or(OnFailure::Stop, |d| d.on_failure);
+        let when = if run.hook == "before_trial" {
+            "before"
+        } else {
+            "after"
+        };
+        let what = format!(
+            "the device-under-test hook certify.dut.{} `{}` {why} {when} the trial ({test} {} B \
+             {} at {:.3} % of line){}",
+            run.hook,
+            run.command,
+            spec.frame_size,
+            self.label(spec.direction),
+            spec.rate_pct,
+            run.output_tail()
+        );
+        problems.push(crate::outcome::Problem::Other {
+            detail: format!("{what}; on_failure: {}", on_failure.key()),
+        });
+        (on_failure == OnFailure::Stop).then(|| {
+            crate::Error::Certify(format!(
+                "{what}; certify.dut.on_failure is stop, so the certification ends here"
+            ))
+        })
     }
 
     /// Tells the progress display a trial starts (`None`) or ended.

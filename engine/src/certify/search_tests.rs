@@ -2,9 +2,14 @@
 
 use super::*;
 use crate::certify::criteria::{judge, Acceptance, LossBound};
+use crate::certify::model::{DutHooks, HookRun, OnFailure};
 use crate::report::Percentiles;
 
 const LINE: u64 = 10_000_000_000;
+
+/// A hook run the simulator saw: its name, before which trial, its
+/// environment.
+type HookSeen = (String, usize, Vec<(String, String)>);
 
 /// A simulated device and tester.
 struct Sim {
@@ -56,6 +61,11 @@ struct Sim {
     reset_more: u64,
     /// Each restabilise wait, seconds, and before which trial.
     rests: Vec<(f64, usize)>,
+    /// Each hook run: its name, before which trial (its index in
+    /// `specs`), its environment.
+    hooks: Vec<HookSeen>,
+    /// (hook, trial index): that hook exits 7 around that trial.
+    hook_fails: Vec<(String, usize)>,
 }
 
 impl Sim {
@@ -78,6 +88,8 @@ impl Sim {
             learned: 0,
             learned_before: Vec::new(),
             rests: Vec::new(),
+            hooks: Vec::new(),
+            hook_fails: Vec::new(),
             hist: false,
             spikes: Vec::new(),
             fail_long: None,
@@ -102,6 +114,32 @@ impl Tester for Sim {
     }
     fn rest(&mut self, seconds: f64) {
         self.rests.push((seconds, self.specs.len()));
+    }
+    fn hook(
+        &mut self,
+        hook: &str,
+        command: &str,
+        _timeout_s: f64,
+        env: &[(&str, String)],
+    ) -> HookRun {
+        // An after_trial hook runs once its trial is in `specs`.
+        let at = match hook {
+            "after_trial" => self.specs.len() - 1,
+            _ => self.specs.len(),
+        };
+        let env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        self.hooks.push((hook.to_string(), at, env));
+        let fails = self.hook_fails.iter().any(|(h, i)| h == hook && *i == at);
+        HookRun {
+            hook: hook.into(),
+            command: command.into(),
+            status: Some(if fails { 7 } else { 0 }),
+            output: format!("{hook} {at}\n"),
+            ..HookRun::default()
+        }
     }
     fn trial(&mut self, spec: &TrialSpec) -> crate::Result<Trial> {
         self.specs.push(spec.clone());
@@ -1597,6 +1635,167 @@ fn short_search_trials_and_full_confirmations_and_why_no_rate_held() {
             )),
         "{reason}"
     );
+}
+
+/// Settings with both trial hooks, failing as `on_failure` says.
+fn hooked(test: &str, on_failure: OnFailure) -> Settings {
+    Settings {
+        dut: Some(DutHooks {
+            before_trial: Some("bridge fdb show".into()),
+            after_trial: Some("tc -s qdisc".into()),
+            on_failure,
+            ..DutHooks::default()
+        }),
+        ..settings(test)
+    }
+}
+
+#[test]
+fn the_hooks_run_around_every_trial_and_their_runs_are_in_it() {
+    let mut sim = Sim::new();
+    let s = hooked("throughput", OnFailure::Stop);
+    let (c, e) = run_sim_err(&mut sim, &s);
+    assert!(e.is_none() && c.complete);
+    let trials = &c.throughput[0].trials;
+    assert_eq!(trials.len(), 2, "the upper bound and its confirmation");
+    for (i, t) in trials.iter().enumerate() {
+        let names: Vec<&str> = t.hooks.iter().map(|h| h.hook.as_str()).collect();
+        assert_eq!(names, ["before_trial", "after_trial"]);
+        assert_eq!(t.hooks[0].command, "bridge fdb show");
+        assert_eq!(t.hooks[0].output, format!("before_trial {i}\n"));
+        assert_eq!(t.hooks[1].output, format!("after_trial {i}\n"));
+        assert!(t.problems.is_empty());
+    }
+    let at: Vec<(&str, usize)> = sim.hooks.iter().map(|(h, i, _)| (h.as_str(), *i)).collect();
+    assert_eq!(
+        at,
+        [
+            ("before_trial", 0),
+            ("after_trial", 0),
+            ("before_trial", 1),
+            ("after_trial", 1)
+        ]
+    );
+    let env: Vec<(String, String)> = sim.hooks[2].2.clone();
+    let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    assert_eq!(get("LANDSPEED_HOOK"), Some("before_trial"));
+    assert_eq!(get("LANDSPEED_TEST"), Some("throughput"));
+    assert_eq!(get("LANDSPEED_TRIAL"), Some("2"));
+    assert_eq!(get("LANDSPEED_FRAME_SIZE"), Some("1518"));
+    assert_eq!(get("LANDSPEED_RATE_PCT"), Some("100"));
+    assert_eq!(get("LANDSPEED_DIRECTION"), Some("p0 → p1"));
+    // The learning frames went out before the hook, once per trial.
+    assert_eq!(sim.learned_before, [0, 1]);
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+}
+
+/// Runs the searches of `s` over `sim`, the error (if any) apart.
+fn run_sim_err(sim: &mut Sim, s: &Settings) -> (Certification, Option<crate::Error>) {
+    let mut c = blank(s, sim.directions(), sim.line_bps());
+    let e = run(sim, s, &mut c, &mut |_| {}).err();
+    (c, e)
+}
+
+#[test]
+fn a_failing_hook_with_continue_marks_its_trial_and_the_certification_goes_on() {
+    let mut sim = Sim::new();
+    sim.hook_fails = vec![("before_trial".into(), 1)];
+    let s = hooked("throughput", OnFailure::Continue);
+    let (c, e) = run_sim_err(&mut sim, &s);
+    assert!(e.is_none() && c.complete);
+    let t = &c.throughput[0].trials;
+    assert_eq!(t.len(), 2);
+    assert!(t[0].problems.is_empty());
+    assert_eq!(
+        t[1].problems,
+        [crate::outcome::Problem::Other {
+            detail: "the device-under-test hook certify.dut.before_trial `bridge fdb show` \
+                     exited with status 7 before the trial (throughput 1518 B p0 → p1 at \
+                     100.000 % of line); its output ends: before_trial 1; on_failure: continue"
+                .into()
+        }]
+    );
+    assert_eq!(t[1].hooks[0].status, Some(7));
+    assert_eq!(
+        c.problems,
+        [crate::outcome::Problem::Other {
+            detail: "the device-under-test hook certify.dut.before_trial `bridge fdb show` \
+                     failed in 1 of the 2 trial(s) it ran for (first: it exited with status 7): \
+                     the device may not have been as the hook should have left it"
+                .into()
+        }]
+    );
+}
+
+#[test]
+fn a_failing_hook_with_stop_ends_the_certification_naming_it() {
+    // Before the second trial: it never runs.
+    let mut sim = Sim::new();
+    sim.hook_fails = vec![("before_trial".into(), 1)];
+    let s = hooked("throughput", OnFailure::Stop);
+    let (c, e) = run_sim_err(&mut sim, &s);
+    let e = e.expect("an error").to_string();
+    assert!(
+        e.contains(
+            "the device-under-test hook certify.dut.before_trial `bridge fdb show` exited with \
+             status 7 before the trial (throughput 1518 B p0 → p1 at 100.000 % of line); its \
+             output ends: before_trial 1; certify.dut.on_failure is stop, so the certification \
+             ends here"
+        ),
+        "{e}"
+    );
+    assert_eq!(sim.specs.len(), 1);
+    assert!(!c.complete);
+    assert_eq!(c.stopped_by.as_deref(), Some(e.as_str()));
+    assert_eq!(c.throughput[0].trials.len(), 1);
+    // After the first trial: it is kept, with its hooks; no other runs.
+    let mut sim = Sim::new();
+    sim.hook_fails = vec![("after_trial".into(), 0)];
+    let (c, e) = run_sim_err(&mut sim, &s);
+    let e = e.expect("an error").to_string();
+    assert!(
+        e.contains("`tc -s qdisc` exited with status 7 after the trial"),
+        "{e}"
+    );
+    assert_eq!(sim.specs.len(), 1);
+    let t = &c.throughput[0].trials;
+    assert_eq!(t.len(), 1);
+    assert_eq!(t[0].hooks.len(), 2);
+    assert_eq!(t[0].problems.len(), 1);
+    assert!(!c.complete);
+    // After the last trial of all: the certification still ends in error.
+    let mut sim = Sim::new();
+    sim.hook_fails = vec![("after_trial".into(), 1)];
+    let (c, e) = run_sim_err(&mut sim, &s);
+    assert!(e.is_some());
+    assert!(!c.complete);
+    assert_eq!(c.throughput[0].trials.len(), 2);
+}
+
+#[test]
+fn the_reset_hook_is_run_on_demand_and_its_failure_is_an_error() {
+    let mut sim = Sim::new();
+    let mut dut = DutHooks {
+        reset: Some("reboot-dut".into()),
+        ..DutHooks::default()
+    };
+    let r = sim.reset_device(&dut).unwrap();
+    assert_eq!(
+        (r.hook.as_str(), r.command.as_str()),
+        ("reset", "reboot-dut")
+    );
+    sim.hook_fails = vec![("reset".into(), 0)];
+    assert_eq!(
+        sim.reset_device(&dut).unwrap_err().to_string(),
+        "certification stopped: certify.dut.reset `reboot-dut` exited with status 7; its \
+         output ends: reset 0"
+    );
+    dut.reset = None;
+    assert!(sim
+        .reset_device(&dut)
+        .unwrap_err()
+        .to_string()
+        .contains("no reset hook"));
 }
 
 /// Settings of throughput then `test` at 1518 B.

@@ -13,7 +13,9 @@ use super::plan::Plan;
 use super::raw::Scalar;
 use super::validate::Checker;
 use crate::certify::criteria::{Acceptance, LossBound};
-use crate::certify::model::{LatencyDefinition, Learning, Settings, IMIX, RFC2544_SIZES};
+use crate::certify::model::{
+    DutHooks, LatencyDefinition, Learning, OnFailure, Settings, IMIX, RFC2544_SIZES,
+};
 use crate::units::parse_duration;
 use crate::wire::spec::MAX_FRAME_SIZE;
 
@@ -91,8 +93,32 @@ pub(crate) struct Raw {
     pub reset_trials: Option<u32>,
     #[serde(default)]
     pub direction_loads: Option<Vec<Scalar>>,
+    pub learning_wait: Option<Scalar>,
+    #[serde(default)]
+    pub dut: Option<RawDut>,
+    #[serde(default)]
+    pub baseline: Option<String>,
     #[serde(default)]
     pub criteria: Vec<RawCriterion>,
+}
+
+/// `certify.dut:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping of device-under-test hooks (before_trial:, after_trial:, reset:, timeout:, on_failure:)"
+)]
+pub(crate) struct RawDut {
+    #[serde(default)]
+    pub before_trial: Option<String>,
+    #[serde(default)]
+    pub after_trial: Option<String>,
+    #[serde(default)]
+    pub reset: Option<String>,
+    #[serde(default)]
+    pub timeout: Option<Scalar>,
+    #[serde(default)]
+    pub on_failure: Option<Scalar>,
 }
 
 /// One item of `certify.criteria:`.
@@ -142,7 +168,13 @@ pub struct CertifyPlan {
     pub settings: Settings,
     /// The acceptance criteria.
     pub criteria: Vec<Acceptance>,
+    /// The tester baseline to correct latency with (`certify.baseline`,
+    /// resolved against the profile's folder; `--baseline` replaces it).
+    pub baseline: Option<std::path::PathBuf>,
 }
+
+/// The longest a device-under-test hook may be given, seconds: a day.
+pub const HOOK_TIMEOUT_MAX_S: f64 = 86_400.0;
 
 /// A percentage: `95%`, `95` or `0.1 %`.
 pub fn parse_pct(text: &str) -> Result<f64, String> {
@@ -255,6 +287,10 @@ impl Checker<'_> {
         if let Some(v) = &raw.learning {
             s.learning = parse_learning(v.as_str()).map_err(|m| self.err("certify.learning", m))?;
         }
+        dur("learning_wait", &raw.learning_wait, &mut s.learning_wait_s)?;
+        if let Some(d) = &raw.dut {
+            s.dut = Some(self.dut(d)?);
+        }
         if let Some(v) = &raw.latency_definition {
             s.latency_definition = parse_definition(v.as_str())
                 .map_err(|m| self.err("certify.latency_definition", m))?;
@@ -262,11 +298,64 @@ impl Checker<'_> {
         let criteria = (raw.criteria.iter().enumerate())
             .map(|(i, c)| self.criterion(i, c))
             .collect::<Result<_, _>>()?;
+        let baseline = match raw.baseline.as_deref().map(str::trim) {
+            Some("") => return Err(self.err(
+                "certify.baseline",
+                "is empty: name the file `landspeed rfc2544 --calibrate` wrote, or leave it out",
+            )),
+            Some(b) => Some(self.resolve(b)),
+            None => None,
+        };
         Ok(CertifyPlan {
             device: self.certify_device(raw.device.as_deref())?,
             settings: s,
             criteria,
+            baseline,
         })
+    }
+
+    /// `certify.dut`: each command not blank, a timeout above zero and at
+    /// most [`HOOK_TIMEOUT_MAX_S`], `on_failure` `stop` or `continue`.
+    fn dut(&self, d: &RawDut) -> Result<DutHooks, ConfigError> {
+        let mut h = DutHooks::default();
+        for (key, v, into) in [
+            ("before_trial", &d.before_trial, &mut h.before_trial),
+            ("after_trial", &d.after_trial, &mut h.after_trial),
+            ("reset", &d.reset, &mut h.reset),
+        ] {
+            if let Some(c) = v {
+                if c.trim().is_empty() {
+                    return Err(self.err(
+                        format!("certify.dut.{key}"),
+                        "is empty: give the command to run (by `sh -c`), or leave it out",
+                    ));
+                }
+                *into = Some(c.trim().to_string());
+            }
+        }
+        if h.before_trial.is_none() && h.after_trial.is_none() && h.reset.is_none() {
+            return Err(self.err(
+                "certify.dut",
+                "names no hook: give before_trial:, after_trial: or reset:",
+            ));
+        }
+        if let Some(v) = &d.timeout {
+            let t = parse_duration(v.as_str())
+                .map_err(|m| self.err("certify.dut.timeout", m.to_string()))?;
+            let t = secs(t);
+            if t <= 0.0 || t > HOOK_TIMEOUT_MAX_S {
+                return Err(self.err(
+                    "certify.dut.timeout",
+                    format!("{t} s is outside what a hook may be given: above 0 s, at most a day (86400 s)"),
+                ));
+            }
+            h.timeout_s = t;
+        }
+        if let Some(v) = &d.on_failure {
+            h.on_failure =
+                parse_on_failure(v.as_str()).map_err(|m| self.err("certify.dut.on_failure", m))?;
+        }
+        Ok(h)
     }
 
     /// `certify.device`: free text, not blank, at most [`DEVICE_MAX`]
@@ -388,6 +477,18 @@ pub fn parse_learning(text: &str) -> Result<Learning, String> {
     }
 }
 
+/// `certify.dut.on_failure`: `stop` or `continue`.
+pub fn parse_on_failure(text: &str) -> Result<OnFailure, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "stop" => Ok(OnFailure::Stop),
+        "continue" => Ok(OnFailure::Continue),
+        _ => Err(format!(
+            "`{}` is not what a failing hook does: use stop or continue",
+            text.trim()
+        )),
+    }
+}
+
 /// `certify.latency_definition`: `store_and_forward` or `bit_forwarding`
 /// (RFC 1242 section 3.8).
 pub fn parse_definition(text: &str) -> Result<LatencyDefinition, String> {
@@ -474,21 +575,26 @@ impl Plan {
         if s.sizes.is_empty() {
             return err("certify.sizes", "name at least one frame size".into());
         }
-        // Trials have no report loop to keep a NIC clock's map fresh: the
-        // latency rows are measured on software stamps, and say so.
+        // Arrivals may be the NIC's (the trials keep its clock's map
+        // fresh); departures are the TSC's written into the stamp.
         let nic = crate::clock::nic::Want::Nic;
-        let side = (self.rx.iter().position(|r| r.timestamps == nic))
-            .map(|i| format!("rx[{i}].timestamps"))
-            .or_else(|| {
-                (self.tx.iter().position(|t| t.timestamps == nic))
-                    .map(|i| format!("tx[{i}].timestamps"))
-            });
-        if let Some(f) = side {
+        if let Some(i) = self.tx.iter().position(|t| t.timestamps == nic) {
             return err(
-                &f,
-                "a certification measures latency on software timestamps (its latency rows \
-                 say `source: software`): `nic` is not taken here; use `auto` or `software`"
+                &format!("tx[{i}].timestamps"),
+                "a certification takes each frame's departure from the TSC written into its \
+                 stamp: the NIC's sampled TX timestamps (`nic`) correct a run's latency \
+                 afterwards, frame by frame, which a certification's latency rows do not; use \
+                 `auto` or `software` (rx[].timestamps may be `nic`)"
                     .into(),
+            );
+        }
+        if s.learning != Learning::Off && !(0.0..=60.0).contains(&s.learning_wait_s) {
+            return err(
+                "certify.learning_wait",
+                format!(
+                    "{} s is longer than a learning wait needs: at most 60 s (RFC 2544 asks 2 s)",
+                    s.learning_wait_s
+                ),
             );
         }
         self.check_sizes()?;
@@ -622,6 +728,7 @@ impl Plan {
 
 #[cfg(test)]
 mod tests {
+    use crate::certify::model::OnFailure;
     use crate::config::load_str;
 
     /// A profile whose `certify:` section is `section`.
@@ -637,26 +744,23 @@ mod tests {
     }
 
     #[test]
-    fn nic_timestamps_are_refused_for_a_certification() {
+    fn nic_rx_timestamps_are_taken_and_nic_tx_timestamps_refused() {
         let nic_rx = with("  sizes: [64]\n").replace(
             "    port: p0\ncertify:",
             "    port: p0\n    timestamps: nic\ncertify:",
         );
         let p = load_str(&nic_rx, "c.yaml").unwrap();
-        assert_eq!(
-            p.check_certify().unwrap_err().to_string(),
-            "c.yaml:19: rx[0].timestamps: a certification measures latency on software \
-             timestamps (its latency rows say `source: software`): `nic` is not taken here; \
-             use `auto` or `software`"
-        );
+        assert_eq!(p.check_certify(), Ok(()));
         let nic_tx = with("  sizes: [64]\n")
             .replace("    rate: line\n", "    rate: line\n    timestamps: nic\n");
         let p = load_str(&nic_tx, "c.yaml").unwrap();
-        assert!(p
-            .check_certify()
-            .unwrap_err()
-            .to_string()
-            .starts_with("c.yaml:16: tx[0].timestamps: a certification measures latency"));
+        assert_eq!(
+            p.check_certify().unwrap_err().to_string(),
+            "c.yaml:16: tx[0].timestamps: a certification takes each frame's departure from \
+             the TSC written into its stamp: the NIC's sampled TX timestamps (`nic`) correct a \
+             run's latency afterwards, frame by frame, which a certification's latency rows do \
+             not; use `auto` or `software` (rx[].timestamps may be `nic`)"
+        );
         for word in ["auto", "software"] {
             let ok = with("  sizes: [64]\n").replace(
                 "    rate: line\n",
@@ -664,6 +768,109 @@ mod tests {
             );
             assert!(load_str(&ok, "c.yaml").unwrap().check_certify().is_ok());
         }
+    }
+
+    #[test]
+    fn dut_hooks_are_read_with_their_defaults() {
+        let p = load_str(
+            &with("  dut:\n    before_trial: \" bridge fdb show br0 \"\n    after_trial: tc -s qdisc\n"),
+            "c.yaml",
+        )
+        .unwrap();
+        let d = p.certify.settings.dut.unwrap();
+        assert_eq!(d.before_trial.as_deref(), Some("bridge fdb show br0"));
+        assert_eq!(d.after_trial.as_deref(), Some("tc -s qdisc"));
+        assert_eq!(
+            (d.reset, d.timeout_s, d.on_failure),
+            (None, 30.0, OnFailure::Stop)
+        );
+        let p = load_str(
+            &with("  dut:\n    reset: ./reset.sh\n    timeout: 2m\n    on_failure: Continue\n"),
+            "c.yaml",
+        )
+        .unwrap();
+        let d = p.certify.settings.dut.unwrap();
+        assert_eq!((d.timeout_s, d.on_failure), (120.0, OnFailure::Continue));
+        assert_eq!(
+            load_str(&with("  sizes: [64]\n"), "c.yaml")
+                .unwrap()
+                .certify
+                .settings
+                .dut,
+            None
+        );
+    }
+
+    #[test]
+    fn bad_dut_hooks_name_the_file_line_and_key() {
+        let err = |section: &str| load_str(&with(section), "c.yaml").unwrap_err().to_string();
+        assert_eq!(
+            err("  dut:\n    before_trial: true\n    timeout: 0s\n"),
+            "c.yaml:22: certify.dut.timeout: 0 s is outside what a hook may be given: above 0 s, \
+             at most a day (86400 s)"
+        );
+        assert_eq!(
+            err("  dut:\n    before_trial: true\n    timeout: soon\n"),
+            "c.yaml:22: certify.dut.timeout: `soon` is not a duration; write e.g. 10s, 500ms, 2m, \
+             1h, 1.5s"
+        );
+        assert_eq!(
+            err("  dut:\n    after_trial: true\n    on_failure: retry\n"),
+            "c.yaml:22: certify.dut.on_failure: `retry` is not what a failing hook does: use \
+             stop or continue"
+        );
+        assert_eq!(
+            err("  dut:\n    before_trial: \"  \"\n"),
+            "c.yaml:21: certify.dut.before_trial: is empty: give the command to run (by `sh \
+             -c`), or leave it out"
+        );
+        assert_eq!(
+            err("  dut:\n    timeout: 5s\n"),
+            "c.yaml:20: certify.dut: names no hook: give before_trial:, after_trial: or reset:"
+        );
+        let e = err("  dut:\n    before: true\n");
+        assert!(e.starts_with("c.yaml:21:") && e.contains("before"), "{e}");
+    }
+
+    #[test]
+    fn the_learning_wait_and_the_baseline_are_read() {
+        let p = load_str(
+            &with("  learning_wait: 100ms\n  baseline: loop.json\n"),
+            "c.yaml",
+        )
+        .unwrap();
+        assert_eq!(p.certify.settings.learning_wait_s, 0.1);
+        assert_eq!(
+            p.certify.baseline,
+            Some(std::path::PathBuf::from("loop.json"))
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("c.yaml");
+        std::fs::write(&file, with("  baseline: loop.json\n")).unwrap();
+        let p = crate::config::load(&file).unwrap();
+        assert_eq!(p.certify.baseline, Some(dir.path().join("loop.json")));
+        assert_eq!(
+            load_str(&with("  sizes: [64]\n"), "c.yaml")
+                .unwrap()
+                .certify
+                .settings
+                .learning_wait_s,
+            2.0
+        );
+        let p = load_str(&with("  learning_wait: 2m\n"), "c.yaml").unwrap();
+        assert_eq!(
+            p.check_certify().unwrap_err().to_string(),
+            "c.yaml:20: certify.learning_wait: 120 s is longer than a learning wait needs: at \
+             most 60 s (RFC 2544 asks 2 s)"
+        );
+        let e = load_str(&with("  baseline: \"\"\n"), "c.yaml")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "c.yaml:20: certify.baseline: is empty: name the file `landspeed rfc2544 \
+             --calibrate` wrote, or leave it out"
+        );
     }
 
     #[test]

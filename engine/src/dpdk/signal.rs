@@ -68,6 +68,33 @@ pub fn exit_on_interrupt(flag: &'static StopFlag, cleanup: fn()) {
     }
 }
 
+/// Kills every process of process group `pgid` with SIGKILL (a child
+/// started in a group of its own: the group's id is the child's). A
+/// group whose processes are all gone already is no error; ids 0 and 1
+/// (this process's own group, init) are refused.
+pub fn kill_group(pgid: u32) -> std::io::Result<()> {
+    let id = libc::pid_t::try_from(pgid)
+        .ok()
+        .filter(|&id| id > 1)
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{pgid} is not a process group a child of this process leads"),
+            )
+        })?;
+    // SAFETY: kill(2) takes no memory of ours; a negative pid names the
+    // process group `id` (above 1: never "every process" nor our own).
+    let r = unsafe { libc::kill(-id, libc::SIGKILL) };
+    if r == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::ESRCH) => Ok(()),
+        _ => Err(e),
+    }
+}
+
 /// The name of a signal this module handles (`SIGINT`, ...), or its number.
 pub fn name(signal: i32) -> String {
     match signal {

@@ -416,6 +416,7 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
         &ups,
         &mut handles,
         Some(&mut tx_pools),
+        Vec::new(),
     )?;
     let departures = depart::Departures::plan(plan, &ports, &mut handles, &mut tasks);
     drop(handles);

@@ -26,18 +26,20 @@ use super::{
     Runtime, Seen, Snapshot, StopAll, Timing, Up, REPORT_POLL,
 };
 use crate::certify::model::{
-    bunched, frames_later_than, Certification, DirectionFigures, HostPort, Tester, Trial,
-    TrialSpec, IMIX, QUEUE_FLOOR_NS,
+    bunched, frames_later_than, Certification, DirectionFigures, HookRun, HostPort, Learning,
+    LearningRun, Tester, Trial, TrialSpec, IMIX, LEARNING_FRAMES, LEARNING_GAP_S, QUEUE_FLOOR_NS,
 };
 use crate::certify::search::{self, Step, AGGREGATE};
+use crate::clock::nic::{select, Arrival, NicCaps, Want};
 use crate::config::{CountFrom, Plan};
 use crate::counter::{Padded, StopFlag, TxLive};
-use crate::dpdk::{self, Eal, Scope};
+use crate::dpdk::{self, Eal, RxBatch, Scope, TxBatch, TxQueue, BATCH_MAX};
 use crate::outcome::Problem;
 use crate::pace::pattern::Pattern;
 use crate::pace::rate::{Layer, RateSpec};
 use crate::report::Percentiles;
 use crate::result::RunResult;
+use crate::wire::learn::{self, LearnRepr};
 use crate::wire::spec::{SizeSpec, L1_OVERHEAD};
 use crate::{rx, tx, Error, Result};
 
@@ -94,6 +96,151 @@ pub fn topology(plan: &Plan) -> Result<(&'static str, Vec<Direction>)> {
     Ok((kind, dirs))
 }
 
+/// The labels of `dirs` (`t0 → t1`), by the ports' names in `plan`.
+pub fn direction_labels(plan: &Plan, dirs: &[Direction]) -> Vec<String> {
+    let name = |i: usize| plan.ports[i].name.as_str();
+    (dirs.iter())
+        .map(|d| format!("{} → {}", name(d.tx_port), name(d.rx_port)))
+        .collect()
+}
+
+/// What a tester baseline's figures depend on, from the plan alone (a
+/// calibration records it; a certification given the baseline must have
+/// the same): each port with its device and the device's arguments, each
+/// stream the TX tasks send with its headers in words, each TX and RX
+/// task with its lcore, CPU, port, queues and mode, and the timestamp
+/// method when the profile decides it (every receiver `software`, or
+/// every one `nic`); empty when a receiver asks `auto` (the ports decide).
+pub fn setup(plan: &Plan) -> crate::certify::latency::Setup {
+    use crate::certify::latency::{Setup, NIC_RX_METHOD, SOFTWARE_METHOD};
+    use crate::wire::spec::{IpSpec, L4Spec, ValueSet};
+    fn set<T: std::fmt::Display>(v: &ValueSet<T>) -> String {
+        match v {
+            ValueSet::Single(x) => x.to_string(),
+            ValueSet::Range { first, last } => format!("{first}-{last}"),
+            ValueSet::List(l) => (l.iter().map(|x| x.to_string()))
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+    }
+    let ports = (plan.ports.iter())
+        .map(|p| {
+            let dev = p.device.name();
+            let args = (plan.eal.vdevs.iter())
+                .find(|v| v.split(',').next() == Some(dev))
+                .and_then(|v| v.split_once(','))
+                .map_or(String::new(), |(_, a)| format!(" {a}"));
+            format!("{}: {dev}{args}", p.name)
+        })
+        .collect();
+    let mut sent: Vec<usize> = Vec::new();
+    for &i in plan.tx.iter().flat_map(|t| &t.streams) {
+        if !sent.contains(&i) {
+            sent.push(i);
+        }
+    }
+    let streams = (sent.iter().map(|&i| &plan.streams[i]))
+        .map(|st| {
+            let vlan = st.vlan.map_or(String::new(), |v| {
+                format!(
+                    " vlan {} pcp {}{}",
+                    v.id,
+                    v.pcp,
+                    if v.dei { " dei" } else { "" }
+                )
+            });
+            let ip = match &st.ip {
+                IpSpec::V4 {
+                    src,
+                    dst,
+                    dscp,
+                    ecn,
+                    ttl,
+                    dont_fragment,
+                } => format!(
+                    "IPv4 {} → {} dscp {dscp} ecn {ecn} ttl {ttl}{}",
+                    set(src),
+                    set(dst),
+                    if *dont_fragment { " df" } else { "" }
+                ),
+                IpSpec::V6 {
+                    src,
+                    dst,
+                    traffic_class,
+                    flow_label,
+                    hop_limit,
+                } => format!(
+                    "IPv6 {} → {} tc {traffic_class} flow {flow_label} hops {hop_limit}",
+                    set(src),
+                    set(dst)
+                ),
+            };
+            let l4 = match &st.l4 {
+                L4Spec::Udp { src_port, dst_port } => {
+                    format!("UDP {} → {}", set(src_port), set(dst_port))
+                }
+                L4Spec::Tcp {
+                    src_port, dst_port, ..
+                } => format!("TCP {} → {}", set(src_port), set(dst_port)),
+            };
+            format!(
+                "{} (id {}): {} → {}{vlan}, {ip}, {l4}",
+                st.name, st.id, st.eth.src, st.eth.dst
+            )
+        })
+        .collect();
+    let cpu = |l: u32| {
+        let at = plan.eal.lcores.iter().position(|&x| x == l);
+        at.map_or(l, |k| plan.eal.cpus[k])
+    };
+    let mut tasks: Vec<String> = (plan.tx.iter())
+        .map(|t| {
+            let names: Vec<&str> = t
+                .streams
+                .iter()
+                .map(|&i| plan.streams[i].name.as_str())
+                .collect();
+            format!(
+                "tx lcore {} (cpu {}) port {} queue {}, mode {}, streams {}",
+                t.lcore,
+                cpu(t.lcore),
+                plan.ports[t.port].name,
+                t.queue,
+                t.mode,
+                names.join(",")
+            )
+        })
+        .collect();
+    tasks.extend(plan.rx.iter().map(|r| {
+        let queues: Vec<String> = r.queues.iter().map(u16::to_string).collect();
+        format!(
+            "rx lcore {} (cpu {}) port {} queues {}, verify {:?}",
+            r.lcore,
+            cpu(r.lcore),
+            plan.ports[r.port].name,
+            queues.join(","),
+            r.verify
+        )
+        .replace("verify Full", "verify full")
+        .replace("verify Stamp", "verify stamp")
+        .replace("verify None", "verify none")
+    }));
+    let all = |w: Want| plan.rx.iter().all(|r| r.timestamps == w);
+    let method = if all(Want::Software) {
+        SOFTWARE_METHOD
+    } else if all(Want::Nic) {
+        NIC_RX_METHOD
+    } else {
+        ""
+    };
+    Setup {
+        ports,
+        streams,
+        tasks,
+        method: method.to_string(),
+    }
+}
+
 /// The plan a certification opens its ports for: each port's largest
 /// frame raised to the largest size the certification sends.
 pub fn port_plan(plan: &Plan) -> Plan {
@@ -106,21 +253,47 @@ pub fn port_plan(plan: &Plan) -> Plan {
     p
 }
 
+/// How often a NIC clock's pair is read while the main lcore waits (in a
+/// trial, its settle time, the learning wait, the restabilise wait):
+/// the receivers' map of its RX timestamps onto the TSC stays fresh.
+const CLOCK_TICK: Duration = Duration::from_millis(250);
+/// Empty polls in a row after which a receive queue counts as drained.
+const DRAIN_EMPTY: u32 = 3;
+/// The most bursts read off one receive queue when draining it (a port
+/// that never stops receiving is left after this).
+const DRAIN_MAX_BURSTS: u32 = 10_000;
+/// Tries to hand a batch of learning frames to the driver.
+const SEND_TRIES: u32 = 100;
+
 /// Run the certification of `plan` (already checked, with
 /// [`port_plan`] applied): open the runtime and the ports once, run every
 /// trial the searches ask for, close. `stop` is the signal flag: the
 /// searches end after the current trial once it is set; a second signal
-/// cuts the trial short. The certification is returned with what it has
-/// even when a trial failed (its error is the second member).
+/// cuts the trial short. With `method` (a baseline's), the ports'
+/// timestamp method must be it, checked before the first trial. The
+/// certification is returned with what it has even when a trial failed
+/// (its error is the second member).
 pub fn certify(
     plan: &Plan,
     stop: &StopFlag,
     progress: &mut dyn FnMut(&Step),
+    method: Option<&str>,
 ) -> Result<(Certification, Option<Error>)> {
     let (kind, dirs) = topology(plan)?;
     let rt = Runtime::open(plan)?;
     let ports = open_ports(&rt, plan)?;
     let (queues, ups) = start_ports(plan, &ports)?;
+    let arrivals = arrivals(plan, &ports)?;
+    let predicted = crate::certify::latency::method_of(arrivals.iter().map(|a| a.0.name()))
+        .unwrap_or(crate::certify::latency::SOFTWARE_METHOD);
+    if let Some(m) = method {
+        if m != predicted {
+            return Err(Error::Certify(format!(
+                "the baseline was timestamped by {m}, this certification by {predicted} (as \
+                 its receiving ports offer): calibrate again with this setup"
+            )));
+        }
+    }
     let mut tester = Live {
         rt: &rt,
         base: plan,
@@ -129,6 +302,8 @@ pub fn certify(
         handles: Handles::new(queues),
         dirs,
         stop,
+        learned: None,
+        nic: Vec::new(),
     };
     let s = &plan.certify.settings;
     let mut cert = search::blank(s, tester.directions(), tester.line_bps());
@@ -166,6 +341,7 @@ pub fn certify(
         .collect();
     let failed = search::run(&mut tester, s, &mut cert, progress).err();
     drop(tester);
+    cert.latency_method = latency_method(&cert, predicted, &arrivals);
     let leaked = close_ports(ports);
     if leaked > 0 {
         cert.problems.push(Problem::Other {
@@ -173,6 +349,63 @@ pub fn certify(
         });
     }
     Ok((cert, failed))
+}
+
+/// Each RX task's arrival source (as its port offers and it asks), and
+/// why it is the software's when it asked for the NIC's (`auto` on a
+/// port without RX timestamps).
+fn arrivals(plan: &Plan, ports: &[PortRt]) -> Result<Vec<(Arrival, Option<String>)>> {
+    (plan.rx.iter().enumerate())
+        .map(|(i, r)| {
+            let port = &ports[r.port].port;
+            let caps = NicCaps {
+                rx_timestamp: port.offers_rx_timestamp(),
+                read_clock: port.reads_clock(),
+                timesync: false,
+            };
+            let name = &plan.ports[r.port].name;
+            let driver = &port.info().driver;
+            let a = select(r.timestamps, caps, name, driver)
+                .map_err(|m| perr(plan, &format!("rx[{i}].timestamps"), m))?;
+            let note = (a == Arrival::Software && r.timestamps != Want::Software)
+                .then(|| fallback_note(i, r.timestamps, name, driver, caps.rx_timestamp));
+            Ok((a, note))
+        })
+        .collect()
+}
+
+/// Why RX task `i`, asking `want` of port `port` (driver `driver`), takes
+/// the software's arrival times: the port does not timestamp received
+/// frames (`stamps` false), or its clock cannot be read.
+fn fallback_note(i: usize, want: Want, port: &str, driver: &str, stamps: bool) -> String {
+    let why = if stamps {
+        "timestamps received frames on a clock it does not let be read"
+    } else {
+        "does not timestamp received frames"
+    };
+    format!(
+        "rx[{i}].timestamps is {}, and port {port} (driver {driver}) {why}: its arrival times \
+         are the software's",
+        want.name()
+    )
+}
+
+/// The certification's `latency_method`: the method of its trials'
+/// latency (`predicted`, from the ports, when none measured any), and
+/// each receiver's fallback to software timestamps.
+fn latency_method(
+    c: &Certification,
+    predicted: &str,
+    arrivals: &[(Arrival, Option<String>)],
+) -> String {
+    let sources = search::every_trial(c).filter_map(|t| t.latency_source.as_deref());
+    let method = crate::certify::latency::method_of(sources).unwrap_or(predicted);
+    let notes: Vec<&str> = arrivals.iter().filter_map(|a| a.1.as_deref()).collect();
+    if notes.is_empty() {
+        method.to_string()
+    } else {
+        format!("{method} ({})", notes.join("; "))
+    }
 }
 
 /// The [`Tester`] over the open ports.
@@ -184,43 +417,110 @@ struct Live<'a, 'q> {
     handles: Handles<'q>,
     dirs: Vec<Direction>,
     stop: &'a StopFlag,
+    /// What the learning before the next trial did.
+    learned: Option<LearningRun>,
+    /// The NIC clocks whose RX timestamps the receivers use, mapped onto
+    /// the TSC, carried from trial to trial.
+    nic: Vec<super::clock::NicSync>,
 }
 
 impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
     fn directions(&self) -> Vec<String> {
-        let name = |i: usize| self.base.ports[i].name.as_str();
-        (self.dirs.iter())
-            .map(|d| format!("{} → {}", name(d.tx_port), name(d.rx_port)))
-            .collect()
+        direction_labels(self.base, &self.dirs)
     }
 
     fn line_bps(&self) -> u64 {
         tasks::line_bps(&self.ups[self.dirs[0].tx_port])
     }
 
-    /// Learning frames (RFC 2544 section 23): a short run at 1 % of line
-    /// at the first size, so a switch learns the addresses before the
-    /// first trial; its counts are not kept.
-    fn learn(&mut self, _spec: &TrialSpec) -> Result<()> {
+    /// Learning frames (RFC 2544 section 23(b)): from each receiving port
+    /// of the trial's directions (of every direction when learning once),
+    /// for each stream it receives, [`LEARNING_FRAMES`] frames from the
+    /// stream's destination address to its source, [`LEARNING_GAP_S`]
+    /// apart, sent from this lcore on the port's TX queue 0; then the
+    /// settings' learning wait; then every receive queue drained, so no
+    /// frame of it counts in the trial. A signal cuts the waits short.
+    fn learn(&mut self, spec: &TrialSpec) -> Result<()> {
+        let start = Instant::now();
         let s = &self.base.certify.settings;
-        let spec = TrialSpec {
-            direction: None,
-            frame_size: s.sizes[0],
-            rate_pct: 1.0,
-            duration_s: (s.trial_s / 10.0).clamp(0.05, 1.0),
-            burst: None,
-            settle_s: s.settle_s,
-            step: None,
-            reset_at_s: None,
+        let dirs: Vec<&Direction> = match (s.learning, spec.direction) {
+            (Learning::EveryTrial, Some(d)) => vec![&self.dirs[d]],
+            _ => self.dirs.iter().collect(),
         };
-        self.run_trial(&spec).map(|_| ())
+        let mut teach: Vec<(usize, Vec<LearnRepr>)> = Vec::new();
+        for d in dirs {
+            let streams = (self.base.tx.iter())
+                .filter(|t| t.port == d.tx_port)
+                .flat_map(|t| t.streams.iter().map(|&i| &self.base.streams[i]));
+            let frames = learn::for_streams(streams);
+            match teach.iter_mut().find(|(p, _)| *p == d.rx_port) {
+                Some((_, have)) => {
+                    for f in frames {
+                        if !have.contains(&f) {
+                            have.push(f);
+                        }
+                    }
+                }
+                None => teach.push((d.rx_port, frames)),
+            }
+        }
+        let mut run = LearningRun::default();
+        for (port, frames) in &teach {
+            for f in frames {
+                let vlan = f
+                    .vlan
+                    .map_or(String::new(), |v| format!(" in VLAN {}", v.id));
+                let name = &self.base.ports[*port].name;
+                run.addresses.push(format!("{} from {name}{vlan}", f.src));
+            }
+        }
+        let stop = self.stop;
+        for round in 0..LEARNING_FRAMES {
+            if round > 0 {
+                let gap = Duration::from_secs_f64(LEARNING_GAP_S);
+                self.wait(gap, &|| stop.stopped());
+            }
+            for (port, frames) in &teach {
+                let mut q = self.handles.tx(*port, 0).ok_or_else(|| {
+                    perr(
+                        self.base,
+                        &format!("ports[{port}]"),
+                        "its TX queue 0, which sends the learning frames, is not free",
+                    )
+                })?;
+                run.frames += send_learning(&mut q, frames);
+                self.handles.put_tx(*port, q);
+            }
+        }
+        let wait = Duration::from_secs_f64(s.learning_wait_s.max(0.0));
+        self.wait(wait, &|| stop.stopped());
+        run.drained = self.drain();
+        run.seconds = start.elapsed().as_secs_f64();
+        self.learned = Some(run);
+        Ok(())
     }
 
     fn rest(&mut self, seconds: f64) {
-        sleep_unless_hurried(Duration::from_secs_f64(seconds), self.stop);
+        let stop = self.stop;
+        self.wait(Duration::from_secs_f64(seconds.max(0.0)), &|| {
+            stop.stopped()
+        });
+    }
+
+    fn hook(
+        &mut self,
+        hook: &str,
+        command: &str,
+        timeout_s: f64,
+        env: &[(&str, String)],
+    ) -> HookRun {
+        let stop = self.stop;
+        let limit = Duration::from_secs_f64(timeout_s.max(0.0));
+        crate::hook::run_hook(hook, command, limit, env, &|| stop.hurried())
     }
 
     fn trial(&mut self, spec: &TrialSpec) -> Result<Trial> {
+        let learning = self.learned.take();
         let r = self.run_trial(spec)?;
         let labels = self.directions();
         let label = match spec.direction {
@@ -234,6 +534,7 @@ impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
                 t.per_direction = per_direction(&r, &labels, &ids);
             }
         }
+        t.learning = learning;
         Ok(t)
     }
 
@@ -251,6 +552,37 @@ impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
 }
 
 impl<'a: 'q, 'q> Live<'a, 'q> {
+    /// Waits `d`, or until `done` says so, reading the NIC clocks' pairs
+    /// every [`CLOCK_TICK`] meanwhile.
+    fn wait(&mut self, d: Duration, done: &dyn Fn() -> bool) {
+        let nic = &mut self.nic;
+        sleep_ticking(d, done, &mut || nic.iter_mut().for_each(|n| n.tick()));
+    }
+
+    /// Reads every receive queue until it is empty ([`DRAIN_EMPTY`] polls
+    /// a millisecond apart find nothing) and frees what it held: the
+    /// frames counted.
+    fn drain(&mut self) -> u64 {
+        let mut batch = RxBatch::new();
+        let mut drained = 0u64;
+        for q in self.handles.rx_free() {
+            let (mut empty, mut bursts) = (0, 0);
+            while empty < DRAIN_EMPTY && bursts < DRAIN_MAX_BURSTS {
+                let n = batch.receive(q, BATCH_MAX);
+                batch.clear();
+                bursts += 1;
+                drained += n as u64;
+                if n == 0 {
+                    empty += 1;
+                    std::thread::sleep(Duration::from_millis(1));
+                } else {
+                    empty = 0;
+                }
+            }
+        }
+        drained
+    }
+
     /// The plan of one trial: the sending direction's TX tasks only, at
     /// the trial's share of line (L1) and frame size, every receiver
     /// counting from sequence 0, no traces.
@@ -299,14 +631,14 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
             p.streams[s].size = size.clone();
         }
         for t in &mut p.tx {
-            // As the receivers: no report loop refreshes a 1588 clock map.
-            t.timestamps = crate::clock::nic::Want::Software;
+            // Departures are the TSC's: sampled IEEE 1588 TX timestamps are
+            // not taken in a certification.
+            t.timestamps = Want::Software;
         }
         for r in &mut p.rx {
+            // Arrivals as the profile asks: a NIC clock's map is kept
+            // fresh while the main lcore waits ([`CLOCK_TICK`]).
             r.count_from = CountFrom::Zero;
-            // A trial's NIC clock map would not be refreshed (no report
-            // loop): a certification measures on the software arrival.
-            r.timestamps = crate::clock::nic::Want::Software;
         }
         p.run.duration = Duration::from_secs_f64(spec.duration_s.max(0.001));
         p
@@ -333,6 +665,7 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
             &ups,
             &mut self.handles,
             None,
+            std::mem::take(&mut self.nic),
         )?;
         if let Some(n) = spec.burst {
             let k = tasks.tx.len() as u64;
@@ -342,8 +675,19 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
         }
         let meta = Meta::of(&plan, self.ports, &self.ups, &tasks);
         let (ports, handles, stop) = (self.ports, &mut self.handles, self.stop);
+        let mut syncs = std::mem::take(&mut tasks.syncs);
         let (outcomes, timing) = dpdk::scope(&self.rt.eal, |s| {
-            drive(s, &self.rt.eal, &plan, spec, tasks, handles, ports, stop)
+            drive(
+                s,
+                &self.rt.eal,
+                &plan,
+                spec,
+                tasks,
+                handles,
+                ports,
+                stop,
+                &mut syncs,
+            )
         })?;
         let seen = Seen {
             stats: self.ports.iter().map(|p| p.port.stats()).collect(),
@@ -351,10 +695,35 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
             errors: Vec::new(),
             control: Vec::new(),
         };
-        build_result(
+        let mut r = build_result(
             &plan, self.rt, self.ports, &ups, &meta, outcomes, timing, seen,
-        )
+        )?;
+        syncs.record(&mut r);
+        self.nic = std::mem::take(&mut syncs.nic);
+        Ok(r)
     }
+}
+
+/// Hands `frames` (learning frames) to TX queue `q`, all in one batch at
+/// a time; the frames the driver took.
+fn send_learning(q: &mut TxQueue<'_>, frames: &[LearnRepr]) -> u64 {
+    let mut sent = 0u64;
+    for chunk in frames.chunks(BATCH_MAX) {
+        let mut batch = TxBatch::new(q);
+        if !batch.fill(chunk.len()) {
+            continue;
+        }
+        for (i, f) in chunk.iter().enumerate() {
+            f.emit(batch.frame_mut(i, f.wire_len()));
+        }
+        for _ in 0..SEND_TRIES {
+            if batch.is_empty() {
+                break;
+            }
+            sent += batch.transmit(q, batch.pending()) as u64;
+        }
+    }
+    sent
 }
 
 /// What a trial's workers give back: outcome, thread time and queues.
@@ -380,7 +749,9 @@ fn drive<'scope, 'q: 'scope>(
     handles: &mut Handles<'q>,
     ports: &[PortRt],
     stop: &StopFlag,
+    syncs: &mut clock::Syncs,
 ) -> Result<(Outcomes, Timing)> {
+    let mut tick = || syncs.nic.iter_mut().for_each(|n| n.tick());
     let _stop_all = StopAll(Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
     let (stop_tx, stop_rx) = (Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
     let live: Vec<Arc<Padded<TxLive>>> = tasks.tx.iter().map(|t| Arc::clone(&t.live)).collect();
@@ -410,7 +781,7 @@ fn drive<'scope, 'q: 'scope>(
         });
         txw.push(w.map_err(|e| perr(plan, &field, e))?);
     }
-    wait_trial(spec, &live, stop);
+    wait_trial(spec, &live, stop, &mut tick);
     stop_tx.stop();
     let index = |pid: u16| ports.iter().position(|p| p.port.id() == pid).unwrap_or(0);
     let (mut tx_out, mut tx_cpu) = (Vec::new(), Vec::new());
@@ -422,7 +793,8 @@ fn drive<'scope, 'q: 'scope>(
     }
     let elapsed_s = started.elapsed().as_secs_f64();
     let end = clock::sample();
-    sleep_unless_hurried(Duration::from_secs_f64(spec.settle_s), stop);
+    let settle = Duration::from_secs_f64(spec.settle_s);
+    sleep_ticking(settle, &|| stop.hurried(), &mut tick);
     stop_rx.stop();
     let (mut rx_out, mut rx_cpu) = (Vec::new(), Vec::new());
     for w in rxw {
@@ -452,33 +824,54 @@ fn drive<'scope, 'q: 'scope>(
 
 /// Wait out a trial: its duration, or (a burst) until the senders have
 /// sent the burst, within four times its duration and a second. A second
-/// signal (`hurried`) cuts it short.
-fn wait_trial(spec: &TrialSpec, live: &[Arc<Padded<TxLive>>], stop: &StopFlag) {
+/// signal (`hurried`) cuts it short. `tick` runs every [`CLOCK_TICK`].
+fn wait_trial(
+    spec: &TrialSpec,
+    live: &[Arc<Padded<TxLive>>],
+    stop: &StopFlag,
+    tick: &mut dyn FnMut(),
+) {
     let start = Instant::now();
     let dur = Duration::from_secs_f64(spec.duration_s.max(0.0));
     match spec.burst {
-        None => sleep_unless_hurried(dur, stop),
+        None => sleep_ticking(dur, &|| stop.hurried(), tick),
         Some(n) => {
             let limit = dur * 4 + Duration::from_secs(1);
+            let mut next = CLOCK_TICK;
             while live.iter().map(|l| l.frames.get()).sum::<u64>() < n
                 && start.elapsed() < limit
                 && !stop.hurried()
             {
+                if start.elapsed() >= next {
+                    tick();
+                    next += CLOCK_TICK;
+                }
                 std::thread::sleep(Duration::from_millis(1));
             }
         }
     }
 }
 
-/// Sleep `d`, waking early on a second signal.
-fn sleep_unless_hurried(d: Duration, stop: &StopFlag) {
-    let end = Instant::now() + d;
-    while !stop.hurried() {
+/// Sleep `d`, waking early once `done` says so (looked at every
+/// [`REPORT_POLL`] at most), running `tick` every [`CLOCK_TICK`].
+fn sleep_ticking(d: Duration, done: &dyn Fn() -> bool, tick: &mut dyn FnMut()) {
+    let start = Instant::now();
+    let end = start + d;
+    let mut next = start + CLOCK_TICK;
+    while !done() {
         let now = Instant::now();
         if now >= end {
             break;
         }
-        std::thread::sleep(REPORT_POLL.min(end - now));
+        if now >= next {
+            tick();
+            next += CLOCK_TICK;
+        }
+        std::thread::sleep(
+            REPORT_POLL
+                .min(end - now)
+                .min(next.saturating_duration_since(now)),
+        );
     }
 }
 
@@ -559,6 +952,7 @@ fn to_trial(
             .map(|s| s.interarrival.max_ns)
             .filter(|&g| g > 0.0)
             .reduce(f64::max),
+        learning: None,
     }
 }
 
@@ -727,5 +1121,113 @@ fn merged_latency(streams: &[&crate::result::StreamResult]) -> Option<Percentile
                 stddev_ns: w(|p| p.stddev_ns),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certify::latency::{NIC_RX_METHOD, SOFTWARE_METHOD};
+    use crate::config::load_str;
+
+    /// The DUT lab's profile shape: TX on t0, RX on t1 sharing CPU 0.
+    const LAB: &str = "eal:\n  cores: [0, 1, 2]\n  cpus: [0, 1, 0]\n  vdevs:\n    - \"net_af_packet0,iface=ls-t0,framesz=2048\"\n    - net_af_packet1,iface=ls-t1\n\
+        ports:\n  - name: t0\n    device: net_af_packet0\n  - name: t1\n    device: net_af_packet1\n\
+        streams:\n  - name: s\n    id: 1\n    eth: { src: \"02:00:00:00:00:01\", dst: \"02:00:00:00:00:02\" }\n    ipv4: { src: 198.18.0.1, dst: 198.19.0.1 }\n    udp: { src: 49152, dst: 5001 }\n\
+        \x20 - name: v6\n    vlan: { id: 100, pcp: 5 }\n    ipv6: { src: \"2001:2::1\", dst: \"2001:2::2-2001:2::4\" }\n    udp: { src: [1, 2], dst: 7 }\n\
+        tx:\n  - lcore: 1\n    port: t0\n    streams: [s, v6]\n    rate: line\n    mode: spin\n\
+        rx:\n  - lcore: 2\n    port: t1\n    verify: full\n    timestamps: software\n";
+
+    #[test]
+    fn the_setup_names_ports_streams_tasks_and_the_method_in_words() {
+        let p = load_str(LAB, "lab.yaml").unwrap();
+        let s = setup(&p);
+        assert_eq!(
+            s.ports,
+            [
+                "t0: net_af_packet0 iface=ls-t0,framesz=2048",
+                "t1: net_af_packet1 iface=ls-t1"
+            ]
+        );
+        assert_eq!(
+            s.streams,
+            [
+                "s (id 1): 02:00:00:00:00:01 → 02:00:00:00:00:02, IPv4 198.18.0.1 → 198.19.0.1 \
+                 dscp 0 ecn 0 ttl 64 df, UDP 49152 → 5001",
+                "v6 (id 2): 02:00:00:00:00:01 → 02:00:00:00:00:02 vlan 100 pcp 5, IPv6 2001:2::1 \
+                 → 2001:2::2-2001:2::4 tc 0 flow 0 hops 64, UDP 1,2 → 7",
+            ]
+        );
+        assert_eq!(
+            s.tasks,
+            [
+                "tx lcore 1 (cpu 1) port t0 queue 0, mode spin, streams s,v6",
+                "rx lcore 2 (cpu 0) port t1 queues 0, verify full",
+            ]
+        );
+        assert_eq!(s.method, SOFTWARE_METHOD);
+        let nic = load_str(
+            &LAB.replace("timestamps: software", "timestamps: nic"),
+            "l.yaml",
+        );
+        assert_eq!(setup(&nic.unwrap()).method, NIC_RX_METHOD);
+        let auto = load_str(
+            &LAB.replace("timestamps: software", "timestamps: auto"),
+            "l.yaml",
+        );
+        assert_eq!(setup(&auto.unwrap()).method, "", "the ports decide");
+    }
+
+    #[test]
+    fn the_same_profile_on_other_interfaces_has_another_setup() {
+        let a = setup(&load_str(LAB, "lab.yaml").unwrap());
+        let b = setup(&load_str(&LAB.replace("iface=ls-t1", "iface=lt-t1"), "lab.yaml").unwrap());
+        assert_eq!(a.streams, b.streams);
+        assert_ne!(a.ports, b.ports);
+        let c =
+            setup(&load_str(&LAB.replace("cpus: [0, 1, 0]", "cpus: [0, 1, 1]"), "l.yaml").unwrap());
+        assert_eq!(
+            c.tasks[1],
+            "rx lcore 2 (cpu 1) port t1 queues 0, verify full"
+        );
+    }
+
+    #[test]
+    fn a_receiver_that_falls_back_to_software_says_why() {
+        assert_eq!(
+            fallback_note(0, Want::Auto, "p0", "net_ring", false),
+            "rx[0].timestamps is auto, and port p0 (driver net_ring) does not timestamp \
+             received frames: its arrival times are the software's"
+        );
+        assert!(fallback_note(1, Want::Auto, "p1", "net_x", true)
+            .contains("timestamps received frames on a clock it does not let be read"));
+        let mut c = search::blank(&Default::default(), vec!["p0 → p0".into()], 1);
+        let none = [(Arrival::Software, None)];
+        assert_eq!(latency_method(&c, SOFTWARE_METHOD, &none), SOFTWARE_METHOD);
+        let note = [(
+            Arrival::Software,
+            Some("rx[0].timestamps is auto, ...".to_string()),
+        )];
+        assert_eq!(
+            latency_method(&c, SOFTWARE_METHOD, &note),
+            format!("{SOFTWARE_METHOD} (rx[0].timestamps is auto, ...)")
+        );
+        // The trials' sources decide over the ports' prediction.
+        c.throughput.push(crate::certify::model::ThroughputRow {
+            direction: "p0 → p0".into(),
+            frame_size: 64,
+            rate_pct: 1.0,
+            l1_bps: 0.0,
+            l2_bps: 0.0,
+            fps: 0.0,
+            bound: crate::certify::model::Bound::Device,
+            trial_count: 1,
+            trials: vec![Trial {
+                latency_source: Some("nic_rx".into()),
+                ..Trial::default()
+            }],
+            complete: true,
+        });
+        assert_eq!(latency_method(&c, SOFTWARE_METHOD, &none), NIC_RX_METHOD);
     }
 }

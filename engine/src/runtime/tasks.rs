@@ -66,6 +66,11 @@ impl<'q> Handles<'q> {
         self.tx[port][id] = Some(q);
     }
 
+    /// Every RX queue no task holds, port by port.
+    pub(super) fn rx_free(&mut self) -> impl Iterator<Item = &mut RxQueue<'q>> {
+        self.rx.iter_mut().flatten().filter_map(Option::as_mut)
+    }
+
     /// Takes back the RX queue `q` of port index `port` after a run.
     pub(super) fn put_rx(&mut self, port: usize, q: RxQueue<'q>) {
         let id = usize::from(q.id());
@@ -88,7 +93,9 @@ pub(super) struct Tasks<'q> {
     pub syncs: super::clock::Syncs,
 }
 
-/// Every task of `plan`, on the ports opened for it.
+/// Every task of `plan`, on the ports opened for it. `nic` are NIC
+/// clocks already mapped onto the TSC (a certification's, carried from
+/// trial to trial): a receiver on their port takes its map from them.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn plan_tasks<'e: 'q, 'q>(
     eal: &'e Eal,
@@ -98,10 +105,12 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
     ups: &[Up],
     handles: &mut Handles<'q>,
     mut tx_pools: Option<&mut Vec<Arc<TemplatePool<'e>>>>,
+    nic: Vec<super::clock::NicSync>,
 ) -> Result<Tasks<'q>> {
     let stop_tx = Arc::new(StopFlag::default());
     let stop_rx = Arc::new(StopFlag::default());
     let mut syncs = super::clock::Syncs::start(plan, tsc_hz)?;
+    syncs.nic = nic;
     let shared = TxShared {
         eal,
         fill: shared_fill(plan),

@@ -17,6 +17,7 @@ pub mod ethernet;
 pub mod fill;
 pub mod ipv4;
 pub mod ipv6;
+pub mod learn;
 pub mod pause;
 pub mod spec;
 pub mod stamp;

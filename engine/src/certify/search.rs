@@ -1224,7 +1224,12 @@ impl Search<'_> {
                 }
             };
             let gap_s = t.gap_max_ns.unwrap_or(0.0) / 1e9;
-            let why = if t.tester_bound {
+            let hook = (t.hooks.iter())
+                .find(|h| h.hook == "reset")
+                .and_then(HookRun::failure);
+            let why = if let Some(h) = hook {
+                Some(format!("the reset hook {h}"))
+            } else if t.tester_bound {
                 Some(tester_reason(&t))
             } else if t.lost == 0 {
                 Some("nothing was lost: the reset did not interrupt forwarding".to_string())

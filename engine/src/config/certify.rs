@@ -666,6 +666,15 @@ impl Plan {
                 "the longest burst must last above zero".into(),
             );
         }
+        let resets = s.tests.iter().any(|t| t == "reset");
+        if resets && s.dut.as_ref().and_then(|d| d.reset.as_ref()).is_none() {
+            return err(
+                "certify.tests",
+                "the reset test (RFC 2544 26.6) needs certify.dut.reset: the command that \
+                 resets the device under test while the frames flow"
+                    .into(),
+            );
+        }
         if s.reset_at_s >= s.reset_trial_s {
             return err(
                 "certify.reset_at",

@@ -27,7 +27,8 @@ use super::{
 };
 use crate::certify::model::{
     bunched, frames_later_than, Certification, DirectionFigures, HookRun, HostPort, Learning,
-    LearningRun, Tester, Trial, TrialSpec, IMIX, LEARNING_FRAMES, LEARNING_GAP_S, QUEUE_FLOOR_NS,
+    LearningRun, OnFailure, Tester, Trial, TrialSpec, IMIX, LEARNING_FRAMES, LEARNING_GAP_S,
+    QUEUE_FLOOR_NS,
 };
 use crate::certify::search::{self, Step, AGGREGATE};
 use crate::clock::nic::{select, Arrival, NicCaps, Want};
@@ -304,6 +305,7 @@ pub fn certify(
         stop,
         learned: None,
         nic: Vec::new(),
+        reset_run: None,
     };
     let s = &plan.certify.settings;
     let mut cert = search::blank(s, tester.directions(), tester.line_bps());
@@ -422,6 +424,8 @@ struct Live<'a, 'q> {
     /// The NIC clocks whose RX timestamps the receivers use, mapped onto
     /// the TSC, carried from trial to trial.
     nic: Vec<super::clock::NicSync>,
+    /// The reset hook's run during the last trial (the reset test's).
+    reset_run: Option<HookRun>,
 }
 
 impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
@@ -535,6 +539,24 @@ impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
             }
         }
         t.learning = learning;
+        if let Some(run) = self.reset_run.take() {
+            if let Some(why) = run.failure() {
+                let what = format!(
+                    "the device-under-test hook certify.dut.reset `{}` {why} during the reset \
+                     trial{}",
+                    run.command,
+                    run.output_tail()
+                );
+                let dut = self.base.certify.settings.dut.as_ref();
+                if dut.is_some_and(|d| d.on_failure == OnFailure::Stop) {
+                    return Err(Error::Certify(format!(
+                        "{what}; certify.dut.on_failure is stop, so the certification ends here"
+                    )));
+                }
+                t.problems.push(Problem::Other { detail: what });
+            }
+            t.hooks.push(run);
+        }
         Ok(t)
     }
 
@@ -676,6 +698,7 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
         let meta = Meta::of(&plan, self.ports, &self.ups, &tasks);
         let (ports, handles, stop) = (self.ports, &mut self.handles, self.stop);
         let mut syncs = std::mem::take(&mut tasks.syncs);
+        let mut reset = None;
         let (outcomes, timing) = dpdk::scope(&self.rt.eal, |s| {
             drive(
                 s,
@@ -687,8 +710,10 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
                 ports,
                 stop,
                 &mut syncs,
+                &mut reset,
             )
         })?;
+        self.reset_run = reset;
         let seen = Seen {
             stats: self.ports.iter().map(|p| p.port.stats()).collect(),
             problems: Vec::new(),
@@ -750,6 +775,7 @@ fn drive<'scope, 'q: 'scope>(
     ports: &[PortRt],
     stop: &StopFlag,
     syncs: &mut clock::Syncs,
+    reset: &mut Option<HookRun>,
 ) -> Result<(Outcomes, Timing)> {
     let mut tick = || syncs.nic.iter_mut().for_each(|n| n.tick());
     let _stop_all = StopAll(Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
@@ -781,7 +807,30 @@ fn drive<'scope, 'q: 'scope>(
         });
         txw.push(w.map_err(|e| perr(plan, &field, e))?);
     }
-    wait_trial(spec, &live, stop, &mut tick);
+    let dut = plan.certify.settings.dut.as_ref();
+    match (
+        spec.reset_at_s,
+        dut.and_then(|d| d.reset.as_deref().zip(Some(d.timeout_s))),
+    ) {
+        // RFC 2544 section 26.6: the device reset while the frames flow.
+        (Some(at), Some((command, limit))) if spec.burst.is_none() => {
+            let at = Duration::from_secs_f64(at.clamp(0.0, spec.duration_s));
+            sleep_ticking(at, &|| stop.hurried(), &mut tick);
+            let env = [("LANDSPEED_HOOK", "reset".to_string())];
+            let limit = Duration::from_secs_f64(limit.max(0.0));
+            *reset = Some(crate::hook::run_hook(
+                "reset",
+                command,
+                limit,
+                &env,
+                &|| stop.hurried(),
+            ));
+            let rest =
+                Duration::from_secs_f64(spec.duration_s.max(0.0)).saturating_sub(started.elapsed());
+            sleep_ticking(rest, &|| stop.hurried(), &mut tick);
+        }
+        _ => wait_trial(spec, &live, stop, &mut tick),
+    }
     stop_tx.stop();
     let index = |pid: u16| ports.iter().position(|p| p.port.id() == pid).unwrap_or(0);
     let (mut tx_out, mut tx_cpu) = (Vec::new(), Vec::new());

@@ -1040,6 +1040,13 @@ fn rfc2544_in_lab(
     all.extend_from_slice(&["--json", json.to_str().unwrap()]);
     let d = Proc::start(dir, "rfc2544", Some(&lab.tester()), &all).wait(limit);
     assert!(!d.stderr.contains("panicked"), "{}", d.stderr);
+    assert!(
+        json.exists(),
+        "no JSON written (exit {:?}):\n{}\n{}",
+        d.status.code(),
+        d.stdout,
+        d.stderr
+    );
     let v = read_json(&json);
     (d, v)
 }
@@ -1934,13 +1941,16 @@ fn learning_frames_teach_the_dut_bridge_where_the_receiver_is() {
         let learned = format!("02:00:00:00:00:02 dev {p}-d1 ");
         let run = |learning: &str| {
             let extra = format!(
-                "  back_to_back_max: 0.1s\n  learning: {learning}\n  restabilise: 1.5s\n{hook}"
+                "  back_to_back_max: 0.1s\n  learning: {learning}\n{hook}"
             );
             let prof = cert_profile(
                 dir.path(),
                 &lab,
                 &fp,
-                &[("  back_to_back_max: 0.1s", extra.as_str())],
+                &[
+                    ("  back_to_back_max: 0.1s", extra.as_str()),
+                    ("  restabilise: 0.2s", "  restabilise: 1.5s"),
+                ],
             );
             let args = ["--tests", "throughput", "--sizes", "1518", "--trial", "1s"];
             let r = rfc2544_in_lab(dir.path(), &lab, &prof, &args, Duration::from_secs(120));

@@ -66,7 +66,7 @@ pub fn summarise(counted: &[&Trial]) -> (Percentiles, f64, Vec<Bucket>) {
     let mut all = histogram();
     for h in hists {
         for v in h.iter_recorded() {
-            all.saturating_record_n(v.value_iterated_to(), v.count_at_value());
+            crate::report::record_ns(&mut all, v.value_iterated_to(), v.count_at_value());
         }
     }
     s.p50_ns = all.value_at_quantile(0.5) as f64;
@@ -368,6 +368,10 @@ mod tests {
         assert!((s.max_ns - 26_000_000.0).abs() <= 26_000.0, "{}", s.max_ns);
         assert!((s.min_ns - 400_000.0).abs() <= 400.0, "{}", s.min_ns);
         assert_eq!(s.count, 6);
+        // The percentiles of all six frames, microseconds to
+        // milliseconds: the third lowest and the highest.
+        assert!((s.p50_ns - 420_000.0).abs() <= 420.0, "{}", s.p50_ns);
+        assert!((s.p99_ns - 26_000_000.0).abs() <= 26_000.0, "{}", s.p99_ns);
     }
 
     #[test]
@@ -424,6 +428,13 @@ mod tests {
         assert_eq!(histogram_in_ns(&h, 0, 0.0).max(), 2_000);
         assert_eq!(histogram_in_ns(&h, 0, 500.0).max(), 1_500);
         assert_eq!(histogram_in_ns(&h, 0, 5_000.0).min(), 1, "never below 1 ns");
+        // Milliseconds stay milliseconds (not clamped to a fresh
+        // histogram's first bounds).
+        let mut ms = histogram();
+        ms.record_n(26_000_000, 3).unwrap();
+        let ns = histogram_in_ns(&ms, 0, 0.0);
+        assert_eq!(ns.len(), 3);
+        assert!(ns.equivalent(ns.max(), 26_000_000), "{}", ns.max());
     }
 
     #[test]

@@ -173,6 +173,17 @@ pub fn ns_histogram() -> hdrhistogram::Histogram<u64> {
     h
 }
 
+/// Records `count` frames of `value` in `h`, growing it as an
+/// auto-resizing histogram must; clamped into its bounds only where it
+/// cannot grow. (hdrhistogram's `saturating_record_n` clamps before it
+/// resizes: a fresh [`ns_histogram`] would hold every value above 2 µs as
+/// 2 ns.)
+pub fn record_ns(h: &mut hdrhistogram::Histogram<u64>, value: u64, count: u64) {
+    if h.record_n(value, count).is_err() {
+        h.saturating_record_n(value, count);
+    }
+}
+
 /// `ticks`, a histogram in ticks of a `hz` clock (`hz` 0: already in
 /// ns), in nanoseconds, each value less `offset_ns` (at least 1 ns).
 pub fn histogram_in_ns(
@@ -188,7 +199,7 @@ pub fn histogram_in_ns(
         } else {
             (u128::from(t) * 1_000_000_000 / u128::from(hz)) as f64
         };
-        h.saturating_record_n((ns - offset_ns).max(1.0) as u64, v.count_at_value());
+        record_ns(&mut h, (ns - offset_ns).max(1.0) as u64, v.count_at_value());
     }
     h
 }

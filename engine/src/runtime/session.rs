@@ -1038,7 +1038,7 @@ fn merged_histogram(
     let mut all = v.next()?.clone();
     for h in v {
         for x in h.iter_recorded() {
-            all.saturating_record_n(x.value_iterated_to(), x.count_at_value());
+            crate::report::record_ns(&mut all, x.value_iterated_to(), x.count_at_value());
         }
     }
     Some(all)

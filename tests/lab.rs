@@ -1940,9 +1940,7 @@ fn learning_frames_teach_the_dut_bridge_where_the_receiver_is() {
         );
         let learned = format!("02:00:00:00:00:02 dev {p}-d1 ");
         let run = |learning: &str| {
-            let extra = format!(
-                "  back_to_back_max: 0.1s\n  learning: {learning}\n{hook}"
-            );
+            let extra = format!("  back_to_back_max: 0.1s\n  learning: {learning}\n{hook}");
             let prof = cert_profile(
                 dir.path(),
                 &lab,

@@ -463,13 +463,16 @@ fn rows_of_html(c: &Certification) -> (Vec<Row>, Vec<TrialTime>) {
     (rows, trials)
 }
 
+/// A JUnit test case: its suite, classname, name and properties.
+type Case = (String, String, String, Vec<(String, String)>);
+
 /// The JUnit XML's recovery and reset cases: each one's figures, as
 /// the properties of its case.
 fn rows_of_junit(c: &Certification) -> Vec<Row> {
     let xml = super::junit::render(c);
     let mut r = Reader::from_str(&xml);
     // (suite, classname, name, properties) of each case.
-    let mut cases: Vec<(String, String, String, Vec<(String, String)>)> = Vec::new();
+    let mut cases: Vec<Case> = Vec::new();
     let mut suite = String::new();
     loop {
         match r.read_event().unwrap() {

@@ -1079,6 +1079,92 @@ mod tests {
         assert_eq!(unique.len(), ids.len(), "ids repeat");
     }
 
+    /// Recovery and reset have a section each, after back-to-back, with
+    /// a table per direction and no chart; the report stays
+    /// self-contained and every CSV figure of theirs is in it.
+    #[test]
+    fn recovery_and_reset_have_their_sections() {
+        let c = sample::recovery_and_reset(sample::tester_bound());
+        let html = render(&c);
+        let lower = html.to_ascii_lowercase();
+        for needle in [
+            "http", "url(", "@import", "src=", "<script", "<link", "<img",
+        ] {
+            assert!(!lower.contains(needle), "report holds {needle:?}");
+        }
+        let doc = parse(&html);
+        let ids: Vec<&str> = (doc.select(&sel("section.test")))
+            .filter_map(|e| e.value().attr("id"))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "throughput",
+                "latency",
+                "loss",
+                "back_to_back",
+                "recovery",
+                "reset"
+            ]
+        );
+        for (key, title, tables) in [
+            ("recovery", "System recovery (RFC 2544 section 26.5)", 2),
+            ("reset", "Reset (RFC 2544 section 26.6)", 1),
+        ] {
+            let h2 = doc
+                .select(&sel(&format!("section#{key} h2")))
+                .next()
+                .unwrap();
+            assert_eq!(text(h2), title);
+            let s = format!("section#{key}");
+            assert_eq!(
+                doc.select(&sel(&format!("{s} svg, {s} p.no-chart")))
+                    .count(),
+                0
+            );
+            assert_eq!(doc.select(&sel(&format!("{s} > table"))).count(), tables);
+            assert_eq!(
+                doc.select(&sel(&format!("{s} td.missing"))).count(),
+                0,
+                "not planned"
+            );
+        }
+        let head: Vec<String> = doc
+            .select(&sel("section#reset > table th"))
+            .map(text)
+            .collect();
+        assert_eq!(
+            head,
+            [
+                "frame size, B",
+                "% of line",
+                "trials",
+                "counted",
+                "mean time, s",
+                "each trial, s",
+                "note"
+            ]
+        );
+        let row: Vec<String> = doc
+            .select(&sel("section#reset > table tbody td"))
+            .map(text)
+            .collect();
+        assert_eq!(row, ["64", "41.11", "2", "2", "1.008", "1.006; 1.009", ""]);
+        csv_figures_in_html(c.clone());
+        // Planned, reset misses no size but the smallest.
+        let mut planned = c;
+        planned
+            .settings
+            .tests
+            .extend(["recovery".into(), "reset".into()]);
+        let doc = parse(&render(&planned));
+        assert_eq!(doc.select(&sel("section#reset td.missing")).count(), 0);
+        assert_eq!(
+            doc.select(&sel("section#recovery td.missing")).count(),
+            6 + 6
+        );
+    }
+
     /// Every figure of the CSV reads the same in the HTML: a result's in
     /// its test's section, a criterion's in the criteria table, a trial's
     /// in its test's list of trials.

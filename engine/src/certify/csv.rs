@@ -13,8 +13,9 @@
 //! numbers a program reads (no thousands separator, no unit: bit rates in
 //! bit/s, latencies in ns), rounded as the HTML report rounds them.
 //!
-//! Columns: `test` (`throughput`, `latency`, `loss`, `back_to_back`, or
-//! `certification` for the setup, nonconformant and verdict lines),
+//! Columns: `test` (`throughput`, `latency`, `loss`, `back_to_back`,
+//! `recovery`, `reset`, or `certification` for the setup, nonconformant
+//! and verdict lines),
 //! `kind` (see [`format::Kind::key`]), `direction` and `frame_size`
 //! (empty on a line of the whole certification), then every [`Column`]
 //! by its name; a column that does not apply to a line is empty.

@@ -27,7 +27,7 @@
 
 use super::model::{
     BackToBackRow, Bound, Certification, Criterion, LatencyRow, LossCurve, LossPoint, NotMeasured,
-    Settings, ThroughputRow, Trial,
+    RecoveryRow, ResetRow, Settings, ThroughputRow, Trial,
 };
 use super::search::NO_RATE;
 
@@ -242,7 +242,7 @@ fn is_xml_char(c: char) -> bool {
     matches!(c, '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
-/// The four RFC 2544 tests.
+/// The six RFC 2544 tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Test {
     /// Section 26.1.
@@ -253,15 +253,21 @@ pub enum Test {
     Loss,
     /// Section 26.4.
     BackToBack,
+    /// Section 26.5.
+    Recovery,
+    /// Section 26.6.
+    Reset,
 }
 
 impl Test {
-    /// All four, in the RFC's order.
-    pub const ALL: [Test; 4] = [
+    /// All six, in the RFC's order.
+    pub const ALL: [Test; 6] = [
         Test::Throughput,
         Test::Latency,
         Test::Loss,
         Test::BackToBack,
+        Test::Recovery,
+        Test::Reset,
     ];
 
     /// The name the settings, the criteria and the CSV use.
@@ -271,6 +277,8 @@ impl Test {
             Test::Latency => "latency",
             Test::Loss => "loss",
             Test::BackToBack => "back_to_back",
+            Test::Recovery => "recovery",
+            Test::Reset => "reset",
         }
     }
 
@@ -288,6 +296,8 @@ impl Test {
             Test::Latency => "Latency",
             Test::Loss => "Frame loss rate",
             Test::BackToBack => "Back-to-back frames",
+            Test::Recovery => "System recovery",
+            Test::Reset => "Reset",
         }
     }
 
@@ -298,6 +308,8 @@ impl Test {
             Test::Latency => "26.2",
             Test::Loss => "26.3",
             Test::BackToBack => "26.4",
+            Test::Recovery => "26.5",
+            Test::Reset => "26.6",
         }
     }
 
@@ -308,6 +320,8 @@ impl Test {
             Test::Latency => !c.latency.is_empty(),
             Test::Loss => !c.loss.is_empty(),
             Test::BackToBack => !c.back_to_back.is_empty(),
+            Test::Recovery => !c.recovery.is_empty(),
+            Test::Reset => !c.reset.is_empty(),
         }
     }
 }
@@ -434,6 +448,18 @@ pub enum Column {
     ThroughputFps,
     /// Back-to-back: no loss even at the longest burst tried.
     AtLimit,
+    /// Recovery: the overload, % of line at L1.
+    OverloadPct,
+    /// Recovery: the load after the drop, % of line at L1.
+    ReducedPct,
+    /// Recovery and reset: the mean time of the trials that count,
+    /// seconds.
+    MeanTimeS,
+    /// Recovery and reset: each counted trial's time, seconds.
+    Times,
+    /// Recovery and reset: why the row has no figure, or one to read
+    /// with care.
+    Note,
     /// Trial: offered load, % of line.
     OfferedPct,
     /// Trial: load sent, % of line.
@@ -452,6 +478,10 @@ pub enum Column {
     Corrupt,
     /// Trial: seconds sent.
     DurationS,
+    /// Trial of recovery or reset: its time, seconds (recovery: from the
+    /// drop to the first frame through after the last loss; reset: the
+    /// longest gap between two arrivals).
+    TimeS,
     /// The tester, not the device, limited the figure.
     TesterBound,
     /// Trial or criterion met.
@@ -483,7 +513,7 @@ pub enum Column {
 
 impl Column {
     /// Every column, in the CSV's order.
-    pub const ALL: [Column; 49] = [
+    pub const ALL: [Column; 55] = [
         Column::Trial,
         Column::RatePct,
         Column::L1Bps,
@@ -511,6 +541,11 @@ impl Column {
         Column::CorrectedS,
         Column::ThroughputFps,
         Column::AtLimit,
+        Column::OverloadPct,
+        Column::ReducedPct,
+        Column::MeanTimeS,
+        Column::Times,
+        Column::Note,
         Column::OfferedPct,
         Column::SentPct,
         Column::TxFrames,
@@ -520,6 +555,7 @@ impl Column {
         Column::Duplicated,
         Column::Corrupt,
         Column::DurationS,
+        Column::TimeS,
         Column::TesterBound,
         Column::Passed,
         Column::State,
@@ -579,6 +615,11 @@ impl Column {
             Column::CorrectedS => ("corrected_s", "corrected, s"),
             Column::ThroughputFps => ("throughput_fps", "throughput used, frames/s"),
             Column::AtLimit => ("at_limit", "at limit"),
+            Column::OverloadPct => ("overload_pct", "overload, % of line"),
+            Column::ReducedPct => ("reduced_pct", "reduced, % of line"),
+            Column::MeanTimeS => ("mean_time_s", "mean time, s"),
+            Column::Times => ("times_s", "each trial, s"),
+            Column::Note => ("note", "note"),
             Column::OfferedPct => ("offered_pct", "offered %"),
             Column::SentPct => ("sent_pct", "sent %"),
             Column::TxFrames => ("tx_frames", "sent"),
@@ -588,6 +629,7 @@ impl Column {
             Column::Duplicated => ("duplicated", "duplicated"),
             Column::Corrupt => ("corrupt", "corrupt"),
             Column::DurationS => ("duration_s", "s"),
+            Column::TimeS => ("time_s", "time, s"),
             Column::TesterBound => ("tester_bound", "tester-bound"),
             Column::Passed => ("passed", "passed"),
             Column::State => ("state", "state"),
@@ -615,6 +657,7 @@ impl Column {
                 | Column::Problems
                 | Column::Excluded
                 | Column::Reason
+                | Column::Note
                 | Column::Text
                 | Column::Setting
                 | Column::Value
@@ -626,8 +669,8 @@ impl Column {
 /// What the HTML report and the terminal show for the plain text `plain`
 /// of a cell of `column` (see the module's rules): counts, frames/s and
 /// nanoseconds with thousands separators, bit rates in the unit that fits
-/// them, each search's burst separated by `; `, a correction not made
-/// `–`; every other cell as it
+/// them, each search's burst (and each recovery or reset trial's time)
+/// separated by `; `, a correction not made `–`; every other cell as it
 /// is.
 pub fn shown(column: Column, plain: &str) -> String {
     match column {
@@ -660,7 +703,7 @@ pub fn shown(column: Column, plain: &str) -> String {
         | Column::Reordered
         | Column::Duplicated
         | Column::Corrupt => grouped(plain),
-        Column::Bursts => {
+        Column::Bursts | Column::Times => {
             // Grouped numbers hold commas: the list is told apart by `; `.
             let each: Vec<String> = plain.split_whitespace().map(grouped).collect();
             each.join("; ")
@@ -747,6 +790,8 @@ pub fn results(c: &Certification) -> Vec<Record> {
     out.extend(c.latency.iter().map(|r| latency(&f, r)));
     out.extend(c.loss.iter().flat_map(|r| loss(&f, r)));
     out.extend(c.back_to_back.iter().map(back_to_back));
+    out.extend(c.recovery.iter().map(|r| recovery(&f, r)));
+    out.extend(c.reset.iter().map(|r| reset(&f, r)));
     out
 }
 
@@ -843,6 +888,38 @@ fn back_to_back(r: &BackToBackRow) -> Record {
         .with(Column::AtLimit, yes_no(r.at_limit))
         .with(Column::TesterBound, yes_no(any_tester_bound(&r.trials)))
         .with(Column::Bursts, bursts.join(" "))
+}
+
+fn recovery(f: &Format, r: &RecoveryRow) -> Record {
+    Record::new(Test::Recovery, Kind::Result, &r.direction, r.frame_size)
+        .with(Column::OverloadPct, f.pct(r.overload_pct))
+        .with(Column::ReducedPct, f.pct(r.reduced_pct))
+        .with(Column::Trials, r.trials.len().to_string())
+        .with(Column::Counted, r.recovery_s.len().to_string())
+        .with(Column::MeanTimeS, mean_time(r.mean_s))
+        .with(Column::Times, times(&r.recovery_s))
+        .with(Column::Note, r.note.clone().unwrap_or_default())
+}
+
+fn reset(f: &Format, r: &ResetRow) -> Record {
+    Record::new(Test::Reset, Kind::Result, &r.direction, r.frame_size)
+        .with(Column::RatePct, f.pct(r.rate_pct))
+        .with(Column::Trials, r.trials.len().to_string())
+        .with(Column::Counted, r.reset_s.len().to_string())
+        .with(Column::MeanTimeS, mean_time(r.mean_s))
+        .with(Column::Times, times(&r.reset_s))
+        .with(Column::Note, r.note.clone().unwrap_or_default())
+}
+
+/// A mean time in seconds; [`NOT_A_NUMBER`] when no trial counted.
+fn mean_time(mean_s: Option<f64>) -> String {
+    mean_s.map_or_else(|| NOT_A_NUMBER.to_string(), seconds)
+}
+
+/// Times in seconds, separated by spaces.
+fn times(each_s: &[f64]) -> String {
+    let each: Vec<String> = each_s.iter().map(|&s| seconds(s)).collect();
+    each.join(" ")
 }
 
 fn any_tester_bound(trials: &[Trial]) -> bool {
@@ -1079,6 +1156,12 @@ fn each_trial(c: &Certification, mut f: impl FnMut(Test, usize, &Trial)) {
     for r in &c.back_to_back {
         add(Test::BackToBack, &mut r.trials.iter());
     }
+    for r in &c.recovery {
+        add(Test::Recovery, &mut r.trials.iter());
+    }
+    for r in &c.reset {
+        add(Test::Reset, &mut r.trials.iter());
+    }
 }
 
 fn direction_trial(
@@ -1120,7 +1203,12 @@ fn trial(f: &Format, test: Test, n: usize, t: &Trial) -> Record {
             .unwrap_or_default()
     };
     let problems: Vec<String> = t.problems.iter().map(|p| p.text()).collect();
-    Record::new(test, Kind::Trial, &t.direction, t.frame_size)
+    let time_ns = match test {
+        Test::Recovery => Some(t.recovery_ns),
+        Test::Reset => Some(t.gap_max_ns),
+        _ => None,
+    };
+    let record = Record::new(test, Kind::Trial, &t.direction, t.frame_size)
         .with(Column::Trial, n.to_string())
         .with(Column::OfferedPct, f.pct(t.offered_pct))
         .with(Column::SentPct, f.pct(t.sent_pct))
@@ -1134,7 +1222,17 @@ fn trial(f: &Format, test: Test, n: usize, t: &Trial) -> Record {
         .with(Column::P50Ns, lat(|p| p.p50_ns))
         .with(Column::P99Ns, lat(|p| p.p99_ns))
         .with(Column::MaxNs, lat(|p| p.max_ns))
-        .with(Column::DurationS, seconds(t.duration_s))
+        .with(Column::DurationS, seconds(t.duration_s));
+    // Recovery and reset trials show their time (empty when the trial
+    // measured none).
+    let record = match time_ns {
+        Some(ns) => record.with(
+            Column::TimeS,
+            ns.map(|ns| seconds(ns / 1e9)).unwrap_or_default(),
+        ),
+        None => record,
+    };
+    record
         .with(Column::TesterBound, yes_no(t.tester_bound))
         .with(Column::Passed, yes_no(t.passed))
         .with(Column::Problems, problems.join("; "))
@@ -1537,6 +1635,80 @@ pub(crate) mod sample {
         c
     }
 
+    /// `c` with rows of system recovery and reset at 64 B: recovery one
+    /// way from 110 % of its throughput, trials of 0.447 ms and 0.452 ms;
+    /// the way back a recovery trial whose overload lost nothing (left
+    /// out, the row without a figure); reset one way at its throughput,
+    /// trials of 1.0065 s and 1.0089 s.
+    pub fn recovery_and_reset(mut c: Certification) -> Certification {
+        let s = c.settings.clone();
+        let rate = |dir: usize| {
+            (c.throughput.iter())
+                .find(|r| r.direction == DIRS[dir] && r.frame_size == 64)
+                .map_or(50.0, |r| r.rate_pct)
+        };
+        let (r0, r1) = (rate(0), rate(1));
+        let overload = (r0 * 1.1).min(100.0);
+        let length = s.recovery_overload_s + s.recovery_reduced_s;
+        let recovering = |ns: f64| {
+            let mut t = trial(0, 64, overload, r0, false);
+            t.duration_s = length;
+            t.recovery_ns = Some(ns);
+            t
+        };
+        let mut calm = trial(1, 64, (r1 * 1.1).min(100.0), 100.0, false);
+        calm.duration_s = length;
+        calm.excluded =
+            Some("the overload lost nothing: the device was not overloaded; left out".into());
+        c.recovery = vec![
+            RecoveryRow {
+                direction: DIRS[0].into(),
+                frame_size: 64,
+                overload_pct: overload,
+                reduced_pct: overload / 2.0,
+                recovery_s: vec![0.000_447, 0.000_452],
+                mean_s: Some((0.000_447 + 0.000_452) / 2.0),
+                note: None,
+                trials: vec![recovering(447_000.0), recovering(452_000.0)],
+                complete: true,
+            },
+            RecoveryRow {
+                direction: DIRS[1].into(),
+                frame_size: 64,
+                overload_pct: calm.offered_pct,
+                reduced_pct: calm.offered_pct / 2.0,
+                recovery_s: Vec::new(),
+                mean_s: None,
+                note: Some("no trial counted: see each trial's reason".into()),
+                trials: vec![calm],
+                complete: true,
+            },
+        ];
+        let fps = line_fps(64) * r0 / 100.0;
+        let resetting = |gap_ns: f64| {
+            let mut t = trial(0, 64, r0, 100.0, false);
+            t.duration_s = s.reset_trial_s;
+            t.tx_frames = (fps * s.reset_trial_s).round() as u64;
+            t.lost = (fps * gap_ns / 1e9).round() as u64;
+            t.rx_frames = t.tx_frames - t.lost;
+            t.loss_pct = t.lost as f64 * 100.0 / t.tx_frames as f64;
+            t.passed = false;
+            t.gap_max_ns = Some(gap_ns);
+            t
+        };
+        c.reset = vec![ResetRow {
+            direction: DIRS[0].into(),
+            frame_size: 64,
+            rate_pct: r0,
+            reset_s: vec![1.0065, 1.0089],
+            mean_s: Some((1.0065 + 1.0089) / 2.0),
+            note: None,
+            trials: vec![resetting(1_006_500_000.0), resetting(1_008_900_000.0)],
+            complete: true,
+        }];
+        c
+    }
+
     /// [`complete`] whose throughput found no rate at 64 B one way, so
     /// latency did not run there.
     pub fn no_rate_at_64() -> Certification {
@@ -1785,7 +1957,7 @@ mod tests {
         assert_eq!(Test::from_key("back-to-back"), Some(Test::BackToBack));
         assert_eq!(Test::from_key("jitter"), None);
         let sections: Vec<&str> = Test::ALL.iter().map(|t| t.section()).collect();
-        assert_eq!(sections, ["26.1", "26.2", "26.3", "26.4"]);
+        assert_eq!(sections, ["26.1", "26.2", "26.3", "26.4", "26.5", "26.6"]);
         let titles: Vec<&str> = Test::ALL.iter().map(|t| t.title()).collect();
         assert_eq!(
             titles,
@@ -1793,7 +1965,21 @@ mod tests {
                 "Throughput",
                 "Latency",
                 "Frame loss rate",
-                "Back-to-back frames"
+                "Back-to-back frames",
+                "System recovery",
+                "Reset"
+            ]
+        );
+        let keys: Vec<&str> = Test::ALL.iter().map(|t| t.key()).collect();
+        assert_eq!(
+            keys,
+            [
+                "throughput",
+                "latency",
+                "loss",
+                "back_to_back",
+                "recovery",
+                "reset"
             ]
         );
     }
@@ -1801,7 +1987,11 @@ mod tests {
     #[test]
     fn tests_shown_are_the_settings_then_any_with_results() {
         let mut c = sample::incomplete();
-        assert_eq!(tests_of(&c), Test::ALL.to_vec());
+        assert_eq!(tests_of(&c), Test::ALL[..4].to_vec());
+        let with = sample::recovery_and_reset(c.clone());
+        assert_eq!(tests_of(&with), Test::ALL.to_vec());
+        assert!(Test::Recovery.has_results(&with) && Test::Reset.has_results(&with));
+        assert!(!Test::Recovery.has_results(&c) && !Test::Reset.has_results(&c));
         assert!(!Test::BackToBack.has_results(&c));
         c.settings.tests = vec!["loss".into(), "throughput".into(), "loss".into()];
         assert_eq!(tests_of(&c), [Test::Loss, Test::Throughput, Test::Latency]);
@@ -1859,6 +2049,124 @@ mod tests {
         assert_eq!(b2b.get(Column::Trials), Some("12"));
         assert_eq!(b2b.get(Column::MeanFrames), Some("234368.5"));
         assert_eq!(b2b.get(Column::AtLimit), Some("no"));
+    }
+
+    #[test]
+    fn recovery_and_reset_records_hold_their_times() {
+        let c = sample::recovery_and_reset(sample::complete());
+        let r = results(&c);
+        let mine: Vec<&Record> = (r.iter())
+            .filter(|x| matches!(x.test, Some(Test::Recovery | Test::Reset)))
+            .collect();
+        let cells = |x: &Record| -> Vec<(Column, String)> { x.cells.clone() };
+        let s = |t: &str| t.to_string();
+        assert_eq!(mine.len(), 3);
+        assert_eq!(
+            (
+                mine[0].test,
+                mine[0].kind,
+                mine[0].direction.as_str(),
+                mine[0].frame_size
+            ),
+            (Some(Test::Recovery), Kind::Result, sample::DIRS[0], 64)
+        );
+        assert_eq!(
+            cells(mine[0]),
+            [
+                (Column::OverloadPct, s("59.08")),
+                (Column::ReducedPct, s("29.54")),
+                (Column::Trials, s("2")),
+                (Column::Counted, s("2")),
+                (Column::MeanTimeS, s("0.0004495")),
+                (Column::Times, s("0.0004470 0.0004520")),
+                (Column::Note, s("")),
+            ]
+        );
+        assert_eq!(
+            cells(mine[1]),
+            [
+                (Column::OverloadPct, s("55.43")),
+                (Column::ReducedPct, s("27.71")),
+                (Column::Trials, s("1")),
+                (Column::Counted, s("0")),
+                (Column::MeanTimeS, s("n/a")),
+                (Column::Times, s("")),
+                (Column::Note, s("no trial counted: see each trial's reason")),
+            ]
+        );
+        assert_eq!(mine[2].test, Some(Test::Reset));
+        assert_eq!(
+            cells(mine[2]),
+            [
+                (Column::RatePct, s("53.71")),
+                (Column::Trials, s("2")),
+                (Column::Counted, s("2")),
+                (Column::MeanTimeS, s("1.008")),
+                (Column::Times, s("1.006 1.009")),
+                (Column::Note, s("")),
+            ]
+        );
+        assert_eq!(shown(Column::Times, "1.006 1.009"), "1.006; 1.009");
+        // Their trials, numbered per row, each with its time.
+        let t: Vec<(Test, String, Option<String>, Option<String>)> = (trials(&c).iter())
+            .filter(|x| matches!(x.test, Some(Test::Recovery | Test::Reset)))
+            .map(|x| {
+                let get = |k| x.get(k).map(str::to_string);
+                (
+                    x.test.unwrap(),
+                    x.direction.clone(),
+                    get(Column::Trial),
+                    get(Column::TimeS),
+                )
+            })
+            .collect();
+        let d = |i: usize| sample::DIRS[i].to_string();
+        let some = |t: &str| Some(t.to_string());
+        assert_eq!(
+            t,
+            [
+                (Test::Recovery, d(0), some("1"), some("0.0004470")),
+                (Test::Recovery, d(0), some("2"), some("0.0004520")),
+                (Test::Recovery, d(1), some("1"), some("")),
+                (Test::Reset, d(0), some("1"), some("1.006")),
+                (Test::Reset, d(0), some("2"), some("1.009")),
+            ]
+        );
+        // Other tests' trials have no time column.
+        assert!(trials(&sample::complete())
+            .iter()
+            .all(|x| x.get(Column::TimeS).is_none()));
+        let left = left_out(&c);
+        assert_eq!(
+            (left[0].0, left[0].1.as_str(), left[0].2, left[0].3),
+            (Test::Recovery, sample::DIRS[1], 64, 1)
+        );
+    }
+
+    #[test]
+    fn recovery_and_reset_say_why_they_measured_nothing() {
+        let c = sample::recovery_and_reset(sample::complete());
+        assert_eq!(nothing_measured(&c, Test::Recovery), None);
+        assert_eq!(nothing_measured(&c, Test::Reset), None);
+        let mut none = sample::complete();
+        none.complete = false;
+        assert_eq!(
+            nothing_measured(&none, Test::Recovery).as_deref(),
+            Some("No system recovery measured: the certification stopped before this test.")
+        );
+        none.not_measured.push(NotMeasured {
+            test: "reset".into(),
+            direction: sample::DIRS[0].into(),
+            frame_size: 64,
+            reason: "not run: the certification stopped before it: x".into(),
+        });
+        assert_eq!(
+            nothing_measured(&none, Test::Reset).as_deref(),
+            Some(
+                "No reset measured: port 0 → port 1 64 B: not run: the certification stopped \
+                 before it: x."
+            )
+        );
     }
 
     #[test]
@@ -2079,8 +2387,8 @@ mod tests {
         assert_eq!(
             words,
             [
-                "bound", "state", "wanted", "measured", "problems", "excluded", "reason", "text",
-                "setting", "value", "rfc"
+                "bound", "note", "state", "wanted", "measured", "problems", "excluded", "reason",
+                "text", "setting", "value", "rfc"
             ]
         );
     }

@@ -313,6 +313,30 @@ fn title_rows(c: &Certification) -> Vec<(String, String)> {
             format::duration(s.back_to_back_max_s)
         ),
     );
+    let runs =
+        |test: Test| test.has_results(c) || s.tests.iter().any(|k| Test::from_key(k) == Some(test));
+    if runs(Test::Recovery) {
+        add(
+            "System recovery",
+            format!(
+                "{} trials: {} of overload, then {} at half of it",
+                s.recovery_trials,
+                format::duration(s.recovery_overload_s),
+                format::duration(s.recovery_reduced_s)
+            ),
+        );
+    }
+    if runs(Test::Reset) {
+        add(
+            "Reset",
+            format!(
+                "{} trial(s) of {}, the device reset {} into each",
+                s.reset_trials,
+                format::duration(s.reset_trial_s),
+                format::duration(s.reset_at_s)
+            ),
+        );
+    }
     if let Some(t) = s.search_trial_s {
         add(
             "Throughput search trials",
@@ -569,6 +593,8 @@ fn about(test: Test) -> &'static str {
         Test::Throughput => "The highest offered load at which the device lost no more than the tolerance, per frame size, found by binary search and confirmed by one more trial.",
         Test::Latency => "One-way latency of every frame (one process, one clock) at each size's throughput rate, over the trials that count: min and max the least and the largest of any frame, mean the mean of the trials' means (RFC 2544 averages its trials), the percentiles over all their frames; jitter is the mean of the trials' standard deviations. A trial that lost frames, received corrupt ones or was the tester's is left out, tried again and listed.",
         Test::Loss => "Frames lost, in % of frames sent, at each offered load from the top rate down until two successive steps lost nothing. Each cell is one trial.",
+        Test::Recovery => "How fast the device recovers from an overload: 110 % of its throughput (at most the line) for the overload time, then half of that; each trial's time runs from the drop to the first frame through after the last loss, and the mean is over the trials that count (a trial whose overload lost nothing, or that was the tester's, is left out).",
+        Test::Reset => "How long a reset of the device interrupts forwarding: a stream at the throughput rate of the smallest frame size, the device reset by the profile's reset hook during it; each trial's time is the longest gap between two arrivals, from the last frame before the reset to the first after it, and the mean is over the trials that count.",
         Test::BackToBack => "The longest burst at line rate the device forwarded without loss, by binary search on the burst length, over several searches (RFC 9004): their mean and standard deviation, each search's burst, the implied buffer time (the mean burst's length at line rate) and the corrected buffer time (less what the device forwarded during the burst at its measured throughput, which is shown).",
     }
 }
@@ -581,8 +607,8 @@ fn section(c: &Certification, test: Test, results: &[Record], trials: &[Record])
             p { (about(test)) }
             @match svg::chart(test, c) {
                 Some(chart) => (PreEscaped(chart)),
-                None => p.banner.incomplete.no-chart {
-                    (format::nothing_measured(c, test).unwrap_or_default())
+                None => @if let Some(line) = format::nothing_measured(c, test) {
+                    p.banner.incomplete.no-chart { (line) }
                 },
             }
             @if mine.iter().any(|r| r.tester_bound()) {
@@ -677,10 +703,17 @@ fn directions(c: &Certification, records: &[&Record]) -> Vec<String> {
     out
 }
 
-/// The settings' sizes no record of `rows` holds: not measured.
-fn missing_sizes(c: &Certification, rows: &[&Record]) -> Vec<u32> {
-    let sizes = c.settings.sizes.iter().copied();
+/// The sizes the settings planned `test` at that no record of `rows`
+/// holds: not measured (reset runs at the smallest size only; a test the
+/// settings did not plan misses none).
+fn missing_sizes(c: &Certification, test: Test, rows: &[&Record]) -> Vec<u32> {
+    let planned = (c.settings.tests.iter()).any(|k| Test::from_key(k) == Some(test));
+    if !planned {
+        return Vec::new();
+    }
+    let sizes = super::search::test_sizes(&c.settings, test.key());
     sizes
+        .into_iter()
         .filter(|s| !rows.iter().any(|r| r.frame_size == *s))
         .collect()
 }
@@ -700,8 +733,8 @@ fn header(columns: &[Column], first: &str) -> Markup {
 
 fn cell_class(col: Column, text: &str) -> Option<&'static str> {
     match col {
-        Column::Problems | Column::Excluded | Column::Reason => Some("t long"),
-        Column::Bursts => Some("list"),
+        Column::Problems | Column::Excluded | Column::Reason | Column::Note => Some("t long"),
+        Column::Bursts | Column::Times => Some("list"),
         Column::Passed if text == "no" => Some("no"),
         c if c.is_text() => Some("t"),
         _ => None,
@@ -746,7 +779,7 @@ fn result_table(c: &Certification, test: Test, dir: &str, rows: &[&Record]) -> M
     // in the measured table.
     let missing = match rows.first().map(|r| r.kind) {
         Some(format::Kind::Device) => Vec::new(),
-        _ => missing_sizes(c, rows),
+        _ => missing_sizes(c, test, rows),
     };
     html! {
         table {
@@ -806,7 +839,7 @@ fn loss_table(c: &Certification, dir: &str, rows: &[&Record]) -> Markup {
                         }
                     }
                 }
-                @for size in missing_sizes(c, rows) {
+                @for size in missing_sizes(c, Test::Loss, rows) {
                     (not_measured(c, Test::Loss, dir, size, rates.len()))
                 }
             }
@@ -1044,6 +1077,92 @@ mod tests {
             .collect();
         let unique: std::collections::HashSet<&&str> = ids.iter().collect();
         assert_eq!(unique.len(), ids.len(), "ids repeat");
+    }
+
+    /// Recovery and reset have a section each, after back-to-back, with
+    /// a table per direction and no chart; the report stays
+    /// self-contained and every CSV figure of theirs is in it.
+    #[test]
+    fn recovery_and_reset_have_their_sections() {
+        let c = sample::recovery_and_reset(sample::tester_bound());
+        let html = render(&c);
+        let lower = html.to_ascii_lowercase();
+        for needle in [
+            "http", "url(", "@import", "src=", "<script", "<link", "<img",
+        ] {
+            assert!(!lower.contains(needle), "report holds {needle:?}");
+        }
+        let doc = parse(&html);
+        let ids: Vec<&str> = (doc.select(&sel("section.test")))
+            .filter_map(|e| e.value().attr("id"))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "throughput",
+                "latency",
+                "loss",
+                "back_to_back",
+                "recovery",
+                "reset"
+            ]
+        );
+        for (key, title, tables) in [
+            ("recovery", "System recovery (RFC 2544 section 26.5)", 2),
+            ("reset", "Reset (RFC 2544 section 26.6)", 1),
+        ] {
+            let h2 = doc
+                .select(&sel(&format!("section#{key} h2")))
+                .next()
+                .unwrap();
+            assert_eq!(text(h2), title);
+            let s = format!("section#{key}");
+            assert_eq!(
+                doc.select(&sel(&format!("{s} svg, {s} p.no-chart")))
+                    .count(),
+                0
+            );
+            assert_eq!(doc.select(&sel(&format!("{s} > table"))).count(), tables);
+            assert_eq!(
+                doc.select(&sel(&format!("{s} td.missing"))).count(),
+                0,
+                "not planned"
+            );
+        }
+        let head: Vec<String> = doc
+            .select(&sel("section#reset > table th"))
+            .map(text)
+            .collect();
+        assert_eq!(
+            head,
+            [
+                "frame size, B",
+                "% of line",
+                "trials",
+                "counted",
+                "mean time, s",
+                "each trial, s",
+                "note"
+            ]
+        );
+        let row: Vec<String> = doc
+            .select(&sel("section#reset > table tbody td"))
+            .map(text)
+            .collect();
+        assert_eq!(row, ["64", "41.11", "2", "2", "1.008", "1.006; 1.009", ""]);
+        csv_figures_in_html(c.clone());
+        // Planned, reset misses no size but the smallest.
+        let mut planned = c;
+        planned
+            .settings
+            .tests
+            .extend(["recovery".into(), "reset".into()]);
+        let doc = parse(&render(&planned));
+        assert_eq!(doc.select(&sel("section#reset td.missing")).count(), 0);
+        assert_eq!(
+            doc.select(&sel("section#recovery td.missing")).count(),
+            6 + 6
+        );
     }
 
     /// Every figure of the CSV reads the same in the HTML: a result's in
@@ -1563,12 +1682,13 @@ fn writes_the_sample_report_when_asked() {
         return;
     };
     let variant = std::env::var("LANDSPEED_SAMPLE_VARIANT").unwrap_or_default();
-    let mut c = match variant.as_str() {
+    let c = match variant.as_str() {
         "incomplete" => crate::certify::format::sample::incomplete(),
         "complete" => crate::certify::format::sample::complete(),
         "tester_bound" => crate::certify::format::sample::tester_bound(),
         _ => crate::certify::format::sample::showcase(),
     };
+    let mut c = crate::certify::format::sample::recovery_and_reset(c);
     c.profile = "RENDERING SAMPLE, not a measurement: hand-built figures".into();
     std::fs::write(path, render(&c)).unwrap();
 }

@@ -176,15 +176,12 @@ fn cases(
             out.push((d.to_string(), s));
         }
     };
+    let planned = (c.settings.tests.iter()).any(|k| Test::from_key(k) == Some(test));
     for d in &c.directions {
-        for s in &c.settings.sizes {
-            let planned = c
-                .settings
-                .tests
-                .iter()
-                .any(|k| Test::from_key(k) == Some(test));
+        // Reset runs at the smallest size only.
+        for s in super::search::test_sizes(&c.settings, test.key()) {
             if planned {
-                add(d, *s);
+                add(d, s);
             }
         }
     }

@@ -1252,7 +1252,8 @@ pub struct VerdictRecord {
 /// test the certification stopped before (a signal or an error).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct NotMeasured {
-    /// The test: `throughput`, `latency`, `loss` or `back_to_back`.
+    /// The test: `throughput`, `latency`, `loss`, `back_to_back`,
+    /// `recovery` or `reset`.
     pub test: String,
     /// Direction label.
     pub direction: String,

@@ -20,26 +20,31 @@
 //! - back-to-back: each search the longest burst, then the halvings of
 //!   the burst length down to one frame; a search whose longest burst
 //!   passed takes that one trial;
+//! - system recovery: the recovery trials, reset: the reset trials (at
+//!   the smallest size only), none for a size whose throughput search
+//!   passed no rate, as for latency;
 //! - a search not yet started that has a finished search of the same test
 //!   before it is expected to take as many trials as the last of those
 //!   did (a device that passes at line rate at one size likely does at
 //!   the next).
 //!
 //! The time of a trial is its nominal length (the trial, the latency
-//! trial, or a burst at line rate: the longest burst for the first trial
-//! of a back-to-back search, half of it for each halving) plus the settle
+//! trial, a recovery trial's overload and reduced load, the reset trial,
+//! or a burst at line rate: the longest burst for the first trial of a
+//! back-to-back search, half of it for each halving) plus the settle
 //! time, the restabilise wait and, with learning before every trial, the
 //! learning frames and the learning wait, plus the overhead measured so far: the seconds elapsed beyond
 //! the nominal time of the trials that ran, shared among them.
 
 use super::model::{Learning, Settings, TrialSpec, LEARNING_FRAMES, LEARNING_GAP_S};
-use super::search::{fps_at, max_burst, Step, AGGREGATE};
+use super::search::{fps_at, max_burst, test_sizes, Step, AGGREGATE};
 
 /// One search of a certification: a test, a direction (`None`: every
 /// direction at once), a frame size.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Segment {
-    /// `throughput`, `latency`, `loss` or `back_to_back`.
+    /// `throughput`, `latency`, `loss`, `back_to_back`, `recovery` or
+    /// `reset`.
     pub test: String,
     /// Index into the directions, `None` for the aggregate.
     pub direction: Option<usize>,
@@ -48,8 +53,8 @@ pub struct Segment {
 }
 
 /// The searches of a certification with `directions` directions, in the
-/// order they run: per test, per size, each direction then (two or more)
-/// the aggregate.
+/// order they run: per test, per size (reset: the smallest only), each
+/// direction then (two or more) the aggregate.
 pub fn segments(s: &Settings, directions: usize) -> Vec<Segment> {
     let mut dirs: Vec<Option<usize>> = (0..directions).map(Some).collect();
     if directions > 1 {
@@ -57,7 +62,7 @@ pub fn segments(s: &Settings, directions: usize) -> Vec<Segment> {
     }
     let mut out = Vec::new();
     for test in &s.tests {
-        for &frame_size in &s.sizes {
+        for frame_size in test_sizes(s, test) {
             for &direction in &dirs {
                 out.push(Segment {
                     test: test.clone(),
@@ -176,10 +181,19 @@ impl Estimator {
     fn nominal_s(&self, test: &str, spec: &TrialSpec) -> f64 {
         let len = match (test, spec.burst) {
             (_, Some(n)) => n as f64 / fps_at(self.line_bps, spec.frame_size, 100.0),
-            ("latency", None) => self.s.latency_trial_s,
-            _ => self.s.trial_s,
+            (test, None) => self.length_s(test),
         };
         len + self.s.settle_s + self.between_s()
+    }
+
+    /// Nominal length of a trial of `test` that is not a burst, seconds.
+    fn length_s(&self, test: &str) -> f64 {
+        match test {
+            "latency" => self.s.latency_trial_s,
+            "recovery" => self.s.recovery_overload_s + self.s.recovery_reduced_s,
+            "reset" => self.s.reset_trial_s,
+            _ => self.s.trial_s,
+        }
     }
 
     /// Seconds every trial adds besides its own length and settle time:
@@ -260,7 +274,6 @@ impl Estimator {
     fn trial_s(&self, g: &Segment, k: u32) -> f64 {
         let settle = self.s.settle_s + self.between_s();
         match g.test.as_str() {
-            "latency" => self.s.latency_trial_s + settle,
             "back_to_back" => {
                 let longest = self.s.back_to_back_max_s;
                 let per = self.b2b_search_trials(g);
@@ -270,7 +283,7 @@ impl Estimator {
                     longest / 2.0 + settle
                 }
             }
-            _ => self.s.trial_s + settle,
+            test => self.length_s(test) + settle,
         }
     }
 
@@ -285,7 +298,9 @@ impl Estimator {
         }
         let n = match g.test.as_str() {
             "throughput" => self.throughput_trials(i),
-            "latency" => self.latency_trials(g),
+            "latency" => self.at_rate_trials(g, self.s.latency_trials),
+            "recovery" => self.at_rate_trials(g, self.s.recovery_trials),
+            "reset" => self.at_rate_trials(g, self.s.reset_trials),
             "loss" => self.loss_trials(i),
             _ => self.b2b_trials(i),
         };
@@ -324,9 +339,10 @@ impl Estimator {
         }
     }
 
-    /// Latency trials of `g`: none when its throughput search ran and
-    /// passed no rate.
-    fn latency_trials(&self, g: &Segment) -> u32 {
+    /// Trials of `g`, a test run at its throughput rate (latency,
+    /// recovery, reset) that takes `n`: none when its throughput search
+    /// ran and passed no rate.
+    fn at_rate_trials(&self, g: &Segment, n: u32) -> u32 {
         let thr = (self.segs.iter().zip(&self.seen)).find(|(h, _)| {
             h.test == "throughput" && h.direction == g.direction && h.frame_size == g.frame_size
         });
@@ -336,7 +352,7 @@ impl Estimator {
             {
                 0
             }
-            _ => self.s.latency_trials,
+            _ => n,
         }
     }
 

@@ -45,6 +45,50 @@ fn the_restabilise_and_learning_waits_count_in_the_time_left() {
     assert_eq!(e.left_s, 7.5 + 15.0);
 }
 
+/// Recovery and reset count their own trials and lengths: recovery
+/// its trials of overload and reduced load at every size, reset its
+/// trials at the smallest size only.
+#[test]
+fn recovery_and_reset_count_their_trials_and_lengths() {
+    let s = Settings {
+        recovery_overload_s: 3.0,
+        recovery_reduced_s: 2.0,
+        recovery_trials: 2,
+        reset_at_s: 1.0,
+        reset_trial_s: 4.0,
+        reset_trials: 3,
+        ..settings(&["recovery", "reset"], &[128, 64])
+    };
+    let keys: Vec<(String, Option<usize>, u32)> = (segments(&s, 1).into_iter())
+        .map(|g| (g.test, g.direction, g.frame_size))
+        .collect();
+    let key = |t: &str, z: u32| (t.to_string(), Some(0), z);
+    assert_eq!(
+        keys,
+        [key("recovery", 128), key("recovery", 64), key("reset", 64)]
+    );
+    let mut e = Estimator::new(&s, &labels(1), LINE);
+    let at = e.estimate(0.0);
+    // 2 sizes × 2 recovery trials of 3 + 2 s, 3 reset trials of 4 s,
+    // each settled 0.5 s.
+    assert_eq!((at.total, at.trials), (7, 2));
+    assert_eq!(at.left_s, 2.0 * 2.0 * 5.5 + 3.0 * 4.5);
+    assert_eq!(at.left_s, 35.5);
+    run(
+        &mut e,
+        &s,
+        "recovery",
+        spec(Some(0), 128, 55.0, None),
+        &trial(55.0, false, 7),
+    );
+    let at = e.estimate(5.5);
+    assert_eq!((at.test.as_str(), at.trial, at.done), ("recovery", 1, 1));
+    assert_eq!(at.left_s, 30.0);
+    // Two directions: each, then the aggregate.
+    let e = Estimator::new(&s, &labels(2), LINE).estimate(0.0);
+    assert_eq!((e.total, e.left_s), (21, 3.0 * 35.5));
+}
+
 fn spec(dir: Option<usize>, size: u32, rate: f64, burst: Option<u64>) -> TrialSpec {
     TrialSpec {
         direction: dir,

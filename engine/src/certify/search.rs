@@ -186,7 +186,7 @@ pub fn not_measured(c: &Certification) -> Vec<NotMeasured> {
             for dir in row_directions(&c.directions) {
                 let at = |d: &str, z: u32| d == dir && z == size;
                 let reason = match Test::from_key(key) {
-                    None if key == "recovery" => {
+                    Some(Test::Recovery) => {
                         let row = (c.recovery.iter()).find(|r| at(&r.direction, r.frame_size));
                         match row {
                             Some(r) => r
@@ -196,7 +196,7 @@ pub fn not_measured(c: &Certification) -> Vec<NotMeasured> {
                             None => rate_reason(c, &dir, size, &not_run),
                         }
                     }
-                    None if key == "reset" => {
+                    Some(Test::Reset) => {
                         let row = (c.reset.iter()).find(|r| at(&r.direction, r.frame_size));
                         match row {
                             Some(r) => r

@@ -45,17 +45,19 @@ const LOG_RATIO: f64 = 20.0;
 const GREY: &str = "#888888";
 
 /// The chart of `test`, or `None` when the certification holds no result
-/// of it.
+/// of it or the test has no chart (recovery and reset: a few times
+/// each, their table says it all).
 pub fn chart(test: Test, c: &Certification) -> Option<String> {
     if !test.has_results(c) {
         return None;
     }
-    Some(match test {
-        Test::Throughput => throughput(c),
-        Test::Latency => latency(c),
-        Test::Loss => loss(c),
-        Test::BackToBack => back_to_back(c),
-    })
+    match test {
+        Test::Throughput => Some(throughput(c)),
+        Test::Latency => Some(latency(c)),
+        Test::Loss => Some(loss(c)),
+        Test::BackToBack => Some(back_to_back(c)),
+        Test::Recovery | Test::Reset => None,
+    }
 }
 
 /// An axis's scale: maps a figure to a fraction of the axis (0 at its

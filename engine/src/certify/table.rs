@@ -115,11 +115,13 @@ type Table = fn(&Certification, &mut String);
 /// was judged ([`verdict_of`]), else `v`'s.
 pub fn summary(c: &Certification, v: Verdict) -> String {
     let mut s = String::new();
-    let tables: [(Test, Table); 4] = [
+    let tables: [(Test, Table); 6] = [
         (Test::Throughput, throughput),
         (Test::Latency, latency),
         (Test::Loss, loss),
         (Test::BackToBack, back_to_back),
+        (Test::Recovery, recovery),
+        (Test::Reset, reset),
     ];
     for (test, table) in tables {
         table(c, &mut s);
@@ -355,11 +357,7 @@ fn latency(c: &Certification, s: &mut String) {
             );
         }
     }
-    for (test, dir, size, n, why) in format::left_out(c) {
-        if test == Test::Latency {
-            let _ = writeln!(s, "  {size:>6} {dir:<16} trial {n} left out: {why}");
-        }
-    }
+    left_out(c, Test::Latency, s);
 }
 
 fn loss(c: &Certification, s: &mut String) {
@@ -425,6 +423,92 @@ fn back_to_back(c: &Certification, s: &mut String) {
             bound(row.bound),
             cell(r, Column::Searches)
         );
+    }
+}
+
+fn recovery(c: &Certification, s: &mut String) {
+    if c.recovery.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "system recovery (RFC 2544 26.5), seconds from the drop to the first frame through after \
+         the last loss"
+    );
+    let _ = writeln!(
+        s,
+        "  {:>6} {:<16} {:>10} {:>10} {:>10} {:>7} each trial",
+        "size", "direction", "overload %", "reduced %", "mean", "counted"
+    );
+    let records = format::results(c);
+    let rows = records.iter().filter(|r| r.test == Some(Test::Recovery));
+    for (r, row) in rows.zip(&c.recovery) {
+        let _ = writeln!(
+            s,
+            "  {:>6} {:<16} {:>10} {:>10} {:>10} {:>7} {}{}",
+            row.frame_size,
+            row.direction,
+            cell(r, Column::OverloadPct),
+            cell(r, Column::ReducedPct),
+            cell(r, Column::MeanTimeS),
+            format!("{}/{}", cell(r, Column::Counted), cell(r, Column::Trials)),
+            cell(r, Column::Times),
+            row_end(r, row.complete)
+        );
+    }
+    left_out(c, Test::Recovery, s);
+}
+
+fn reset(c: &Certification, s: &mut String) {
+    if c.reset.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "reset (RFC 2544 26.6), seconds from the last frame before the reset to the first after it"
+    );
+    let _ = writeln!(
+        s,
+        "  {:>6} {:<16} {:>9} {:>10} {:>7} each trial",
+        "size", "direction", "% line", "mean", "counted"
+    );
+    let records = format::results(c);
+    let rows = records.iter().filter(|r| r.test == Some(Test::Reset));
+    for (r, row) in rows.zip(&c.reset) {
+        let _ = writeln!(
+            s,
+            "  {:>6} {:<16} {:>9} {:>10} {:>7} {}{}",
+            row.frame_size,
+            row.direction,
+            cell(r, Column::RatePct),
+            cell(r, Column::MeanTimeS),
+            format!("{}/{}", cell(r, Column::Counted), cell(r, Column::Trials)),
+            cell(r, Column::Times),
+            row_end(r, row.complete)
+        );
+    }
+    left_out(c, Test::Reset, s);
+}
+
+/// The end of a recovery or reset row: its note, and whether a signal
+/// cut it short.
+fn row_end(r: &Record, complete: bool) -> String {
+    let mut end = String::new();
+    if let Some(note) = r.get(Column::Note).filter(|n| !n.is_empty()) {
+        end.push_str(&format!(" ({note})"));
+    }
+    if !complete {
+        end.push_str(" (incomplete)");
+    }
+    end
+}
+
+/// Each trial of `test` left out of its row, and why.
+fn left_out(c: &Certification, test: Test, s: &mut String) {
+    for (t, dir, size, n, why) in format::left_out(c) {
+        if t == test {
+            let _ = writeln!(s, "  {size:>6} {dir:<16} trial {n} left out: {why}");
+        }
     }
 }
 

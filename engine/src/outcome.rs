@@ -152,6 +152,31 @@ pub enum Problem {
         #[serde(default, skip_serializing_if = "String::is_empty")]
         why: String,
     },
+    /// Frames of a certification trial arrived before their departure by
+    /// the tester's clocks (the receiving core's TSC behind the sending
+    /// core's, or a NIC's clock mapped onto the TSC): their latency counts
+    /// as the least the clock tells, so the trial's minimum is the clocks'
+    /// disagreement, not the device's.
+    LatencyEarly {
+        /// The frames that arrived early.
+        frames: u64,
+    },
+    /// A certification latency row counts fewer trials than the settings
+    /// asked for: a trial lost frames at the throughput rate (or came in
+    /// corrupt) on every try, so it was left out. The device's own doing,
+    /// not the tester's; the figures stand on the trials that counted.
+    LatencyLeftOut {
+        /// The direction measured.
+        direction: String,
+        /// The frame size, bytes with FCS (0 for IMIX).
+        frame_size: u32,
+        /// Trials that count.
+        counted: u32,
+        /// Trials the settings asked for.
+        asked: u32,
+        /// Why the given-up trials were left out, in words.
+        why: String,
+    },
     /// A certification trial lost frames after its sender fell behind
     /// its schedule by more than the device's queue holds and caught up
     /// with a burst above the trial's rate: the loss may be that burst's,
@@ -356,8 +381,8 @@ impl Problem {
                          more): the device's figure is at least this"
                     }
                     "latency" => {
-                        "the others were the tester's (or lost frames at the throughput rate) \
-                         and are left out of the figures"
+                        "the others were the tester's on every try and are left out of the \
+                         figures"
                     }
                     _ => "is the tester's, not the device's (tried again, still the tester's)",
                 };
@@ -369,6 +394,31 @@ impl Problem {
                     } else {
                         format!("; {why}")
                     }
+                )
+            }
+            Problem::LatencyEarly { frames } => format!(
+                "{frames} frame(s) arrived before their departure by the tester's clocks (the \
+                 receiving core's TSC behind the sending core's, or the NIC's clock mapped \
+                 onto it): their latency counts as 0, so the least latency is the clocks' \
+                 disagreement, not the device's (run the TX and RX lcores on cores whose \
+                 TSCs agree: one socket, an invariant TSC)"
+            ),
+            Problem::LatencyLeftOut {
+                direction,
+                frame_size,
+                counted,
+                asked,
+                why,
+            } => {
+                let frames = match frame_size {
+                    0 => "IMIX frames".to_string(),
+                    z => format!("{z}-byte frames"),
+                };
+                format!(
+                    "latency of {frames} ({direction}): {counted} of {asked} latency trials \
+                     counted; the others lost frames at the throughput rate (or were corrupt) \
+                     on every try and are left out of the figures, so the device did not \
+                     carry its throughput rate cleanly every time; {why}"
                 )
             }
             Problem::SenderBunched {

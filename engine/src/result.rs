@@ -260,8 +260,9 @@ pub struct StreamResult {
     /// latency, or a result written before two-host clocks).
     #[serde(default)]
     pub latency_clock: Option<String>,
-    /// Frames that arrived before their departure by the synchronised
-    /// clocks (their latency recorded as 1 ns).
+    /// Frames that arrived before their departure by the clocks (their
+    /// latency recorded as 1): two hosts' synchronised clocks, a NIC's
+    /// clock or two cores' TSCs disagree by more than the path takes.
     #[serde(default)]
     pub latency_early: u64,
     /// Where the arrival times of its latency came from: `software` (the

@@ -21,7 +21,7 @@
 //! by its name; a column that does not apply to a line is empty.
 
 use super::format::{self, Column, Record};
-use super::model::Certification;
+use super::model::{Certification, Size};
 
 /// The CSV of `c`.
 pub fn render(c: &Certification) -> String {
@@ -48,7 +48,7 @@ pub fn render(c: &Certification) -> String {
 
 fn record(out: &mut String, r: &Record) {
     let size = match r.test {
-        Some(_) => r.frame_size.to_string(),
+        Some(_) => Size(r.frame_size).to_string(),
         None => String::new(),
     };
     let mut fields: Vec<&str> = vec![r.test_key(), r.kind.key(), &r.direction, &size];

@@ -971,9 +971,41 @@ pub fn setup(c: &Certification) -> Vec<Record> {
     if let Some(b) = &c.baseline {
         out.push(kv("baseline", baseline_text(b)));
     }
+    if let Some(t) = imix_text(&c.settings) {
+        out.push(kv("imix", t));
+    }
+    if let Some(t) = direction_loads_text(c) {
+        out.push(kv("direction_loads", t));
+    }
     out.extend(c.frames.iter().map(|f| kv("frames", f.clone())));
     out.extend(c.tasks.iter().map(|t| kv("task", t.text())));
     out
+}
+
+/// What the size `IMIX` sent, in words (its sizes in order and their
+/// mean); `None` without an IMIX.
+pub fn imix_text(s: &Settings) -> Option<String> {
+    if s.imix.is_empty() {
+        return None;
+    }
+    let sizes: Vec<String> = s.imix.iter().map(u32::to_string).collect();
+    Some(format!(
+        "{} B in this order, repeating (mean {} B)",
+        sizes.join(", "),
+        trimmed(s.mean_bytes(super::model::IMIX))
+    ))
+}
+
+/// Each direction's share of an aggregate trial's load, in words;
+/// `None` when every direction offers the whole load.
+pub fn direction_loads_text(c: &Certification) -> Option<String> {
+    if c.settings.direction_loads.is_empty() {
+        return None;
+    }
+    let each: Vec<String> = (c.directions.iter().enumerate())
+        .map(|(d, label)| format!("{label} {} %", trimmed(c.settings.share_of(d) * 100.0)))
+        .collect();
+    Some(each.join(", "))
 }
 
 /// How latency was timestamped, in words; when the certification does
@@ -1076,10 +1108,7 @@ pub fn nothing_measured(c: &Certification, test: Test) -> Option<String> {
     let text: Vec<String> = (groups.iter())
         .map(|(r, at)| {
             let places: Vec<String> = (at.iter())
-                .map(|(d, sizes)| {
-                    let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
-                    format!("{d} {} B", sizes.join(", "))
-                })
+                .map(|(d, sizes)| format!("{d} {}", super::model::sizes_text(sizes)))
                 .collect();
             format!("{}: {r}", places.join(" and "))
         })
@@ -1850,6 +1879,51 @@ pub(crate) mod sample {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_imix_is_named_and_spelled_out_and_direction_loads_listed() {
+        use crate::certify::model::{Size, IMIX};
+        assert_eq!(
+            format!("{:>6}|{:<6}|", Size(IMIX), Size(64)),
+            "  IMIX|64    |"
+        );
+        assert_eq!(
+            (Size(IMIX).bytes(), Size(1518).bytes()),
+            ("IMIX".into(), "1518 B".into())
+        );
+        let mut c = sample::bidirectional();
+        assert_eq!(
+            (imix_text(&c.settings), direction_loads_text(&c)),
+            (None, None)
+        );
+        c.settings.imix = vec![64, 64, 512, 1518];
+        assert_eq!(
+            imix_text(&c.settings).unwrap(),
+            "64, 64, 512, 1518 B in this order, repeating (mean 539.5 B)"
+        );
+        c.settings.direction_loads = vec![100.0, 40.0];
+        let dirs = &c.directions;
+        assert_eq!(
+            direction_loads_text(&c).unwrap(),
+            format!("{} 100 %, {} 40 %", dirs[0], dirs[1])
+        );
+        let keys: Vec<String> = (setup(&c).iter())
+            .filter_map(|r| r.get(Column::Setting).map(String::from))
+            .filter(|k| k == "imix" || k == "direction_loads")
+            .collect();
+        assert_eq!(keys, ["imix", "direction_loads"]);
+        // Every output names the IMIX row `IMIX`, never size 0.
+        c.throughput[0].frame_size = IMIX;
+        let csv = crate::certify::csv::render(&c);
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with("throughput,result,"))
+            .unwrap();
+        assert!(line.contains(",IMIX,"), "{line}");
+        let table =
+            crate::certify::table::summary(&c, crate::certify::table::Verdict::of(&c, false));
+        assert!(table.contains("\n    IMIX "), "{table}");
+    }
 
     #[test]
     fn pct_decimals_follow_the_resolution() {

@@ -26,7 +26,7 @@
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use super::format::{self, Column, Record, Test};
-use super::model::{Certification, Host};
+use super::model::{Certification, Host, Size};
 use super::svg;
 
 /// The inline style sheet: screen, and A4 print.
@@ -352,6 +352,12 @@ fn title_rows(c: &Certification) -> Vec<(String, String)> {
         format!("{} after each trial", format::duration(s.restabilise_s)),
     );
     add("Learning frames", s.learning.key().to_string());
+    if let Some(t) = format::imix_text(s) {
+        add("IMIX", t);
+    }
+    if let Some(t) = format::direction_loads_text(c) {
+        add("Direction loads (aggregate)", t);
+    }
     add(
         "Latency definition",
         format!(
@@ -428,7 +434,7 @@ fn criteria(c: &Certification) -> Markup {
                         tr {
                             td.t { (r.test_key()) }
                             td.t { (r.direction) }
-                            td { (r.frame_size) }
+                            td { (Size(r.frame_size)) }
                             td.t { (r.get(Column::Wanted).unwrap_or_default()) }
                             td.t { (r.get(Column::Measured).unwrap_or_default()) }
                             td class=(state_class(state)) { (state) }
@@ -488,7 +494,7 @@ fn left_out_list(left: &[(Test, String, u32, usize, String)]) -> Markup {
             @for (test, dir, size, n, why) in left {
                 li {
                     a href=(format!("#{}", test.key())) { (test.title()) }
-                    ", " (dir) ", " (size) " B, trial " (n) ": " (why)
+                    ", " (dir) ", " (Size(*size).bytes()) ", trial " (n) ": " (why)
                 }
             }
         }
@@ -513,7 +519,7 @@ fn unmeasured(c: &Certification) -> Markup {
                         tr {
                             td.t { a href=(format!("#{}", r.test_key())) { (r.test_key()) } }
                             td.t { (r.direction) }
-                            td { (r.frame_size) }
+                            td { (Size(r.frame_size)) }
                             td.t { (r.get(Column::Reason).unwrap_or_default()) }
                         }
                     }
@@ -582,7 +588,7 @@ fn tester_bound_lines(results: &[Record], trials: &[Record]) -> Vec<(Test, Strin
         } else {
             format!(": {}", parts.join("; "))
         };
-        (test, format!(", {dir}, {size} B{what}"))
+        (test, format!(", {dir}, {}{what}", Size(size).bytes()))
     };
     keys.into_iter().map(line).collect()
 }
@@ -752,7 +758,7 @@ fn cells(r: &Record) -> Markup {
 fn row(r: &Record) -> Markup {
     html! {
         tr class=[r.tester_bound().then_some("tb")] {
-            td { (r.frame_size) }
+            td { (Size(r.frame_size)) }
             (cells(r))
         }
     }
@@ -764,7 +770,7 @@ fn not_measured(c: &Certification, test: Test, dir: &str, size: u32, span: usize
     let why = format::why_not(c, test, dir, size).unwrap_or("the certification stopped first");
     html! {
         tr {
-            td { (size) }
+            td { (Size(size)) }
             td.missing colspan=(span) { "not measured: " (why) }
         }
     }
@@ -827,7 +833,7 @@ fn loss_table(c: &Certification, dir: &str, rows: &[&Record]) -> Markup {
             tbody {
                 @for size in sizes {
                     tr {
-                        td { (size) }
+                        td { (Size(size)) }
                         @for (_, rate) in &rates {
                             @let at = rows.iter().find(|r| r.frame_size == size && r.get(Column::RatePct) == Some(rate));
                             @match at {
@@ -897,7 +903,7 @@ fn direction_table(test: Test, shares: &[Record]) -> Markup {
             tbody {
                 @for r in mine {
                     tr {
-                        td { (r.frame_size) }
+                        td { (Size(r.frame_size)) }
                         td.t { (r.direction) }
                         (cells(r))
                     }

@@ -27,7 +27,7 @@
 use std::fmt::Write as _;
 
 use super::format::{self, escape, Column, Kind, Record, Test};
-use super::model::{Certification, Criterion};
+use super::model::{Certification, Criterion, Size};
 
 /// Counts of one suite (or of all).
 #[derive(Default, Clone, Copy)]
@@ -235,8 +235,9 @@ fn suite(c: &Certification, test: Test, results: &[Record], device: &[Record]) -
                 .unwrap_or("not measured: the certification stopped first");
             let _ = writeln!(
                 body,
-                "    <testcase classname=\"{}\" name=\"{size} B\">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                "    <testcase classname=\"{}\" name=\"{}\">\n      <skipped message=\"{}\"/>\n    </testcase>",
                 escape(&class),
+                Size(size).bytes(),
                 escape(why)
             );
         }
@@ -245,7 +246,7 @@ fn suite(c: &Certification, test: Test, results: &[Record], device: &[Record]) -
 }
 
 fn criterion_case(body: &mut String, class: &str, k: &Criterion, rows: &[&Record]) {
-    let name = format!("{} B: {}", k.frame_size, k.wanted);
+    let name = format!("{}: {}", Size(k.frame_size).bytes(), k.wanted);
     let _ = writeln!(
         body,
         "    <testcase classname=\"{}\" name=\"{}\">",
@@ -280,8 +281,9 @@ fn criterion_case(body: &mut String, class: &str, k: &Criterion, rows: &[&Record
 fn figures_case(body: &mut String, class: &str, size: u32, rows: &[&Record]) {
     let _ = writeln!(
         body,
-        "    <testcase classname=\"{}\" name=\"{size} B\">\n      <properties>",
-        escape(class)
+        "    <testcase classname=\"{}\" name=\"{}\">\n      <properties>",
+        escape(class),
+        Size(size).bytes()
     );
     let results = rows.iter().filter(|r| r.kind == Kind::Result).count();
     for (i, r) in rows.iter().enumerate() {

@@ -19,7 +19,7 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::model::{LatencyDefinition, LatencyRow, Settings, Trial};
+use super::model::{LatencyDefinition, LatencyRow, Settings, Size, Trial};
 use crate::pace::measure::Bucket;
 use crate::report::{ns_histogram as histogram, Percentiles};
 use crate::wire::spec::L1_OVERHEAD;
@@ -65,9 +65,7 @@ pub fn summarise(counted: &[&Trial]) -> (Percentiles, f64, Vec<Bucket>) {
     }
     let mut all = histogram();
     for h in hists {
-        for v in h.iter_recorded() {
-            crate::report::record_ns(&mut all, v.value_iterated_to(), v.count_at_value());
-        }
+        crate::report::merge_ns(&mut all, h);
     }
     s.p50_ns = all.value_at_quantile(0.5) as f64;
     s.p99_ns = all.value_at_quantile(0.99) as f64;
@@ -284,16 +282,17 @@ impl Baseline {
         for dir in directions {
             for &size in sizes {
                 if self.row(dir, size).is_none() {
-                    let has: Vec<String> = (self.rows.iter())
+                    let has: Vec<u32> = (self.rows.iter())
                         .filter(|r| &r.direction == dir)
-                        .map(|r| r.frame_size.to_string())
+                        .map(|r| r.frame_size)
                         .collect();
                     let has = if has.is_empty() {
                         "nothing in that direction".to_string()
                     } else {
-                        format!("only {} B there", has.join(", "))
+                        format!("only {} there", super::model::sizes_text(&has))
                     };
-                    return Err(format!("has no latency for {size} B in {dir} ({has})"));
+                    let size = Size(size).bytes();
+                    return Err(format!("has no latency for {size} in {dir} ({has})"));
                 }
             }
         }

@@ -913,6 +913,41 @@ impl LatencyDefinition {
 /// it `IMIX`.
 pub const IMIX: u32 = 0;
 
+/// A frame size as the outputs write it: the bytes with FCS, or `IMIX`
+/// for [`IMIX`]; padded as a number is when a width is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Size(pub u32);
+
+impl Size {
+    /// With its unit: `1518 B`, or `IMIX`.
+    pub fn bytes(self) -> String {
+        match self.0 {
+            IMIX => "IMIX".to_string(),
+            z => format!("{z} B"),
+        }
+    }
+}
+
+/// Frame sizes in words: `64, 1518 B`; `64 B, IMIX` when one is the
+/// IMIX.
+pub fn sizes_text(sizes: &[u32]) -> String {
+    if sizes.contains(&IMIX) {
+        let each: Vec<String> = sizes.iter().map(|&z| Size(z).bytes()).collect();
+        return each.join(", ");
+    }
+    let each: Vec<String> = sizes.iter().map(u32::to_string).collect();
+    format!("{} B", each.join(", "))
+}
+
+impl std::fmt::Display for Size {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            IMIX => f.pad("IMIX"),
+            z => std::fmt::Display::fmt(&z, f),
+        }
+    }
+}
+
 /// RFC 2544's frame sizes for Ethernet (section 9.1), FCS included.
 pub const RFC2544_SIZES: [u32; 7] = [64, 128, 256, 512, 1024, 1280, 1518];
 

@@ -36,7 +36,7 @@
 //! learning frames and the learning wait, plus the overhead measured so far: the seconds elapsed beyond
 //! the nominal time of the trials that ran, shared among them.
 
-use super::model::{Learning, Settings, TrialSpec, LEARNING_FRAMES, LEARNING_GAP_S};
+use super::model::{Learning, Settings, Size, TrialSpec, LEARNING_FRAMES, LEARNING_GAP_S};
 use super::search::{fps_at, max_burst, test_sizes, Step, AGGREGATE};
 
 /// One search of a certification: a test, a direction (`None`: every
@@ -491,8 +491,13 @@ pub fn now_text(e: &Estimate) -> String {
         None => format!("{:.3} % of line", e.rate_pct),
     };
     format!(
-        "{} {} B {}: trial {} of ~{}, {}",
-        e.test, e.frame_size, e.direction, e.trial, e.trials, what
+        "{} {} {}: trial {} of ~{}, {}",
+        e.test,
+        Size(e.frame_size).bytes(),
+        e.direction,
+        e.trial,
+        e.trials,
+        what
     )
 }
 
@@ -503,9 +508,9 @@ pub fn plain_line(st: &Step, e: &Estimate) -> String {
         return String::new();
     };
     format!(
-        "landspeed: {} {} B {}: trial {} of ~{} (certification: {} of ~{}): {:.3} % of line, {} sent, {} lost{}{} (~{} left)",
+        "landspeed: {} {} {}: trial {} of ~{} (certification: {} of ~{}): {:.3} % of line, {} sent, {} lost{}{} (~{} left)",
         st.test,
-        t.frame_size,
+        Size(t.frame_size).bytes(),
         t.direction,
         e.trial,
         e.trials,

@@ -624,11 +624,11 @@ impl<'a> Search<'a> {
             self.silent = Some(t.clone());
             return Err(crate::Error::Certify(format!(
                 "port {} received nothing of the {} frames sent in the first trial \
-                 ({} B at {:.1} % of line, {}): check the cabling and that the device \
+                 ({} at {:.1} % of line, {}): check the cabling and that the device \
                  under test forwards; stopping rather than searching down to zero",
                 self.tester.rx_port(spec.direction),
                 t.tx_frames,
-                spec.frame_size,
+                super::model::Size(spec.frame_size).bytes(),
                 spec.rate_pct,
                 self.label(spec.direction)
             )));
@@ -930,11 +930,7 @@ impl Search<'_> {
                 let bad = latency_flaw(&t, tol);
                 let again = bad.is_some() && k + 1 < MAX_TRIES;
                 t.excluded = bad.map(|why| {
-                    let then = if again {
-                        "tried again"
-                    } else {
-                        "no tries left"
-                    };
+                    let then = if again { "tried again" } else { GIVEN_UP };
                     format!("{why}; left out, {then}")
                 });
                 trials.push(t);
@@ -1343,10 +1339,14 @@ pub fn correct_back_to_back(c: &mut Certification) {
     }
 }
 
+/// How a latency trial left out on its last try ends its `excluded`.
+const GIVEN_UP: &str = "no tries left";
+
 /// The problems that say which figures are the tester's and not the
 /// device's: a throughput or back-to-back row it bounded, a latency row
-/// whose trials it (or a loss at the throughput rate) left out, a loss
-/// point still its own after the tries.
+/// whose trials it left out on every try, a loss point still its own
+/// after the tries; and a latency row short of trials because the device
+/// lost frames at its throughput rate on every try.
 pub fn tester_problems(c: &Certification) -> Vec<Problem> {
     let f = super::format::Format::new(&c.settings);
     let mut out = Vec::new();
@@ -1369,17 +1369,33 @@ pub fn tester_problems(c: &Certification) -> Vec<Problem> {
             super::model::why_tester(r),
         );
     }
-    for r in &c.latency {
-        let left: Vec<&Trial> = r.trials.iter().filter(|t| t.excluded.is_some()).collect();
-        if left.is_empty() {
+    let mut left_out = Vec::new();
+    for r in c.latency.iter().filter(|r| r.complete) {
+        // A trial left out and tried again until one counted is listed,
+        // not a doubt; only a slot whose tries ran out leaves one.
+        let given_up: Vec<&Trial> = (r.trials.iter())
+            .filter(|t| (t.excluded.as_deref()).is_some_and(|w| w.ends_with(GIVEN_UP)))
+            .collect();
+        if given_up.is_empty() {
             continue;
         }
-        let figure = format!("{} of {} latency trials counted", r.counted, r.trials.len());
-        let why = (left.iter())
+        let why = (given_up.iter())
             .filter_map(|t| t.excluded.as_deref())
             .collect::<Vec<_>>()
             .join("; ");
-        add("latency", &r.direction, r.frame_size, figure, why);
+        if given_up.iter().all(|t| t.tester_bound) {
+            let asked = c.settings.latency_trials;
+            let figure = format!("{} of {asked} latency trials counted", r.counted);
+            add("latency", &r.direction, r.frame_size, figure, why);
+        } else {
+            left_out.push(Problem::LatencyLeftOut {
+                direction: r.direction.clone(),
+                frame_size: r.frame_size,
+                counted: r.counted,
+                asked: c.settings.latency_trials,
+                why,
+            });
+        }
     }
     for r in &c.loss {
         for p in r.points.iter().filter(|p| p.trial.tester_bound) {
@@ -1406,6 +1422,7 @@ pub fn tester_problems(c: &Certification) -> Vec<Problem> {
             .unwrap_or_default();
         add("back_to_back", &r.direction, r.frame_size, figure, why);
     }
+    out.extend(left_out);
     out
 }
 

@@ -23,7 +23,7 @@
 use std::fmt::Write as _;
 
 use super::format::{self, escape, Test};
-use super::model::{Bound, Certification};
+use super::model::{Bound, Certification, Size};
 
 /// Colours of the directions (and of the sizes in the loss chart).
 const PALETTE: [&str; 10] = [
@@ -425,7 +425,7 @@ fn sizes(c: &Certification, found: impl Iterator<Item = u32>) -> Vec<u32> {
 }
 
 fn size_labels(sizes: &[u32]) -> Vec<String> {
-    sizes.iter().map(|s| s.to_string()).collect()
+    sizes.iter().map(|&s| Size(s).to_string()).collect()
 }
 
 /// The colour of direction `d`.
@@ -630,7 +630,7 @@ fn loss(c: &Certification) -> String {
     }
     let mut items: Vec<(Swatch, String)> = Vec::new();
     for (i, s) in sizes.iter().enumerate() {
-        items.push((Swatch::Square(colour(i)), format!("{s} B")));
+        items.push((Swatch::Square(colour(i)), Size(*s).bytes()));
     }
     if dirs.len() > 1 {
         for (j, dir) in dirs.iter().enumerate() {
@@ -758,7 +758,7 @@ pub fn histogram(c: &Certification, size: u32) -> Option<String> {
     let dirs = directions_of(c, rows.iter().map(|r| &r.direction));
     let mut cv = Canvas::new();
     cv.font = 1.5;
-    cv.frame(&format!("Latency histogram, {size} B"), &y);
+    cv.frame(&format!("Latency histogram, {}", Size(size).bytes()), &y);
     cv.x_axis(&x);
     for r in &rows {
         let j = dirs.iter().position(|d| *d == r.direction).unwrap_or(0);
@@ -804,7 +804,7 @@ pub fn histogram(c: &Certification, size: u32) -> Option<String> {
     Some(cv.finish_as(
         "histogram",
         &format!("histogram-{size}"),
-        &format!("Latency histogram, {size} B"),
+        &format!("Latency histogram, {}", Size(size).bytes()),
     ))
 }
 

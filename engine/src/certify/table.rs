@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::format::{self, Column, Record, Test};
-use super::model::{Bound, Certification, VerdictRecord};
+use super::model::{Bound, Certification, Size, VerdictRecord};
 use crate::outcome::{exit, Problem};
 
 /// How a certification ended: what its last terminal line says, what
@@ -232,7 +232,9 @@ fn unmeasured(c: &Certification, test: Test, s: &mut String) {
         let _ = writeln!(
             s,
             "  {:>6} {:<16} not measured: {}",
-            n.frame_size, n.direction, n.reason
+            Size(n.frame_size),
+            n.direction,
+            n.reason
         );
     }
 }
@@ -261,7 +263,7 @@ fn throughput(c: &Certification, s: &mut String) {
         let _ = writeln!(
             s,
             "  {:>6} {:<16} {:>9.3} {:>12} {:>12} {:>12} {:>7} {:>6}{}",
-            row.frame_size,
+            Size(row.frame_size),
             row.direction,
             row.rate_pct,
             cell(r, Column::L1Bps),
@@ -318,7 +320,7 @@ fn latency(c: &Certification, s: &mut String) {
         let _ = writeln!(
             s,
             "  {:>6} {:<16} {:>9.3} {} {:>7}",
-            row.frame_size,
+            Size(row.frame_size),
             row.direction,
             row.rate_pct,
             figures.join(" "),
@@ -351,7 +353,7 @@ fn latency(c: &Certification, s: &mut String) {
             let _ = writeln!(
                 s,
                 "  {:>6} {:<16} {}",
-                r.frame_size,
+                Size(r.frame_size),
                 r.direction,
                 figures.join(" ")
             );
@@ -375,7 +377,7 @@ fn loss(c: &Certification, s: &mut String) {
         let _ = writeln!(
             s,
             "  {:>6} {:<16} {}",
-            r.frame_size,
+            Size(r.frame_size),
             r.direction,
             pts.join(" ")
         );
@@ -413,7 +415,7 @@ fn back_to_back(c: &Certification, s: &mut String) {
         let _ = writeln!(
             s,
             "  {:>6} {:<16} {:>12} {:>10} {:>12} {:>12} {:>8} {:>7} {:>8}",
-            row.frame_size,
+            Size(row.frame_size),
             row.direction,
             cell(r, Column::MeanFrames),
             cell(r, Column::StddevFrames),
@@ -446,7 +448,7 @@ fn recovery(c: &Certification, s: &mut String) {
         let _ = writeln!(
             s,
             "  {:>6} {:<16} {:>10} {:>10} {:>10} {:>7} {}{}",
-            row.frame_size,
+            Size(row.frame_size),
             row.direction,
             cell(r, Column::OverloadPct),
             cell(r, Column::ReducedPct),
@@ -478,7 +480,7 @@ fn reset(c: &Certification, s: &mut String) {
         let _ = writeln!(
             s,
             "  {:>6} {:<16} {:>9} {:>10} {:>7} {}{}",
-            row.frame_size,
+            Size(row.frame_size),
             row.direction,
             cell(r, Column::RatePct),
             cell(r, Column::MeanTimeS),
@@ -507,7 +509,7 @@ fn row_end(r: &Record, complete: bool) -> String {
 fn left_out(c: &Certification, test: Test, s: &mut String) {
     for (t, dir, size, n, why) in format::left_out(c) {
         if t == test {
-            let _ = writeln!(s, "  {size:>6} {dir:<16} trial {n} left out: {why}");
+            let _ = writeln!(s, "  {:>6} {dir:<16} trial {n} left out: {why}", Size(size));
         }
     }
 }
@@ -522,7 +524,7 @@ fn criteria(c: &Certification, s: &mut String) {
             s,
             "  {:<10} {:>6} {:<16} {}: {} ({})",
             k.state().to_uppercase(),
-            k.frame_size,
+            Size(k.frame_size),
             k.direction,
             k.test,
             k.measured,

@@ -184,6 +184,14 @@ pub fn record_ns(h: &mut hdrhistogram::Histogram<u64>, value: u64, count: u64) {
     }
 }
 
+/// Adds every frame of `from` to `into`, both in nanoseconds, through
+/// [`record_ns`].
+pub fn merge_ns(into: &mut hdrhistogram::Histogram<u64>, from: &hdrhistogram::Histogram<u64>) {
+    for v in from.iter_recorded() {
+        record_ns(into, v.value_iterated_to(), v.count_at_value());
+    }
+}
+
 /// `ticks`, a histogram in ticks of a `hz` clock (`hz` 0: already in
 /// ns), in nanoseconds, each value less `offset_ns` (at least 1 ns).
 pub fn histogram_in_ns(

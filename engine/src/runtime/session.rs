@@ -966,6 +966,10 @@ fn to_trial(
     let late = sender_lateness(r, latency.as_ref());
     let bunched = bunched(lost, late.max_ns, late.frames, late.queue_ns);
     problems.extend(bunched.clone());
+    let early: u64 = streams.iter().map(|s| s.latency_early).sum();
+    if early > 0 {
+        problems.push(Problem::LatencyEarly { frames: early });
+    }
     Trial {
         direction,
         frame_size: spec.frame_size,
@@ -1037,9 +1041,7 @@ fn merged_histogram(
     let mut v = streams.iter().filter_map(|s| s.latency_ns.as_ref());
     let mut all = v.next()?.clone();
     for h in v {
-        for x in h.iter_recorded() {
-            crate::report::record_ns(&mut all, x.value_iterated_to(), x.count_at_value());
-        }
+        crate::report::merge_ns(&mut all, h);
     }
     Some(all)
 }

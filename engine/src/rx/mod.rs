@@ -219,8 +219,10 @@ pub struct StreamAcc {
     /// Latencies measured from the NIC's RX timestamp (the others from the
     /// TSC read after the poll).
     pub latency_nic: u64,
-    /// Version-2 frames that arrived before their departure by the clocks
-    /// (recorded as 1 ns): the clocks disagree by more than the path takes.
+    /// Frames that arrived before their departure by the clocks (their
+    /// latency recorded as 1): the clocks disagree by more than the path
+    /// takes (two hosts' synchronised clocks, a NIC's clock mapped onto
+    /// the TSC, or the TSCs of the sending and the receiving core).
     pub latency_early: u64,
     /// Gap between consecutive arrivals, in TSC ticks.
     pub interarrival: Histogram<u64>,
@@ -308,8 +310,9 @@ impl StreamAcc {
                 let m = mask(f.tsc_bits);
                 let arrived = if at.nic { at.tsc } else { now };
                 let mut lat = arrived.wrapping_sub(f.tx_tsc) & m;
-                if at.nic && lat > m >> 1 {
-                    // Mapped from the NIC's clock to before its departure.
+                if lat > m >> 1 {
+                    // Before its departure: mapped from the NIC's clock,
+                    // or read on a core whose TSC is behind the sender's.
                     self.latency_early += 1;
                     lat = 1;
                 }
@@ -1682,6 +1685,18 @@ mod tests {
             lat(false),
             (vec![(997, 1), (998, 1), (999, 1), (1000, 1)], 0, 0)
         );
+        // A poll TSC 1 after the first departure and behind the last two
+        // (the receiving core's TSC behind the sender's): those two are
+        // early, and every latency is 1 tick (the second's 0 too), never
+        // the 2^40-tick wrap clamped to the histogram's 60 s.
+        let mut rx = nic_rx(map, false);
+        rx.busy(&burst, 1_001);
+        let out = rx.finish(1);
+        let s = &out.streams[0];
+        let v: Vec<(u64, u64)> = (s.latency.iter_recorded())
+            .map(|r| (r.value_iterated_to(), r.count_at_value()))
+            .collect();
+        assert_eq!((v, s.latency_early), (vec![(1, 4)], 2));
     }
 
     #[test]

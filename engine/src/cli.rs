@@ -466,7 +466,7 @@ pub struct Rfc2544Args {
     /// `certify:` section.
     pub profile: PathBuf,
     /// The tests to run, e.g. `throughput,latency,loss,back-to-back`
-    /// (overrides certify.tests).
+    /// (also `recovery` and `reset`; overrides certify.tests).
     #[arg(long, value_delimiter = ',')]
     pub tests: Option<Vec<String>>,
     /// Frame sizes with FCS, e.g. `64,128,256,512,1024,1280,1518`, and

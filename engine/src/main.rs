@@ -40,7 +40,7 @@ enum Cmd {
         json: Option<PathBuf>,
     },
     /// Certify a device under test as RFC 2544 asks: throughput, latency,
-    /// frame loss rate and back-to-back frames.
+    /// frame loss rate, back-to-back frames, system recovery and reset.
     Rfc2544(cli::Rfc2544Args),
     /// Check this host (hugepages, IOMMU, CPU isolation, TSC, governor)
     /// and a profile's ports (driver, burst paths, offloads, fast free,

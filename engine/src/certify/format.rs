@@ -818,7 +818,7 @@ fn latency(f: &Format, r: &LatencyRow) -> Record {
         .with(Column::P999Ns, whole(s.p999_ns))
         .with(Column::MaxNs, whole(s.max_ns))
         .with(Column::JitterNs, whole(r.jitter_ns))
-        .with(Column::TesterBound, yes_no(any_tester_bound(&r.trials)))
+        .with(Column::TesterBound, yes_no(r.tester_bound()))
 }
 
 /// The device's latency of every row the tester's baseline corrected
@@ -886,7 +886,7 @@ fn back_to_back(r: &BackToBackRow) -> Record {
             r.throughput_fps.map(whole).unwrap_or_default(),
         )
         .with(Column::AtLimit, yes_no(r.at_limit))
-        .with(Column::TesterBound, yes_no(any_tester_bound(&r.trials)))
+        .with(Column::TesterBound, yes_no(r.bound == Bound::Tester))
         .with(Column::Bursts, bursts.join(" "))
 }
 
@@ -920,10 +920,6 @@ fn mean_time(mean_s: Option<f64>) -> String {
 fn times(each_s: &[f64]) -> String {
     let each: Vec<String> = each_s.iter().map(|&s| seconds(s)).collect();
     each.join(" ")
-}
-
-fn any_tester_bound(trials: &[Trial]) -> bool {
-    trials.iter().any(|t| t.tester_bound)
 }
 
 /// The verdict: one record, its state, exit status and text the

@@ -1591,18 +1591,28 @@ mod tests {
     #[test]
     fn tester_bound_figures_are_grouped_per_test_direction_and_size() {
         let mut c = sample::tester_bound();
-        // Latency, one way, 64 B: two of its three trials, at one rate.
-        for i in [0, 2] {
-            c.latency[0].trials[i].tester_bound = true;
+        // Latency, one way, 64 B: two of its three trials, at one rate,
+        // the second left out on its last try.
+        for (i, then) in [(0, "tried again"), (2, "no tries left")] {
+            let t = &mut c.latency[0].trials[i];
+            t.tester_bound = true;
+            t.excluded = Some(format!(
+                "tester-bound: its sender sent short; left out, {then}"
+            ));
         }
         // The loss curve, one way, 64 B: its three highest points.
         for p in &mut c.loss[0].points[..3] {
             p.trial.tester_bound = true;
         }
-        // Back-to-back, the way back, 1518 B: the first two bursts.
+        // Back-to-back, the way back, 1518 B: the first two bursts, and
+        // its figure the tester's.
         for t in &mut c.back_to_back[13].trials[..2] {
             t.tester_bound = true;
         }
+        c.back_to_back[13].bound = crate::certify::model::Bound::Tester;
+        // Back-to-back, one way, 64 B: a burst the tester bounded, tried
+        // again: the figure is the device's, so no line of its own.
+        c.back_to_back[0].trials[0].tester_bound = true;
         let doc = parse(&render(&c));
         let lines: Vec<String> = doc.select(&sel("ul.tester-bound li")).map(text).collect();
         assert_eq!(

@@ -536,6 +536,26 @@ pub struct LatencyRow {
     pub device: Option<Percentiles>,
 }
 
+/// How a latency trial left out on its last try ends its `excluded`.
+pub const GIVEN_UP: &str = "no tries left";
+
+impl LatencyRow {
+    /// The trials left out on their last try: each leaves the row a
+    /// trial short of the settings'.
+    pub fn given_up(&self) -> Vec<&Trial> {
+        (self.trials.iter())
+            .filter(|t| (t.excluded.as_deref()).is_some_and(|w| w.ends_with(GIVEN_UP)))
+            .collect()
+    }
+
+    /// Whether the row is short of trials because of the tester alone:
+    /// some trial was given up, and the tester bounded every one that was.
+    pub fn tester_bound(&self) -> bool {
+        let g = self.given_up();
+        !g.is_empty() && g.iter().all(|t| t.tester_bound)
+    }
+}
+
 /// One point of a frame-loss curve.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LossPoint {

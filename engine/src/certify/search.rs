@@ -930,7 +930,11 @@ impl Search<'_> {
                 let bad = latency_flaw(&t, tol);
                 let again = bad.is_some() && k + 1 < MAX_TRIES;
                 t.excluded = bad.map(|why| {
-                    let then = if again { "tried again" } else { GIVEN_UP };
+                    let then = if again {
+                        "tried again"
+                    } else {
+                        super::model::GIVEN_UP
+                    };
                     format!("{why}; left out, {then}")
                 });
                 trials.push(t);
@@ -1339,9 +1343,6 @@ pub fn correct_back_to_back(c: &mut Certification) {
     }
 }
 
-/// How a latency trial left out on its last try ends its `excluded`.
-const GIVEN_UP: &str = "no tries left";
-
 /// The problems that say which figures are the tester's and not the
 /// device's: a throughput or back-to-back row it bounded, a latency row
 /// whose trials it left out on every try, a loss point still its own
@@ -1373,9 +1374,7 @@ pub fn tester_problems(c: &Certification) -> Vec<Problem> {
     for r in c.latency.iter().filter(|r| r.complete) {
         // A trial left out and tried again until one counted is listed,
         // not a doubt; only a slot whose tries ran out leaves one.
-        let given_up: Vec<&Trial> = (r.trials.iter())
-            .filter(|t| (t.excluded.as_deref()).is_some_and(|w| w.ends_with(GIVEN_UP)))
-            .collect();
+        let given_up = r.given_up();
         if given_up.is_empty() {
             continue;
         }
@@ -1383,7 +1382,7 @@ pub fn tester_problems(c: &Certification) -> Vec<Problem> {
             .filter_map(|t| t.excluded.as_deref())
             .collect::<Vec<_>>()
             .join("; ");
-        if given_up.iter().all(|t| t.tester_bound) {
+        if r.tester_bound() {
             let asked = c.settings.latency_trials;
             let figure = format!("{} of {asked} latency trials counted", r.counted);
             add("latency", &r.direction, r.frame_size, figure, why);

@@ -547,7 +547,7 @@ fn latency(c: &Certification) -> String {
             };
             let x = cat_x(i, sizes.len()) + offset(j, dirs.len(), 22.0);
             let s = &r.summary;
-            let tester = r.trials.iter().any(|t| t.tester_bound);
+            let tester = r.tester_bound();
             hollow_seen |= tester;
             cv.line(
                 (x, y_of(&y, s.min_ns)),
@@ -583,7 +583,7 @@ fn latency(c: &Certification) -> String {
     if hollow_seen {
         items.push((
             Swatch::PaleBar(GREY),
-            "pale: a trial was tester-bound".into(),
+            "pale: short of trials, the tester's on every try".into(),
         ));
     }
     cv.legend(&items);
@@ -675,7 +675,7 @@ fn back_to_back(c: &Certification) -> String {
             };
             let x = cat_x(i, sizes.len()) + offset(j, dirs.len(), bar);
             let top = y_of(&y, r.mean_frames);
-            let pale = r.at_limit || r.trials.iter().any(|t| t.tester_bound);
+            let pale = r.at_limit || r.bound == Bound::Tester;
             pale_seen |= pale;
             cv.rect(
                 x - bar / 2.0 + 1.0,
@@ -853,6 +853,29 @@ mod tests {
         assert_eq!(wants_log(&[10.0, 150.0]), None);
         assert_eq!(wants_log(&[10.0, 250.0, 0.0]), Some((10.0, 250.0)));
         assert_eq!(wants_log(&[0.0, f64::NAN]), None);
+    }
+
+    /// A row is drawn pale when its figure is a lower bound or the
+    /// tester's, never for a trial the tester bounded and that was tried
+    /// again.
+    #[test]
+    fn only_a_figure_the_tester_bounded_is_pale() {
+        use crate::certify::format::sample;
+        let pale = |svg: &str| svg.matches("stroke-dasharray=\"4 2\"").count();
+        let mut c = sample::complete();
+        for r in &mut c.back_to_back {
+            r.at_limit = false;
+        }
+        c.back_to_back[0].trials[0].tester_bound = true;
+        c.latency[0].trials[0].tester_bound = true;
+        c.latency[0].trials[0].excluded = Some("tester-bound; left out, tried again".into());
+        let (b2b, lat) = (back_to_back(&c), latency(&c));
+        assert_eq!((pale(&b2b), pale(&lat)), (0, 0), "{b2b}");
+        c.back_to_back[0].bound = Bound::Tester;
+        c.latency[0].trials[0].excluded = Some("tester-bound; left out, no tries left".into());
+        let (b2b, lat) = (back_to_back(&c), latency(&c));
+        assert!(pale(&b2b) >= 1 && pale(&lat) >= 1, "{b2b}\n{lat}");
+        assert!(lat.contains("short of trials, the tester"), "{lat}");
     }
 
     #[test]

@@ -2115,8 +2115,13 @@ fn recovery_and_reset_against_the_dut_bridge() {
             .map(|x| x.as_f64().unwrap())
             .collect();
         assert!(!times.is_empty(), "no recovery trial counted:\n{out}");
+        // At 110 % of its rate the bridge's tail drop loses about one
+        // frame in twenty, and at half of that load its queue drains at
+        // once: the last loss comes within a frame or two of the step,
+        // often just before it (a recovery of 0: the loss ended at the
+        // step), never 100 ms after it.
         for t in &times {
-            assert!(*t > 0.0 && *t < 0.1, "recovery {t} s:\n{out}");
+            assert!(*t >= 0.0 && *t < 0.1, "recovery {t} s:\n{out}");
         }
         let mean = times.iter().sum::<f64>() / times.len() as f64;
         assert!((f(rec, "/mean_s") - mean).abs() < 1e-12, "{rec}");

@@ -7,8 +7,8 @@ use quick_xml::events::Event;
 use quick_xml::{Reader, XmlVersion};
 use scraper::{Html, Selector};
 
-use super::format::sample;
 use super::model::{Certification, Criterion};
+use super::sample;
 use super::table::{self, Verdict};
 use crate::outcome::Problem;
 
@@ -306,7 +306,7 @@ type TrialTime = (String, String, u32, String, String);
 
 fn rows_of_json(c: &Certification) -> (Vec<Row>, Vec<TrialTime>) {
     let v: serde_json::Value = serde_json::to_value(c).unwrap();
-    let f = super::format::Format::new(&c.settings);
+    let f = super::format::Format::new(c.settings.resolution_pct);
     let s = |x: &serde_json::Value| super::format::seconds(x.as_f64().unwrap());
     let mut rows = Vec::new();
     let mut trials = Vec::new();

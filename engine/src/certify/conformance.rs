@@ -19,8 +19,8 @@
 //! | `back_to_back_trials`  | at least 50 (26.4)                              |
 //! | `recovery_overload`    | at least 60 s (26.5)                            |
 
-use super::format::{duration, trimmed};
 use super::model::{Deviation, Learning, Settings};
+use super::round::{duration, trimmed};
 
 /// The largest loss step RFC 2544 section 26.3 allows, % of line; a
 /// coarser step is refused unless `--quick` asks for it.

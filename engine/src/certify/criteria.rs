@@ -127,7 +127,7 @@ fn throughput(cert: &Certification, dir: &str, size: u32, min: f64) -> Criterion
     let Some(r) = row else {
         return c;
     };
-    let pct = super::format::Format::new(&cert.settings).pct(r.rate_pct);
+    let pct = super::round::Format::new(cert.settings.resolution_pct).pct(r.rate_pct);
     c.passed = r.rate_pct >= min;
     c.measured = format!("{pct} % of line");
     if r.bound == Bound::Tester {
@@ -190,13 +190,13 @@ fn loss(cert: &Certification, dir: &str, size: u32, b: LossBound) -> Criterion {
         .min_by(|x, y| x.rate_pct.total_cmp(&y.rate_pct));
     if let Some(p) = at {
         c.passed = p.loss_pct <= b.loss_pct;
-        c.measured = format!("{} % lost", super::format::loss_pct(p.loss_pct));
+        c.measured = format!("{} % lost", super::round::loss_pct(p.loss_pct));
         if p.trial.tester_bound {
             let why = super::search::tester_reason(&p.trial);
             let why = format!(
                 "{why} ({} % lost at {} % of line)",
-                super::format::loss_pct(p.loss_pct),
-                super::format::Format::new(&cert.settings).pct(p.rate_pct),
+                super::round::loss_pct(p.loss_pct),
+                super::round::Format::new(cert.settings.resolution_pct).pct(p.rate_pct),
             );
             not_judged(&mut c, &why);
         }

@@ -80,7 +80,8 @@ fn quote(out: &mut String, field: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::certify::format::{sample, Format};
+    use crate::certify::format::Format;
+    use crate::certify::sample;
 
     fn read(csv: &str) -> (Vec<String>, Vec<::csv::StringRecord>) {
         let mut r = ::csv::Reader::from_reader(csv.as_bytes());
@@ -130,7 +131,7 @@ mod tests {
         let rows = lines
             .iter()
             .filter(|l| &l[0] == "throughput" && &l[1] == "result");
-        let f = Format::new(&c.settings);
+        let f = Format::new(c.settings.resolution_pct);
         let mut n = 0;
         for (line, row) in rows.zip(json["throughput"].as_array().unwrap()) {
             let rate = row["rate_pct"].as_f64().unwrap();

@@ -143,7 +143,7 @@ pub fn render(c: &Certification) -> String {
 /// what was not measured and any doubt (the problems, and `bound` results
 /// the tester bounded).
 fn banners(c: &Certification, bound: usize) -> Markup {
-    let v = super::table::verdict_of(c);
+    let v = super::verdict::verdict_of(c);
     let problems = c.problems.len();
     html! {
         @if !c.complete {
@@ -918,7 +918,7 @@ mod tests {
     use scraper::{ElementRef, Html, Selector};
 
     use super::*;
-    use crate::certify::format::sample;
+    use crate::certify::sample;
 
     fn sel(s: &str) -> Selector {
         Selector::parse(s).unwrap()
@@ -1699,12 +1699,12 @@ fn writes_the_sample_report_when_asked() {
     };
     let variant = std::env::var("LANDSPEED_SAMPLE_VARIANT").unwrap_or_default();
     let c = match variant.as_str() {
-        "incomplete" => crate::certify::format::sample::incomplete(),
-        "complete" => crate::certify::format::sample::complete(),
-        "tester_bound" => crate::certify::format::sample::tester_bound(),
-        _ => crate::certify::format::sample::showcase(),
+        "incomplete" => crate::certify::sample::incomplete(),
+        "complete" => crate::certify::sample::complete(),
+        "tester_bound" => crate::certify::sample::tester_bound(),
+        _ => crate::certify::sample::showcase(),
     };
-    let mut c = crate::certify::format::sample::recovery_and_reset(c);
+    let mut c = crate::certify::sample::recovery_and_reset(c);
     c.profile = "RENDERING SAMPLE, not a measurement: hand-built figures".into();
     std::fs::write(path, render(&c)).unwrap();
 }

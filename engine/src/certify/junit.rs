@@ -358,7 +358,7 @@ fn completeness(c: &Certification) -> (String, Counts) {
         );
     }
     body.push_str("    </testcase>\n");
-    let v = super::table::verdict_of(c);
+    let v = super::verdict::verdict_of(c);
     let _ = writeln!(
         body,
         "    <system-out>certification: {} (exit {})</system-out>",
@@ -382,7 +382,7 @@ mod tests {
     use quick_xml::{Reader, XmlVersion};
 
     use super::*;
-    use crate::certify::format::sample;
+    use crate::certify::sample;
 
     /// What the XML holds, read by an XML parser.
     #[derive(Debug, Default)]

@@ -33,11 +33,15 @@ pub mod junit;
 pub mod latency;
 pub mod model;
 pub mod progress;
+pub mod round;
 pub mod search;
 pub mod svg;
 pub mod table;
 pub mod tester;
+pub mod verdict;
 
 #[cfg(test)]
 #[path = "agree_tests.rs"]
 mod agree_tests;
+#[cfg(test)]
+pub(crate) mod sample;

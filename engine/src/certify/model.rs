@@ -933,6 +933,94 @@ impl LatencyDefinition {
 /// it `IMIX`.
 pub const IMIX: u32 = 0;
 
+/// How the reason of a latency not measured for want of a throughput
+/// rate begins (the outputs gather those under one sentence).
+pub const NO_RATE: &str = "no throughput rate";
+
+/// The six RFC 2544 tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Test {
+    /// Section 26.1.
+    Throughput,
+    /// Section 26.2.
+    Latency,
+    /// Section 26.3.
+    Loss,
+    /// Section 26.4.
+    BackToBack,
+    /// Section 26.5.
+    Recovery,
+    /// Section 26.6.
+    Reset,
+}
+
+impl Test {
+    /// All six, in the RFC's order.
+    pub const ALL: [Test; 6] = [
+        Test::Throughput,
+        Test::Latency,
+        Test::Loss,
+        Test::BackToBack,
+        Test::Recovery,
+        Test::Reset,
+    ];
+
+    /// The name the settings, the criteria and the CSV use.
+    pub fn key(self) -> &'static str {
+        match self {
+            Test::Throughput => "throughput",
+            Test::Latency => "latency",
+            Test::Loss => "loss",
+            Test::BackToBack => "back_to_back",
+            Test::Recovery => "recovery",
+            Test::Reset => "reset",
+        }
+    }
+
+    /// The test by its key (`back-to-back` is taken for `back_to_back`).
+    pub fn from_key(key: &str) -> Option<Test> {
+        Test::ALL
+            .into_iter()
+            .find(|t| t.key() == key.replace('-', "_"))
+    }
+
+    /// Its title in the report.
+    pub fn title(self) -> &'static str {
+        match self {
+            Test::Throughput => "Throughput",
+            Test::Latency => "Latency",
+            Test::Loss => "Frame loss rate",
+            Test::BackToBack => "Back-to-back frames",
+            Test::Recovery => "System recovery",
+            Test::Reset => "Reset",
+        }
+    }
+
+    /// Its section of RFC 2544.
+    pub fn section(self) -> &'static str {
+        match self {
+            Test::Throughput => "26.1",
+            Test::Latency => "26.2",
+            Test::Loss => "26.3",
+            Test::BackToBack => "26.4",
+            Test::Recovery => "26.5",
+            Test::Reset => "26.6",
+        }
+    }
+
+    /// True when `c` holds results of this test.
+    pub fn has_results(self, c: &Certification) -> bool {
+        match self {
+            Test::Throughput => !c.throughput.is_empty(),
+            Test::Latency => !c.latency.is_empty(),
+            Test::Loss => !c.loss.is_empty(),
+            Test::BackToBack => !c.back_to_back.is_empty(),
+            Test::Recovery => !c.recovery.is_empty(),
+            Test::Reset => !c.reset.is_empty(),
+        }
+    }
+}
+
 /// A frame size as the outputs write it: the bytes with FCS, or `IMIX`
 /// for [`IMIX`]; padded as a number is when a width is given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1082,7 +1170,7 @@ impl HostPort {
             (true, 0) => "up, speed unknown".to_string(),
             (true, m) => format!(
                 "up, {}, {} duplex",
-                super::format::bit_rate(u64::from(m) * 1_000_000),
+                super::round::bit_rate(u64::from(m) * 1_000_000),
                 if full_duplex { "full" } else { "half" }
             ),
         };
@@ -1093,7 +1181,7 @@ impl HostPort {
         };
         format!(
             "{driver}; line {} at L1{whose}",
-            super::format::bit_rate(line_bps)
+            super::round::bit_rate(line_bps)
         )
     }
 }

@@ -19,20 +19,19 @@
 //! ([`Tester::stopped`]) ends it after the current trial: the rows so far
 //! are kept, the interrupted one marked `complete: false`.
 
-use super::format::Test;
+use super::model::Test;
 use super::model::{
     BackToBackRow, Bound, Certification, HookRun, LatencyRow, Learning, LossCurve, LossPoint,
     NotMeasured, OnFailure, RateStep, RecoveryRow, ResetRow, Settings, Tester, ThroughputRow,
     Trial, TrialSpec,
 };
+use super::round::{self, Format};
 use crate::outcome::Problem;
 use crate::wire::spec::L1_OVERHEAD;
 
 /// Label of the aggregate direction of a bidirectional topology.
 pub const AGGREGATE: &str = "aggregate";
-/// How the reason of a latency not measured for want of a throughput
-/// rate begins (the outputs gather those under one sentence).
-pub const NO_RATE: &str = "no throughput rate";
+pub use super::model::NO_RATE;
 /// Confirmations a throughput search tries before it gives up on a rate.
 const MAX_CONFIRMS: u32 = 4;
 /// Tries of one trial the tester bounded (or, for latency, that lost
@@ -301,7 +300,7 @@ fn no_rate_why(t: &ThroughputRow, s: &Settings) -> String {
     if passed.is_empty() {
         return format!("none of the {n} throughput trial(s) at this size passed");
     }
-    let f = super::format::Format::new(s);
+    let f = Format::new(s.resolution_pct);
     let rates: Vec<String> = passed.iter().map(|r| format!("{} %", f.pct(*r))).collect();
     format!(
         "no rate held: {} passed a search trial and failed its confirming trial ({} trial(s) in all)",
@@ -1138,7 +1137,7 @@ impl Search<'_> {
         if overload <= rate {
             row.note = Some(format!(
                 "not run: the throughput is the line rate ({} % of line), so no load overloads the device",
-                super::format::trimmed(rate)
+                round::trimmed(rate)
             ));
             return (Some(row), Ok(()));
         }
@@ -1239,7 +1238,7 @@ impl Search<'_> {
                      device lost frames after it came back, or did not come back before the \
                      trial's end (make certify.reset_trial longer)",
                     t.lost,
-                    super::format::seconds(gap_s)
+                    round::seconds(gap_s)
                 ))
             } else {
                 None
@@ -1272,7 +1271,7 @@ pub fn latency_flaw(t: &Trial, tolerance: f64) -> Option<String> {
         Some(format!(
             "lost {} frame(s) ({} %) at the throughput rate",
             t.lost,
-            super::format::loss_pct(t.loss_pct)
+            round::loss_pct(t.loss_pct)
         ))
     } else {
         None
@@ -1349,7 +1348,7 @@ pub fn correct_back_to_back(c: &mut Certification) {
 /// after the tries; and a latency row short of trials because the device
 /// lost frames at its throughput rate on every try.
 pub fn tester_problems(c: &Certification) -> Vec<Problem> {
-    let f = super::format::Format::new(&c.settings);
+    let f = Format::new(c.settings.resolution_pct);
     let mut out = Vec::new();
     let mut add = |test: &str, r_dir: &str, size: u32, figure: String, why: String| {
         out.push(Problem::TesterBound {
@@ -1400,7 +1399,7 @@ pub fn tester_problems(c: &Certification) -> Vec<Problem> {
         for p in r.points.iter().filter(|p| p.trial.tester_bound) {
             let figure = format!(
                 "{} % lost at {} % of line",
-                super::format::loss_pct(p.loss_pct),
+                round::loss_pct(p.loss_pct),
                 f.pct(p.rate_pct)
             );
             add(

@@ -860,7 +860,7 @@ mod tests {
     /// again.
     #[test]
     fn only_a_figure_the_tester_bounded_is_pale() {
-        use crate::certify::format::sample;
+        use crate::certify::sample;
         let pale = |svg: &str| svg.matches("stroke-dasharray=\"4 2\"").count();
         let mut c = sample::complete();
         for r in &mut c.back_to_back {

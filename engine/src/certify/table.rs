@@ -7,86 +7,8 @@
 use std::fmt::Write as _;
 
 use super::format::{self, Column, Record, Test};
-use super::model::{Bound, Certification, Size, VerdictRecord};
-use crate::outcome::{exit, Problem};
-
-/// How a certification ended: what its last terminal line says, what
-/// every report states, and its exit status, from one decision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// Complete, every criterion met, no problem: exit 0.
-    Pass,
-    /// Complete, no acceptance criteria, no problem: figures only, no
-    /// verdict on the device: exit 0.
-    Figures,
-    /// Complete, a criterion judged and not met: exit 5.
-    Fail,
-    /// Complete, no criterion failed but one could not be judged (the
-    /// figure it needs was the tester's limit): exit 3.
-    NotJudged,
-    /// Complete, every criterion met (or none set), but a problem casts
-    /// doubt on the figures (a result the tester bounded, a link
-    /// lost...): exit 3.
-    Doubt,
-    /// A signal stopped it: exit 4.
-    Incomplete,
-    /// An error stopped it: exit 1.
-    Error,
-}
-
-impl Verdict {
-    /// The verdict of `c`; `error` when an error (not a signal) ended it.
-    pub fn of(c: &Certification, error: bool) -> Verdict {
-        if error {
-            Verdict::Error
-        } else if !c.complete {
-            Verdict::Incomplete
-        } else if c.criteria.iter().any(|k| k.judged && !k.passed) {
-            Verdict::Fail
-        } else if c.criteria.iter().any(|k| !k.judged) {
-            Verdict::NotJudged
-        } else if !c.problems.is_empty() {
-            Verdict::Doubt
-        } else if c.criteria.is_empty() {
-            Verdict::Figures
-        } else {
-            Verdict::Pass
-        }
-    }
-
-    /// The exit status of `landspeed rfc2544` for this verdict.
-    pub fn exit(self) -> u8 {
-        match self {
-            Verdict::Pass | Verdict::Figures => exit::OK,
-            Verdict::Fail => exit::FAILED,
-            Verdict::NotJudged | Verdict::Doubt => exit::SHORTFALL,
-            Verdict::Incomplete => exit::INTERRUPTED,
-            Verdict::Error => exit::ERROR,
-        }
-    }
-
-    /// Its state in one word, as the JSON, the CSV and the JUnit name it.
-    pub fn key(self) -> &'static str {
-        match self {
-            Verdict::Pass => "pass",
-            Verdict::Figures => "figures",
-            Verdict::Fail => "fail",
-            Verdict::NotJudged => "not_judged",
-            Verdict::Doubt => "doubt",
-            Verdict::Incomplete => "incomplete",
-            Verdict::Error => "error",
-        }
-    }
-
-    /// The record every output writes: state, text, exit status.
-    pub fn record(self, c: &Certification) -> VerdictRecord {
-        VerdictRecord {
-            state: self.key().into(),
-            text: text(c, self),
-            exit: self.exit(),
-        }
-    }
-}
+use super::model::{Bound, Certification, Size};
+pub use super::verdict::{text, verdict, verdict_of, Verdict};
 
 /// The name of a bound in the tables.
 fn bound(b: Bound) -> &'static str {
@@ -95,15 +17,6 @@ fn bound(b: Bound) -> &'static str {
         Bound::Line => "line",
         Bound::Tester => "TESTER",
     }
-}
-
-/// The verdict every output states: the certification's own
-/// [`VerdictRecord`] once it was judged (`cli` sets it before writing
-/// anything), else the one [`Verdict::of`] gives it as it stands.
-pub fn verdict_of(c: &Certification) -> VerdictRecord {
-    c.verdict
-        .clone()
-        .unwrap_or_else(|| Verdict::of(c, false).record(c))
 }
 
 /// The table of one test.
@@ -137,11 +50,6 @@ pub fn summary(c: &Certification, v: Verdict) -> String {
     s
 }
 
-/// The verdict line: [`text`], its exit status at the end.
-pub fn verdict(c: &Certification, v: Verdict) -> String {
-    format!("{} (exit {})", text(c, v), v.exit())
-}
-
 /// The settings below RFC 2544's, a line each, before the verdict (the
 /// box every report shows near its top); nothing when there are none.
 fn nonconformant(c: &Certification, s: &mut String) {
@@ -162,60 +70,6 @@ fn nonconformant(c: &Certification, s: &mut String) {
         let _ = writeln!(s, "  {}: {} (RFC 2544: {})", d.setting, d.value, d.rfc);
     }
 }
-/// The verdict in words, the same in every output: `PASS: all 4
-/// acceptance criteria met`, `NO VERDICT: no acceptance criteria, figures
-/// only`, `FAIL: 1 of 4 acceptance criteria not met`, `NOT JUDGED: 2 of
-/// 4 acceptance criteria could not be judged: their figures are the
-/// tester's limit, not the device's`, `PASS (device criteria) but
-/// tester-bound: ...`, `INCOMPLETE: why`, `ERROR: why`.
-pub fn text(c: &Certification, v: Verdict) -> String {
-    let why = c.stopped_by.as_deref().unwrap_or("stopped");
-    let n = c.criteria.len();
-    match v {
-        Verdict::Pass => format!("PASS: all {n} acceptance criteria met"),
-        Verdict::Figures => "NO VERDICT: no acceptance criteria, figures only".to_string(),
-        Verdict::Fail => {
-            let failed = c.criteria.iter().filter(|k| k.judged && !k.passed).count();
-            let open = c.criteria.iter().filter(|k| !k.judged).count();
-            let also = if open > 0 {
-                format!(" ({open} more not judged: the tester's limit)")
-            } else {
-                String::new()
-            };
-            format!("FAIL: {failed} of {n} acceptance criteria not met{also}")
-        }
-        Verdict::NotJudged => {
-            let open = c.criteria.iter().filter(|k| !k.judged).count();
-            format!(
-                "NOT JUDGED: {open} of {n} acceptance criteria could not be judged: their figures \
-                 are the tester's limit (or every trial behind them was left out), not the device's"
-            )
-        }
-        Verdict::Doubt => {
-            let bound = (c.problems.iter())
-                .filter(|p| matches!(p, Problem::TesterBound { .. }))
-                .count();
-            let other = c.problems.len() - bound;
-            let criteria = if c.criteria.is_empty() {
-                "NO VERDICT (no acceptance criteria)".to_string()
-            } else {
-                format!("PASS (all {n} device criteria met)")
-            };
-            let others = format!("{other} problem(s) cast doubt on the figures");
-            let doubt = match (bound, other) {
-                (0, _) => others,
-                (b, 0) => format!("tester-bound: {b} result(s) are the tester's limit, not the device's"),
-                (b, _) => format!(
-                    "tester-bound: {b} result(s) are the tester's limit, not the device's, and {others}"
-                ),
-            };
-            format!("{criteria} but {doubt}")
-        }
-        Verdict::Incomplete => format!("INCOMPLETE: {why}"),
-        Verdict::Error => format!("ERROR: {why}"),
-    }
-}
-
 /// Under a test's table: each direction and size it did not measure, and
 /// why; for a test of the settings with no result at all, the one
 /// sentence saying why ([`format::nothing_measured`]).
@@ -559,7 +413,9 @@ pub fn rfc3339(secs: u64) -> String {
 mod tests {
     use super::*;
 
-    use crate::certify::format::sample;
+    use crate::certify::model::VerdictRecord;
+    use crate::certify::sample;
+    use crate::outcome::Problem;
 
     fn last_line(c: &Certification, error: bool) -> (String, u8) {
         let v = Verdict::of(c, error);
@@ -736,7 +592,7 @@ mod tests {
     /// the tester bounded, back-to-back per RFC 9004, people's numbers.
     #[test]
     fn the_summary_shows_every_part_as_people_read_it() {
-        let c = format::sample::showcase();
+        let c = crate::certify::sample::showcase();
         let s = summary(&c, Verdict::Fail);
         let lines: Vec<&str> = s.lines().collect();
         let n = lines.len();
@@ -786,10 +642,10 @@ mod tests {
         let s = summary(&tb, Verdict::Fail);
         assert!(s.contains("100.0:46.2(tester) 90.0:40.3"), "{s}");
         // Without a baseline, the figures are an upper bound, said so.
-        let s = summary(&format::sample::complete(), Verdict::Fail);
+        let s = summary(&crate::certify::sample::complete(), Verdict::Fail);
         assert!(s.contains(&format!("\n  {}\n", format::NO_BASELINE)), "{s}");
         assert!(!s.contains("NOT RFC 2544-CONFORMANT") || !c.nonconformant.is_empty());
-        let mut quick = format::sample::complete();
+        let mut quick = crate::certify::sample::complete();
         quick.settings.quick = true;
         let s = summary(&quick, Verdict::Fail);
         assert!(s.contains("asks (--quick: asked for on purpose):\n"), "{s}");
@@ -801,7 +657,7 @@ mod tests {
     /// set, else the one it has as it stands.
     #[test]
     fn verdict_of_prefers_the_record() {
-        let mut c = format::sample::complete();
+        let mut c = crate::certify::sample::complete();
         assert_eq!(verdict_of(&c), Verdict::Fail.record(&c));
         assert_eq!(
             verdict(&c, Verdict::Fail),

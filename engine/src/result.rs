@@ -16,10 +16,11 @@ use crate::pace::measure::{LayerRates, PaceSummary};
 use crate::pace::mode::TxMode;
 use crate::pace::pattern::Pattern;
 use crate::pace::rate::{Layer, Rate};
-use crate::report::{bytes_str, Interval, Percentiles, L1_OVERHEAD};
+use crate::report::{bytes_str, Interval, Percentiles};
 use crate::rx::seq::SeqCounts;
 use crate::rx::{CorruptCounts, RxOutcome, StreamAcc};
 use crate::tx::TxOutcome;
+use crate::units::L1_OVERHEAD;
 use crate::wire::spec::FCS_LEN;
 
 pub use crate::runtime::sched::CpuTime;

@@ -48,6 +48,14 @@
 use std::fmt;
 use std::time::Duration;
 
+/// Bytes each frame takes on an Ethernet wire beyond the frame itself
+/// (its FCS included): the preamble 7, the start-of-frame delimiter 1 and
+/// the minimum inter-frame gap 12 (IEEE 802.3). **L1** rates count the
+/// frame and these 20 bytes, **L2** rates the frame alone; % of line is at
+/// L1, so 100 % is the port's line rate whatever the frame size. The one
+/// home of this quantity: everything else names this constant.
+pub const L1_OVERHEAD: u64 = 20;
+
 /// The longest duration any field takes: 30 days.
 pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
 /// The largest byte count any field takes: 1 TiB.
@@ -56,7 +64,7 @@ pub const MAX_BYTES: u64 = 1 << 40;
 pub const MAX_BIT_RATE: u64 = 1_600_000_000_000;
 /// The largest frame rate any field takes: [`MAX_BIT_RATE`] of 64-byte
 /// frames with their 20 bytes of preamble and gap (2,380,952,380 frames/s).
-pub const MAX_FRAME_RATE: u64 = MAX_BIT_RATE / (8 * 84);
+pub const MAX_FRAME_RATE: u64 = MAX_BIT_RATE / (8 * (64 + L1_OVERHEAD));
 /// The longest distance any field takes, in metres: 1,000,000 km.
 pub const MAX_DISTANCE_M: u64 = 1_000_000_000;
 

@@ -997,7 +997,7 @@ pub fn left_out(c: &Certification) -> Vec<(Test, String, u32, usize, String)> {
 /// the ceiling a throughput at L2 is drawn against.
 pub fn line_l2_bps(line_bps: u64, frame_size: u32) -> f64 {
     let size = f64::from(frame_size);
-    line_bps as f64 * size / (size + 20.0)
+    line_bps as f64 * size / (size + crate::units::L1_OVERHEAD as f64)
 }
 
 #[cfg(test)]

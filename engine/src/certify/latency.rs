@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use super::model::{LatencyDefinition, LatencyRow, Settings, Size, Trial};
 use crate::pace::measure::Bucket;
 use crate::report::{ns_histogram as histogram, Percentiles};
-use crate::wire::spec::L1_OVERHEAD;
+use crate::units::L1_OVERHEAD;
 
 /// The ratio of one histogram bucket's bound to the one before: a
 /// quarter octave.

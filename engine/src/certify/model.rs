@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::outcome::Problem;
 use crate::pace::measure::Bucket;
 use crate::report::Percentiles;
-use crate::wire::spec::L1_OVERHEAD;
+use crate::units::L1_OVERHEAD;
 
 /// One trial the searches ask the tester to run.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -27,7 +27,7 @@ use super::model::{
 };
 use super::round::{self, Format};
 use crate::outcome::Problem;
-use crate::wire::spec::L1_OVERHEAD;
+use crate::units::L1_OVERHEAD;
 
 /// Label of the aggregate direction of a bidirectional topology.
 pub const AGGREGATE: &str = "aggregate";

@@ -13,10 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{check_frame_size, LimitsError};
 use crate::units;
-use crate::wire::spec::{L1_OVERHEAD, L2_OVERHEAD};
-
-/// [`L1_OVERHEAD`] in the `u32` frame arithmetic of this module.
-const L1_OVERHEAD_BYTES: u32 = L1_OVERHEAD as u32;
+use crate::units::L1_OVERHEAD;
+use crate::wire::spec::L2_OVERHEAD;
 
 /// An Ethernet link type, identified by its MAC data rate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -109,7 +107,7 @@ impl LinkKind {
 
     /// Frames per second the link carries at `frame_size` (FCS included).
     pub fn frames_per_sec(&self, frame_size: u32) -> f64 {
-        self.mac_bps() / (8.0 * f64::from(frame_size + L1_OVERHEAD_BYTES))
+        self.mac_bps() / (8.0 * f64::from(frame_size + L1_OVERHEAD as u32))
     }
 
     /// L2 (frame, FCS included) bit rate at `frame_size`.
@@ -119,7 +117,7 @@ impl LinkKind {
 
     /// L1 bit rate at `frame_size` (frame + 20 bytes); equals the MAC rate.
     pub fn l1_bps(&self, frame_size: u32) -> f64 {
-        self.frames_per_sec(frame_size) * 8.0 * f64::from(frame_size + L1_OVERHEAD_BYTES)
+        self.frames_per_sec(frame_size) * 8.0 * f64::from(frame_size + L1_OVERHEAD as u32)
     }
 
     /// Payload (UDP payload or TCP segment data) bit rate at `frame_size`.

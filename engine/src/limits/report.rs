@@ -11,8 +11,8 @@ use super::link::{FrameSpec, LinkCeiling, LinkKind};
 use super::tcp;
 use super::units::{bytes_human, gbps, group, rate_human};
 use super::{check_frame_size, LimitsError};
+use crate::units::L1_OVERHEAD;
 use crate::units::{format_duration, group_fraction};
-use crate::wire::spec::L1_OVERHEAD;
 
 /// One bus on the page: its receive and transmit ceilings.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -12,9 +12,10 @@ use std::borrow::Cow;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::rate::{Layer, Rate, WIRE_OVERHEAD_BYTES};
+use super::rate::{Layer, Rate};
 use super::trace::Trace;
 use super::tsc::{ticks_to_ns, ticks_to_ns_f64};
+use crate::units::L1_OVERHEAD;
 
 /// Largest tick value the histograms resolve (2^42 ticks: over 20 minutes
 /// at 3 GHz); larger values are counted at this value.
@@ -245,7 +246,7 @@ impl DepartureRecorder {
             let l2 = (self.l2_bytes - u64::from(self.last_frame_len)) as f64 * 8.0;
             let payload = (self.payload_bytes - u64::from(self.last_payload_len)) as f64 * 8.0;
             LayerRates {
-                l1_bps: (l2 + frames * 8.0 * WIRE_OVERHEAD_BYTES as f64) / secs,
+                l1_bps: (l2 + frames * 8.0 * L1_OVERHEAD as f64) / secs,
                 l2_bps: l2 / secs,
                 payload_bps: payload / secs,
                 fps: frames / secs,
@@ -330,7 +331,7 @@ impl LayerRates {
             return Self::default();
         }
         LayerRates {
-            l1_bps: (l2_bytes + frames * WIRE_OVERHEAD_BYTES) as f64 * 8.0 / secs,
+            l1_bps: (l2_bytes + frames * L1_OVERHEAD) as f64 * 8.0 / secs,
             l2_bps: l2_bytes as f64 * 8.0 / secs,
             payload_bps: payload_bytes as f64 * 8.0 / secs,
             fps: frames as f64 / secs,
@@ -341,7 +342,7 @@ impl LayerRates {
     /// carrying `payload_len` bytes (means, for mixed sizes).
     pub fn from_rate(rate: &Rate, frame_len: f64, payload_len: f64) -> Self {
         let per_frame = match rate.layer() {
-            Layer::L1 => 8.0 * (frame_len + WIRE_OVERHEAD_BYTES as f64),
+            Layer::L1 => 8.0 * (frame_len + L1_OVERHEAD as f64),
             Layer::L2 => 8.0 * frame_len,
             Layer::Payload => 8.0 * payload_len,
             Layer::Frames => 1.0,
@@ -352,7 +353,7 @@ impl LayerRates {
             0.0
         };
         LayerRates {
-            l1_bps: fps * 8.0 * (frame_len + WIRE_OVERHEAD_BYTES as f64),
+            l1_bps: fps * 8.0 * (frame_len + L1_OVERHEAD as f64),
             l2_bps: fps * 8.0 * frame_len,
             payload_bps: fps * 8.0 * payload_len,
             fps,

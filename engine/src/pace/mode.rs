@@ -14,7 +14,8 @@ use std::str::FromStr;
 use serde::Serialize;
 use thiserror::Error;
 
-use super::rate::{bits_per_frame, Layer, Rate, MIN_FRAME_SIZE, WIRE_OVERHEAD_BYTES};
+use super::rate::{bits_per_frame, Layer, Rate, MIN_FRAME_SIZE};
+use crate::units::L1_OVERHEAD;
 
 /// What is wrong with a TX mode or gap-mode input.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -224,7 +225,7 @@ impl GapFrames {
 
     /// Wire bytes the gap frames occupy (each frame + 20).
     pub fn wire_bytes(&self) -> u64 {
-        self.count as u64 * (self.len as u64 + WIRE_OVERHEAD_BYTES) + self.longer as u64
+        self.count as u64 * (self.len as u64 + L1_OVERHEAD) + self.longer as u64
     }
 }
 
@@ -266,7 +267,7 @@ impl GapPlanner {
             });
         }
         let units = bits_per_frame(target.layer(), frame_size_with_fcs, payload_len) as u128;
-        let wire = frame_size_with_fcs as u128 + WIRE_OVERHEAD_BYTES as u128;
+        let wire = frame_size_with_fcs as u128 + L1_OVERHEAD as u128;
         // One data frame takes units / rate seconds; the link carries
         // link × units / (8 × rate) bytes in that time, of which
         // frame + 20 are the data frame.
@@ -296,8 +297,8 @@ impl GapPlanner {
             den: den as u64,
             rem: 0,
             owed: 0,
-            min_wire: min_len as u64 + WIRE_OVERHEAD_BYTES,
-            max_wire: max_len as u64 + WIRE_OVERHEAD_BYTES,
+            min_wire: min_len as u64 + L1_OVERHEAD,
+            max_wire: max_len as u64 + L1_OVERHEAD,
         })
     }
 
@@ -334,13 +335,13 @@ pub fn split_gap(wire_bytes: u64, min_wire: u64, max_wire: u64) -> GapFrames {
         let per = wire_bytes / fewest;
         GapFrames {
             count: fewest as u32,
-            len: (per - WIRE_OVERHEAD_BYTES) as u32,
+            len: (per - L1_OVERHEAD) as u32,
             longer: (wire_bytes % fewest) as u32,
         }
     } else {
         GapFrames {
             count: most as u32,
-            len: (max_wire - WIRE_OVERHEAD_BYTES) as u32,
+            len: (max_wire - L1_OVERHEAD) as u32,
             longer: 0,
         }
     }

@@ -7,7 +7,7 @@
 //! reports only.
 //!
 //! Frame size always means the Ethernet frame including the FCS, as RFC 2544
-//! counts it. On the wire each frame also takes [`WIRE_OVERHEAD_BYTES`]: a
+//! counts it. On the wire each frame also takes [`L1_OVERHEAD`]: a
 //! 7-byte preamble, a 1-byte start-of-frame delimiter and a 12-byte
 //! inter-frame gap.
 
@@ -17,13 +17,8 @@ use std::str::FromStr;
 use serde::Serialize;
 use thiserror::Error;
 
+use crate::units::L1_OVERHEAD;
 use crate::units::{self, Digits, PerSec, Problem, UnitError};
-use crate::wire::spec::L1_OVERHEAD;
-
-/// Bytes each frame occupies on the wire beyond the frame itself:
-/// [`L1_OVERHEAD`] (preamble 7, start-of-frame delimiter 1, minimum
-/// inter-frame gap 12) as the `u64` rate arithmetic uses.
-pub const WIRE_OVERHEAD_BYTES: u64 = L1_OVERHEAD as u64;
 
 /// The smallest legal Ethernet frame, FCS included.
 pub const MIN_FRAME_SIZE: usize = 64;
@@ -268,7 +263,7 @@ pub fn format_bps(bps: u64) -> String {
 /// [`Layer::Frames`]. This is what a schedule adds per frame.
 pub fn bits_per_frame(layer: Layer, frame_size_with_fcs: usize, payload_len: usize) -> u64 {
     match layer {
-        Layer::L1 => 8 * (frame_size_with_fcs as u64 + WIRE_OVERHEAD_BYTES),
+        Layer::L1 => 8 * (frame_size_with_fcs as u64 + L1_OVERHEAD),
         Layer::L2 => 8 * frame_size_with_fcs as u64,
         Layer::Payload => 8 * payload_len as u64,
         Layer::Frames => 1,

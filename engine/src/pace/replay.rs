@@ -21,8 +21,9 @@ use std::path::Path;
 use serde::Serialize;
 use thiserror::Error;
 
-use super::rate::{format_bps, Layer, RateError, RateSpec, WIRE_OVERHEAD_BYTES};
+use super::rate::{format_bps, Layer, RateError, RateSpec};
 use super::trace::{Trace, TraceError};
+use crate::units::L1_OVERHEAD;
 
 /// What is wrong with a replay's inputs.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -157,7 +158,7 @@ fn units_to_ns(units: u128, per_sec: u128) -> u64 {
 /// Bits on the wire for a frame of `len` bytes (FCS included): the frame
 /// plus its preamble, SFD and inter-frame gap.
 fn wire_bits(len: u32) -> u128 {
-    8 * (len as u128 + WIRE_OVERHEAD_BYTES as u128)
+    8 * (len as u128 + L1_OVERHEAD as u128)
 }
 
 /// The trace's wire bits over its span (first to last departure, last

@@ -365,7 +365,7 @@ fn period(wrr: &WeightedRoundRobin) -> Option<Vec<u16>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::spec::L1_OVERHEAD;
+    use crate::units::L1_OVERHEAD;
 
     impl Schedule {
         /// The closed form: departure TSC after `cum_units` units have been
@@ -422,7 +422,7 @@ mod tests {
         // 10^12 jumbo frames at 10 Gbit/s is about 2.3 years of line rate.
         let hz = 2_893_441_117;
         let rate = l1(10_000_000_000);
-        let bits = 8 * (9130 + L1_OVERHEAD as u64);
+        let bits = 8 * (9130 + L1_OVERHEAD);
         let mut s = Schedule::new(7, hz, rate).unwrap();
         // Walk with jumps of varying length, checking the invariant and the
         // closed form at each landing, then step frame by frame.

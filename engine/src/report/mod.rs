@@ -14,10 +14,6 @@ use serde::{Deserialize, Serialize};
 use crate::pace::measure::LayerRates;
 use crate::units::{format_bytes, format_nanos, Prefixes};
 
-/// Bytes a frame occupies on the wire beyond its L2 size (preamble 7, SFD
-/// 1, inter-frame gap 12): [`crate::wire::spec::L1_OVERHEAD`] as `u64`.
-pub use crate::pace::rate::WIRE_OVERHEAD_BYTES as L1_OVERHEAD;
-
 /// Totals over one span of time (an interval or the whole run).
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Span {

@@ -40,8 +40,9 @@ use crate::pace::pattern::Pattern;
 use crate::pace::rate::{Layer, RateSpec};
 use crate::report::Percentiles;
 use crate::result::RunResult;
+use crate::units::L1_OVERHEAD;
 use crate::wire::learn::{self, LearnRepr};
-use crate::wire::spec::{SizeSpec, L1_OVERHEAD};
+use crate::wire::spec::SizeSpec;
 use crate::{rx, tx, Error, Result};
 
 /// One measured direction: the port that sends and the one that receives.

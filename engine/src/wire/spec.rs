@@ -12,10 +12,6 @@ use super::tcp::TcpFlags;
 
 /// Bytes of Ethernet FCS the NIC appends; frame sizes count it (RFC 2544).
 pub const FCS_LEN: usize = 4;
-/// Bytes each frame takes on the wire beyond the frame itself: preamble 7,
-/// start-of-frame delimiter 1 and minimum inter-frame gap 12 (IEEE 802.3).
-/// L1 rates count them.
-pub const L1_OVERHEAD: usize = 20;
 /// Bytes of an untagged frame around its IP packet: the Ethernet header
 /// (14) and the FCS (4). An IP MTU is the frame size less this.
 pub const L2_OVERHEAD: usize = super::ethernet::EthernetFrame::<&[u8]>::HEADER_LEN + FCS_LEN;

@@ -6,12 +6,10 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
-
+use super::check::Checker;
 use super::error::ConfigError;
-use super::plan::Plan;
-use super::raw::Scalar;
-use super::validate::Checker;
+use super::plan::{CertifyPlan, Plan};
+use super::raw::{RawCertify, RawCriterion, RawDut, RawImix, Scalar};
 use crate::certify::criteria::{Acceptance, LossBound};
 use crate::certify::model::{
     DutHooks, LatencyDefinition, Learning, OnFailure, Settings, IMIX, RFC2544_SIZES,
@@ -31,147 +29,6 @@ pub const TESTS: [&str; 6] = [
 
 /// The longest `certify.device` description, characters.
 pub const DEVICE_MAX: usize = 1000;
-
-/// `certify:` as written.
-#[derive(Debug, Default, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a mapping of certification settings (tests:, sizes:, trial:, search_trial:, settle:, restabilise:, ...)"
-)]
-pub(crate) struct Raw {
-    #[serde(default)]
-    pub device: Option<String>,
-    #[serde(default)]
-    pub tests: Option<Vec<String>>,
-    #[serde(default)]
-    pub sizes: Option<Vec<Scalar>>,
-    #[serde(default)]
-    pub imix: Option<RawImix>,
-    #[serde(default)]
-    pub trial: Option<Scalar>,
-    #[serde(default)]
-    pub search_trial: Option<Scalar>,
-    #[serde(default)]
-    pub settle: Option<Scalar>,
-    #[serde(default)]
-    pub restabilise: Option<Scalar>,
-    #[serde(default)]
-    pub resolution: Option<Scalar>,
-    #[serde(default)]
-    pub tolerance: Option<Scalar>,
-    #[serde(default)]
-    pub lower: Option<Scalar>,
-    #[serde(default)]
-    pub upper: Option<Scalar>,
-    #[serde(default)]
-    pub max_p99: Option<Scalar>,
-    #[serde(default)]
-    pub latency_trials: Option<u32>,
-    #[serde(default)]
-    pub latency_trial: Option<Scalar>,
-    #[serde(default)]
-    pub latency_definition: Option<Scalar>,
-    #[serde(default)]
-    pub loss_step: Option<Scalar>,
-    #[serde(default)]
-    pub back_to_back_trials: Option<u32>,
-    #[serde(default)]
-    pub back_to_back_max: Option<Scalar>,
-    #[serde(default)]
-    pub learning: Option<Scalar>,
-    #[serde(default)]
-    pub recovery_overload: Option<Scalar>,
-    #[serde(default)]
-    pub recovery_reduced: Option<Scalar>,
-    #[serde(default)]
-    pub recovery_trials: Option<u32>,
-    #[serde(default)]
-    pub reset_at: Option<Scalar>,
-    #[serde(default)]
-    pub reset_trial: Option<Scalar>,
-    #[serde(default)]
-    pub reset_trials: Option<u32>,
-    #[serde(default)]
-    pub direction_loads: Option<Vec<Scalar>>,
-    pub learning_wait: Option<Scalar>,
-    #[serde(default)]
-    pub dut: Option<RawDut>,
-    #[serde(default)]
-    pub baseline: Option<String>,
-    #[serde(default)]
-    pub criteria: Vec<RawCriterion>,
-}
-
-/// `certify.dut:` as written.
-#[derive(Debug, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a mapping of device-under-test hooks (before_trial:, after_trial:, reset:, timeout:, on_failure:)"
-)]
-pub(crate) struct RawDut {
-    #[serde(default)]
-    pub before_trial: Option<String>,
-    #[serde(default)]
-    pub after_trial: Option<String>,
-    #[serde(default)]
-    pub reset: Option<String>,
-    #[serde(default)]
-    pub timeout: Option<Scalar>,
-    #[serde(default)]
-    pub on_failure: Option<Scalar>,
-}
-
-/// One item of `certify.criteria:`.
-#[derive(Debug, Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a criterion: a mapping with optional sizes:, min_throughput:, max_latency:, max_loss:"
-)]
-pub(crate) struct RawCriterion {
-    #[serde(default)]
-    pub sizes: Vec<Scalar>,
-    #[serde(default)]
-    pub min_throughput: Option<Scalar>,
-    #[serde(default)]
-    pub max_latency: Option<Scalar>,
-    #[serde(default)]
-    pub max_loss: Option<RawLoss>,
-}
-
-/// `certify.imix:` as written: an RFC 6985 genome (`aaaaaaaddddg`) or
-/// the sizes themselves.
-#[derive(Debug, Deserialize)]
-#[serde(
-    untagged,
-    expecting = "an IMIX: a genome of the letters a-g (RFC 6985: a 64, b 128, c 256, d 512, e 1024, f 1280, g 1518) or a list of frame sizes"
-)]
-pub(crate) enum RawImix {
-    Genome(String),
-    Sizes(Vec<u32>),
-}
-
-/// `certify.criteria[i].max_loss:`
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a mapping with rate: and loss:")]
-pub(crate) struct RawLoss {
-    pub rate: Scalar,
-    pub loss: Scalar,
-}
-
-/// The checked `certify:` section.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct CertifyPlan {
-    /// What is certified (`certify.device`: model, firmware, ports; free
-    /// text), for the reports.
-    pub device: Option<String>,
-    /// What the searches run with.
-    pub settings: Settings,
-    /// The acceptance criteria.
-    pub criteria: Vec<Acceptance>,
-    /// The tester baseline to correct latency with (`certify.baseline`,
-    /// resolved against the profile's folder; `--baseline` replaces it).
-    pub baseline: Option<std::path::PathBuf>,
-}
 
 /// The longest a device-under-test hook may be given, seconds: a day.
 pub const HOOK_TIMEOUT_MAX_S: f64 = 86_400.0;
@@ -194,7 +51,7 @@ fn secs(d: Duration) -> f64 {
 impl Checker<'_> {
     /// `certify:`, defaults filled in; cross-checks wait for the command
     /// line ([`Plan::check_certify`]).
-    pub(crate) fn certify(&self, raw: &Raw) -> Result<CertifyPlan, ConfigError> {
+    pub(crate) fn certify(&self, raw: &RawCertify) -> Result<CertifyPlan, ConfigError> {
         let mut s = Settings::default();
         if let Some(t) = &raw.tests {
             s.tests = parse_tests(t).map_err(|m| self.err("certify.tests", m))?;

@@ -2,9 +2,10 @@
 //! and the options in `eal.extra_args` (a known list; the ones landspeed
 //! sets from other keys, and the ones that print and exit, are refused).
 
+use super::check::Checker;
 use super::error::ConfigError;
 use super::raw;
-use super::validate::{Checker, MAX_PORTS};
+use super::validate::MAX_PORTS;
 
 /// EAL options `eal.extra_args` may carry, and whether each takes a
 /// value (`--opt=VALUE`, `--opt VALUE`, `-n 4` or `-n4`).

@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-use super::yaml::{escape_controls, DeError};
+use std::borrow::Cow;
+
+use super::yaml::DeError;
 
 /// Why a profile could not be loaded. Displays as one line,
 /// `origin:line: field.path: message`, e.g.
@@ -60,9 +62,33 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// `text` with its control characters (a newline, a tab, a NUL) written
+/// as escapes (`\\n`), so that a value quoted in a message keeps the
+/// message on one line.
+pub(crate) fn escape_controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(escape_controls("plain ü"), "plain ü");
+        assert_eq!(escape_controls("a\nb\r\t\0\u{1b}"), "a\\nb\\r\\t\\0\\u{1b}");
+    }
 
     #[test]
     fn display_formats() {

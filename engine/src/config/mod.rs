@@ -8,7 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod certify;
-mod duration;
+mod check;
 mod eal;
 mod error;
 mod ext;
@@ -25,8 +25,8 @@ mod tests;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use crate::units::parse_duration;
 pub use certify::{parse_size, parse_tests};
-pub use duration::parse_duration;
 pub use error::ConfigError;
 #[cfg(test)]
 use plan::RunPlan;
@@ -37,9 +37,9 @@ pub use plan::{
 #[cfg(test)]
 pub(crate) use validate::MAX_PORTS;
 
+use check::Checker;
 use ext::{Layer, RateSpec};
 use locate::Locator;
-use validate::Checker;
 
 /// The built-in profile: one TX task on a `net_null0` vdev, no hugepages.
 pub const DEFAULT_PROFILE: &str = include_str!("../../../configs/null.yaml");

@@ -32,7 +32,7 @@ pub struct Plan {
     /// Run length and reporting.
     pub run: RunPlan,
     /// What `landspeed rfc2544` runs (`certify:`; RFC 2544's defaults).
-    pub certify: super::certify::CertifyPlan,
+    pub certify: CertifyPlan,
 }
 
 /// EAL start-up settings.
@@ -425,4 +425,19 @@ pub struct RunPlan {
     pub duration: Duration,
     /// Time between report lines.
     pub interval: Duration,
+}
+
+/// The checked `certify:` section.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CertifyPlan {
+    /// What is certified (`certify.device`: model, firmware, ports; free
+    /// text), for the reports.
+    pub device: Option<String>,
+    /// What the searches run with.
+    pub settings: crate::certify::model::Settings,
+    /// The acceptance criteria.
+    pub criteria: Vec<crate::certify::criteria::Acceptance>,
+    /// The tester baseline to correct latency with (`certify.baseline`,
+    /// resolved against the profile's folder; `--baseline` replaces it).
+    pub baseline: Option<std::path::PathBuf>,
 }

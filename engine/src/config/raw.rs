@@ -29,7 +29,7 @@ pub(crate) struct Profile {
     #[serde(default)]
     pub run: Run,
     #[serde(default)]
-    pub certify: super::certify::Raw,
+    pub certify: RawCertify,
 }
 
 /// `eal:`
@@ -350,18 +350,6 @@ pub(crate) fn scalar_text(v: &Value) -> Option<String> {
     }
 }
 
-/// A short description of a YAML value for messages: `5000`, `"x"`, `a list`.
-pub(crate) fn describe(v: &Value) -> String {
-    match v {
-        Value::String(s) => format!("{s:?}"),
-        Value::Number(n) => n.to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Null => "null".into(),
-        Value::Sequence(_) => "a list".into(),
-        Value::Mapping(_) => "a mapping".into(),
-    }
-}
-
 fn default_memory_mb() -> u32 {
     512
 }
@@ -394,4 +382,130 @@ fn default_duration() -> Scalar {
 }
 fn default_interval() -> Scalar {
     Scalar("1s".into())
+}
+
+/// `certify:` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping of certification settings (tests:, sizes:, trial:, search_trial:, settle:, restabilise:, ...)"
+)]
+pub(crate) struct RawCertify {
+    #[serde(default)]
+    pub device: Option<String>,
+    #[serde(default)]
+    pub tests: Option<Vec<String>>,
+    #[serde(default)]
+    pub sizes: Option<Vec<Scalar>>,
+    #[serde(default)]
+    pub imix: Option<RawImix>,
+    #[serde(default)]
+    pub trial: Option<Scalar>,
+    #[serde(default)]
+    pub search_trial: Option<Scalar>,
+    #[serde(default)]
+    pub settle: Option<Scalar>,
+    #[serde(default)]
+    pub restabilise: Option<Scalar>,
+    #[serde(default)]
+    pub resolution: Option<Scalar>,
+    #[serde(default)]
+    pub tolerance: Option<Scalar>,
+    #[serde(default)]
+    pub lower: Option<Scalar>,
+    #[serde(default)]
+    pub upper: Option<Scalar>,
+    #[serde(default)]
+    pub max_p99: Option<Scalar>,
+    #[serde(default)]
+    pub latency_trials: Option<u32>,
+    #[serde(default)]
+    pub latency_trial: Option<Scalar>,
+    #[serde(default)]
+    pub latency_definition: Option<Scalar>,
+    #[serde(default)]
+    pub loss_step: Option<Scalar>,
+    #[serde(default)]
+    pub back_to_back_trials: Option<u32>,
+    #[serde(default)]
+    pub back_to_back_max: Option<Scalar>,
+    #[serde(default)]
+    pub learning: Option<Scalar>,
+    #[serde(default)]
+    pub recovery_overload: Option<Scalar>,
+    #[serde(default)]
+    pub recovery_reduced: Option<Scalar>,
+    #[serde(default)]
+    pub recovery_trials: Option<u32>,
+    #[serde(default)]
+    pub reset_at: Option<Scalar>,
+    #[serde(default)]
+    pub reset_trial: Option<Scalar>,
+    #[serde(default)]
+    pub reset_trials: Option<u32>,
+    #[serde(default)]
+    pub direction_loads: Option<Vec<Scalar>>,
+    pub learning_wait: Option<Scalar>,
+    #[serde(default)]
+    pub dut: Option<RawDut>,
+    #[serde(default)]
+    pub baseline: Option<String>,
+    #[serde(default)]
+    pub criteria: Vec<RawCriterion>,
+}
+
+/// `certify.dut:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping of device-under-test hooks (before_trial:, after_trial:, reset:, timeout:, on_failure:)"
+)]
+pub(crate) struct RawDut {
+    #[serde(default)]
+    pub before_trial: Option<String>,
+    #[serde(default)]
+    pub after_trial: Option<String>,
+    #[serde(default)]
+    pub reset: Option<String>,
+    #[serde(default)]
+    pub timeout: Option<Scalar>,
+    #[serde(default)]
+    pub on_failure: Option<Scalar>,
+}
+
+/// One item of `certify.criteria:`.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a criterion: a mapping with optional sizes:, min_throughput:, max_latency:, max_loss:"
+)]
+pub(crate) struct RawCriterion {
+    #[serde(default)]
+    pub sizes: Vec<Scalar>,
+    #[serde(default)]
+    pub min_throughput: Option<Scalar>,
+    #[serde(default)]
+    pub max_latency: Option<Scalar>,
+    #[serde(default)]
+    pub max_loss: Option<RawLoss>,
+}
+
+/// `certify.imix:` as written: an RFC 6985 genome (`aaaaaaaddddg`) or
+/// the sizes themselves.
+#[derive(Debug, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "an IMIX: a genome of the letters a-g (RFC 6985: a 64, b 128, c 256, d 512, e 1024, f 1280, g 1518) or a list of frame sizes"
+)]
+pub(crate) enum RawImix {
+    Genome(String),
+    Sizes(Vec<u32>),
+}
+
+/// `certify.criteria[i].max_loss:`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a mapping with rate: and loss:")]
+pub(crate) struct RawLoss {
+    pub rate: Scalar,
+    pub loss: Scalar,
 }

@@ -13,9 +13,10 @@ use crate::wire::spec::{
 use crate::wire::tcp::TcpFlags;
 use crate::wire::MacAddr;
 
+use super::check::Checker;
 use super::error::ConfigError;
-use super::raw::{self, describe, scalar_text};
-use super::validate::Checker;
+use super::raw::{self, scalar_text};
+use super::yaml::describe;
 
 /// TCP flag names accepted in `tcp.flags`, with their bits.
 const TCP_FLAGS: [(&str, TcpFlags); 9] = [

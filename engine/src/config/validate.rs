@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use super::duration::parse_duration;
+use super::check::Checker;
 use super::error::ConfigError;
 use super::ext::{Bus, Layer, LinkKind, Pattern, RateSpec, TxMode};
 use super::locate::Locator;
@@ -14,11 +14,12 @@ use super::plan::{
     Checksum, Clock, ClockServo, CountFrom, Device, EalPlan, Payload, Plan, PortPlan, RunPlan,
     RxStreams, RxTaskPlan, SyncedClock, TxClock, TxTaskPlan, Verify,
 };
-use super::raw::{self, describe, scalar_text, Scalar, Value};
+use super::raw::{self, scalar_text, Scalar};
 use super::stream;
+use super::yaml::{describe, Value};
 use crate::clock::nic::Want;
 use crate::clock::sync::ClockId;
-use crate::units::{format_duration, group};
+use crate::units::{format_duration, group, parse_duration};
 use crate::wire::spec::StreamSpec;
 
 /// vdev arguments whose values are file paths, resolved against the
@@ -64,44 +65,7 @@ const LOG_LEVELS: [&str; 8] = [
     "debug",
 ];
 
-/// Locates errors and resolves paths while checking one profile.
-pub(crate) struct Checker<'a> {
-    /// Name of the source in messages.
-    pub origin: &'a str,
-    /// Lines of the key paths of the source.
-    pub locator: Locator,
-    /// Folder relative paths are resolved against; `None` leaves them as
-    /// written (relative to the working directory).
-    pub base: Option<PathBuf>,
-}
-
 impl Checker<'_> {
-    /// An error about the key at `field`, located in the source.
-    pub fn err(&self, field: impl Into<String>, message: impl Into<String>) -> ConfigError {
-        let field = field.into();
-        ConfigError::new(self.origin, self.locator.line(&field), Some(field), message)
-    }
-
-    /// `path` resolved against the profile's folder when relative.
-    pub fn resolve(&self, path: &str) -> PathBuf {
-        let p = Path::new(path);
-        match &self.base {
-            Some(base) if p.is_relative() => base.join(p),
-            _ => p.to_path_buf(),
-        }
-    }
-
-    /// Parse a scalar with `FromStr`, the error naming `field`.
-    fn parse<T>(&self, field: &str, text: &str) -> Result<T, ConfigError>
-    where
-        T: std::str::FromStr,
-        T::Err: std::fmt::Display,
-    {
-        text.trim()
-            .parse::<T>()
-            .map_err(|e| self.err(field, e.to_string()))
-    }
-
     /// Check the whole profile.
     pub fn plan(&self, p: raw::Profile) -> Result<Plan, ConfigError> {
         let eal = self.eal(&p.eal)?;

@@ -9,7 +9,6 @@
 //! limited to [`MAX_DEPTH`] levels, so an alias bomb or a deeply nested
 //! text is refused at once with its line.
 
-use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt;
@@ -611,24 +610,6 @@ impl<'de> de::MapAccess<'de> for MapDe<'de, '_> {
     }
 }
 
-/// `text` with its control characters (a newline, a tab, a NUL) written
-/// as escapes (`\\n`), so that a value quoted in a message keeps the
-/// message on one line.
-pub(crate) fn escape_controls(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
 /// `parent.key`, or `key` at the root.
 pub(crate) fn join(parent: &str, key: &str) -> String {
     if parent.is_empty() {
@@ -794,7 +775,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
         let mut out: Vec<(Value, Value)> = Vec::new();
         while let Some(k) = map.next_key::<Value>()? {
             if out.iter().any(|(seen, _)| *seen == k) {
-                let shown = super::raw::describe(&k);
+                let shown = describe(&k);
                 return Err(de::Error::custom(format!(
                     "duplicate entry with key {shown}"
                 )));
@@ -802,6 +783,18 @@ impl<'de> Visitor<'de> for ValueVisitor {
             out.push((k, map.next_value()?));
         }
         Ok(Value::Mapping(Mapping(out)))
+    }
+}
+
+/// A short description of a YAML value for messages: `5000`, `"x"`, `a list`.
+pub(crate) fn describe(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{s:?}"),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => "null".into(),
+        Value::Sequence(_) => "a list".into(),
+        Value::Mapping(_) => "a mapping".into(),
     }
 }
 
@@ -927,12 +920,6 @@ mod tests {
         let root = parse("\nb: 2\n").unwrap().unwrap();
         let e = from_node::<S>(&root).unwrap_err();
         assert_eq!((e.message.as_str(), e.line), ("missing field `a`", Some(2)));
-    }
-
-    #[test]
-    fn control_characters_are_escaped() {
-        assert_eq!(escape_controls("plain ü"), "plain ü");
-        assert_eq!(escape_controls("a\nb\r\t\0\u{1b}"), "a\\nb\\r\\t\\0\\u{1b}");
     }
 
     #[test]

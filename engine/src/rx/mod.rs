@@ -1697,6 +1697,15 @@ mod tests {
             .map(|r| (r.value_iterated_to(), r.count_at_value()))
             .collect();
         assert_eq!((v, s.latency_early), (vec![(1, 4)], 2));
+        // The line between late and early is half the stamp's TSC range
+        // (64 bits here): half of it is a (clamped) latency, one more is
+        // a frame read before it left.
+        let early = |after: u64| {
+            let mut rx = nic_rx(map, false);
+            rx.busy(&Stamped(vec![f[0].as_slice()], vec![None]), 1_000 + after);
+            rx.finish(1).streams[0].latency_early
+        };
+        assert_eq!((early(u64::MAX >> 1), early((u64::MAX >> 1) + 1)), (0, 1));
     }
 
     #[test]

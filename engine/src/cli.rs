@@ -291,7 +291,7 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     if let Some(pcap) = &args.capture {
         check_captures(&mut result, &capture_ports(&plan, pcap));
     }
-    output::print(&result.summary());
+    output::print(&crate::report::summary::summary(&result));
     if let Some(path) = &args.json {
         write_json(path, &result)?;
     }

@@ -6,6 +6,7 @@
 
 pub mod join;
 pub(crate) mod qualify;
+pub mod summary;
 
 use std::fmt::Write as _;
 

@@ -34,6 +34,7 @@
 //! abort, so a panic leaves nothing behind.
 
 mod clock;
+pub(crate) mod collect;
 mod depart;
 mod devices;
 pub mod sched;
@@ -454,7 +455,7 @@ struct Seen {
 
 /// What the result needs to know of the tasks once they have run.
 struct Meta {
-    tx: Vec<result::TxMeta>,
+    tx: Vec<collect::TxMeta>,
     /// Each RX task's lcore and port id.
     rx: Vec<(u32, u16)>,
     /// Some receiver shares the senders' TSC.
@@ -464,7 +465,7 @@ struct Meta {
 impl Meta {
     fn of(plan: &Plan, ports: &[PortRt], ups: &[Up], tasks: &Tasks) -> Meta {
         let tx = (tasks.tx.iter().zip(&plan.tx))
-            .map(|(t, pt)| result::TxMeta {
+            .map(|(t, pt)| collect::TxMeta {
                 lcore: t.lcore,
                 port: t.queue.port_id(),
                 queue: t.queue.id(),
@@ -795,7 +796,7 @@ fn build_result(
     save_traces(plan, &outcomes.tx)?;
     let port_results = port_results(plan, ports, ups, &seen);
     let mut result = RunResult::new(
-        plan,
+        &plan.origin,
         rt.tsc_hz,
         timing.tsc_hz_run,
         timing.elapsed_s,
@@ -959,7 +960,7 @@ fn add_task_results(
     let tx_pmd = sum_ports(&mut plan.tx.iter().map(|t| t.port));
     let rx_pmd = sum_ports(&mut plan.rx.iter().map(|t| t.port));
     if !plan.tx.is_empty() {
-        let mut tx = result::tx_result(&meta.tx, &names, &outcomes.tx, &tx_pmd, result.tsc_hz);
+        let mut tx = collect::tx_result(&meta.tx, &names, &outcomes.tx, &tx_pmd, result.tsc_hz);
         result::set_cpu_times(&mut tx.tasks, &outcomes.tx_cpu);
         result.tx = Some(tx);
     }
@@ -967,7 +968,7 @@ fn add_task_results(
         return;
     }
     let secs = result.elapsed_s;
-    let mut rx = result::rx_result(
+    let mut rx = collect::rx_result(
         &meta.rx,
         &outcomes.rx,
         rx_pmd,
@@ -994,7 +995,7 @@ fn add_task_results(
         }
         Device::Vdev(_) => None,
     });
-    result.judge(link, bus, plan);
+    collect::judge(result, link, bus, plan);
 }
 
 /// Counter totals at one moment.

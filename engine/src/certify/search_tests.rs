@@ -1946,3 +1946,71 @@ fn test_sizes_are_every_size_but_the_smallest_for_reset() {
     assert_eq!(test_sizes(&s, "throughput"), [512, 64, 1518]);
     assert_eq!(test_sizes(&s, "reset"), [64]);
 }
+
+/// The problems name exactly the rows whose figure is the tester's: a
+/// throughput or back-to-back row bound by it, and why from the first of
+/// its trials that it bounded and that failed; never a row the device
+/// bounded, whatever its trials were.
+#[test]
+fn tester_problems_name_each_row_the_tester_bounded_and_no_other() {
+    use crate::certify::sample;
+    let mut c = sample::tester_bound();
+    c.problems.clear();
+    // A device-bound back-to-back row with a trial the tester bounded.
+    c.back_to_back[0].trials[0].tester_bound = true;
+    // A back-to-back row the tester bounded: its first tester-bound
+    // trial passed (no reason given from it), the second failed.
+    let row = &mut c.back_to_back[2];
+    row.bound = Bound::Tester;
+    row.trials[0].tester_bound = true;
+    row.trials[0].passed = true;
+    let failed = &mut row.trials[1];
+    failed.tester_bound = true;
+    failed.passed = false;
+    failed.problems = vec![Problem::Descheduled {
+        role: "TX".into(),
+        lcore: 2,
+        descheduled_pct: 7.5,
+        wait_ns: 450_000_000,
+        stolen_ns: 0,
+        wall_ns: 6_000_000_000,
+    }];
+    let why = tester_reason(&row.trials[1]);
+    assert!(
+        why.starts_with("tester-bound: TX lcore 2 was descheduled"),
+        "{why}"
+    );
+    let (b2b_dir, b2b_size, b2b_frames) = (row.direction.clone(), row.frame_size, row.mean_frames);
+    let tput = &c.throughput[0];
+    assert_eq!(tput.bound, Bound::Tester);
+    let (t_dir, t_size) = (tput.direction.clone(), tput.frame_size);
+    assert!(c.throughput[1..].iter().all(|r| r.bound != Bound::Tester));
+    let got: Vec<(String, String, u32, String, String)> = tester_problems(&c)
+        .into_iter()
+        .map(|p| match p {
+            Problem::TesterBound {
+                test,
+                direction,
+                frame_size,
+                figure,
+                why,
+            } => (test, direction, frame_size, figure, why),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(
+        (&got[0].0, &got[0].1, got[0].2, got[0].3.as_str()),
+        (&"throughput".to_string(), &t_dir, t_size, "41.11 % of line")
+    );
+    assert_eq!(
+        got[1],
+        (
+            "back_to_back".to_string(),
+            b2b_dir,
+            b2b_size,
+            format!("{b2b_frames:.1} frames"),
+            why
+        )
+    );
+}

@@ -400,8 +400,13 @@ fn a_tap_set_down_mid_run_is_reported_and_its_frames_counted() {
         assert_eq!(d["side"], side, "{d}");
         assert_eq!(u(d, "/outages"), 1, "{d}");
         assert_eq!(d["down_at_end"], false, "{d}");
+        // Set down for 1 s (t1) and 0.7 s (t0); the port reads down until
+        // the kernel says the tap runs again, which its link watch may
+        // put off by a second or more after the `up` (seen: t0 down for
+        // 2.2 s and 2.7 s in one run of three on two CPUs): one outage
+        // each, over before the run's end.
         let s = d["down_s"].as_f64().unwrap();
-        assert!((0.3..2.0).contains(&s), "{p} down for {s} s: {d}");
+        assert!((0.3..3.0).contains(&s), "{p} down for {s} s: {d}");
     }
     assert!(
         done.stdout.contains("warning: ") && done.stdout.contains("t1"),

@@ -280,6 +280,15 @@ pub enum Problem {
     },
 }
 
+/// A certification row's frames in words: `1518-byte frames`, or `IMIX
+/// frames` for the size 0 an IMIX row carries.
+fn frames_of(frame_size: u32) -> String {
+    match frame_size {
+        0 => "IMIX frames".to_string(),
+        z => format!("{z}-byte frames"),
+    }
+}
+
 impl Problem {
     /// The problem as one line of text, without the `warning: ` prefix.
     pub fn text(&self) -> String {
@@ -371,10 +380,7 @@ impl Problem {
                 figure,
                 why,
             } => {
-                let frames = match frame_size {
-                    0 => "IMIX frames".to_string(),
-                    z => format!("{z}-byte frames"),
-                };
+                let frames = frames_of(*frame_size);
                 let claim = match test.as_str() {
                     "throughput" | "back_to_back" => {
                         "is the tester's limit, not the device's (the tester could not offer \
@@ -410,10 +416,7 @@ impl Problem {
                 asked,
                 why,
             } => {
-                let frames = match frame_size {
-                    0 => "IMIX frames".to_string(),
-                    z => format!("{z}-byte frames"),
-                };
+                let frames = frames_of(*frame_size);
                 format!(
                     "latency of {frames} ({direction}): {counted} of {asked} latency trials \
                      counted; the others lost frames at the throughput rate (or were corrupt) \

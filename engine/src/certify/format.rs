@@ -25,7 +25,7 @@
 //!
 //! A figure that is not a number (a mean of nothing) reads `n/a`.
 
-pub use super::model::Test;
+use super::model::Test;
 use super::model::NO_RATE;
 use super::model::{
     BackToBackRow, Bound, Certification, Criterion, LatencyRow, LossCurve, LossPoint, NotMeasured,

@@ -25,7 +25,8 @@
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
-use super::format::{self, Column, Record, Test};
+use super::format::{self, Column, Record};
+use super::model::Test;
 use super::model::{Certification, Host, Size};
 use super::svg;
 

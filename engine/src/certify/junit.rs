@@ -26,7 +26,8 @@
 
 use std::fmt::Write as _;
 
-use super::format::{self, escape, Column, Kind, Record, Test};
+use super::format::{self, escape, Column, Kind, Record};
+use super::model::Test;
 use super::model::{Certification, Criterion, Size};
 
 /// Counts of one suite (or of all).

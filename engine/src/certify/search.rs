@@ -19,19 +19,18 @@
 //! ([`Tester::stopped`]) ends it after the current trial: the rows so far
 //! are kept, the interrupted one marked `complete: false`.
 
-use super::model::Test;
 use super::model::{
     BackToBackRow, Bound, Certification, HookRun, LatencyRow, Learning, LossCurve, LossPoint,
     NotMeasured, OnFailure, RateStep, RecoveryRow, ResetRow, Settings, Tester, ThroughputRow,
     Trial, TrialSpec,
 };
+use super::model::{Test, NO_RATE};
 use super::round::{self, Format};
 use crate::outcome::Problem;
 use crate::units::L1_OVERHEAD;
 
 /// Label of the aggregate direction of a bidirectional topology.
 pub const AGGREGATE: &str = "aggregate";
-pub use super::model::NO_RATE;
 /// Confirmations a throughput search tries before it gives up on a rate.
 const MAX_CONFIRMS: u32 = 4;
 /// Tries of one trial the tester bounded (or, for latency, that lost

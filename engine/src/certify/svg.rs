@@ -22,7 +22,8 @@
 
 use std::fmt::Write as _;
 
-use super::format::{self, escape, Test};
+use super::format::{self, escape};
+use super::model::Test;
 use super::model::{Bound, Certification, Size};
 
 /// Colours of the directions (and of the sizes in the loss chart).

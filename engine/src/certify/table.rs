@@ -6,7 +6,8 @@
 
 use std::fmt::Write as _;
 
-use super::format::{self, Column, Record, Test};
+use super::format::{self, Column, Record};
+use super::model::Test;
 use super::model::{Bound, Certification, Size};
 pub use super::verdict::{text, verdict, verdict_of, Verdict};
 

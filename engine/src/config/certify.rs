@@ -875,6 +875,8 @@ mod tests {
         assert!(refused("  reset_at: 60s\n").contains(
             "certify.reset_at: the reset 60 s into the trial is not within the trial of 60 s"
         ));
+        assert!(refused("  tests: [throughput, reset]\n")
+            .contains("certify.tests: the reset test (RFC 2544 26.6) needs certify.dut.reset"));
         assert!(refused("  recovery_trials: 0\n")
             .contains("certify.recovery_trials: at least one trial"));
         assert!(refused("  direction_loads: [100%, 0%]\n")

@@ -262,6 +262,26 @@ pub enum Problem {
         #[serde(default)]
         peak_per_interval: u64,
     },
+    /// In gap mode the TX ports counted fewer frames sent (`opackets`,
+    /// less the frames they counted as errors) than the data and gap
+    /// frames handed to them: the NIC or its firmware dropped MAC control
+    /// frames (ice and mlx5 firmware may drop PAUSE frames a host sends),
+    /// so the gaps between data frames were not the planned ones and the
+    /// paced rate was not what the summary's spacing claims.
+    GapFramesUnsent {
+        /// The TX ports (profile names), comma-separated.
+        port: String,
+        /// Their drivers, comma-separated.
+        driver: String,
+        /// Data frames handed to the ports.
+        data_frames: u64,
+        /// Gap frames handed to the ports.
+        gap_frames: u64,
+        /// Frames the ports counted as sent (`opackets`).
+        counted: u64,
+        /// Frames handed and neither counted sent nor counted as errors.
+        missing: u64,
+    },
     /// A side of a two-host run stamps or reads a clock the kernel does
     /// not report synchronised (`STA_UNSYNC`) and the profile declares no
     /// error for: its one-way latency is not reported (inter-arrival
@@ -486,6 +506,19 @@ impl Problem {
                  they count as sent but never left the port",
                 counters_text(counters),
                 when_text(*first_s, *peak_per_interval)
+            ),
+            Problem::GapFramesUnsent {
+                port,
+                driver,
+                data_frames,
+                gap_frames,
+                counted,
+                missing,
+            } => format!(
+                "port {port} ({driver}) counted {counted} frames sent of {data_frames} data + \
+                 {gap_frames} gap frames handed to it: {missing} never left, so the NIC or its \
+                 firmware dropped MAC control frames and the gaps between data frames were not \
+                 the planned ones (use `mode: spin` or `burst N` on this port)"
             ),
             Problem::ClockNotSynced {
                 side,

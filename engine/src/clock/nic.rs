@@ -119,6 +119,18 @@ pub fn select(want: Want, caps: NicCaps, port: &str, driver: &str) -> Result<Arr
     }
 }
 
+/// Whether a port asks its driver for RX timestamps
+/// (`RTE_ETH_RX_OFFLOAD_TIMESTAMP`), decided before it is configured from
+/// what its receivers want (`wants`), whether the driver offers the
+/// offload (`offered`) and whether it lacks `rte_eth_read_clock` outright
+/// (`no_clock`). Only when NIC stamps will be read: the offload is not
+/// free (ice leaves its vector RX path for it), and stamps on a clock that
+/// cannot be read are never used ([`select`] picks the software's for
+/// `auto` and refuses `nic` with the reason).
+pub fn asks_rx_timestamp(wants: impl IntoIterator<Item = Want>, offered: bool, no_clock: bool) -> bool {
+    offered && !no_clock && wants.into_iter().any(|w| w != Want::Software)
+}
+
 /// Where a sender's departure times come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -472,6 +484,21 @@ pub struct PortStamps {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rx_timestamp_offload_is_asked_only_for_stamps_that_will_be_read() {
+        use Want::*;
+        // ice in DPDK 22.11: the offload offered, no read_clock op.
+        assert!(!asks_rx_timestamp([Auto], true, true));
+        assert!(!asks_rx_timestamp([Nic], true, true));
+        // A clock that can be read (or that reads once started).
+        assert!(asks_rx_timestamp([Auto], true, false));
+        assert!(asks_rx_timestamp([Software, Nic], true, false));
+        // Nobody wants them, or the driver has none.
+        assert!(!asks_rx_timestamp([Software, Software], true, false));
+        assert!(!asks_rx_timestamp([], true, false));
+        assert!(!asks_rx_timestamp([Auto, Nic], false, false));
+    }
 
     const HZ: u64 = 2_500_000_000;
 

@@ -55,8 +55,11 @@ struct Zone {
 
 /// The fill patterns placed on one port, alive until the port is closed
 /// (a field of the port, dropped after its close), then zeroed and freed.
-#[derive(Default)]
 pub(super) struct Patterns {
+    /// The NUMA socket its memzones are reserved on: the port's, so the
+    /// NIC reads the pattern over its own socket's memory (-1, any, when
+    /// the device does not say).
+    socket: i32,
     zones: Mutex<Vec<Zone>>,
 }
 
@@ -68,6 +71,14 @@ unsafe impl Send for Patterns {}
 unsafe impl Sync for Patterns {}
 
 impl Patterns {
+    /// No pattern yet, for a port on NUMA socket `socket`.
+    pub(super) fn on_socket(socket: i32) -> Self {
+        Self {
+            socket: socket.max(-1),
+            zones: Mutex::default(),
+        }
+    }
+
     /// A zone holding `bytes` for frames of port `port`: one placed
     /// before with the same bytes, or a new copy.
     fn place(&self, port: u16, bytes: &[u8]) -> Result<(*mut u8, u64), DpdkError> {
@@ -86,10 +97,16 @@ impl Patterns {
         let cname = CString::new(name.clone()).expect("no NUL in the name");
         let size = bytes.len().max(1);
         // SAFETY: cname is a valid C string; DPDK validates the rest.
-        let zone = unsafe { sys::ls_memzone_reserve_contig(cname.as_ptr(), size as u64, -1, 64) };
+        let zone = unsafe {
+            sys::ls_memzone_reserve_contig(cname.as_ptr(), size as u64, self.socket, 64)
+        };
         let Some(zone) = NonNull::new(zone.cast_mut()) else {
             return Err(DpdkError::from_ret(
-                format!("rte_memzone_reserve({name}, {size} bytes IOVA-contiguous; raise eal.memory_mb if memory is short)"),
+                format!(
+                    "rte_memzone_reserve({name}, {size} bytes IOVA-contiguous on socket {}; \
+                     raise eal.memory_mb if memory is short)",
+                    self.socket
+                ),
                 -1,
             ));
         };

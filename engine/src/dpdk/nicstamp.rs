@@ -183,6 +183,15 @@ impl Port<'_> {
         NicClockReader::of(self).read().is_ok()
     }
 
+    /// Whether the driver has no `rte_eth_read_clock` at all (`-ENOTSUP`),
+    /// which can be told before the port is configured; any other answer
+    /// (a clock that reads only once the device runs) is not this.
+    pub fn lacks_clock(&self) -> bool {
+        NicClockReader::of(self)
+            .read()
+            .is_err_and(|e| e.errno == libc::ENOTSUP)
+    }
+
     /// Whether IEEE 1588 timesync can be enabled: enables it and, if that
     /// worked, disables it again (virtual devices return `-ENOTSUP`).
     pub fn offers_timesync(&self) -> bool {

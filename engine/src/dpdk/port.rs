@@ -431,6 +431,7 @@ impl<'eal> Port<'eal> {
     pub fn open(_eal: &'eal Eal, id: u16) -> Result<Port<'eal>, DpdkError> {
         let claim = Claim::take(id)?;
         let info = query_info(id)?;
+        let patterns = Patterns::on_socket(info.socket);
         Ok(Port {
             id,
             info,
@@ -440,7 +441,7 @@ impl<'eal> Port<'eal> {
             closed: false,
             pool: None,
             segs: None,
-            patterns: Patterns::default(),
+            patterns,
             flow_control: None,
             offloads: (0, 0),
             _claim: claim,

@@ -8,6 +8,7 @@ use crate::limits::bus::Bus;
 use crate::limits::link::LinkKind;
 use crate::limits::port_errors;
 use crate::limits::verdict::Observation;
+use crate::outcome::Problem;
 use crate::pace::measure::LayerRates;
 use crate::pace::mode::TxMode;
 use crate::pace::pattern::Pattern;
@@ -88,6 +89,27 @@ pub(crate) fn tx_result(
         streams,
         clock: None,
     }
+}
+
+/// The problem of a gap-mode run (`tx` sent gap frames) whose TX ports
+/// (`port`, with their `driver`s) counted fewer frames sent than were
+/// handed to them, beyond the frames they counted as errors (those are a
+/// [`Problem::PortTxErrors`] of their own); `None` when every frame is
+/// accounted for or no gap frame was sent.
+pub(crate) fn gap_frames_unsent(tx: &TxResult, port: &str, driver: &str) -> Option<Problem> {
+    if tx.gap_frames == 0 {
+        return None;
+    }
+    let handed = tx.frames.saturating_add(tx.gap_frames);
+    let missing = handed.saturating_sub(tx.pmd_frames.saturating_add(tx.pmd_errors));
+    (missing > 0).then(|| Problem::GapFramesUnsent {
+        port: port.to_string(),
+        driver: driver.to_string(),
+        data_frames: tx.frames,
+        gap_frames: tx.gap_frames,
+        counted: tx.pmd_frames,
+        missing,
+    })
 }
 
 /// Whether the PMD's `obytes` agrees with `frames` frames of `bytes`
@@ -535,6 +557,42 @@ mod tests {
     use crate::limits::port_errors::ErrorSeries;
     use crate::outcome::Outcome;
     use crate::rx::StreamAcc;
+
+    #[test]
+    fn gap_frames_that_never_left_are_a_problem() {
+        let pmd = PortStats::default();
+        let mut tx = tx_result(&[], &[], &[], &pmd, 1_000_000_000);
+        (tx.frames, tx.gap_frames, tx.pmd_frames) = (1_000, 4_000, 5_000);
+        assert_eq!(gap_frames_unsent(&tx, "p0", "net_ice"), None, "all counted");
+        tx.pmd_frames = 4_990;
+        assert_eq!(
+            gap_frames_unsent(&tx, "p0", "net_ice"),
+            Some(Problem::GapFramesUnsent {
+                port: "p0".into(),
+                driver: "net_ice".into(),
+                data_frames: 1_000,
+                gap_frames: 4_000,
+                counted: 4_990,
+                missing: 10,
+            })
+        );
+        // Frames the port counted as errors are PortTxErrors' to tell.
+        tx.pmd_errors = 10;
+        assert_eq!(gap_frames_unsent(&tx, "p0", "net_ice"), None);
+        tx.pmd_errors = 4;
+        let p = gap_frames_unsent(&tx, "p0", "net_ice").unwrap();
+        assert!(matches!(p, Problem::GapFramesUnsent { missing: 6, .. }), "{p:?}");
+        assert_eq!(
+            p.text(),
+            "port p0 (net_ice) counted 4990 frames sent of 1000 data + 4000 gap frames handed \
+             to it: 6 never left, so the NIC or its firmware dropped MAC control frames and the \
+             gaps between data frames were not the planned ones (use `mode: spin` or `burst N` \
+             on this port)"
+        );
+        // Without gap frames a difference is the summary's to show.
+        (tx.gap_frames, tx.pmd_errors, tx.pmd_frames) = (0, 0, 10);
+        assert_eq!(gap_frames_unsent(&tx, "p0", "net_ice"), None);
+    }
 
     #[test]
     fn pmd_bytes_are_compared_without_the_fcs() {

@@ -266,8 +266,11 @@ fn open_port<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<PortRt<'rt>
         tx_one_pool: tasks::port_one_pool(plan, i),
         rx_drop_en: crate::limits::pmd::rx_drop_en(pp.rx_queues.max(1)),
         rx_checksum_offload: info.rx_checksum_offload(),
-        rx_timestamp: (plan.rx.iter())
-            .any(|r| r.port == i && r.timestamps != crate::clock::nic::Want::Software),
+        rx_timestamp: crate::clock::nic::asks_rx_timestamp(
+            (plan.rx.iter().filter(|r| r.port == i)).map(|r| r.timestamps),
+            port.offers_rx_timestamp(),
+            port.lacks_clock(),
+        ),
         promiscuous: pp.promiscuous,
     };
     port.configure(&cfg, pool)
@@ -934,6 +937,19 @@ fn port_setup(pr: &PortRt) -> result::PortSetup {
     }
 }
 
+/// The names of the plan's TX ports and their drivers, each once,
+/// comma-separated.
+fn tx_port_names(plan: &Plan, result: &RunResult) -> (String, String) {
+    let mut idx: Vec<usize> = plan.tx.iter().map(|t| t.port).collect();
+    idx.sort_unstable();
+    idx.dedup();
+    let join = |f: &dyn Fn(usize) -> String| idx.iter().map(|&i| f(i)).collect::<Vec<_>>().join(", ");
+    (
+        join(&|i| plan.ports[i].name.clone()),
+        join(&|i| result.ports[i].driver.clone()),
+    )
+}
+
 /// The TX and RX sections of the result, and the verdict.
 fn add_task_results(
     plan: &Plan,
@@ -962,6 +978,10 @@ fn add_task_results(
     if !plan.tx.is_empty() {
         let mut tx = collect::tx_result(&meta.tx, &names, &outcomes.tx, &tx_pmd, result.tsc_hz);
         result::set_cpu_times(&mut tx.tasks, &outcomes.tx_cpu);
+        let (ports, drivers) = tx_port_names(plan, result);
+        if let Some(p) = collect::gap_frames_unsent(&tx, &ports, &drivers) {
+            result.outcome.add(p);
+        }
         result.tx = Some(tx);
     }
     if plan.rx.is_empty() {

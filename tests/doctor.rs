@@ -17,6 +17,7 @@ fn the_null_profile_s_port_is_opened_and_reported() {
         "unchecked port p0 device: net_null0 is a virtual device: no PCI device, NUMA node or \
          kernel driver to check",
         "ok        port p0 link: net_null0 (net_null): up, 10000 Mbit/s",
+        "unchecked port p0 flow control: a virtual device has none",
         "unchecked port p0 TX path: net_null does not report its burst path",
         "ok        port p0 offloads: asked: none; offered: rss",
         "ok        port p0 fast free: not offered by the driver",

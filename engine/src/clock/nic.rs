@@ -127,7 +127,11 @@ pub fn select(want: Want, caps: NicCaps, port: &str, driver: &str) -> Result<Arr
 /// free (ice leaves its vector RX path for it), and stamps on a clock that
 /// cannot be read are never used ([`select`] picks the software's for
 /// `auto` and refuses `nic` with the reason).
-pub fn asks_rx_timestamp(wants: impl IntoIterator<Item = Want>, offered: bool, no_clock: bool) -> bool {
+pub fn asks_rx_timestamp(
+    wants: impl IntoIterator<Item = Want>,
+    offered: bool,
+    no_clock: bool,
+) -> bool {
     offered && !no_clock && wants.into_iter().any(|w| w != Want::Software)
 }
 

@@ -398,6 +398,132 @@ pub fn netdev_mtu(port: &str, iface: &str, mtu: &str, need: u32) -> Finding {
     }
 }
 
+/// A sysfs PCIe link speed (`8.0 GT/s PCIe`, `5 GT/s`) as the
+/// generation it trains at; `None` when unknown.
+fn pcie_gen(speed: &str) -> Option<u8> {
+    let gts: f64 = speed
+        .split_whitespace()
+        .next()?
+        .trim_end_matches("GT/s")
+        .parse()
+        .ok()?;
+    [2.5, 5.0, 8.0, 16.0, 32.0]
+        .iter()
+        .position(|g| (g - gts).abs() < 0.01)
+        .map(|i| i as u8 + 1)
+}
+
+/// The PCIe link a port's device trained (`current_link_speed`,
+/// `current_link_width`) against the link it and its slot can do
+/// (`max_link_speed`, `max_link_width`): a card trained below its
+/// capability (an x8 card in an x4 slot, a Gen3 card at Gen2) has the
+/// bus as its limit, and the verdict would name the PCIe bus.
+pub fn pcie_link(port: &str, current: (&str, &str), max: (&str, &str)) -> Finding {
+    let check = format!("port {port} PCIe link");
+    let width = |w: &str| w.trim().trim_start_matches(['x', 'X']).parse::<u8>().ok();
+    let (cur_gen, cur_w) = (pcie_gen(current.0.trim()), width(current.1));
+    let (max_gen, max_w) = (pcie_gen(max.0.trim()), width(max.1));
+    let (Some(cg), Some(cw), Some(mg), Some(mw)) = (cur_gen, cur_w, max_gen, max_w) else {
+        return Finding::new(
+            Level::Unchecked,
+            &check,
+            format!(
+                "link speed or width unreadable (current `{}` x`{}`, capable `{}` x`{}`)",
+                current.0.trim(),
+                current.1.trim(),
+                max.0.trim(),
+                max.1.trim()
+            ),
+            None,
+        );
+    };
+    let gbps =
+        |g: u8, w: u8| crate::limits::bus::Bus::pcie(g, w).map_or(0.0, |b| b.usable_bps() / 1e9);
+    let now = format!("Gen{cg} x{cw}");
+    if cg >= mg && cw >= mw {
+        return Finding::new(
+            Level::Ok,
+            &check,
+            format!("{now}, as capable ({:.1} Gbit/s each way)", gbps(cg, cw)),
+            None,
+        );
+    }
+    Finding::new(
+        Level::Warning,
+        &check,
+        format!(
+            "trained at {now}, capable of Gen{mg} x{mw}: {:.1} Gbit/s each way instead of {:.1}, \
+             so the bus may be the run's limit",
+            gbps(cg, cw),
+            gbps(mg, mw)
+        ),
+        Some(
+            "move the card to a slot wired for its width and generation, check the slot's \
+             BIOS setting (`lspci -vv`: LnkSta against LnkCap; docs/real-nics.md, 1)",
+        ),
+    )
+}
+
+/// What became of a port's 802.3x flow control when it was configured
+/// (`state`: the JSON's word, `turned_off`, `already_off`,
+/// `not_supported`, `read_failed`, `still_on`), on a PCI device
+/// (`physical`) or a virtual one, which has none.
+pub fn flow_control(port: &str, state: Option<&str>, physical: bool) -> Finding {
+    let check = format!("port {port} flow control");
+    match (state, physical) {
+        (Some(s @ ("turned_off" | "already_off")), _) => {
+            Finding::new(Level::Ok, &check, s.replace('_', " "), None)
+        }
+        (_, false) => Finding::new(Level::Unchecked, &check, "a virtual device has none", None),
+        (Some(s), true) => Finding::new(
+            Level::Warning,
+            &check,
+            format!(
+                "{}: PAUSE frames from the peer may throttle the sender, so a rate or the \
+                 absence of loss may be the peer's back-pressure",
+                s.replace('_', " ")
+            ),
+            Some(
+                "turn PAUSE off on the peer's port, and on the NIC before binding it \
+                 (`ethtool -A IFACE rx off tx off autoneg off`; docs/real-nics.md, 6)",
+            ),
+        ),
+        (None, true) => Finding::new(Level::Unchecked, &check, "not configured", None),
+    }
+}
+
+/// CPU turbo from intel_pstate's `no_turbo` (`1`: off) or cpufreq's
+/// `boost` (`0`: off); `None` where the file is absent.
+pub fn turbo(no_turbo: Option<&str>, boost: Option<&str>) -> Finding {
+    const CHECK: &str = "CPU turbo";
+    let on = match (no_turbo.map(str::trim), boost.map(str::trim)) {
+        (Some("1"), _) | (_, Some("0")) => false,
+        (Some("0"), _) | (_, Some("1")) => true,
+        _ => {
+            return Finding::new(
+                Level::Unchecked,
+                CHECK,
+                "no intel_pstate/no_turbo or cpufreq/boost here (a VM, or no driver)",
+                None,
+            )
+        }
+    };
+    if on {
+        Finding::new(
+            Level::Warning,
+            CHECK,
+            "on: the core clock follows load and temperature, so cycles per frame and the \
+             CPU's share of a limit move between runs",
+            Some(
+                "`echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo` (or `echo 0 > \
+                 /sys/devices/system/cpu/cpufreq/boost`)",
+            ),
+        )
+    } else {
+        Finding::new(Level::Ok, CHECK, "off", None)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -545,6 +671,72 @@ mod tests {
         assert_eq!(netdev_mtu("p0", "ens1f0", "9000\n", 9112).line(), "error     port p0 MTU: ens1f0 MTU 9000, frames need 9112 → `ip link set ens1f0 mtu 9112`");
         assert_eq!(netdev_mtu("p0", "ens1f0", "9216\n", 9112).level, Level::Ok);
         assert_eq!(netdev_mtu("p0", "ens1f0", "", 9112).level, Level::Unchecked);
+    }
+
+    #[test]
+    fn a_pcie_link_below_its_capability_is_a_warning() {
+        let f = pcie_link("p0", ("8.0 GT/s PCIe", "8"), ("8.0 GT/s PCIe", "8"));
+        assert_eq!(f.level, Level::Ok, "{f:?}");
+        assert!(f.found.starts_with("Gen3 x8, as capable"), "{}", f.found);
+        // An x8 Gen3 card in an x4 slot that trained at Gen2.
+        let f = pcie_link("p0", ("5.0 GT/s PCIe", "4"), ("8.0 GT/s PCIe", "8"));
+        assert_eq!(f.level, Level::Warning);
+        let (slow, fast) = (
+            crate::limits::bus::Bus::pcie(2, 4).unwrap().usable_bps() / 1e9,
+            crate::limits::bus::Bus::pcie(3, 8).unwrap().usable_bps() / 1e9,
+        );
+        assert_eq!(
+            f.found,
+            format!(
+                "trained at Gen2 x4, capable of Gen3 x8: {slow:.1} Gbit/s each way instead of \
+                 {fast:.1}, so the bus may be the run's limit"
+            )
+        );
+        assert!(slow < 16.0 && fast > 60.0, "{slow} {fast}");
+        // Width alone, or generation alone.
+        let w = pcie_link("p0", ("8.0 GT/s PCIe", "4"), ("8.0 GT/s PCIe", "8"));
+        let g = pcie_link("p0", ("2.5 GT/s PCIe", "8"), ("8.0 GT/s PCIe", "8"));
+        assert_eq!((w.level, g.level), (Level::Warning, Level::Warning));
+        // A link down reads `Unknown`.
+        let u = pcie_link("p0", ("Unknown", "0"), ("8.0 GT/s PCIe", "8"));
+        assert_eq!(u.level, Level::Unchecked);
+    }
+
+    #[test]
+    fn flow_control_left_on_is_a_warning_on_a_physical_port() {
+        assert_eq!(
+            flow_control("p0", Some("turned_off"), true).level,
+            Level::Ok
+        );
+        assert_eq!(
+            flow_control("p0", Some("already_off"), true).found,
+            "already off"
+        );
+        let f = flow_control("p0", Some("still_on"), true);
+        assert_eq!(f.level, Level::Warning);
+        assert!(f.found.starts_with("still on: PAUSE frames"), "{}", f.found);
+        assert_eq!(
+            flow_control("p0", Some("not_supported"), true).level,
+            Level::Warning
+        );
+        assert_eq!(
+            flow_control("p0", Some("not_supported"), false).level,
+            Level::Unchecked
+        );
+    }
+
+    #[test]
+    fn turbo_on_off_or_unknown() {
+        assert_eq!(turbo(Some("0\n"), None).level, Level::Warning);
+        assert_eq!(turbo(Some("1\n"), None).level, Level::Ok);
+        assert_eq!(turbo(None, Some("1")).level, Level::Warning);
+        assert_eq!(turbo(None, Some("0")).level, Level::Ok);
+        assert_eq!(turbo(None, None).level, Level::Unchecked);
+        assert_eq!(
+            turbo(Some("1"), Some("1")).level,
+            Level::Ok,
+            "no_turbo rules"
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@
 pub mod checks;
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use checks::{Finding, Level};
 
@@ -25,9 +25,37 @@ use crate::config::{Device, Plan};
 use crate::limits::pmd;
 use crate::Result;
 
-/// A file's text, when it can be read (at most 64 KiB).
-fn read(path: &str) -> Option<String> {
-    crate::input::read_text(Path::new(path), 1 << 16).ok()
+/// Where the host's kernel files are: `/sys` and `/proc` on a host, a
+/// fake tree in the tests.
+pub struct Host {
+    /// The sysfs root.
+    pub sys: PathBuf,
+    /// The procfs root.
+    pub proc: PathBuf,
+}
+
+impl Host {
+    /// This host.
+    pub fn this() -> Self {
+        Host {
+            sys: PathBuf::from("/sys"),
+            proc: PathBuf::from("/proc"),
+        }
+    }
+
+    /// The path of `rel` (`/sys/...` or `/proc/...`) under this root.
+    fn path(&self, rel: &str) -> PathBuf {
+        match (rel.strip_prefix("/sys/"), rel.strip_prefix("/proc/")) {
+            (Some(r), _) => self.sys.join(r),
+            (_, Some(r)) => self.proc.join(r),
+            _ => PathBuf::from(rel),
+        }
+    }
+
+    /// A file's text, when it can be read (at most 64 KiB).
+    fn read(&self, rel: &str) -> Option<String> {
+        crate::input::read_text(&self.path(rel), 1 << 16).ok()
+    }
 }
 
 /// The CPUs the profile's tasks run on.
@@ -46,8 +74,8 @@ fn worker_cpus(plan: &Plan) -> Vec<u32> {
 
 /// The NUMA node of CPU `cpu` (sysfs `nodeN` entry of the CPU), 0 when
 /// the host does not say.
-fn cpu_node(cpu: u32) -> u32 {
-    let dir = format!("/sys/devices/system/cpu/cpu{cpu}");
+fn cpu_node(host: &Host, cpu: u32) -> u32 {
+    let dir = host.path(&format!("/sys/devices/system/cpu/cpu{cpu}"));
     std::fs::read_dir(dir)
         .ok()
         .and_then(|d| {
@@ -58,7 +86,8 @@ fn cpu_node(cpu: u32) -> u32 {
 }
 
 /// The host's findings, for `plan` when one is given.
-fn host_findings(plan: Option<&Plan>) -> Vec<Finding> {
+pub fn host_findings(host: &Host, plan: Option<&Plan>) -> Vec<Finding> {
+    let read = |rel: &str| host.read(rel);
     let pci: Vec<(&str, &str)> = plan.map_or(Vec::new(), |p| {
         (p.ports.iter())
             .filter_map(|pp| match &pp.device {
@@ -72,7 +101,7 @@ fn host_findings(plan: Option<&Plan>) -> Vec<Finding> {
     let intel = pci.iter().any(|(_, a)| !mellanox(a));
     let cmdline = read("/proc/cmdline").unwrap_or_default();
     let workers = plan.map_or(Vec::new(), worker_cpus);
-    let groups = std::fs::read_dir("/sys/kernel/iommu_groups")
+    let groups = std::fs::read_dir(host.path("/sys/kernel/iommu_groups"))
         .ok()
         .map(|d| d.count());
     let mut out = vec![
@@ -80,7 +109,7 @@ fn host_findings(plan: Option<&Plan>) -> Vec<Finding> {
         checks::iommu(
             &cmdline,
             groups,
-            Path::new("/dev/vfio/vfio").exists(),
+            host.path("/dev/vfio/vfio").exists(),
             intel,
         ),
         checks::isolation(&cmdline, &workers),
@@ -97,8 +126,12 @@ fn host_findings(plan: Option<&Plan>) -> Vec<Finding> {
         ));
         out.push(checks::governor(cpu, text.as_deref()));
     }
+    out.push(checks::turbo(
+        read("/sys/devices/system/cpu/intel_pstate/no_turbo").as_deref(),
+        read("/sys/devices/system/cpu/cpufreq/boost").as_deref(),
+    ));
     let Some(plan) = plan else { return out };
-    let nodes: Vec<u32> = workers.iter().map(|&c| cpu_node(c)).collect();
+    let nodes: Vec<u32> = workers.iter().map(|&c| cpu_node(host, c)).collect();
     for pp in &plan.ports {
         let name = pp.name.as_str();
         let need = pp.max_frame.saturating_sub(18);
@@ -114,7 +147,7 @@ fn host_findings(plan: Option<&Plan>) -> Vec<Finding> {
                         Some("check the address with `lspci -D` (ports[].device)"),
                     )),
                 }
-                let bound = std::fs::read_link(format!("{dev}/driver")).ok();
+                let bound = std::fs::read_link(host.path(&format!("{dev}/driver"))).ok();
                 let bound = bound
                     .as_ref()
                     .and_then(|p| p.file_name()?.to_str().map(String::from));
@@ -123,7 +156,15 @@ fn host_findings(plan: Option<&Plan>) -> Vec<Finding> {
                     bound.as_deref(),
                     mellanox(addr),
                 ));
-                let ifaces = std::fs::read_dir(format!("{dev}/net")).ok();
+                let link = |f: &str| read(&format!("{dev}/{f}")).unwrap_or_default();
+                if read(&format!("{dev}/max_link_speed")).is_some() {
+                    out.push(checks::pcie_link(
+                        name,
+                        (&link("current_link_speed"), &link("current_link_width")),
+                        (&link("max_link_speed"), &link("max_link_width")),
+                    ));
+                }
+                let ifaces = std::fs::read_dir(host.path(&format!("{dev}/net"))).ok();
                 let iface = ifaces.and_then(|mut d| d.next()?.ok()?.file_name().into_string().ok());
                 if let Some(iface) = iface {
                     let mtu = read(&format!("{dev}/net/{iface}/mtu")).unwrap_or_default();
@@ -170,7 +211,7 @@ fn port_findings(plan: &Plan) -> Vec<Finding> {
         }
     };
     let mut out = Vec::new();
-    for p in looks {
+    for (p, pp) in looks.into_iter().zip(&plan.ports) {
         let n = &p.name;
         let link = if p.link.up {
             Finding::new(
@@ -191,6 +232,11 @@ fn port_findings(plan: &Plan) -> Vec<Finding> {
             )
         };
         out.push(link);
+        out.push(checks::flow_control(
+            n,
+            p.flow_control.map(|f| f.name()),
+            matches!(pp.device, Device::Pci(_)),
+        ));
         let asked: Vec<&str> = p.setup.tx_offloads.iter().map(String::as_str).collect();
         let tx_path = p.setup.tx_path.clone();
         match tx_path {
@@ -295,7 +341,7 @@ pub fn run(profile: Option<&Path>) -> Result<u8> {
         Some(p) => Some(crate::config::load(p)?),
         None => None,
     };
-    let mut findings = host_findings(plan.as_ref());
+    let mut findings = host_findings(&Host::this(), plan.as_ref());
     match &plan {
         Some(plan) => findings.extend(port_findings(plan)),
         None => findings.push(Finding::new(
@@ -325,4 +371,181 @@ pub fn report(findings: &[Finding]) -> String {
         count(Level::Unchecked)
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A profile with one PCI port, 0000:03:00.0, worked by CPUs 2 and 3.
+    const PROFILE: &str = "\
+eal:
+  cores: [0, 2, 3]
+  hugepages: true
+  pci: [\"03:00.0\"]
+ports:
+  - name: p0
+    device: 0000:03:00.0
+streams:
+  - name: a
+    frame_size: 9130
+    ipv4: { src: 198.18.0.1, dst: 198.19.0.1 }
+    udp: { src: 1024, dst: 5001 }
+tx:
+  - lcore: 2
+    port: p0
+    streams: [a]
+    rate: 5G
+rx:
+  - lcore: 3
+    port: p0
+    streams: [a]
+run:
+  duration: 3s
+";
+
+    /// Writes `text` to `rel` under `root`, making its folders.
+    fn put(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// A fake host: an x8 Gen3 card trained at x4 Gen2, bound to ixgbe's
+    /// kernel driver, with a 1500-byte kernel MTU, on node 1 while its
+    /// worker CPUs are on node 0; hugepages none; CPUs 2 and 3 isolated
+    /// but without nohz_full; turbo on; the governor powersave.
+    fn fake_host() -> (tempfile::TempDir, Host) {
+        let dir = tempfile::tempdir().unwrap();
+        let (sys, proc) = (dir.path().join("sys"), dir.path().join("proc"));
+        put(
+            &proc,
+            "cmdline",
+            "BOOT_IMAGE=/vmlinuz root=/dev/sda1 isolcpus=2,3 intel_iommu=on iommu=pt\n",
+        );
+        put(
+            &proc,
+            "meminfo",
+            "MemTotal: 24000000 kB\nHugePages_Total: 0\nHugePages_Free: 0\nHugepagesize: 2048 kB\n",
+        );
+        put(
+            &proc,
+            "cpuinfo",
+            "processor : 0\nflags : fpu tsc constant_tsc nonstop_tsc\n",
+        );
+        let dev = "bus/pci/devices/0000:03:00.0";
+        put(&sys, &format!("{dev}/numa_node"), "1\n");
+        put(&sys, &format!("{dev}/vendor"), "0x8086\n");
+        put(
+            &sys,
+            &format!("{dev}/current_link_speed"),
+            "5.0 GT/s PCIe\n",
+        );
+        put(&sys, &format!("{dev}/current_link_width"), "4\n");
+        put(&sys, &format!("{dev}/max_link_speed"), "8.0 GT/s PCIe\n");
+        put(&sys, &format!("{dev}/max_link_width"), "8\n");
+        put(&sys, &format!("{dev}/net/enp3s0/mtu"), "1500\n");
+        std::fs::create_dir_all(sys.join("bus/pci/drivers/ixgbe")).unwrap();
+        std::os::unix::fs::symlink(
+            sys.join("bus/pci/drivers/ixgbe"),
+            sys.join(dev).join("driver"),
+        )
+        .unwrap();
+        for cpu in [2, 3] {
+            put(&sys, &format!("devices/system/cpu/cpu{cpu}/node0/x"), "");
+            put(
+                &sys,
+                &format!("devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor"),
+                "powersave\n",
+            );
+        }
+        put(&sys, "devices/system/cpu/intel_pstate/no_turbo", "0\n");
+        std::fs::create_dir_all(sys.join("kernel/iommu_groups/0")).unwrap();
+        (dir, Host { sys, proc })
+    }
+
+    /// The finding of check `check` among `all`.
+    fn of<'a>(all: &'a [Finding], check: &str) -> &'a Finding {
+        all.iter()
+            .find(|f| f.check == check)
+            .unwrap_or_else(|| panic!("no `{check}` in {all:#?}"))
+    }
+
+    #[test]
+    fn a_fake_host_with_a_card_trained_below_its_slot_reads_as_it_is() {
+        let (_dir, host) = fake_host();
+        let plan = crate::config::load_str(PROFILE, "t.yaml").unwrap();
+        let all = host_findings(&host, Some(&plan));
+        let pcie = of(&all, "port p0 PCIe link");
+        assert_eq!(pcie.level, Level::Warning);
+        assert!(
+            pcie.found
+                .starts_with("trained at Gen2 x4, capable of Gen3 x8: "),
+            "{}",
+            pcie.found
+        );
+        let numa = of(&all, "port p0 NUMA");
+        assert_eq!(numa.level, Level::Warning);
+        assert!(
+            numa.found
+                .starts_with("device on node 1, worker CPUs on node(s) [0, 0]"),
+            "{}",
+            numa.found
+        );
+        let drv = of(&all, "port p0 kernel driver");
+        assert_eq!(
+            (drv.level, drv.found.as_str()),
+            (
+                Level::Error,
+                "ixgbe: DPDK cannot take the device from a kernel driver"
+            )
+        );
+        let mtu = of(&all, "port p0 MTU");
+        assert_eq!(
+            (mtu.level, mtu.found.as_str()),
+            (Level::Error, "enp3s0 MTU 1500, frames need 9112")
+        );
+        assert_eq!(mtu.fix.as_deref(), Some("`ip link set enp3s0 mtu 9112`"));
+        assert_eq!(of(&all, "hugepages").level, Level::Error);
+        let iso = of(&all, "CPU isolation");
+        assert_eq!(iso.level, Level::Warning);
+        assert!(
+            iso.found.starts_with("worker CPUs [2, 3] not in both"),
+            "{}",
+            iso.found
+        );
+        assert_eq!(of(&all, "invariant TSC").level, Level::Ok);
+        assert_eq!(
+            of(&all, "CPU 2 governor").found,
+            "powersave: the clock changes under load"
+        );
+        assert_eq!(of(&all, "CPU turbo").level, Level::Warning);
+        assert_eq!(checks::exit_status(&all), 1);
+        // Put right, the same tree passes but for what a VM cannot say.
+        let dev = host.sys.join("bus/pci/devices/0000:03:00.0");
+        std::fs::write(dev.join("current_link_speed"), "8.0 GT/s PCIe\n").unwrap();
+        std::fs::write(dev.join("current_link_width"), "8\n").unwrap();
+        std::fs::write(dev.join("numa_node"), "0\n").unwrap();
+        std::fs::write(dev.join("net/enp3s0/mtu"), "9112\n").unwrap();
+        std::fs::remove_file(dev.join("driver")).unwrap();
+        std::fs::create_dir_all(host.sys.join("bus/pci/drivers/vfio-pci")).unwrap();
+        std::os::unix::fs::symlink(
+            host.sys.join("bus/pci/drivers/vfio-pci"),
+            dev.join("driver"),
+        )
+        .unwrap();
+        let all = host_findings(&host, Some(&plan));
+        for check in [
+            "port p0 PCIe link",
+            "port p0 NUMA",
+            "port p0 kernel driver",
+            "port p0 MTU",
+        ] {
+            assert_eq!(of(&all, check).level, Level::Ok, "{:?}", of(&all, check));
+        }
+        assert_eq!(
+            of(&all, "port p0 PCIe link").found.split(',').next(),
+            Some("Gen3 x8")
+        );
+    }
 }

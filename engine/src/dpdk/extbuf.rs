@@ -97,9 +97,8 @@ impl Patterns {
         let cname = CString::new(name.clone()).expect("no NUL in the name");
         let size = bytes.len().max(1);
         // SAFETY: cname is a valid C string; DPDK validates the rest.
-        let zone = unsafe {
-            sys::ls_memzone_reserve_contig(cname.as_ptr(), size as u64, self.socket, 64)
-        };
+        let zone =
+            unsafe { sys::ls_memzone_reserve_contig(cname.as_ptr(), size as u64, self.socket, 64) };
         let Some(zone) = NonNull::new(zone.cast_mut()) else {
             return Err(DpdkError::from_ret(
                 format!(

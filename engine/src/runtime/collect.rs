@@ -581,7 +581,10 @@ mod tests {
         assert_eq!(gap_frames_unsent(&tx, "p0", "net_ice"), None);
         tx.pmd_errors = 4;
         let p = gap_frames_unsent(&tx, "p0", "net_ice").unwrap();
-        assert!(matches!(p, Problem::GapFramesUnsent { missing: 6, .. }), "{p:?}");
+        assert!(
+            matches!(p, Problem::GapFramesUnsent { missing: 6, .. }),
+            "{p:?}"
+        );
         assert_eq!(
             p.text(),
             "port p0 (net_ice) counted 4990 frames sent of 1000 data + 4000 gap frames handed \

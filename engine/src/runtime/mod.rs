@@ -361,6 +361,8 @@ pub struct PortLook {
     pub mtu: (Option<u16>, u16),
     /// The link after up to two seconds.
     pub link: dpdk::LinkStatus,
+    /// What became of its 802.3x flow control.
+    pub flow_control: Option<dpdk::FlowControl>,
 }
 
 /// How long `landspeed doctor` waits for a port's link.
@@ -395,6 +397,7 @@ pub fn inspect_ports(plan: &Plan) -> Result<Vec<PortLook>> {
                 .contains(&"tx-mbuf-fast-free"),
             mtu: (pr.mtu_asked, pr.port.mtu()),
             link,
+            flow_control: pr.port.flow_control(),
         });
         drop(queues);
     }
@@ -943,7 +946,8 @@ fn tx_port_names(plan: &Plan, result: &RunResult) -> (String, String) {
     let mut idx: Vec<usize> = plan.tx.iter().map(|t| t.port).collect();
     idx.sort_unstable();
     idx.dedup();
-    let join = |f: &dyn Fn(usize) -> String| idx.iter().map(|&i| f(i)).collect::<Vec<_>>().join(", ");
+    let join =
+        |f: &dyn Fn(usize) -> String| idx.iter().map(|&i| f(i)).collect::<Vec<_>>().join(", ");
     (
         join(&|i| plan.ports[i].name.clone()),
         join(&|i| result.ports[i].driver.clone()),

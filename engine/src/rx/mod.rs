@@ -14,29 +14,28 @@
 //! other in a poll (a run) look their stream up once and add their counts
 //! (frames, bytes, payload, span, same-poll arrivals) to it once.
 
+mod nic;
 pub mod seq;
+mod stream;
+mod table;
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+pub use nic::NicStamps;
+pub use stream::{CorruptCounts, StreamAcc, StreamPool};
+pub use table::MAX_STREAMS;
+
 use std::sync::Arc;
 
-use hdrhistogram::Histogram;
-use serde::Serialize;
-
-use crate::clock::nic::{Counter, NicMap};
 use crate::clock::sync::SharedMapping;
 use crate::counter::{Padded, RxLive, StopFlag};
-use crate::dpdk::{
-    tsc, RxBatch, RxQueue, RxStampField, BATCH_MAX, RX_IP_CKSUM_BAD, RX_IP_CKSUM_GOOD,
-    RX_L4_CKSUM_BAD, RX_L4_CKSUM_GOOD,
-};
+use crate::dpdk::{tsc, RxBatch, RxQueue, RxStampField, BATCH_MAX};
 use crate::pace::tsc::ns_to_ticks;
 use crate::wire::dissect::{dissect_with, CorruptReason, DissectOptions, Dissected, Ours};
 use crate::wire::spec::FCS_LEN;
-use crate::wire::stamp::{extend, StampTime, COMPACT_SEQ_BITS};
-use landspeed_sys::{csum::prefetch0, RTE_MBUF_F_RX_IP_CKSUM_MASK, RTE_MBUF_F_RX_L4_CKSUM_MASK};
+use landspeed_sys::csum::prefetch0;
 
-use seq::{CountFrom, SeqTracker};
+use nic::{nic_checks, Arrival, NicRx};
+use seq::CountFrom;
+use table::{Miss, Table};
 
 /// Longest time an RX lcore keeps draining its queues after the stop (ns).
 const DRAIN_NS: u64 = 100_000_000;
@@ -46,25 +45,8 @@ const DRAIN_QUIET_ROUNDS: usize = 2;
 /// Busy polls between two publications of the lost count (each a pass
 /// over the streams).
 const LOST_PUBLISH_POLLS: u64 = 64;
-/// Streams one RX lcore can tell apart; frames of more are counted as
-/// `overflow` (never as lost). A stream costs about 45 KiB once seen
-/// (sequence window and gap ring 12 KiB, two histograms that start at
-/// 16 KiB each and grow with the largest value recorded, to 240 KiB at
-/// most).
-pub const MAX_STREAMS: usize = 4096;
-/// Stream ids below this are looked up directly; larger ones in a hash map.
-const DIRECT_IDS: usize = 1 << 16;
 /// Frames ahead of the one being checked whose headers are prefetched.
 const PREFETCH_AHEAD: usize = 4;
-/// Latency and inter-arrival histograms reach this many seconds.
-const HIST_MAX_SECS: u64 = 60;
-/// Significant digits the histograms keep.
-const HIST_SIGFIG: u8 = 3;
-/// A histogram starts covering values up to this (ticks) and grows, a few
-/// times in a stream's life at most, as larger values come.
-const HIST_START_MAX: u64 = 2;
-/// `direct` entry of a stream id seen beyond [`MAX_STREAMS`].
-const OVERFLOWED: u16 = u16::MAX;
 
 /// What an RX task checks on every frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,319 +95,6 @@ pub struct RxTask<'q> {
     /// The NIC's RX timestamps, when its port gives them and the profile
     /// takes them (`rx[].timestamps`): latency is measured from them.
     pub nic: Option<NicStamps>,
-}
-
-/// How an RX task reads its NIC's RX timestamps and maps them onto the TSC.
-#[derive(Clone)]
-pub struct NicStamps {
-    /// The mbuf field and flag the NIC writes.
-    pub field: RxStampField,
-    /// NIC ticks → TSC ticks, published by the main lcore
-    /// ([`NicMap::to_words`]).
-    pub map: Arc<SharedMapping>,
-    /// The NIC counter's width.
-    pub counter: Counter,
-}
-
-/// When a frame arrived, as its latency is measured: TSC ticks, and on the
-/// synchronised clock (ns, 0 without one).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Arrival {
-    tsc: u64,
-    ns: u64,
-    /// From the NIC's timestamp (else the TSC read after the poll).
-    nic: bool,
-}
-
-/// A burst's arrivals by the NIC's stamps, converted in bulk before the
-/// burst is accounted.
-struct NicRx {
-    stamps: NicStamps,
-    at: [Arrival; BATCH_MAX],
-}
-
-impl NicRx {
-    /// Each frame's arrival: its NIC stamp mapped onto the TSC (and the
-    /// synchronised clock), else `software`.
-    #[inline(always)]
-    fn convert(&mut self, batch: &impl Burst, software: Arrival, clock: Option<&SharedMapping>) {
-        let map = NicMap::from_words(self.stamps.map.load(), self.stamps.counter);
-        let clock = clock.map(SharedMapping::load);
-        for i in 0..batch.len() {
-            self.at[i] = match batch.rx_stamp(i, &self.stamps.field) {
-                Some(raw) => {
-                    let tsc = map.tsc(raw);
-                    Arrival {
-                        tsc,
-                        ns: clock.map_or(0, |c| c.ns(tsc)),
-                        nic: true,
-                    }
-                }
-                None => software,
-            };
-        }
-    }
-}
-
-/// Why frames were counted corrupt.
-#[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
-pub struct CorruptCounts {
-    /// IPv4 header checksum wrong.
-    pub ip_checksum: u64,
-    /// UDP/TCP checksum wrong.
-    pub l4_checksum: u64,
-    /// The stamp's own check failed.
-    pub stamp: u64,
-    /// The payload fill's checksum did not match the stamp.
-    pub payload: u64,
-    /// Lengths inconsistent between layers.
-    pub length: u64,
-}
-
-impl CorruptCounts {
-    /// All corrupt frames.
-    pub fn total(&self) -> u64 {
-        self.ip_checksum + self.l4_checksum + self.stamp + self.payload + self.length
-    }
-
-    fn add(&mut self, r: CorruptReason) {
-        match r {
-            CorruptReason::IpChecksum => self.ip_checksum += 1,
-            CorruptReason::L4Checksum => self.l4_checksum += 1,
-            CorruptReason::StampCheck => self.stamp += 1,
-            CorruptReason::FillChecksum => self.payload += 1,
-            CorruptReason::Length => self.length += 1,
-        }
-    }
-}
-
-/// One stream as an RX lcore saw it.
-pub struct StreamAcc {
-    /// Stream id.
-    pub id: u32,
-    /// Frames received (good or corrupt).
-    pub frames: u64,
-    /// Bytes received, FCS included.
-    pub bytes: u64,
-    /// Corrupt frames by reason.
-    pub corrupt: CorruptCounts,
-    /// Sequence accounting.
-    pub seq: SeqTracker,
-    /// One-way latency in TSC ticks (shared TSC), or in nanoseconds of the
-    /// synchronised clock when `latency_synced`.
-    pub latency: Histogram<u64>,
-    /// The latency is measured on the synchronised clock (version-2 stamps).
-    pub latency_synced: bool,
-    /// Latencies measured from the NIC's RX timestamp (the others from the
-    /// TSC read after the poll).
-    pub latency_nic: u64,
-    /// Frames that arrived before their departure by the clocks (their
-    /// latency recorded as 1): the clocks disagree by more than the path
-    /// takes (two hosts' synchronised clocks, a NIC's clock mapped onto
-    /// the TSC, or the TSCs of the sending and the receiving core).
-    pub latency_early: u64,
-    /// Gap between consecutive arrivals, in TSC ticks.
-    pub interarrival: Histogram<u64>,
-    /// UDP/TCP payload bytes of its intact frames.
-    pub payload_bytes: u64,
-    /// Arrival TSC of its first frame (good or corrupt).
-    pub first_tsc: u64,
-    /// Arrival TSC of its last frame (good or corrupt).
-    pub last_tsc: u64,
-    /// The departure TSC (from its stamp, shared TSC only) of the frame
-    /// that ended the stream's newest gap in sequence: the first frame
-    /// through after the last loss (0: no gap). RFC 2544 section 26.5's
-    /// recovery is measured to it.
-    pub resumed_tx_tsc: u64,
-    /// Highest value the histograms take (60 s in ticks); larger ones are
-    /// recorded as this.
-    hist_max: u64,
-    last_arrival: u64,
-    /// Arrivals in the same poll as the stream's previous frame (gap 0),
-    /// counted here rather than recorded one by one.
-    same_poll: u64,
-}
-
-impl StreamAcc {
-    /// A stream seen for the first time, on a TSC of `tsc_hz`.
-    pub(crate) fn new(id: u32, tsc_hz: u64) -> Self {
-        // Small at first (16 KiB): a histogram grows to the largest value
-        // recorded, so that a stream's first frame costs little and a
-        // receiver of thousands of streams does not hold gigabytes.
-        let hist = || {
-            let mut h = Histogram::new_with_bounds(1, HIST_START_MAX, HIST_SIGFIG)
-                .expect("valid histogram bounds");
-            h.auto(true);
-            h
-        };
-        Self {
-            id,
-            frames: 0,
-            bytes: 0,
-            corrupt: CorruptCounts::default(),
-            seq: SeqTracker::default(),
-            latency: hist(),
-            latency_synced: false,
-            latency_nic: 0,
-            latency_early: 0,
-            interarrival: hist(),
-            payload_bytes: 0,
-            first_tsc: 0,
-            last_tsc: 0,
-            resumed_tx_tsc: 0,
-            hist_max: (tsc_hz * HIST_MAX_SECS).max(2),
-            last_arrival: 0,
-            same_poll: 0,
-        }
-    }
-
-    /// Writes every byte of the histograms' counts once, so that the pages
-    /// are mapped before the stream's first frame.
-    fn prefault(&mut self) {
-        self.latency.reset();
-        self.interarrival.reset();
-    }
-
-    /// Marks an arrival at `now` in the stream's span.
-    #[inline(always)]
-    fn arrived(&mut self, now: u64) {
-        if self.first_tsc == 0 {
-            self.first_tsc = now;
-        }
-        self.last_tsc = now;
-    }
-
-    /// The per-frame part of an intact frame that arrived at `now`: its
-    /// sequence number and its latency, measured to `at` (the NIC's stamp
-    /// when `at.nic`; else `now` and the burst's time on the synchronised
-    /// clock). Its counts are added with its run's ([`StreamAcc::add_run`]).
-    #[inline(always)]
-    fn sequenced(&mut self, f: &Ours, now: u64, at: Arrival, shared_tsc: bool) {
-        let seq = extend(f.seq, f.seq_bits, self.seq.counts().max_seq + 1);
-        if !self.seq.record(seq) {
-            self.out_of_line(f, seq, now);
-        }
-        match f.time {
-            StampTime::Tsc if shared_tsc => {
-                let m = mask(f.tsc_bits);
-                let arrived = if at.nic { at.tsc } else { now };
-                let mut lat = arrived.wrapping_sub(f.tx_tsc) & m;
-                if lat > m >> 1 {
-                    // Before its departure: mapped from the NIC's clock,
-                    // or read on a core whose TSC is behind the sender's.
-                    self.latency_early += 1;
-                    lat = 1;
-                }
-                let _ = self.latency.record(lat.clamp(1, self.hist_max));
-                self.latency_nic += u64::from(at.nic);
-            }
-            StampTime::ClockNs if at.ns != 0 => {
-                self.synced_latency(f, at.ns);
-                self.latency_nic += u64::from(at.nic);
-            }
-            _ => {}
-        }
-    }
-
-    /// After a frame other than the one expected next: when it opened a
-    /// gap (it is now the highest seen, past frames never received),
-    /// its departure is where the newest loss ended.
-    #[inline(never)]
-    fn out_of_line(&mut self, f: &Ours, seq: u64, now: u64) {
-        let c = self.seq.counts();
-        if c.max_seq == seq && c.lost > 0 && matches!(f.time, StampTime::Tsc) {
-            self.resumed_tx_tsc = extend(f.tx_tsc, f.tsc_bits, now);
-        }
-    }
-
-    /// The gap from the stream's previous arrival to the first frame of a
-    /// run that arrived at `now` (none in the same poll, none before the
-    /// stream's first frame).
-    #[inline(always)]
-    fn run_started(&mut self, now: u64) {
-        if self.last_arrival == now {
-            self.same_poll += 1;
-        } else if self.last_arrival != 0 {
-            let gap = now - self.last_arrival;
-            let _ = self.interarrival.record(gap.min(self.hist_max));
-        }
-        self.last_arrival = now;
-    }
-
-    /// Adds a run of `run.frames` intact frames of `run.bytes` bytes on the
-    /// wire and `run.payload_bytes` of UDP/TCP payload, which arrived
-    /// together at `run.now`, each already [`sequenced`](Self::sequenced)
-    /// and the first [`run_started`](Self::run_started): the frames after
-    /// the first are gaps of 0 (same poll).
-    #[inline(always)]
-    fn add_run(&mut self, run: &Run) {
-        self.frames += run.frames;
-        self.bytes += run.bytes;
-        self.payload_bytes += run.payload_bytes;
-        self.same_poll += run.frames - 1;
-        self.arrived(run.now);
-    }
-
-    /// Records the one-way latency of a version-2 frame that arrived at
-    /// `now_ns` on the synchronised clock.
-    #[inline]
-    fn synced_latency(&mut self, f: &Ours, now_ns: u64) {
-        let sent = extend(f.tx_tsc, f.tsc_bits, now_ns);
-        let lat = now_ns.wrapping_sub(sent) as i64;
-        self.latency_synced = true;
-        if lat <= 0 {
-            self.latency_early += 1;
-        }
-        let _ = self.latency.record((lat.max(1) as u64).min(self.hist_max));
-    }
-
-    /// Accounts a corrupt frame of `wire` bytes, arrived at `now`, whose
-    /// stamp gave its stream (and perhaps its sequence number).
-    #[inline]
-    fn corrupt(&mut self, seq: Option<u64>, reason: CorruptReason, wire: u64, now: u64) {
-        self.frames += 1;
-        self.bytes += wire;
-        self.arrived(now);
-        self.corrupt.add(reason);
-        if let Some(s) = seq {
-            // As carried: 48 bits in the compact stamp, 64 in the full one
-            // (whose values stay below 2^48 in any real run, so widening
-            // from 48 bits is exact).
-            let s = extend(s, COMPACT_SEQ_BITS, self.seq.counts().max_seq + 1);
-            let _ = self.seq.record(s);
-        }
-    }
-
-    /// Inter-arrival gaps in TSC ticks, the arrivals in the same poll as
-    /// their stream's previous frame (gap 0) included.
-    pub fn interarrival_all(&self) -> Histogram<u64> {
-        let mut h = self.interarrival.clone();
-        h.saturating_record_n(0, self.same_poll);
-        h
-    }
-}
-
-/// Stream accumulators built and touched before the RX loop starts: a new
-/// stream takes the next one, so its first frame allocates nothing and
-/// touches no new page (on a virtual machine a first touch costs tens of
-/// thousands of cycles a page).
-#[derive(Default)]
-pub struct StreamPool {
-    accs: Vec<StreamAcc>,
-}
-
-impl StreamPool {
-    /// `n` accumulators (at most [`MAX_STREAMS`]) for a TSC of `tsc_hz`.
-    pub fn new(n: usize, tsc_hz: u64) -> Self {
-        let accs = (0..n.min(MAX_STREAMS))
-            .map(|_| {
-                let mut a = StreamAcc::new(0, tsc_hz);
-                a.prefault();
-                a
-            })
-            .collect();
-        StreamPool { accs }
-    }
 }
 
 /// Intact frames of one stream that came one after another in one poll:
@@ -494,227 +163,6 @@ pub struct RxOutcome {
     pub last_rx_tsc: u64,
 }
 
-/// Why a frame of ours has no stream accumulator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Miss {
-    /// Its stream is not in the task's `streams:` list: foreign.
-    Untracked,
-    /// The table holds [`MAX_STREAMS`] streams already: overflow.
-    Overflow,
-}
-
-/// Hashes a stream id of [`DIRECT_IDS`] or more: one multiply, its high
-/// half folded into the low bits the map indexes by.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u32(u32::from(b) ^ (self.0 as u32).rotate_left(8));
-        }
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        let h = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = h ^ (h >> 32);
-    }
-}
-
-/// Entries of the ids of [`DIRECT_IDS`] or more, as in `Table::direct`.
-type LargeIds = HashMap<u32, u16, BuildHasherDefault<IdHasher>>;
-
-/// The streams of one RX lcore, by id.
-struct Table {
-    /// For ids below [`DIRECT_IDS`]: 0 (not seen), index + 1, or
-    /// [`OVERFLOWED`].
-    direct: Vec<u16>,
-    /// The same for larger ids (room for every stream and as many
-    /// overflowed ones made at start: no allocation while running).
-    large: LargeIds,
-    /// The streams' accumulators: `accs[..used]`; the rest is the pool
-    /// made ready before the loop.
-    accs: Vec<StreamAcc>,
-    used: usize,
-    /// The stream of the latest frame and its index: consecutive frames of
-    /// one stream look it up once.
-    last: Option<(u32, usize)>,
-    /// Only the listed streams are checked (a `streams:` list).
-    listed: bool,
-    /// Listed ids beyond [`MAX_STREAMS`], sorted: overflow, not foreign.
-    listed_beyond: Vec<u32>,
-    /// Ids of [`DIRECT_IDS`] or more counted in `overflow_streams` (once
-    /// [`MAX_STREAMS`] are, further ones are not told apart).
-    large_overflowed: usize,
-    /// Distinct streams seen beyond [`MAX_STREAMS`].
-    overflow_streams: u64,
-    tsc_hz: u64,
-    /// Where each new stream's `lost` counts from.
-    count_from: CountFrom,
-}
-
-impl Table {
-    /// A table of the `expected` streams, new streams taken from `pool`
-    /// first; when `expected` is not empty, only they are checked and
-    /// other ids are foreign.
-    fn new(expected: &[u32], tsc_hz: u64, count_from: CountFrom, pool: StreamPool) -> Self {
-        let mut accs = pool.accs;
-        accs.reserve(
-            expected
-                .len()
-                .clamp(16, MAX_STREAMS)
-                .saturating_sub(accs.len()),
-        );
-        let mut t = Table {
-            direct: vec![0; DIRECT_IDS],
-            large: LargeIds::with_capacity_and_hasher(2 * MAX_STREAMS, Default::default()),
-            accs,
-            used: 0,
-            last: None,
-            listed: false,
-            listed_beyond: Vec::new(),
-            large_overflowed: 0,
-            overflow_streams: 0,
-            tsc_hz,
-            count_from,
-        };
-        let (tracked, beyond) = expected.split_at(expected.len().min(MAX_STREAMS));
-        for &id in tracked {
-            let _ = t.slot(id);
-        }
-        t.listed = !expected.is_empty();
-        t.listed_beyond = beyond.to_vec();
-        t.listed_beyond.sort_unstable();
-        t
-    }
-
-    /// Stream `id`'s entry: 0 (not seen), index + 1, or [`OVERFLOWED`].
-    #[inline(always)]
-    fn entry(&self, id: u32) -> u16 {
-        if (id as usize) < DIRECT_IDS {
-            self.direct[id as usize]
-        } else {
-            self.large.get(&id).copied().unwrap_or(0)
-        }
-    }
-
-    /// Sets stream `id`'s entry.
-    fn set_entry(&mut self, id: u32, e: u16) {
-        if (id as usize) < DIRECT_IDS {
-            self.direct[id as usize] = e;
-        } else {
-            self.large.insert(id, e);
-        }
-    }
-
-    /// The index of stream `id`'s accumulator, if it has one.
-    #[inline(always)]
-    fn find(&self, id: u32) -> Option<usize> {
-        match self.entry(id) {
-            0 | OVERFLOWED => None,
-            d => Some(usize::from(d) - 1),
-        }
-    }
-
-    /// The accumulator of stream `id`, taken on first sight (from the
-    /// pool, else allocated: about 45 KiB) unless the streams are listed.
-    /// A frame of the same stream as the one before is not looked up.
-    #[inline(always)]
-    fn slot(&mut self, id: u32) -> Result<&mut StreamAcc, Miss> {
-        let i = self.index(id)?;
-        Ok(&mut self.accs[i])
-    }
-
-    /// The index of [`Table::slot`]'s accumulator.
-    #[inline(always)]
-    fn index(&mut self, id: u32) -> Result<usize, Miss> {
-        match self.last {
-            Some((last, i)) if last == id => Ok(i),
-            _ => self.lookup(id),
-        }
-    }
-
-    /// [`Table::slot`]'s index of a stream other than the latest one.
-    #[inline]
-    fn lookup(&mut self, id: u32) -> Result<usize, Miss> {
-        let i = match self.find(id) {
-            Some(i) => i,
-            None if self.listed => return Err(self.unlisted(id)),
-            None => self.add(id)?,
-        };
-        self.last = Some((id, i));
-        Ok(i)
-    }
-
-    /// A new accumulator for stream `id`, or overflow when the table is
-    /// full (each stream beyond it counted once in `overflow_streams`).
-    #[cold]
-    fn add(&mut self, id: u32) -> Result<usize, Miss> {
-        if self.used >= MAX_STREAMS {
-            self.overflowed(id);
-            return Err(Miss::Overflow);
-        }
-        let i = self.used;
-        if i == self.accs.len() {
-            self.accs.push(StreamAcc::new(id, self.tsc_hz));
-        }
-        let acc = &mut self.accs[i];
-        acc.id = id;
-        if self.count_from != CountFrom::FirstSeen {
-            acc.seq = SeqTracker::counting_from(self.count_from);
-        }
-        self.used += 1;
-        self.set_entry(id, (i + 1) as u16);
-        Ok(i)
-    }
-
-    /// Why stream `id`, without an accumulator, is not checked when the
-    /// streams are listed: listed beyond the table (overflow) or not
-    /// listed (foreign).
-    #[cold]
-    fn unlisted(&mut self, id: u32) -> Miss {
-        if self.listed_beyond.binary_search(&id).is_ok() {
-            self.overflowed(id);
-            Miss::Overflow
-        } else {
-            Miss::Untracked
-        }
-    }
-
-    /// Counts stream `id` among the overflowed streams, once.
-    fn overflowed(&mut self, id: u32) {
-        if self.entry(id) == OVERFLOWED {
-            return;
-        }
-        if (id as usize) >= DIRECT_IDS {
-            if self.large_overflowed >= MAX_STREAMS {
-                return;
-            }
-            self.large_overflowed += 1;
-        }
-        self.set_entry(id, OVERFLOWED);
-        self.overflow_streams += 1;
-    }
-
-    /// Frames lost so far, summed over the streams.
-    fn lost(&self) -> u64 {
-        self.accs[..self.used]
-            .iter()
-            .map(|a| a.seq.counts().lost)
-            .sum()
-    }
-
-    /// The streams' accumulators (the pool's unused ones dropped).
-    fn into_streams(mut self) -> Vec<StreamAcc> {
-        self.accs.truncate(self.used);
-        self.accs
-    }
-}
-
 /// What is checked in a frame whose checksum the NIC found bad: the stamp
 /// only (its own check), to tell its stream and sequence number.
 const STAMP_ONLY: DissectOptions = DissectOptions {
@@ -745,64 +193,6 @@ impl Check {
             Verify::Full => Check::Software(DissectOptions::default()),
         }
     }
-}
-
-/// What the NIC says of one checksum: the two status bits of
-/// `RTE_MBUF_F_RX_IP_CKSUM_*` or `RTE_MBUF_F_RX_L4_CKSUM_*` under their mask.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum NicCsum {
-    /// Neither bit: not checked (software verifies).
-    Unknown,
-    /// `GOOD`: verified.
-    Good,
-    /// `BAD`: wrong.
-    Bad,
-    /// Both bits (`NONE`): the data's integrity verified, the checksum
-    /// field itself not valid (not to be checked in software).
-    Verified,
-}
-
-impl NicCsum {
-    /// The status under `mask` in `ol_flags`, with its `good` and `bad` bits.
-    #[inline(always)]
-    fn decode(ol_flags: u64, mask: u64, good: u64, bad: u64) -> Self {
-        match ol_flags & mask {
-            0 => NicCsum::Unknown,
-            v if v == good => NicCsum::Good,
-            v if v == bad => NicCsum::Bad,
-            _ => NicCsum::Verified,
-        }
-    }
-}
-
-/// The NIC's checksum verdict on a frame from its RX flags: a bad checksum
-/// it found, or what is left for software to verify (the checksums whose
-/// status is unknown, and the fill).
-#[inline(always)]
-fn nic_checks(ol_flags: u64) -> Result<DissectOptions, CorruptReason> {
-    let ip = NicCsum::decode(
-        ol_flags,
-        RTE_MBUF_F_RX_IP_CKSUM_MASK,
-        RX_IP_CKSUM_GOOD,
-        RX_IP_CKSUM_BAD,
-    );
-    let l4 = NicCsum::decode(
-        ol_flags,
-        RTE_MBUF_F_RX_L4_CKSUM_MASK,
-        RX_L4_CKSUM_GOOD,
-        RX_L4_CKSUM_BAD,
-    );
-    if ip == NicCsum::Bad {
-        return Err(CorruptReason::IpChecksum);
-    }
-    if l4 == NicCsum::Bad {
-        return Err(CorruptReason::L4Checksum);
-    }
-    Ok(DissectOptions {
-        verify_ip: ip == NicCsum::Unknown,
-        verify_l4: l4 == NicCsum::Unknown,
-        verify_fill: true,
-    })
 }
 
 /// The drain after the stop: frames in flight when the sender stopped are
@@ -1266,8 +656,12 @@ fn mask(bits: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::nic::{Counter, NicMap};
+    use crate::dpdk::{RX_IP_CKSUM_BAD, RX_IP_CKSUM_GOOD, RX_L4_CKSUM_BAD, RX_L4_CKSUM_GOOD};
     use crate::wire::builder::{CsumMode, FrameBuilder};
     use crate::wire::spec::StreamSpec;
+    use crate::wire::stamp::StampTime;
+    use hdrhistogram::Histogram;
 
     const GOOD: u64 = RX_IP_CKSUM_GOOD | RX_L4_CKSUM_GOOD;
 
@@ -1497,72 +891,6 @@ mod tests {
         assert_eq!(
             (out.overflow, out.overflow_streams, out.untracked),
             (2, 1, 1)
-        );
-    }
-
-    #[test]
-    fn nic_flags_are_decoded_under_their_masks() {
-        use landspeed_sys::{RTE_MBUF_F_RX_IP_CKSUM_NONE, RTE_MBUF_F_RX_L4_CKSUM_NONE};
-        assert_eq!(
-            RTE_MBUF_F_RX_IP_CKSUM_MASK,
-            RX_IP_CKSUM_GOOD | RX_IP_CKSUM_BAD
-        );
-        assert_eq!(
-            RTE_MBUF_F_RX_L4_CKSUM_MASK,
-            RX_L4_CKSUM_GOOD | RX_L4_CKSUM_BAD
-        );
-        assert_eq!(RTE_MBUF_F_RX_IP_CKSUM_NONE, RTE_MBUF_F_RX_IP_CKSUM_MASK);
-        assert_eq!(RTE_MBUF_F_RX_L4_CKSUM_NONE, RTE_MBUF_F_RX_L4_CKSUM_MASK);
-        let ip = |f| {
-            NicCsum::decode(
-                f,
-                RTE_MBUF_F_RX_IP_CKSUM_MASK,
-                RX_IP_CKSUM_GOOD,
-                RX_IP_CKSUM_BAD,
-            )
-        };
-        let l4 = |f| {
-            NicCsum::decode(
-                f,
-                RTE_MBUF_F_RX_L4_CKSUM_MASK,
-                RX_L4_CKSUM_GOOD,
-                RX_L4_CKSUM_BAD,
-            )
-        };
-        // Other flags (VLAN stripped, RSS hash, the other checksum's bits)
-        // change nothing.
-        let noise = 1 | (1 << 1) | RX_L4_CKSUM_GOOD | RX_L4_CKSUM_BAD;
-        for extra in [0, noise] {
-            let x = extra & !RTE_MBUF_F_RX_IP_CKSUM_MASK;
-            assert_eq!(ip(x), NicCsum::Unknown);
-            assert_eq!(ip(x | RX_IP_CKSUM_GOOD), NicCsum::Good);
-            assert_eq!(ip(x | RX_IP_CKSUM_BAD), NicCsum::Bad);
-            assert_eq!(ip(x | RTE_MBUF_F_RX_IP_CKSUM_NONE), NicCsum::Verified);
-        }
-        assert_eq!(l4(RX_L4_CKSUM_GOOD | RX_IP_CKSUM_BAD), NicCsum::Good);
-        assert_eq!(l4(RTE_MBUF_F_RX_L4_CKSUM_NONE), NicCsum::Verified);
-        assert_eq!(l4(RX_L4_CKSUM_BAD), NicCsum::Bad);
-        assert_eq!(l4(RX_IP_CKSUM_GOOD), NicCsum::Unknown);
-
-        // NONE (integrity verified, field not valid) is neither corrupt
-        // nor checked again in software; unknown is checked.
-        let none = RTE_MBUF_F_RX_IP_CKSUM_NONE | RTE_MBUF_F_RX_L4_CKSUM_NONE;
-        let opts = nic_checks(none).expect("NONE is not a bad checksum");
-        assert_eq!(
-            (opts.verify_ip, opts.verify_l4, opts.verify_fill),
-            (false, false, true)
-        );
-        let opts = nic_checks(RX_IP_CKSUM_GOOD).unwrap();
-        assert_eq!((opts.verify_ip, opts.verify_l4), (false, true));
-        let opts = nic_checks(RX_L4_CKSUM_GOOD).unwrap();
-        assert_eq!((opts.verify_ip, opts.verify_l4), (true, false));
-        assert_eq!(
-            nic_checks(RX_IP_CKSUM_BAD | RX_L4_CKSUM_GOOD),
-            Err(CorruptReason::IpChecksum)
-        );
-        assert_eq!(
-            nic_checks(RX_IP_CKSUM_GOOD | RX_L4_CKSUM_BAD),
-            Err(CorruptReason::L4Checksum)
         );
     }
 

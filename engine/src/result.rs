@@ -9,7 +9,7 @@ use crate::limits::verdict::{Observation, Verdict, DESCHEDULED_MAX};
 use crate::outcome::{Outcome, Problem};
 use crate::pace::measure::{LayerRates, PaceSummary};
 use crate::rx::seq::SeqCounts;
-use crate::rx::{CorruptCounts, StreamAcc};
+use crate::rx::{CorruptCounts, StreamAcc, StreamTally};
 use crate::stats::{Interval, Percentiles};
 use crate::wire::spec::FCS_LEN;
 
@@ -299,34 +299,34 @@ impl StreamResult {
     /// merged), at `tsc_hz`.
     pub fn of_part(p: &StreamPart, tsc_hz: u64, shared_tsc: bool) -> Self {
         StreamResult {
-            id: p.id,
-            frames: p.frames,
-            bytes: p.bytes,
+            id: p.tally.id,
+            frames: p.tally.frames,
+            bytes: p.tally.bytes,
             seq: p.seq,
-            corrupt: p.corrupt,
-            corrupt_total: p.corrupt.total(),
-            latency: if p.latency_synced {
-                Some(Percentiles::from_ticks(&p.latency, 1_000_000_000))
+            corrupt: p.tally.corrupt,
+            corrupt_total: p.tally.corrupt.total(),
+            latency: if p.tally.latency_synced {
+                Some(Percentiles::from_ticks(&p.tally.latency, 1_000_000_000))
             } else {
-                shared_tsc.then(|| Percentiles::from_ticks(&p.latency, tsc_hz))
+                shared_tsc.then(|| Percentiles::from_ticks(&p.tally.latency, tsc_hz))
             },
-            latency_clock: match (p.latency_synced, shared_tsc) {
+            latency_clock: match (p.tally.latency_synced, shared_tsc) {
                 (true, _) => Some("synced".into()),
                 (false, true) => Some("tsc".into()),
                 (false, false) => None,
             },
-            latency_early: p.latency_early,
-            latency_source: (p.latency_synced || shared_tsc)
-                .then(|| latency_source(p.latency.len(), p.latency_nic).to_string()),
-            latency_nic: p.latency_nic,
-            departure_source: (p.latency_synced || shared_tsc).then(|| "software".into()),
-            latency_ns: if p.latency_synced {
-                Some(crate::report::histogram_in_ns(&p.latency, 0, 0.0))
+            latency_early: p.tally.latency_early,
+            latency_source: (p.tally.latency_synced || shared_tsc)
+                .then(|| latency_source(p.tally.latency.len(), p.tally.latency_nic).to_string()),
+            latency_nic: p.tally.latency_nic,
+            departure_source: (p.tally.latency_synced || shared_tsc).then(|| "software".into()),
+            latency_ns: if p.tally.latency_synced {
+                Some(crate::report::histogram_in_ns(&p.tally.latency, 0, 0.0))
             } else {
-                shared_tsc.then(|| crate::report::histogram_in_ns(&p.latency, tsc_hz, 0.0))
+                shared_tsc.then(|| crate::report::histogram_in_ns(&p.tally.latency, tsc_hz, 0.0))
             },
-            resumed_tx_tsc: p.resumed_tx_tsc,
-            interarrival: Percentiles::from_ticks(&p.interarrival, tsc_hz),
+            resumed_tx_tsc: p.tally.resumed_tx_tsc,
+            interarrival: Percentiles::from_ticks(&p.tally.interarrival, tsc_hz),
             span_s: Arrivals::of(p).span_s(tsc_hz),
             achieved: span_rates(p, tsc_hz).unwrap_or_default(),
         }
@@ -386,11 +386,11 @@ pub(crate) struct Arrivals {
 impl Arrivals {
     pub(crate) fn of(p: &StreamPart) -> Self {
         Arrivals {
-            frames: p.frames,
-            bytes: p.bytes,
-            payload: p.payload_bytes,
-            first_tsc: p.first_tsc,
-            last_tsc: p.last_tsc,
+            frames: p.tally.frames,
+            bytes: p.tally.bytes,
+            payload: p.tally.payload_bytes,
+            first_tsc: p.tally.first_tsc,
+            last_tsc: p.tally.last_tsc,
         }
     }
 
@@ -427,55 +427,22 @@ impl Arrivals {
 /// ticks), or the merge of several lcores' counts of the same stream.
 #[derive(Clone, Debug)]
 pub struct StreamPart {
-    /// Stream id.
-    pub id: u32,
-    /// Frames received (good or corrupt).
-    pub frames: u64,
-    /// Bytes received, FCS included.
-    pub bytes: u64,
+    /// Everything but the sequence accounting; the inter-arrival
+    /// histogram holds the same-poll arrivals as 0.
+    pub tally: StreamTally,
     /// Sequence accounting.
     pub seq: SeqCounts,
-    /// Corrupt frames by reason.
-    pub corrupt: CorruptCounts,
-    /// One-way latency, TSC ticks (ns when `latency_synced`).
-    pub latency: Histogram<u64>,
-    /// The latency is on the synchronised clock, in ns.
-    pub latency_synced: bool,
-    /// Latencies measured from the NIC's RX timestamps.
-    pub latency_nic: u64,
-    /// Frames that arrived before their departure by the clocks.
-    pub latency_early: u64,
-    /// Inter-arrival gaps, TSC ticks (same-poll arrivals as 0).
-    pub interarrival: Histogram<u64>,
-    /// UDP/TCP payload bytes of its intact frames.
-    pub payload_bytes: u64,
-    /// TSC of its first arrival (0: none).
-    pub first_tsc: u64,
-    /// TSC of its last arrival.
-    pub last_tsc: u64,
-    /// The departure TSC of the frame that ended its newest gap (see
-    /// [`StreamAcc::resumed_tx_tsc`]; 0: none).
-    pub resumed_tx_tsc: u64,
 }
 
 impl StreamPart {
     /// The counts an RX lcore kept of one stream.
     pub fn of(acc: &StreamAcc) -> Self {
         StreamPart {
-            id: acc.id,
-            frames: acc.frames,
-            bytes: acc.bytes,
+            tally: StreamTally {
+                interarrival: acc.interarrival_all(),
+                ..acc.tally.clone()
+            },
             seq: acc.seq.counts(),
-            corrupt: acc.corrupt,
-            latency: acc.latency.clone(),
-            latency_synced: acc.latency_synced,
-            latency_nic: acc.latency_nic,
-            latency_early: acc.latency_early,
-            interarrival: acc.interarrival_all(),
-            payload_bytes: acc.payload_bytes,
-            first_tsc: acc.first_tsc,
-            last_tsc: acc.last_tsc,
-            resumed_tx_tsc: acc.resumed_tx_tsc,
         }
     }
 
@@ -483,18 +450,22 @@ impl StreamPart {
     /// the sequence accounting (which [`merge_seq`] merges over all the
     /// parts at once).
     fn absorb(&mut self, o: &StreamPart) {
-        self.frames += o.frames;
-        self.bytes += o.bytes;
+        self.tally.frames += o.tally.frames;
+        self.tally.bytes += o.tally.bytes;
         let mut a = Arrivals::of(self);
         a.add(&Arrivals::of(o));
-        (self.payload_bytes, self.first_tsc, self.last_tsc) = (a.payload, a.first_tsc, a.last_tsc);
-        add_corrupt(&mut self.corrupt, &o.corrupt);
-        add_histogram(&mut self.latency, &o.latency);
-        self.latency_synced |= o.latency_synced;
-        self.latency_nic += o.latency_nic;
-        self.latency_early += o.latency_early;
-        add_histogram(&mut self.interarrival, &o.interarrival);
-        self.resumed_tx_tsc = self.resumed_tx_tsc.max(o.resumed_tx_tsc);
+        (
+            self.tally.payload_bytes,
+            self.tally.first_tsc,
+            self.tally.last_tsc,
+        ) = (a.payload, a.first_tsc, a.last_tsc);
+        add_corrupt(&mut self.tally.corrupt, &o.tally.corrupt);
+        add_histogram(&mut self.tally.latency, &o.tally.latency);
+        self.tally.latency_synced |= o.tally.latency_synced;
+        self.tally.latency_nic += o.tally.latency_nic;
+        self.tally.latency_early += o.tally.latency_early;
+        add_histogram(&mut self.tally.interarrival, &o.tally.interarrival);
+        self.tally.resumed_tx_tsc = self.tally.resumed_tx_tsc.max(o.tally.resumed_tx_tsc);
     }
 }
 
@@ -571,7 +542,7 @@ pub fn merge_seq(parts: &[SeqCounts]) -> SeqCounts {
 pub fn merge_streams(parts: impl IntoIterator<Item = StreamPart>) -> Vec<StreamPart> {
     let mut out: Vec<(StreamPart, Vec<SeqCounts>)> = Vec::new();
     for p in parts {
-        match out.iter_mut().find(|(s, _)| s.id == p.id) {
+        match out.iter_mut().find(|(s, _)| s.tally.id == p.tally.id) {
             Some((s, seqs)) => {
                 s.absorb(&p);
                 seqs.push(p.seq);
@@ -830,9 +801,9 @@ impl LcoreStream {
     /// What one lcore's counts `p` of a stream say.
     pub(crate) fn of(p: &StreamPart) -> Self {
         LcoreStream {
-            id: p.id,
-            frames: p.frames,
-            bytes: p.bytes,
+            id: p.tally.id,
+            frames: p.tally.frames,
+            bytes: p.tally.bytes,
             unique: p.seq.unique,
             reordered: p.seq.reordered,
             duplicated: p.seq.duplicated,
@@ -1123,23 +1094,25 @@ mod tests {
             interarrival.record(g).unwrap();
         }
         StreamPart {
-            id: 7,
-            frames: seqs.len() as u64,
-            bytes: 100 * seqs.len() as u64,
-            seq: t.counts(),
-            corrupt: CorruptCounts {
-                payload: 1,
-                ..CorruptCounts::default()
+            tally: StreamTally {
+                id: 7,
+                frames: seqs.len() as u64,
+                bytes: 100 * seqs.len() as u64,
+                corrupt: CorruptCounts {
+                    payload: 1,
+                    ..CorruptCounts::default()
+                },
+                latency: hist(),
+                latency_synced: false,
+                latency_nic: 0,
+                latency_early: 0,
+                interarrival,
+                payload_bytes: 0,
+                first_tsc: 0,
+                last_tsc: 0,
+                resumed_tx_tsc: 0,
             },
-            latency: hist(),
-            latency_synced: false,
-            latency_nic: 0,
-            latency_early: 0,
-            interarrival,
-            payload_bytes: 0,
-            first_tsc: 0,
-            last_tsc: 0,
-            resumed_tx_tsc: 0,
+            seq: t.counts(),
         }
     }
 
@@ -1153,14 +1126,15 @@ mod tests {
         let odd: Vec<u64> = (0..100).filter(|s| s % 2 == 1 && *s != 41).collect();
         let (a, b) = (part(&even, &[10, 20]), part(&odd, &[30]));
         assert_eq!((a.seq.lost, b.seq.lost), (50, 51), "each part alone");
-        let other = StreamPart {
-            id: 8,
-            ..part(&[0], &[])
-        };
+        let mut other = part(&[0], &[]);
+        other.tally.id = 8;
         let merged = merge_streams([a, other, b]);
-        assert_eq!(merged.iter().map(|p| p.id).collect::<Vec<_>>(), [7, 8]);
+        assert_eq!(
+            merged.iter().map(|p| p.tally.id).collect::<Vec<_>>(),
+            [7, 8]
+        );
         let m = &merged[0];
-        assert_eq!((m.frames, m.bytes), (98, 9800));
+        assert_eq!((m.tally.frames, m.tally.bytes), (98, 9800));
         assert_eq!(
             m.seq,
             SeqCounts {
@@ -1174,9 +1148,9 @@ mod tests {
                 reorder_extent_sum: 0,
             }
         );
-        assert_eq!(m.corrupt.payload, 2);
-        assert_eq!(m.interarrival.len(), 3);
-        assert_eq!(m.interarrival.max(), 30);
+        assert_eq!(m.tally.corrupt.payload, 2);
+        assert_eq!(m.tally.interarrival.len(), 3);
+        assert_eq!(m.tally.interarrival.max(), 30);
         let r = StreamResult::of_part(m, 1_000_000_000, false);
         assert_eq!((r.frames, r.seq.lost, r.corrupt_total), (98, 2, 2));
     }

@@ -744,8 +744,8 @@ mod tests {
         // last busy polls); the stream's 11 frames of 1000 bytes from
         // 10,000 to 20,000, on a 1 GHz TSC: 10 frames over 10 µs.
         let mut acc = StreamAcc::new(5, 1_000_000_000);
-        (acc.frames, acc.bytes, acc.payload_bytes) = (11, 11_000, 10_000);
-        (acc.first_tsc, acc.last_tsc) = (10_000, 20_000);
+        (acc.tally.frames, acc.tally.bytes, acc.tally.payload_bytes) = (11, 11_000, 10_000);
+        (acc.tally.first_tsc, acc.tally.last_tsc) = (10_000, 20_000);
         let o = RxOutcome {
             frames: 13,
             bytes: 11_120,

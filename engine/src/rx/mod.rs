@@ -20,7 +20,7 @@ mod stream;
 mod table;
 
 pub use nic::NicStamps;
-pub use stream::{CorruptCounts, StreamAcc, StreamPool};
+pub use stream::{CorruptCounts, StreamAcc, StreamPool, StreamTally};
 pub use table::MAX_STREAMS;
 
 use std::sync::Arc;
@@ -725,7 +725,11 @@ mod tests {
         assert_eq!(out.streams.len(), 1);
         let s = &out.streams[0];
         assert_eq!(
-            (s.frames, s.corrupt.l4_checksum, s.corrupt.total()),
+            (
+                s.tally.frames,
+                s.tally.corrupt.l4_checksum,
+                s.tally.corrupt.total()
+            ),
             (5, 1, 1)
         );
         let c = s.seq.counts();
@@ -737,7 +741,11 @@ mod tests {
         let out = feed(&frames(4), |i| if i == 1 { RX_IP_CKSUM_BAD } else { GOOD });
         let s = &out.streams[0];
         assert_eq!(
-            (s.frames, s.corrupt.ip_checksum, s.corrupt.total()),
+            (
+                s.tally.frames,
+                s.tally.corrupt.ip_checksum,
+                s.tally.corrupt.total()
+            ),
             (4, 1, 1)
         );
         assert_eq!((s.seq.counts().unique, s.seq.counts().lost), (4, 0));
@@ -764,7 +772,7 @@ mod tests {
         // Its sequence number cannot be read: a gap in its stream (the
         // run's total subtracts it, see `result::rx_result`).
         assert_eq!(
-            (s.frames, s.corrupt.total(), s.seq.counts().lost),
+            (s.tally.frames, s.tally.corrupt.total(), s.seq.counts().lost),
             (2, 0, 1)
         );
     }
@@ -775,7 +783,7 @@ mod tests {
         f[1][STAMP_AT] ^= 0xFF; // the magic
         let out = feed(&f, |i| if i == 1 { RX_IP_CKSUM_BAD } else { GOOD });
         assert_eq!((out.foreign, out.corrupt_unattributed.total()), (1, 0));
-        assert_eq!(out.streams[0].corrupt.total(), 0);
+        assert_eq!(out.streams[0].tally.corrupt.total(), 0);
     }
 
     #[test]
@@ -785,10 +793,10 @@ mod tests {
         let mut f = frames(2);
         f[1][14 + 10] ^= 0x01;
         let out = feed(&f, |_| 0);
-        assert_eq!(out.streams[0].corrupt.ip_checksum, 1);
+        assert_eq!(out.streams[0].tally.corrupt.ip_checksum, 1);
         // The NIC vouched for it: taken as good.
         let out = feed(&f, |_| GOOD);
-        assert_eq!(out.streams[0].corrupt.total(), 0);
+        assert_eq!(out.streams[0].tally.corrupt.total(), 0);
         assert_eq!(out.streams[0].seq.counts().unique, 2);
     }
 
@@ -831,7 +839,10 @@ mod tests {
         }
         let out = r.finish(1);
         assert_eq!(out.streams.len(), 1);
-        assert_eq!((out.streams[0].id, out.streams[0].frames), (1, 10));
+        assert_eq!(
+            (out.streams[0].tally.id, out.streams[0].tally.frames),
+            (1, 10)
+        );
         assert_eq!((out.untracked, out.overflow), (10, 0));
     }
 
@@ -863,7 +874,7 @@ mod tests {
         let out = r.finish(1);
         let s = &out.streams[0];
         assert_eq!(
-            (s.first_tsc, s.last_tsc, s.payload_bytes),
+            (s.tally.first_tsc, s.tally.last_tsc, s.tally.payload_bytes),
             (1_000, 1_030, 4_000)
         );
     }
@@ -873,11 +884,11 @@ mod tests {
         let a = StreamAcc::new(1, 3_000_000_000);
         let bytes = |h: &Histogram<u64>| h.distinct_values() * 8;
         assert!(
-            bytes(&a.interarrival) <= 16 << 10,
+            bytes(&a.tally.interarrival) <= 16 << 10,
             "{}",
-            bytes(&a.interarrival)
+            bytes(&a.tally.interarrival)
         );
-        assert!(bytes(&a.latency) <= 16 << 10);
+        assert!(bytes(&a.tally.latency) <= 16 << 10);
     }
 
     #[test]
@@ -907,7 +918,11 @@ mod tests {
         let out = feed(&f, |_| none);
         let s = &out.streams[0];
         assert_eq!(
-            (s.frames, s.corrupt.total(), s.seq.counts().unique),
+            (
+                s.tally.frames,
+                s.tally.corrupt.total(),
+                s.seq.counts().unique
+            ),
             (3, 0, 3)
         );
     }
@@ -999,10 +1014,10 @@ mod tests {
             rx.busy(&burst, 2_000);
             let out = rx.finish(1);
             let s = &out.streams[0];
-            let v: Vec<(u64, u64)> = (s.latency.iter_recorded())
+            let v: Vec<(u64, u64)> = (s.tally.latency.iter_recorded())
                 .map(|r| (r.value_iterated_to(), r.count_at_value()))
                 .collect();
-            (v, s.latency_nic, s.latency_early)
+            (v, s.tally.latency_nic, s.tally.latency_early)
         };
         assert_eq!(
             lat(true),
@@ -1021,17 +1036,17 @@ mod tests {
         rx.busy(&burst, 1_001);
         let out = rx.finish(1);
         let s = &out.streams[0];
-        let v: Vec<(u64, u64)> = (s.latency.iter_recorded())
+        let v: Vec<(u64, u64)> = (s.tally.latency.iter_recorded())
             .map(|r| (r.value_iterated_to(), r.count_at_value()))
             .collect();
-        assert_eq!((v, s.latency_early), (vec![(1, 4)], 2));
+        assert_eq!((v, s.tally.latency_early), (vec![(1, 4)], 2));
         // The line between late and early is half the stamp's TSC range
         // (64 bits here): half of it is a (clamped) latency, one more is
         // a frame read before it left.
         let early = |after: u64| {
             let mut rx = nic_rx(map, false);
             rx.busy(&Stamped(vec![f[0].as_slice()], vec![None]), 1_000 + after);
-            rx.finish(1).streams[0].latency_early
+            rx.finish(1).streams[0].tally.latency_early
         };
         assert_eq!((early(u64::MAX >> 1), early((u64::MAX >> 1) + 1)), (0, 1));
     }
@@ -1061,9 +1076,13 @@ mod tests {
         rx.busy(&burst, 7_000);
         let out = rx.finish(1);
         let s = &out.streams[0];
-        assert!(s.latency_synced);
+        assert!(s.tally.latency_synced);
         assert_eq!(
-            (s.latency.min(), s.latency.max(), s.latency_nic),
+            (
+                s.tally.latency.min(),
+                s.tally.latency.max(),
+                s.tally.latency_nic
+            ),
             (300, 300, 2)
         );
     }
@@ -1107,12 +1126,12 @@ mod tests {
             }
             let out = rx.finish(1);
             let s = &out.streams[0];
-            assert!(s.latency_synced);
+            assert!(s.tally.latency_synced);
             (
-                s.latency.min(),
-                s.latency.max(),
-                s.latency.len(),
-                s.latency_early,
+                s.tally.latency.min(),
+                s.tally.latency.max(),
+                s.tally.latency.len(),
+                s.tally.latency_early,
             )
         };
         for size in [64, 1518] {
@@ -1129,8 +1148,8 @@ mod tests {
         let f = &frames(1)[0];
         rx.busy(&Frames(vec![f.as_slice()]), 99);
         let out = rx.finish(1);
-        assert!(out.streams[0].latency.is_empty());
-        assert!(!out.streams[0].latency_synced);
+        assert!(out.streams[0].tally.latency.is_empty());
+        assert!(!out.streams[0].tally.latency_synced);
     }
 
     /// Frames 0..n of stream `id`, `size` bytes each (FCS included).
@@ -1216,24 +1235,24 @@ mod tests {
             let acc = out
                 .streams
                 .iter()
-                .find(|a| a.id == *id)
+                .find(|a| a.tally.id == *id)
                 .expect("stream seen");
             let c = acc.seq.counts();
             let gaps = acc.interarrival_all();
             let got = Want {
-                frames: acc.frames,
-                bytes: acc.bytes,
-                payload_bytes: acc.payload_bytes,
+                frames: acc.tally.frames,
+                bytes: acc.tally.bytes,
+                payload_bytes: acc.tally.payload_bytes,
                 unique: c.unique,
                 lost: c.lost,
                 duplicated: c.duplicated,
                 gaps: gaps.len(),
                 same_poll: gaps.count_at(0),
-                first_tsc: acc.first_tsc,
-                last_tsc: acc.last_tsc,
+                first_tsc: acc.tally.first_tsc,
+                last_tsc: acc.tally.last_tsc,
             };
             assert_eq!(got, want, "stream {id}, bursts of {burst}");
-            assert_eq!(acc.corrupt.total(), 0);
+            assert_eq!(acc.tally.corrupt.total(), 0);
             total += want.frames;
         }
         assert_eq!(out.streams.len(), streams.len());
@@ -1340,27 +1359,35 @@ mod tests {
         let out = r.finish(1);
         assert_eq!(out.foreign, 2);
         assert_eq!(out.payload_bytes, 11 * 1000);
-        let s = |id| out.streams.iter().find(|s| s.id == id).unwrap();
+        let s = |id| out.streams.iter().find(|s| s.tally.id == id).unwrap();
         // (frames, bytes, payload bytes, first, last, corrupt, unique)
         let sa = s(a);
         assert_eq!(
             (
-                sa.frames,
-                sa.bytes,
-                sa.payload_bytes,
-                sa.first_tsc,
-                sa.last_tsc
+                sa.tally.frames,
+                sa.tally.bytes,
+                sa.tally.payload_bytes,
+                sa.tally.first_tsc,
+                sa.tally.last_tsc
             ),
             (9, 9 * 1046, 8_000, 100, 400)
         );
-        assert_eq!((sa.corrupt.ip_checksum, sa.seq.counts().unique), (1, 9));
+        assert_eq!(
+            (sa.tally.corrupt.ip_checksum, sa.seq.counts().unique),
+            (1, 9)
+        );
         // Intact frames of a: 4 in the same poll as the one before, then
         // gaps of 150 and 150, then 0 again.
         let ia = sa.interarrival_all();
         assert_eq!((ia.len(), ia.count_at(0), ia.count_at(150)), (7, 5, 2));
         let sb = s(b);
         assert_eq!(
-            (sb.frames, sb.payload_bytes, sb.first_tsc, sb.last_tsc),
+            (
+                sb.tally.frames,
+                sb.tally.payload_bytes,
+                sb.tally.first_tsc,
+                sb.tally.last_tsc
+            ),
             (3, 3_000, 100, 250)
         );
         let ib = sb.interarrival_all();
@@ -1377,7 +1404,7 @@ mod tests {
         );
         assert!(t.slot(80_000).is_ok());
         assert_eq!(t.last, Some((80_000, 0)));
-        t.slot(80_000).unwrap().frames += 1;
+        t.slot(80_000).unwrap().tally.frames += 1;
         assert!(t.slot(4).is_ok());
         assert_eq!(t.last, Some((4, 1)));
         // A listed table's miss leaves the latest stream as it was.
@@ -1392,7 +1419,10 @@ mod tests {
         assert_eq!(l.last, Some((9, 0)));
         assert_eq!(l.slot(10).err(), Some(Miss::Untracked));
         let s = t.into_streams();
-        assert_eq!((s[0].id, s[0].frames, s[1].id), (80_000, 1, 4));
+        assert_eq!(
+            (s[0].tally.id, s[0].tally.frames, s[1].tally.id),
+            (80_000, 1, 4)
+        );
     }
 
     /// Frame `seq` of stream 5, stamped at departure TSC `tx`.
@@ -1416,7 +1446,7 @@ mod tests {
         let out = r.finish(1);
         assert_eq!(out.streams[0].seq.counts().lost, 4);
         assert_eq!(
-            out.streams[0].resumed_tx_tsc,
+            out.streams[0].tally.resumed_tx_tsc,
             100 + 21 * 7,
             "21 ended the last loss"
         );
@@ -1430,7 +1460,7 @@ mod tests {
         let out = r.finish(1);
         assert_eq!(out.streams[0].seq.counts().lost, 0);
         assert_eq!(
-            out.streams[0].resumed_tx_tsc, 503,
+            out.streams[0].tally.resumed_tx_tsc, 503,
             "3 opened a gap 2 then filled"
         );
         let mut r = rx();
@@ -1438,7 +1468,7 @@ mod tests {
         for seq in 0..5u64 {
             r.classify(stamped(seq, 700 + seq), 100, 3_000 + seq);
         }
-        assert_eq!(r.finish(1).streams[0].resumed_tx_tsc, 0);
+        assert_eq!(r.finish(1).streams[0].tally.resumed_tx_tsc, 0);
     }
 
     #[test]
@@ -1453,7 +1483,10 @@ mod tests {
         let out = r.finish(1);
         assert_eq!(out.streams.len(), ids.len());
         for (acc, &id) in out.streams.iter().zip(&ids) {
-            assert_eq!((acc.id, acc.frames, acc.seq.counts().unique), (id, 3, 3));
+            assert_eq!(
+                (acc.tally.id, acc.tally.frames, acc.seq.counts().unique),
+                (id, 3, 3)
+            );
         }
     }
 
@@ -1470,7 +1503,7 @@ mod tests {
         assert_eq!((t.accs.len(), t.used), (3, 3));
         assert_eq!(t.lost(), 15, "each counts from 0, pooled or not");
         let s = t.into_streams();
-        assert_eq!(s.iter().map(|a| a.id).collect::<Vec<_>>(), [7, 8, 9]);
+        assert_eq!(s.iter().map(|a| a.tally.id).collect::<Vec<_>>(), [7, 8, 9]);
         // An unused pool is dropped, not reported.
         let t = Table::new(&[], 1, CountFrom::FirstSeen, StreamPool::new(5, 1));
         assert!(t.into_streams().is_empty());

@@ -53,6 +53,24 @@ impl CorruptCounts {
 
 /// One stream as an RX lcore saw it.
 pub struct StreamAcc {
+    /// Its counts, as they are handed on.
+    pub tally: StreamTally,
+    /// Sequence accounting.
+    pub seq: SeqTracker,
+    /// Highest value the histograms take (60 s in ticks); larger ones are
+    /// recorded as this.
+    pub(super) hist_max: u64,
+    pub(super) last_arrival: u64,
+    /// Arrivals in the same poll as the stream's previous frame (gap 0),
+    /// counted here rather than recorded one by one.
+    pub(super) same_poll: u64,
+}
+
+/// What an RX lcore counted of one stream, all but the sequence
+/// accounting: the accumulator's counts while it runs, and one lcore's
+/// part of a stream's result afterwards.
+#[derive(Clone, Debug)]
+pub struct StreamTally {
     /// Stream id.
     pub id: u32,
     /// Frames received (good or corrupt).
@@ -61,8 +79,6 @@ pub struct StreamAcc {
     pub bytes: u64,
     /// Corrupt frames by reason.
     pub corrupt: CorruptCounts,
-    /// Sequence accounting.
-    pub seq: SeqTracker,
     /// One-way latency in TSC ticks (shared TSC), or in nanoseconds of the
     /// synchronised clock when `latency_synced`.
     pub latency: Histogram<u64>,
@@ -76,7 +92,8 @@ pub struct StreamAcc {
     /// takes (two hosts' synchronised clocks, a NIC's clock mapped onto
     /// the TSC, or the TSCs of the sending and the receiving core).
     pub latency_early: u64,
-    /// Gap between consecutive arrivals, in TSC ticks.
+    /// Gap between consecutive arrivals, in TSC ticks (in an accumulator
+    /// without the same-poll arrivals, which it counts apart).
     pub interarrival: Histogram<u64>,
     /// UDP/TCP payload bytes of its intact frames.
     pub payload_bytes: u64,
@@ -89,13 +106,6 @@ pub struct StreamAcc {
     /// through after the last loss (0: no gap). RFC 2544 section 26.5's
     /// recovery is measured to it.
     pub resumed_tx_tsc: u64,
-    /// Highest value the histograms take (60 s in ticks); larger ones are
-    /// recorded as this.
-    pub(super) hist_max: u64,
-    pub(super) last_arrival: u64,
-    /// Arrivals in the same poll as the stream's previous frame (gap 0),
-    /// counted here rather than recorded one by one.
-    pub(super) same_poll: u64,
 }
 
 impl StreamAcc {
@@ -111,20 +121,22 @@ impl StreamAcc {
             h
         };
         Self {
-            id,
-            frames: 0,
-            bytes: 0,
-            corrupt: CorruptCounts::default(),
+            tally: StreamTally {
+                id,
+                frames: 0,
+                bytes: 0,
+                corrupt: CorruptCounts::default(),
+                latency: hist(),
+                latency_synced: false,
+                latency_nic: 0,
+                latency_early: 0,
+                interarrival: hist(),
+                payload_bytes: 0,
+                first_tsc: 0,
+                last_tsc: 0,
+                resumed_tx_tsc: 0,
+            },
             seq: SeqTracker::default(),
-            latency: hist(),
-            latency_synced: false,
-            latency_nic: 0,
-            latency_early: 0,
-            interarrival: hist(),
-            payload_bytes: 0,
-            first_tsc: 0,
-            last_tsc: 0,
-            resumed_tx_tsc: 0,
             hist_max: (tsc_hz * HIST_MAX_SECS).max(2),
             last_arrival: 0,
             same_poll: 0,
@@ -134,17 +146,17 @@ impl StreamAcc {
     /// Writes every byte of the histograms' counts once, so that the pages
     /// are mapped before the stream's first frame.
     pub(super) fn prefault(&mut self) {
-        self.latency.reset();
-        self.interarrival.reset();
+        self.tally.latency.reset();
+        self.tally.interarrival.reset();
     }
 
     /// Marks an arrival at `now` in the stream's span.
     #[inline(always)]
     pub(super) fn arrived(&mut self, now: u64) {
-        if self.first_tsc == 0 {
-            self.first_tsc = now;
+        if self.tally.first_tsc == 0 {
+            self.tally.first_tsc = now;
         }
-        self.last_tsc = now;
+        self.tally.last_tsc = now;
     }
 
     /// The per-frame part of an intact frame that arrived at `now`: its
@@ -165,15 +177,15 @@ impl StreamAcc {
                 if lat > m >> 1 {
                     // Before its departure: mapped from the NIC's clock,
                     // or read on a core whose TSC is behind the sender's.
-                    self.latency_early += 1;
+                    self.tally.latency_early += 1;
                     lat = 1;
                 }
-                let _ = self.latency.record(lat.clamp(1, self.hist_max));
-                self.latency_nic += u64::from(at.nic);
+                let _ = self.tally.latency.record(lat.clamp(1, self.hist_max));
+                self.tally.latency_nic += u64::from(at.nic);
             }
             StampTime::ClockNs if at.ns != 0 => {
                 self.synced_latency(f, at.ns);
-                self.latency_nic += u64::from(at.nic);
+                self.tally.latency_nic += u64::from(at.nic);
             }
             _ => {}
         }
@@ -186,7 +198,7 @@ impl StreamAcc {
     pub(super) fn out_of_line(&mut self, f: &Ours, seq: u64, now: u64) {
         let c = self.seq.counts();
         if c.max_seq == seq && c.lost > 0 && matches!(f.time, StampTime::Tsc) {
-            self.resumed_tx_tsc = extend(f.tx_tsc, f.tsc_bits, now);
+            self.tally.resumed_tx_tsc = extend(f.tx_tsc, f.tsc_bits, now);
         }
     }
 
@@ -199,7 +211,7 @@ impl StreamAcc {
             self.same_poll += 1;
         } else if self.last_arrival != 0 {
             let gap = now - self.last_arrival;
-            let _ = self.interarrival.record(gap.min(self.hist_max));
+            let _ = self.tally.interarrival.record(gap.min(self.hist_max));
         }
         self.last_arrival = now;
     }
@@ -211,9 +223,9 @@ impl StreamAcc {
     /// the first are gaps of 0 (same poll).
     #[inline(always)]
     pub(super) fn add_run(&mut self, run: &Run) {
-        self.frames += run.frames;
-        self.bytes += run.bytes;
-        self.payload_bytes += run.payload_bytes;
+        self.tally.frames += run.frames;
+        self.tally.bytes += run.bytes;
+        self.tally.payload_bytes += run.payload_bytes;
         self.same_poll += run.frames - 1;
         self.arrived(run.now);
     }
@@ -224,21 +236,24 @@ impl StreamAcc {
     pub(super) fn synced_latency(&mut self, f: &Ours, now_ns: u64) {
         let sent = extend(f.tx_tsc, f.tsc_bits, now_ns);
         let lat = now_ns.wrapping_sub(sent) as i64;
-        self.latency_synced = true;
+        self.tally.latency_synced = true;
         if lat <= 0 {
-            self.latency_early += 1;
+            self.tally.latency_early += 1;
         }
-        let _ = self.latency.record((lat.max(1) as u64).min(self.hist_max));
+        let _ = self
+            .tally
+            .latency
+            .record((lat.max(1) as u64).min(self.hist_max));
     }
 
     /// Accounts a corrupt frame of `wire` bytes, arrived at `now`, whose
     /// stamp gave its stream (and perhaps its sequence number).
     #[inline]
     pub(super) fn corrupt(&mut self, seq: Option<u64>, reason: CorruptReason, wire: u64, now: u64) {
-        self.frames += 1;
-        self.bytes += wire;
+        self.tally.frames += 1;
+        self.tally.bytes += wire;
         self.arrived(now);
-        self.corrupt.add(reason);
+        self.tally.corrupt.add(reason);
         if let Some(s) = seq {
             // As carried: 48 bits in the compact stamp, 64 in the full one
             // (whose values stay below 2^48 in any real run, so widening
@@ -251,7 +266,7 @@ impl StreamAcc {
     /// Inter-arrival gaps in TSC ticks, the arrivals in the same poll as
     /// their stream's previous frame (gap 0) included.
     pub fn interarrival_all(&self) -> Histogram<u64> {
-        let mut h = self.interarrival.clone();
+        let mut h = self.tally.interarrival.clone();
         h.saturating_record_n(0, self.same_poll);
         h
     }

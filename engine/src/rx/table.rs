@@ -193,7 +193,7 @@ impl Table {
             self.accs.push(StreamAcc::new(id, self.tsc_hz));
         }
         let acc = &mut self.accs[i];
-        acc.id = id;
+        acc.tally.id = id;
         if self.count_from != CountFrom::FirstSeen {
             acc.seq = SeqTracker::counting_from(self.count_from);
         }

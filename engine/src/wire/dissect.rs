@@ -10,6 +10,8 @@ use super::stamp::{Stamp, StampError, StampLayout};
 use super::tcp::TcpPacket;
 use super::udp::UdpPacket;
 use super::{be16, WireError, IPPROTO_TCP, IPPROTO_UDP};
+use crate::wire::ipv4::field as v4;
+use crate::wire::udp::field as udpf;
 
 /// What to verify in software.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,23 +178,23 @@ fn ipv4_udp_intact(frame: &[u8], opt: &DissectOptions) -> Option<Ours> {
     // EtherType IPv4, version 4 with a 20-byte header, no fragment (the
     // flags' MF bit and the offset), UDP.
     if [eth[12], eth[13], ip[0], ip[9]] != [0x08, 0x00, 0x45, IPPROTO_UDP]
-        || be16(ip, 6) & 0x3FFF != 0
+        || be16(ip, v4::FLAGS_FRAG) & 0x3FFF != 0
     {
         return None;
     }
     // The segment as far as the total length says (Ethernet padding after
     // it is not the segment's).
-    let segment = after_ip.get(..usize::from(be16(ip, 2)).checked_sub(20)?)?;
+    let segment = after_ip.get(..usize::from(be16(ip, v4::TOTAL_LEN)).checked_sub(20)?)?;
     if opt.verify_ip && !checksum::verifies(checksum::sum_short(ip)) {
         return None;
     }
     let (udp, payload) = segment.split_first_chunk::<8>()?;
-    if usize::from(be16(udp, 4)) != segment.len() {
+    if usize::from(be16(udp, udpf::LENGTH)) != segment.len() {
         return None;
     }
     let s = Stamp::parse(payload).ok()?;
     let fill_sum = fill(&s, &payload[s.layout.len()..], opt).ok()?;
-    if opt.verify_l4 && be16(udp, 6) != 0 {
+    if opt.verify_l4 && be16(udp, udpf::CHECKSUM) != 0 {
         let payload_sum = match s.layout {
             StampLayout::Compact => checksum::VERIFIED,
             StampLayout::Full => checksum::add(checksum::VERIFIED, fill_sum?),
@@ -205,7 +207,7 @@ fn ipv4_udp_intact(frame: &[u8], opt: &DissectOptions) -> Option<Ours> {
         let word = |b: &[u8; 8], at: usize| {
             u64::from(u32::from_ne_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]))
         };
-        let addrs: &[u8; 8] = ip[12..20].try_into().ok()?;
+        let addrs: &[u8; 8] = ip[v4::SRC.start..v4::DST.end].try_into().ok()?;
         let acc = word(addrs, 0)
             + word(addrs, 4)
             + word(udp, 0)
@@ -372,7 +374,7 @@ fn transport(proto: u8, segment: &[u8]) -> Result<L4, Dissected> {
             if segment.len() < 8 {
                 return Err(Dissected::TooShort);
             }
-            let ulen = usize::from(be16(segment, 4));
+            let ulen = usize::from(be16(segment, udpf::LENGTH));
             let u = UdpPacket::new_unchecked(segment);
             Ok(L4 {
                 head_len: 8,

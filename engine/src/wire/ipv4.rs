@@ -5,6 +5,23 @@ use std::net::Ipv4Addr;
 use super::checksum;
 use super::{be16, need, put16, WireError};
 
+/// Byte offsets of the header's fields (smoltcp's `mod field`).
+pub mod field {
+    use std::ops::Range;
+    /// Total length (16 bits).
+    pub const TOTAL_LEN: usize = 2;
+    /// Identification (16 bits).
+    pub const IDENT: usize = 4;
+    /// Flags and fragment offset (16 bits).
+    pub const FLAGS_FRAG: usize = 6;
+    /// Header checksum (16 bits).
+    pub const CHECKSUM: usize = 10;
+    /// Source address.
+    pub const SRC: Range<usize> = 12..16;
+    /// Destination address.
+    pub const DST: Range<usize> = 16..20;
+}
+
 /// A view of an IPv4 packet over a byte buffer.
 #[derive(Debug, Clone)]
 pub struct Ipv4Packet<T: AsRef<[u8]>> {
@@ -88,27 +105,27 @@ impl<T: AsRef<[u8]>> Ipv4Packet<T> {
 
     /// Total length (header + payload).
     pub fn total_len(&self) -> u16 {
-        be16(self.b(), 2)
+        be16(self.b(), field::TOTAL_LEN)
     }
 
     /// Identification.
     pub fn ident(&self) -> u16 {
-        be16(self.b(), 4)
+        be16(self.b(), field::IDENT)
     }
 
     /// Don't-fragment flag.
     pub fn dont_fragment(&self) -> bool {
-        be16(self.b(), 6) & DF != 0
+        be16(self.b(), field::FLAGS_FRAG) & DF != 0
     }
 
     /// More-fragments flag.
     pub fn more_fragments(&self) -> bool {
-        be16(self.b(), 6) & MF != 0
+        be16(self.b(), field::FLAGS_FRAG) & MF != 0
     }
 
     /// Fragment offset in 8-byte units.
     pub fn frag_offset(&self) -> u16 {
-        be16(self.b(), 6) & 0x1FFF
+        be16(self.b(), field::FLAGS_FRAG) & 0x1FFF
     }
 
     /// Time to live.
@@ -123,7 +140,7 @@ impl<T: AsRef<[u8]>> Ipv4Packet<T> {
 
     /// Header checksum field.
     pub fn checksum(&self) -> u16 {
-        be16(self.b(), 10)
+        be16(self.b(), field::CHECKSUM)
     }
 
     /// Source address.
@@ -176,17 +193,17 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv4Packet<T> {
 
     /// Sets the total length.
     pub fn set_total_len(&mut self, v: u16) {
-        put16(self.bm(), 2, v)
+        put16(self.bm(), field::TOTAL_LEN, v)
     }
 
     /// Sets the identification.
     pub fn set_ident(&mut self, v: u16) {
-        put16(self.bm(), 4, v)
+        put16(self.bm(), field::IDENT, v)
     }
 
     /// Sets flags (DF only; MF clear) and a zero fragment offset.
     pub fn set_dont_fragment(&mut self, df: bool) {
-        put16(self.bm(), 6, if df { DF } else { 0 })
+        put16(self.bm(), field::FLAGS_FRAG, if df { DF } else { 0 })
     }
 
     /// Sets the TTL.
@@ -201,17 +218,17 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv4Packet<T> {
 
     /// Sets the checksum field.
     pub fn set_checksum(&mut self, v: u16) {
-        put16(self.bm(), 10, v)
+        put16(self.bm(), field::CHECKSUM, v)
     }
 
     /// Sets the source address.
     pub fn set_src(&mut self, a: Ipv4Addr) {
-        self.bm()[12..16].copy_from_slice(&a.octets());
+        self.bm()[field::SRC].copy_from_slice(&a.octets());
     }
 
     /// Sets the destination address.
     pub fn set_dst(&mut self, a: Ipv4Addr) {
-        self.bm()[16..20].copy_from_slice(&a.octets());
+        self.bm()[field::DST].copy_from_slice(&a.octets());
     }
 
     /// Computes and stores the header checksum.
@@ -259,7 +276,7 @@ impl Ipv4Repr {
         if p.more_fragments() || p.frag_offset() != 0 {
             return Err(WireError::BadField {
                 field: "ipv4.fragment",
-                value: u64::from(be16(p.b(), 6)),
+                value: u64::from(be16(p.b(), field::FLAGS_FRAG)),
             });
         }
         if verify_checksum && !p.verify_checksum() {

@@ -4,6 +4,17 @@ use std::net::Ipv6Addr;
 
 use super::{be16, be32, need, put16, put32, WireError};
 
+/// Byte offsets of the header's fields (smoltcp's `mod field`).
+pub mod field {
+    use std::ops::Range;
+    /// Payload length (16 bits).
+    pub const PAYLOAD_LEN: usize = 4;
+    /// Source address.
+    pub const SRC: Range<usize> = 8..24;
+    /// Destination address.
+    pub const DST: Range<usize> = 24..40;
+}
+
 /// A view of an IPv6 packet over a byte buffer.
 #[derive(Debug, Clone)]
 pub struct Ipv6Packet<T: AsRef<[u8]>> {
@@ -65,7 +76,7 @@ impl<T: AsRef<[u8]>> Ipv6Packet<T> {
 
     /// Payload length.
     pub fn payload_len(&self) -> u16 {
-        be16(self.b(), 4)
+        be16(self.b(), field::PAYLOAD_LEN)
     }
 
     /// Next header.
@@ -81,14 +92,14 @@ impl<T: AsRef<[u8]>> Ipv6Packet<T> {
     /// Source address.
     pub fn src(&self) -> Ipv6Addr {
         let mut a = [0u8; 16];
-        a.copy_from_slice(&self.b()[8..24]);
+        a.copy_from_slice(&self.b()[field::SRC]);
         Ipv6Addr::from(a)
     }
 
     /// Destination address.
     pub fn dst(&self) -> Ipv6Addr {
         let mut a = [0u8; 16];
-        a.copy_from_slice(&self.b()[24..40]);
+        a.copy_from_slice(&self.b()[field::DST]);
         Ipv6Addr::from(a)
     }
 
@@ -108,7 +119,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv6Packet<T> {
 
     /// Sets the payload length.
     pub fn set_payload_len(&mut self, v: u16) {
-        put16(self.buffer.as_mut(), 4, v)
+        put16(self.buffer.as_mut(), field::PAYLOAD_LEN, v)
     }
 
     /// Sets the next header.
@@ -123,12 +134,12 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv6Packet<T> {
 
     /// Sets the source address.
     pub fn set_src(&mut self, a: &Ipv6Addr) {
-        self.buffer.as_mut()[8..24].copy_from_slice(&a.octets());
+        self.buffer.as_mut()[field::SRC].copy_from_slice(&a.octets());
     }
 
     /// Sets the destination address.
     pub fn set_dst(&mut self, a: &Ipv6Addr) {
-        self.buffer.as_mut()[24..40].copy_from_slice(&a.octets());
+        self.buffer.as_mut()[field::DST].copy_from_slice(&a.octets());
     }
 }
 

@@ -41,18 +41,35 @@ pub const COMPACT_SEQ_BITS: u32 = 48;
 /// Bits of TX TSC carried by the compact stamp.
 pub const COMPACT_TSC_BITS: u32 = 40;
 
-// Field offsets, full layout.
-const F_ID: usize = 4;
-const F_SEQ: usize = 8;
-const F_TSC: usize = 16;
-const F_FILL_LEN: usize = 24;
-const F_FILL_CSUM: usize = 26;
-const F_CHECK: usize = 28;
-// Field offsets, compact layout.
-const C_ID: usize = 3;
-const C_SEQ: usize = 5;
-const C_TSC: usize = 11;
-const C_CHECK: usize = 16;
+/// Byte offsets of the stamp's fields (docs/wire-format.md).
+pub mod field {
+    /// The full layout ([`FULL_LEN`](super::FULL_LEN) bytes).
+    pub mod full {
+        /// Stream id (32 bits).
+        pub const ID: usize = 4;
+        /// Sequence number (64 bits).
+        pub const SEQ: usize = 8;
+        /// Departure time (64 bits).
+        pub const TSC: usize = 16;
+        /// Fill length (16 bits).
+        pub const FILL_LEN: usize = 24;
+        /// Fill checksum (16 bits).
+        pub const FILL_CSUM: usize = 26;
+        /// The stamp's own check (16 bits).
+        pub const CHECK: usize = 28;
+    }
+    /// The compact layout ([`COMPACT_LEN`](super::COMPACT_LEN) bytes).
+    pub mod compact {
+        /// Stream id (16 bits).
+        pub const ID: usize = 3;
+        /// Sequence number (48 bits).
+        pub const SEQ: usize = 5;
+        /// Departure time (40 bits).
+        pub const TSC: usize = 11;
+        /// The stamp's own check (16 bits).
+        pub const CHECK: usize = 16;
+    }
+}
 
 /// Which stamp layout a frame carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -224,24 +241,27 @@ impl Stamp {
         match self.layout {
             StampLayout::Full => {
                 b[3] = 0;
-                put32(b, F_ID, self.stream_id);
-                b[F_SEQ..F_SEQ + 8].copy_from_slice(&self.seq.to_be_bytes());
-                b[F_TSC..F_TSC + 8].copy_from_slice(&self.tx_tsc.to_be_bytes());
-                put16(b, F_FILL_LEN, self.fill_len);
-                put16(b, F_FILL_CSUM, self.fill_csum);
-                put16(b, F_CHECK, 0);
+                put32(b, field::full::ID, self.stream_id);
+                b[field::full::SEQ..field::full::SEQ + 8].copy_from_slice(&self.seq.to_be_bytes());
+                b[field::full::TSC..field::full::TSC + 8]
+                    .copy_from_slice(&self.tx_tsc.to_be_bytes());
+                put16(b, field::full::FILL_LEN, self.fill_len);
+                put16(b, field::full::FILL_CSUM, self.fill_csum);
+                put16(b, field::full::CHECK, 0);
                 put16(b, 30, 0);
                 let c = checksum::checksum(b);
-                put16(b, F_CHECK, c);
+                put16(b, field::full::CHECK, c);
             }
             StampLayout::Compact => {
-                put16(b, C_ID, self.stream_id as u16);
-                b[C_SEQ..C_SEQ + 6].copy_from_slice(&self.seq.to_be_bytes()[2..]);
-                b[C_TSC..C_TSC + 5].copy_from_slice(&self.tx_tsc.to_be_bytes()[3..]);
-                put16(b, C_CHECK, 0);
+                put16(b, field::compact::ID, self.stream_id as u16);
+                b[field::compact::SEQ..field::compact::SEQ + 6]
+                    .copy_from_slice(&self.seq.to_be_bytes()[2..]);
+                b[field::compact::TSC..field::compact::TSC + 5]
+                    .copy_from_slice(&self.tx_tsc.to_be_bytes()[3..]);
+                put16(b, field::compact::CHECK, 0);
                 // The fill starts at an even offset (18): its sum adds as is.
                 let s = checksum::add(checksum::sum(b), !self.fill_csum);
-                put16(b, C_CHECK, checksum::finish(s));
+                put16(b, field::compact::CHECK, checksum::finish(s));
             }
         }
         Some(n)
@@ -293,12 +313,12 @@ impl Stamp {
                 }
                 Ok(Stamp {
                     layout,
-                    stream_id: u32::from_be_bytes(at(b, F_ID)),
-                    seq: u64::from_be_bytes(at(b, F_SEQ)),
-                    tx_tsc: u64::from_be_bytes(at(b, F_TSC)),
+                    stream_id: u32::from_be_bytes(at(b, field::full::ID)),
+                    seq: u64::from_be_bytes(at(b, field::full::SEQ)),
+                    tx_tsc: u64::from_be_bytes(at(b, field::full::TSC)),
                     time,
-                    fill_len: u16::from_be_bytes(at(b, F_FILL_LEN)),
-                    fill_csum: u16::from_be_bytes(at(b, F_FILL_CSUM)),
+                    fill_len: u16::from_be_bytes(at(b, field::full::FILL_LEN)),
+                    fill_csum: u16::from_be_bytes(at(b, field::full::FILL_CSUM)),
                 })
             }
             StampLayout::Compact => {
@@ -315,11 +335,13 @@ impl Stamp {
                 }
                 // The 48-bit sequence and the 40-bit TSC are the low bytes
                 // of the 8-byte big-endian words that end where they end.
-                let seq = u64::from_be_bytes(at(b, C_SEQ + 6 - 8)) & mask(COMPACT_SEQ_BITS);
-                let tsc = u64::from_be_bytes(at(b, C_TSC + 5 - 8)) & mask(COMPACT_TSC_BITS);
+                let seq =
+                    u64::from_be_bytes(at(b, field::compact::SEQ + 6 - 8)) & mask(COMPACT_SEQ_BITS);
+                let tsc =
+                    u64::from_be_bytes(at(b, field::compact::TSC + 5 - 8)) & mask(COMPACT_TSC_BITS);
                 Ok(Stamp {
                     layout,
-                    stream_id: u32::from(u16::from_be_bytes(at(b, C_ID))),
+                    stream_id: u32::from(u16::from_be_bytes(at(b, field::compact::ID))),
                     seq,
                     tx_tsc: tsc,
                     time,
@@ -340,21 +362,30 @@ impl Stamp {
         }
         match StampLayout::of_format(payload[2]).map(|f| f.0) {
             Some(StampLayout::Full) if payload.len() >= FULL_LEN => {
-                let old =
-                    u64::from_be_bytes(payload[F_TSC..F_TSC + 8].try_into().unwrap_or([0; 8]));
-                let c = checksum::update64(be16(payload, F_CHECK), old, tx_tsc);
-                payload[F_TSC..F_TSC + 8].copy_from_slice(&tx_tsc.to_be_bytes());
-                put16(payload, F_CHECK, c);
+                let old = u64::from_be_bytes(
+                    payload[field::full::TSC..field::full::TSC + 8]
+                        .try_into()
+                        .unwrap_or([0; 8]),
+                );
+                let c = checksum::update64(be16(payload, field::full::CHECK), old, tx_tsc);
+                payload[field::full::TSC..field::full::TSC + 8]
+                    .copy_from_slice(&tx_tsc.to_be_bytes());
+                put16(payload, field::full::CHECK, c);
                 true
             }
             Some(StampLayout::Compact) => {
                 // TSC occupies bytes 11..16; update over the even-aligned window 10..16.
                 let mut old = [0u8; 6];
                 old.copy_from_slice(&payload[10..16]);
-                payload[C_TSC..C_TSC + 5].copy_from_slice(&tx_tsc.to_be_bytes()[3..]);
-                let c =
-                    checksum::update_bytes(be16(payload, C_CHECK), &old, &payload[10..16], false);
-                put16(payload, C_CHECK, c);
+                payload[field::compact::TSC..field::compact::TSC + 5]
+                    .copy_from_slice(&tx_tsc.to_be_bytes()[3..]);
+                let c = checksum::update_bytes(
+                    be16(payload, field::compact::CHECK),
+                    &old,
+                    &payload[10..16],
+                    false,
+                );
+                put16(payload, field::compact::CHECK, c);
                 true
             }
             _ => false,

@@ -5,6 +5,26 @@ use std::fmt;
 use super::checksum;
 use super::{be16, be32, need, put16, put32, WireError};
 
+/// Byte offsets of the header's fields (smoltcp's `mod field`).
+pub mod field {
+    /// Source port (16 bits).
+    pub const SRC_PORT: usize = 0;
+    /// Destination port (16 bits).
+    pub const DST_PORT: usize = 2;
+    /// Sequence number (32 bits).
+    pub const SEQ_NUM: usize = 4;
+    /// Acknowledgment number (32 bits).
+    pub const ACK_NUM: usize = 8;
+    /// Data offset and flags (16 bits).
+    pub const FLAGS: usize = 12;
+    /// Window size (16 bits).
+    pub const WINDOW: usize = 14;
+    /// Checksum (16 bits).
+    pub const CHECKSUM: usize = 16;
+    /// Urgent pointer (16 bits).
+    pub const URGENT: usize = 18;
+}
+
 /// TCP control bits (the low 9 bits of the offset/flags word).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TcpFlags(pub u16);
@@ -123,22 +143,22 @@ impl<T: AsRef<[u8]>> TcpPacket<T> {
 
     /// Source port.
     pub fn src_port(&self) -> u16 {
-        be16(self.b(), 0)
+        be16(self.b(), field::SRC_PORT)
     }
 
     /// Destination port.
     pub fn dst_port(&self) -> u16 {
-        be16(self.b(), 2)
+        be16(self.b(), field::DST_PORT)
     }
 
     /// Sequence number.
     pub fn seq(&self) -> u32 {
-        be32(self.b(), 4)
+        be32(self.b(), field::SEQ_NUM)
     }
 
     /// Acknowledgment number.
     pub fn ack(&self) -> u32 {
-        be32(self.b(), 8)
+        be32(self.b(), field::ACK_NUM)
     }
 
     /// Header length in bytes (data offset × 4).
@@ -148,22 +168,22 @@ impl<T: AsRef<[u8]>> TcpPacket<T> {
 
     /// Control bits.
     pub fn flags(&self) -> TcpFlags {
-        TcpFlags(be16(self.b(), 12) & 0x1FF)
+        TcpFlags(be16(self.b(), field::FLAGS) & 0x1FF)
     }
 
     /// Window.
     pub fn window(&self) -> u16 {
-        be16(self.b(), 14)
+        be16(self.b(), field::WINDOW)
     }
 
     /// Checksum field.
     pub fn checksum(&self) -> u16 {
-        be16(self.b(), 16)
+        be16(self.b(), field::CHECKSUM)
     }
 
     /// Urgent pointer.
     pub fn urgent(&self) -> u16 {
-        be16(self.b(), 18)
+        be16(self.b(), field::URGENT)
     }
 
     /// Payload bytes (after the options).
@@ -185,43 +205,43 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> TcpPacket<T> {
 
     /// Sets the source port.
     pub fn set_src_port(&mut self, v: u16) {
-        put16(self.bm(), 0, v)
+        put16(self.bm(), field::SRC_PORT, v)
     }
 
     /// Sets the destination port.
     pub fn set_dst_port(&mut self, v: u16) {
-        put16(self.bm(), 2, v)
+        put16(self.bm(), field::DST_PORT, v)
     }
 
     /// Sets the sequence number.
     pub fn set_seq(&mut self, v: u32) {
-        put32(self.bm(), 4, v)
+        put32(self.bm(), field::SEQ_NUM, v)
     }
 
     /// Sets the acknowledgment number.
     pub fn set_ack(&mut self, v: u32) {
-        put32(self.bm(), 8, v)
+        put32(self.bm(), field::ACK_NUM, v)
     }
 
     /// Sets the data offset (from a header length in bytes) and the flags.
     pub fn set_header_len_flags(&mut self, header_len: usize, flags: TcpFlags) {
         let w = (((header_len / 4) as u16) << 12) | (flags.0 & 0x1FF);
-        put16(self.bm(), 12, w)
+        put16(self.bm(), field::FLAGS, w)
     }
 
     /// Sets the window.
     pub fn set_window(&mut self, v: u16) {
-        put16(self.bm(), 14, v)
+        put16(self.bm(), field::WINDOW, v)
     }
 
     /// Sets the checksum field.
     pub fn set_checksum(&mut self, v: u16) {
-        put16(self.bm(), 16, v)
+        put16(self.bm(), field::CHECKSUM, v)
     }
 
     /// Sets the urgent pointer.
     pub fn set_urgent(&mut self, v: u16) {
-        put16(self.bm(), 18, v)
+        put16(self.bm(), field::URGENT, v)
     }
 
     /// Computes and stores the checksum over the whole buffer.

@@ -3,6 +3,18 @@
 use super::checksum;
 use super::{be16, need, put16, WireError};
 
+/// Byte offsets of the header's 16-bit fields (smoltcp's `mod field`).
+pub mod field {
+    /// Source port.
+    pub const SRC_PORT: usize = 0;
+    /// Destination port.
+    pub const DST_PORT: usize = 2;
+    /// Length (header and payload).
+    pub const LENGTH: usize = 4;
+    /// Checksum.
+    pub const CHECKSUM: usize = 6;
+}
+
 /// A view of a UDP datagram over a byte buffer.
 #[derive(Debug, Clone)]
 pub struct UdpPacket<T: AsRef<[u8]>> {
@@ -42,17 +54,17 @@ impl<T: AsRef<[u8]>> UdpPacket<T> {
 
     /// Source port.
     pub fn src_port(&self) -> u16 {
-        be16(self.buffer.as_ref(), 0)
+        be16(self.buffer.as_ref(), field::SRC_PORT)
     }
 
     /// Destination port.
     pub fn dst_port(&self) -> u16 {
-        be16(self.buffer.as_ref(), 2)
+        be16(self.buffer.as_ref(), field::DST_PORT)
     }
 
     /// Length field (header + payload).
     pub fn len(&self) -> u16 {
-        be16(self.buffer.as_ref(), 4)
+        be16(self.buffer.as_ref(), field::LENGTH)
     }
 
     /// True if the length field is zero (never for a valid datagram).
@@ -62,7 +74,7 @@ impl<T: AsRef<[u8]>> UdpPacket<T> {
 
     /// Checksum field.
     pub fn checksum(&self) -> u16 {
-        be16(self.buffer.as_ref(), 6)
+        be16(self.buffer.as_ref(), field::CHECKSUM)
     }
 
     /// The datagram (header + payload) as delimited by the length field.
@@ -90,22 +102,22 @@ impl<T: AsRef<[u8]>> UdpPacket<T> {
 impl<T: AsRef<[u8]> + AsMut<[u8]>> UdpPacket<T> {
     /// Sets the source port.
     pub fn set_src_port(&mut self, v: u16) {
-        put16(self.buffer.as_mut(), 0, v)
+        put16(self.buffer.as_mut(), field::SRC_PORT, v)
     }
 
     /// Sets the destination port.
     pub fn set_dst_port(&mut self, v: u16) {
-        put16(self.buffer.as_mut(), 2, v)
+        put16(self.buffer.as_mut(), field::DST_PORT, v)
     }
 
     /// Sets the length field.
     pub fn set_len(&mut self, v: u16) {
-        put16(self.buffer.as_mut(), 4, v)
+        put16(self.buffer.as_mut(), field::LENGTH, v)
     }
 
     /// Sets the checksum field.
     pub fn set_checksum(&mut self, v: u16) {
-        put16(self.buffer.as_mut(), 6, v)
+        put16(self.buffer.as_mut(), field::CHECKSUM, v)
     }
 
     /// Computes the checksum over the datagram with the given pseudo-header

@@ -7,6 +7,8 @@
 //! ([`Outcome::exit_status`], the table in docs/user-guide.md).
 #![forbid(unsafe_code)]
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 /// The exit statuses of `landspeed`. docs/user-guide.md lists them; a
@@ -309,10 +311,44 @@ fn frames_of(frame_size: u32) -> String {
     }
 }
 
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Exhaustive: a new variant must be given a group; one its group
+        // does not word (its `_` arm) prints as its Debug, never as nothing.
+        let text = match self {
+            Problem::Other { .. }
+            | Problem::TargetMissed { .. }
+            | Problem::LinkDown { .. }
+            | Problem::Descheduled { .. } => self.run_text(),
+            Problem::CaptureShort { .. }
+            | Problem::PeerLeft { .. }
+            | Problem::StreamsNotTracked { .. } => self.traffic_text(),
+            Problem::TesterBound { .. }
+            | Problem::LatencyEarly { .. }
+            | Problem::LatencyLeftOut { .. }
+            | Problem::SenderBunched { .. } => self.certify_text(),
+            Problem::FlowControlNotOff { .. }
+            | Problem::PortRxErrors { .. }
+            | Problem::PortTxErrors { .. }
+            | Problem::GapFramesUnsent { .. } => self.port_text(),
+            Problem::TscNotInvariant { .. } | Problem::ClockNotSynced { .. } => self.clock_text(),
+        };
+        match text {
+            Some(t) => f.write_str(&t),
+            None => write!(f, "{self:?}"),
+        }
+    }
+}
+
 impl Problem {
     /// The problem as one line of text, without the `warning: ` prefix.
     pub fn text(&self) -> String {
-        match self {
+        self.to_string()
+    }
+
+    /// The text of a problem of the run's own: its target, its links, its lcores' CPUs; `None` for the others.
+    fn run_text(&self) -> Option<String> {
+        Some(match self {
             Problem::Other { detail } => detail.clone(),
             Problem::TargetMissed {
                 lcore,
@@ -367,6 +403,13 @@ impl Problem {
                     String::new()
                 }
             ),
+            _ => return None,
+        })
+    }
+
+    /// The text of a problem of what the run sent or kept: its capture, its peer, its streams; `None` for the others.
+    fn traffic_text(&self) -> Option<String> {
+        Some(match self {
             Problem::CaptureShort {
                 file,
                 frames_sent,
@@ -393,6 +436,13 @@ impl Problem {
             } => format!(
                 "overflow {frames} frames of {streams} streams not tracked: an RX lcore tracks at most {limit} streams, so their loss, order and integrity were not checked (spread the streams over more RX lcores or queues)"
             ),
+            _ => return None,
+        })
+    }
+
+    /// The text of a problem of a certification trial or row: a figure the tester bounded, clocks that disagree, trials left out, a sender that bunched; `None` for the others.
+    fn certify_text(&self) -> Option<String> {
+        Some(match self {
             Problem::TesterBound {
                 test,
                 direction,
@@ -457,11 +507,13 @@ impl Problem {
                 crate::units::format_nanos(*late_max_ns as f64),
                 crate::units::format_nanos(*queue_ns as f64),
             ),
-            Problem::TscNotInvariant { missing } => format!(
-                "this CPU's TSC is not invariant (/proc/cpuinfo lacks {}): paced rates and \
-                 cycle counts drift with the core clock and its idle states",
-                missing.join(" and ")
-            ),
+            _ => return None,
+        })
+    }
+
+    /// The text of a problem of a port: flow control, frames it refused or did not send, gap frames that never left; `None` for the others.
+    fn port_text(&self) -> Option<String> {
+        Some(match self {
             Problem::FlowControlNotOff {
                 port,
                 device,
@@ -520,6 +572,18 @@ impl Problem {
                  firmware dropped MAC control frames and the gaps between data frames were not \
                  the planned ones (use `mode: spin` or `burst N` on this port)"
             ),
+            _ => return None,
+        })
+    }
+
+    /// The text of a problem of the host's clocks: a TSC that is not invariant, a clock not synchronised; `None` for the others.
+    fn clock_text(&self) -> Option<String> {
+        Some(match self {
+            Problem::TscNotInvariant { missing } => format!(
+                "this CPU's TSC is not invariant (/proc/cpuinfo lacks {}): paced rates and \
+                 cycle counts drift with the core clock and its idle states",
+                missing.join(" and ")
+            ),
             Problem::ClockNotSynced {
                 side,
                 clock,
@@ -537,7 +601,8 @@ impl Problem {
                     ),
                 }
             ),
-        }
+            _ => return None,
+        })
     }
 }
 

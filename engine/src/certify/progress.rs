@@ -77,7 +77,7 @@ pub fn segments(s: &Settings, directions: usize) -> Vec<Segment> {
 
 /// What the estimate keeps of a trial that ended.
 #[derive(Clone, Debug, PartialEq)]
-struct Seen {
+struct EndedTrial {
     offered_pct: f64,
     burst: Option<u64>,
     passed: bool,
@@ -122,7 +122,7 @@ pub struct Estimator {
     line_bps: u64,
     segs: Vec<Segment>,
     /// The trials that ended, per segment.
-    seen: Vec<Vec<Seen>>,
+    seen: Vec<Vec<EndedTrial>>,
     /// The segment of the latest step.
     cur: usize,
     /// The trial running now, when one is.
@@ -153,7 +153,7 @@ impl Estimator {
             Some(t) => {
                 self.running = None;
                 let nominal_s = self.nominal_s(st.test, st.spec);
-                self.seen[self.cur].push(Seen {
+                self.seen[self.cur].push(EndedTrial {
                     offered_pct: t.offered_pct,
                     burst: st.spec.burst,
                     passed: t.passed,
@@ -366,7 +366,7 @@ impl Estimator {
         if seen.is_empty() {
             return self.like_last(i).unwrap_or(steps);
         }
-        let zero = |t: &Seen| t.lost == 0 && t.tx_frames > 0;
+        let zero = |t: &EndedTrial| t.lost == 0 && t.tx_frames > 0;
         let trailing = seen.iter().rev().take_while(|t| zero(t)).count() as u32;
         let ran = seen.len() as u32;
         let more = 2u32.saturating_sub(trailing).min(steps.saturating_sub(ran));
@@ -394,9 +394,9 @@ impl Estimator {
 
     /// The trials of segment `i` split into its searches (each starts
     /// with the longest burst).
-    fn b2b_searches(&self, i: usize) -> Vec<Vec<Seen>> {
+    fn b2b_searches(&self, i: usize) -> Vec<Vec<EndedTrial>> {
         let max = max_burst(&self.s, self.line_bps, self.segs[i].frame_size);
-        let mut out: Vec<Vec<Seen>> = Vec::new();
+        let mut out: Vec<Vec<EndedTrial>> = Vec::new();
         for t in &self.seen[i] {
             match out.last_mut() {
                 Some(cur) if t.burst != Some(max) => cur.push(t.clone()),
@@ -454,7 +454,7 @@ pub fn halvings(span: f64, resolution: f64) -> u32 {
 /// Halvings left in a back-to-back search whose trials so far are
 /// `trials` (the first at the longest burst `max`): none when the first
 /// passed, else those of the span still open.
-fn burst_halvings_left(trials: &[Seen], max: u64) -> u32 {
+fn burst_halvings_left(trials: &[EndedTrial], max: u64) -> u32 {
     let Some(first) = trials.first() else {
         return 0;
     };

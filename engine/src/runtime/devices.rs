@@ -697,7 +697,7 @@ pub(super) fn link_down_expected(plan: &Plan, i: usize) -> bool {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum LinkWait {
     /// Up after this long.
-    Up(Duration),
+    PortStart(Duration),
     /// Still down after this long, as the profile expects.
     DownExpected,
     /// Still down after this long: the run cannot start.
@@ -713,7 +713,7 @@ pub(super) fn link_decision(
     expected_down: bool,
 ) -> Option<LinkWait> {
     match (up, expected_down) {
-        (true, _) => Some(LinkWait::Up(waited)),
+        (true, _) => Some(LinkWait::PortStart(waited)),
         (false, true) => Some(LinkWait::DownExpected),
         (false, false) if waited >= limit => Some(LinkWait::Down(waited)),
         (false, false) => None,
@@ -1109,11 +1109,11 @@ mod tests {
         let ms = Duration::from_millis;
         assert_eq!(
             link_decision(true, ms(0), limit, false),
-            Some(LinkWait::Up(ms(0)))
+            Some(LinkWait::PortStart(ms(0)))
         );
         assert_eq!(
             link_decision(true, ms(3000), limit, true),
-            Some(LinkWait::Up(ms(3000)))
+            Some(LinkWait::PortStart(ms(3000)))
         );
         assert_eq!(link_decision(false, ms(8999), limit, false), None);
         assert_eq!(

@@ -196,7 +196,7 @@ struct PortRt<'rt> {
 }
 
 /// What a port said when it was started.
-struct Up {
+struct PortStart {
     /// Its link rate in bit/s (the profile's, else the driver's; 0 unknown).
     link_bps: u64,
     /// Where `link_bps` comes from.
@@ -313,8 +313,11 @@ fn open_device<'rt>(rt: &'rt Runtime, plan: &Plan, i: usize) -> Result<Port<'rt>
 }
 
 /// Start every port: its queue handles, link rate and counters at start.
-fn start_ports<'q>(plan: &Plan, ports: &'q [PortRt<'_>]) -> Result<(Vec<Queues<'q>>, Vec<Up>)> {
-    let (mut queues, mut ups) = (Vec::new(), Vec::new());
+fn start_ports<'q>(
+    plan: &Plan,
+    ports: &'q [PortRt<'_>],
+) -> Result<(Vec<Queues<'q>>, Vec<PortStart>)> {
+    let (mut queues, mut starts) = (Vec::new(), Vec::new());
     for (i, pr) in ports.iter().enumerate() {
         queues.push(
             pr.port
@@ -328,13 +331,13 @@ fn start_ports<'q>(plan: &Plan, ports: &'q [PortRt<'_>]) -> Result<(Vec<Queues<'
         }
         let declared = plan.ports[i].link.map(|kind| kind.mac_bps() as u64);
         let (link_bps, line) = tasks::port_line(declared, link.speed_mbps);
-        ups.push(Up {
+        starts.push(PortStart {
             link_bps,
             line,
             before: pr.port.stats(),
         });
     }
-    Ok((queues, ups))
+    Ok((queues, starts))
 }
 
 /// What `landspeed doctor` learns of one port of a profile by opening it
@@ -410,7 +413,7 @@ pub fn inspect_ports(plan: &Plan) -> Result<Vec<PortLook>> {
 pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Result<RunResult> {
     let rt = Runtime::open(plan)?;
     let ports = open_ports(&rt, plan)?;
-    let (queues, ups) = start_ports(plan, &ports)?;
+    let (queues, starts) = start_ports(plan, &ports)?;
     // The streams' template pools outlive the ports their mbufs are sent
     // on, and are counted once the ports are closed.
     let mut tx_pools = Vec::new();
@@ -420,20 +423,20 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
         plan,
         rt.tsc_hz,
         &ports,
-        &ups,
+        &starts,
         &mut handles,
         Some(&mut tx_pools),
         Vec::new(),
     )?;
     let departures = depart::Departures::plan(plan, &ports, &mut handles, &mut tasks);
     drop(handles);
-    let meta = Meta::of(plan, &ports, &ups, &tasks);
+    let meta = TaskLayout::of(plan, &ports, &starts, &tasks);
     let grace = drain_grace(plan, &ports);
-    let mut watch = PortWatch::new(plan, &ports, &ups, departures);
+    let mut watch = PortWatch::new(plan, &ports, &starts, departures);
     let (outcomes, timing) = dpdk::scope(&rt.eal, |s| {
         run_workers(s, &rt.eal, plan, sink, stop_early, tasks, grace, &mut watch)
     })?;
-    let seen = Seen {
+    let watched = PortsWatched {
         stats: (ports.iter().enumerate())
             .map(|(i, p)| watch.stats(i, p.port.stats()))
             .collect(),
@@ -442,14 +445,14 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
         control: (0..ports.len()).map(|i| watch.control(i)).collect(),
     };
     drop(watch);
-    let mut result = finish(plan, &rt, ports, &ups, &meta, outcomes, timing, seen)?;
+    let mut result = finish(plan, &rt, ports, &starts, &meta, outcomes, timing, watched)?;
     result.mbufs_leaked += tx_pools.iter().map(|p| u64::from(p.in_use())).sum::<u64>();
     Ok(result)
 }
 
 /// What the report loop saw of the ports: each one's counters at the end
 /// (the highest read, where a driver reset them) and the link outages.
-struct Seen {
+struct PortsWatched {
     stats: Vec<PortStats>,
     problems: Vec<Problem>,
     /// Each port's error counters interval by interval (empty: not read
@@ -460,7 +463,7 @@ struct Seen {
 }
 
 /// What the result needs to know of the tasks once they have run.
-struct Meta {
+struct TaskLayout {
     tx: Vec<collect::TxMeta>,
     /// Each RX task's lcore and port id.
     rx: Vec<(u32, u16)>,
@@ -468,8 +471,8 @@ struct Meta {
     shared_tsc: bool,
 }
 
-impl Meta {
-    fn of(plan: &Plan, ports: &[PortRt], ups: &[Up], tasks: &Tasks) -> Meta {
+impl TaskLayout {
+    fn of(plan: &Plan, ports: &[PortRt], starts: &[PortStart], tasks: &Tasks) -> TaskLayout {
         let tx = (tasks.tx.iter().zip(&plan.tx))
             .map(|(t, pt)| collect::TxMeta {
                 lcore: t.lcore,
@@ -479,14 +482,14 @@ impl Meta {
                 mode: t.mode,
                 line_bps: t.line_bps,
                 has_line: !VIRTUAL_DRIVERS.contains(&ports[pt.port].port.info().driver.as_str()),
-                line_source: ups[pt.port].line,
+                line_source: starts[pt.port].line,
                 pattern: t.pattern,
             })
             .collect();
         let rx = (tasks.rx.iter().zip(&plan.rx))
             .map(|(t, r)| (t.lcore, ports[r.port].port.id()))
             .collect();
-        Meta {
+        TaskLayout {
             tx,
             rx,
             shared_tsc: tasks.rx.iter().any(|t| t.shared_tsc),
@@ -512,7 +515,7 @@ fn drain_grace(plan: &Plan, ports: &[PortRt]) -> Duration {
 }
 
 /// Each task's live counters, for the reporter.
-struct Live {
+struct LiveCounters {
     tx: Vec<Arc<Padded<TxLive>>>,
     rx: Vec<Arc<Padded<RxLive>>>,
 }
@@ -576,7 +579,7 @@ fn run_workers<'scope, 'q: 'scope>(
     let mut syncs = std::mem::take(&mut tasks.syncs);
     let _stop_all = StopAll(Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
     let (stop_tx, stop_rx) = (Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
-    let live = Live {
+    let live = LiveCounters {
         tx: tasks.tx.iter().map(|t| Arc::clone(&t.live)).collect(),
         rx: tasks.rx.iter().map(|t| Arc::clone(&t.live)).collect(),
     };
@@ -640,7 +643,7 @@ fn report_loop(
     plan: &Plan,
     sink: &mut dyn Sink,
     stop_early: &StopFlag,
-    live: &Live,
+    live: &LiveCounters,
     stop_tx: &StopFlag,
     (started, t0): (Instant, TscSample),
     watch: &mut PortWatch,
@@ -701,7 +704,7 @@ fn report_loop(
 fn close_last_interval(
     plan: &Plan,
     sink: &mut dyn Sink,
-    live: &Live,
+    live: &LiveCounters,
     timing: &mut Timing,
     rx_end_s: f64,
     watch: &mut PortWatch,
@@ -762,13 +765,13 @@ fn finish(
     plan: &Plan,
     rt: &Runtime,
     ports: Vec<PortRt>,
-    ups: &[Up],
-    meta: &Meta,
+    starts: &[PortStart],
+    meta: &TaskLayout,
     outcomes: Outcomes,
     timing: Timing,
-    seen: Seen,
+    watched: PortsWatched,
 ) -> Result<RunResult> {
-    let mut result = build_result(plan, rt, &ports, ups, meta, outcomes, timing, seen)?;
+    let mut result = build_result(plan, rt, &ports, starts, meta, outcomes, timing, watched)?;
     result.mbufs_leaked = close_ports(ports);
     Ok(result)
 }
@@ -793,14 +796,14 @@ fn build_result(
     plan: &Plan,
     rt: &Runtime,
     ports: &[PortRt],
-    ups: &[Up],
-    meta: &Meta,
+    starts: &[PortStart],
+    meta: &TaskLayout,
     outcomes: Outcomes,
     timing: Timing,
-    seen: Seen,
+    watched: PortsWatched,
 ) -> Result<RunResult> {
     save_traces(plan, &outcomes.tx)?;
-    let port_results = port_results(plan, ports, ups, &seen);
+    let port_results = port_results(plan, ports, starts, &watched);
     let mut result = RunResult::new(
         &plan.origin,
         rt.tsc_hz,
@@ -809,12 +812,12 @@ fn build_result(
         port_results,
         timing.intervals,
     );
-    add_task_results(plan, &mut result, meta, &outcomes, ups);
+    add_task_results(plan, &mut result, meta, &outcomes, starts);
     let mut syncs = timing.syncs;
     syncs.record(&mut result);
     let mut problems = flow_control_problems(plan, &result.ports);
     problems.extend(result.ports.iter().flat_map(PortResult::error_problems));
-    problems.extend(seen.problems);
+    problems.extend(watched.problems);
     add_problems(&mut result, problems);
     result.outcome.problems.extend(rt.tsc_problem.clone());
     result.note_descheduled();
@@ -889,8 +892,13 @@ fn save_traces(plan: &Plan, tx: &[TxOutcome]) -> Result<()> {
 /// Each port's counters over the run (from `seen`, their values at the
 /// end), its non-zero extended stats, its error counters interval by
 /// interval and its handshake's control frames.
-fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up], seen: &Seen) -> Vec<PortResult> {
-    (ports.iter().zip(ups).enumerate())
+fn port_results(
+    plan: &Plan,
+    ports: &[PortRt],
+    starts: &[PortStart],
+    watched: &PortsWatched,
+) -> Vec<PortResult> {
+    (ports.iter().zip(starts).enumerate())
         .map(|(i, (pr, up))| {
             let info = pr.port.info();
             PortResult {
@@ -899,16 +907,16 @@ fn port_results(plan: &Plan, ports: &[PortRt], ups: &[Up], seen: &Seen) -> Vec<P
                 driver: info.driver.clone(),
                 link_bps: up.link_bps,
                 line_source: up.line,
-                stats: seen.stats[i].since(&up.before),
+                stats: watched.stats[i].since(&up.before),
                 xstats: (pr.port.xstats().into_iter())
                     .filter(|(_, v)| *v != 0)
                     .collect(),
                 mtu: pr.port.mtu(),
                 rx_mbuf_room: pr.port.frame_room(),
                 flow_control: pr.port.flow_control(),
-                errors: seen.errors.get(i).cloned().unwrap_or_default(),
+                errors: watched.errors.get(i).cloned().unwrap_or_default(),
                 timestamps: None,
-                control: seen.control.get(i).copied().flatten(),
+                control: watched.control.get(i).copied().flatten(),
                 setup: Some(port_setup(pr)),
             }
         })
@@ -958,9 +966,9 @@ fn tx_port_names(plan: &Plan, result: &RunResult) -> (String, String) {
 fn add_task_results(
     plan: &Plan,
     result: &mut RunResult,
-    meta: &Meta,
+    meta: &TaskLayout,
     outcomes: &Outcomes,
-    ups: &[Up],
+    starts: &[PortStart],
 ) {
     let names: Vec<(u32, String)> = (plan.streams.iter())
         .map(|s| (s.id, s.name.clone()))
@@ -1006,9 +1014,9 @@ fn add_task_results(
     }
     result.rx = Some(rx);
     let rx_port = &plan.ports[plan.rx[0].port];
-    let link = rx_port
-        .link
-        .or_else(|| LinkKind::from_speed_mbps((ups[plan.rx[0].port].link_bps / 1_000_000) as u32));
+    let link = rx_port.link.or_else(|| {
+        LinkKind::from_speed_mbps((starts[plan.rx[0].port].link_bps / 1_000_000) as u32)
+    });
     // The receiving NIC's bus: the profile's setting, else what sysfs
     // says of a PCI device (PCIe speed and width).
     let bus = rx_port.bus.or_else(|| match &rx_port.device {
@@ -1059,7 +1067,7 @@ impl Snapshot {
 }
 
 /// The live counters summed over every worker.
-fn snapshot(live: &Live) -> Snapshot {
+fn snapshot(live: &LiveCounters) -> Snapshot {
     let mut s = Snapshot::default();
     for t in &live.tx {
         s.tx_frames += t.frames.get();

@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 
 use super::tasks::{self, Handles, Tasks};
 use super::{
-    build_result, clock, close_ports, open_ports, perr, start_ports, timed, Meta, Outcomes, PortRt,
-    Runtime, Seen, Snapshot, StopAll, Timing, Up, REPORT_POLL,
+    build_result, clock, close_ports, open_ports, perr, start_ports, timed, Outcomes, PortRt,
+    PortStart, PortsWatched, Runtime, Snapshot, StopAll, TaskLayout, Timing, REPORT_POLL,
 };
 use crate::certify::model::{
     bunched, frames_later_than, Certification, DirectionFigures, HookRun, HostPort, Learning,
@@ -284,7 +284,7 @@ pub fn certify(
     let (kind, dirs) = topology(plan)?;
     let rt = Runtime::open(plan)?;
     let ports = open_ports(&rt, plan)?;
-    let (queues, ups) = start_ports(plan, &ports)?;
+    let (queues, starts) = start_ports(plan, &ports)?;
     let arrivals = arrivals(plan, &ports)?;
     let predicted = crate::certify::latency::method_of(arrivals.iter().map(|a| a.0.name()))
         .unwrap_or(crate::certify::latency::SOFTWARE_METHOD);
@@ -296,11 +296,11 @@ pub fn certify(
             )));
         }
     }
-    let mut tester = Live {
+    let mut tester = PortTester {
         rt: &rt,
         base: plan,
         ports: &ports,
-        ups,
+        starts,
         handles: Handles::new(queues),
         dirs,
         stop,
@@ -324,7 +324,7 @@ pub fn certify(
             )
         })
         .collect();
-    cert.host.ports = (plan.ports.iter().zip(&ports).zip(&tester.ups))
+    cert.host.ports = (plan.ports.iter().zip(&ports).zip(&tester.starts))
         .map(|((pp, pr), up)| {
             let (l, info) = (pr.port.link(), pr.port.info());
             let line = tasks::line_bps(up);
@@ -412,11 +412,11 @@ fn latency_method(
 }
 
 /// The [`Tester`] over the open ports.
-struct Live<'a, 'q> {
+struct PortTester<'a, 'q> {
     rt: &'a Runtime,
     base: &'a Plan,
     ports: &'q [PortRt<'q>],
-    ups: Vec<Up>,
+    starts: Vec<PortStart>,
     handles: Handles<'q>,
     dirs: Vec<Direction>,
     stop: &'a StopFlag,
@@ -429,13 +429,13 @@ struct Live<'a, 'q> {
     reset_run: Option<HookRun>,
 }
 
-impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
+impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
     fn directions(&self) -> Vec<String> {
         direction_labels(self.base, &self.dirs)
     }
 
     fn line_bps(&self) -> u64 {
-        tasks::line_bps(&self.ups[self.dirs[0].tx_port])
+        tasks::line_bps(&self.starts[self.dirs[0].tx_port])
     }
 
     /// Learning frames (RFC 2544 section 23(b)): from each receiving port
@@ -574,7 +574,7 @@ impl<'a: 'q, 'q> Tester for Live<'a, 'q> {
     }
 }
 
-impl<'a: 'q, 'q> Live<'a, 'q> {
+impl<'a: 'q, 'q> PortTester<'a, 'q> {
     /// Waits `d`, or until `done` says so, reading the NIC clocks' pairs
     /// every [`CLOCK_TICK`] meanwhile.
     fn wait(&mut self, d: Duration, done: &dyn Fn() -> bool) {
@@ -670,8 +670,8 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
     /// One bounded run on the open ports; its queue handles come back.
     fn run_trial(&mut self, spec: &TrialSpec) -> Result<RunResult> {
         let plan = self.trial_plan(spec);
-        let ups: Vec<Up> = (self.ports.iter().zip(&self.ups))
-            .map(|(p, u)| Up {
+        let starts: Vec<PortStart> = (self.ports.iter().zip(&self.starts))
+            .map(|(p, u)| PortStart {
                 link_bps: u.link_bps,
                 line: u.line,
                 before: p.port.stats(),
@@ -685,7 +685,7 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
             &plan,
             self.rt.tsc_hz,
             self.ports,
-            &ups,
+            &starts,
             &mut self.handles,
             None,
             std::mem::take(&mut self.nic),
@@ -696,7 +696,7 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
                 t.frame_limit = n / k + u64::from((i as u64) < n % k);
             }
         }
-        let meta = Meta::of(&plan, self.ports, &self.ups, &tasks);
+        let meta = TaskLayout::of(&plan, self.ports, &self.starts, &tasks);
         let (ports, handles, stop) = (self.ports, &mut self.handles, self.stop);
         let mut syncs = std::mem::take(&mut tasks.syncs);
         let mut reset = None;
@@ -715,14 +715,14 @@ impl<'a: 'q, 'q> Live<'a, 'q> {
             )
         })?;
         self.reset_run = reset;
-        let seen = Seen {
+        let watched = PortsWatched {
             stats: self.ports.iter().map(|p| p.port.stats()).collect(),
             problems: Vec::new(),
             errors: Vec::new(),
             control: Vec::new(),
         };
         let mut r = build_result(
-            &plan, self.rt, self.ports, &ups, &meta, outcomes, timing, seen,
+            &plan, self.rt, self.ports, &starts, &meta, outcomes, timing, watched,
         )?;
         syncs.record(&mut r);
         self.nic = std::mem::take(&mut syncs.nic);

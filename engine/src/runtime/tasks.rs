@@ -21,7 +21,7 @@ use crate::wire::spec::{SizeSpec, FCS_LEN};
 use crate::wire::CsumMode;
 use crate::Result;
 
-use super::{perr, PortRt, Up};
+use super::{perr, PortRt, PortStart};
 
 /// What an absolute rate is checked against on a port with no line rate
 /// (no speed reported, no `link:` declared): no line limits it.
@@ -102,7 +102,7 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
     plan: &Plan,
     tsc_hz: u64,
     ports: &[PortRt],
-    ups: &[Up],
+    starts: &[PortStart],
     handles: &mut Handles<'q>,
     mut tx_pools: Option<&mut Vec<Arc<TemplatePool<'e>>>>,
     nic: Vec<super::clock::NicSync>,
@@ -129,7 +129,7 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
             )
         })?;
         let mut queue = queue;
-        let up = &ups[t.port];
+        let up = &starts[t.port];
         let stamps = tx_departure(plan, ti, tsc_hz, &ports[t.port], &mut queue, &mut syncs)?;
         let mut task = tx_task(
             plan,
@@ -388,7 +388,7 @@ pub(super) fn port_line(declared: Option<u64>, reported_mbps: u32) -> (u64, Line
 }
 
 /// The rate the port's link is taken to have (0: none known).
-pub(super) fn line_bps(up: &Up) -> u64 {
+pub(super) fn line_bps(up: &PortStart) -> u64 {
     up.link_bps
 }
 
@@ -396,7 +396,7 @@ pub(super) fn line_bps(up: &Up) -> u64 {
 /// none, [`NO_LINE_BPS`] for a rate that does not depend on the line. A
 /// rate relative to the line (`line`, `%`), gap mode and line-rate bursts
 /// need the line: without one they are refused, naming the port.
-fn task_line(plan: &Plan, ti: usize, up: &Up, device: &str) -> Result<u64> {
+fn task_line(plan: &Plan, ti: usize, up: &PortStart, device: &str) -> Result<u64> {
     let t = &plan.tx[ti];
     if up.link_bps > 0 {
         return Ok(up.link_bps);
@@ -435,7 +435,7 @@ fn tx_task<'e: 'q, 'q>(
     ti: usize,
     tsc_hz: u64,
     pr: &PortRt,
-    up: &Up,
+    up: &PortStart,
     queue: TxQueue<'q>,
     shared: &TxShared<'e>,
     tx_pools: Option<&mut Vec<Arc<TemplatePool<'e>>>>,
@@ -931,8 +931,8 @@ mod tests {
         assert!(port_one_pool(&plan, 1));
     }
 
-    fn up(link_bps: u64) -> Up {
-        Up {
+    fn up(link_bps: u64) -> PortStart {
+        PortStart {
             link_bps,
             line: port_line(None, (link_bps / 1_000_000) as u32).1,
             before: Default::default(),

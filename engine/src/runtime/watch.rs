@@ -17,7 +17,7 @@ use crate::result::ControlFrames;
 use crate::wire::control;
 
 use super::depart::Departures;
-use super::{PortRt, Up};
+use super::{PortRt, PortStart};
 
 /// One port as the report loop sees it.
 struct Watched<'a, 'rt> {
@@ -58,7 +58,7 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
     pub(super) fn new(
         plan: &Plan,
         ports: &'a [PortRt<'rt>],
-        ups: &[Up],
+        starts: &[PortStart],
         depart: Departures<'a>,
     ) -> Self {
         let ports = (ports.iter().enumerate())
@@ -82,7 +82,7 @@ impl<'a, 'rt> PortWatch<'a, 'rt> {
                     errors: ErrorTracker::new(error_counters(&pr.port)),
                     ends_run: tx
                         && pr.port.info().driver == "net_memif"
-                        && ups[i].link_bps > 0
+                        && starts[i].link_bps > 0
                         && pr.port.link().up,
                 }
             })

@@ -70,13 +70,13 @@ fn spec(v6: bool, tcp: bool, vlan: bool, size: SizeSpec) -> StreamSpec {
 }
 
 /// What etherparse sees in one frame.
-struct Seen {
+struct EtherparseView {
     payload: Vec<u8>,
     tcp_seq: Option<u32>,
 }
 
 /// Parses with etherparse and asserts every checksum and length is right.
-fn etherparse_check(frame: &[u8], s: &StreamSpec) -> Seen {
+fn etherparse_check(frame: &[u8], s: &StreamSpec) -> EtherparseView {
     let p = SlicedPacket::from_ethernet(frame).expect("etherparse parses our frame");
     match &p.link {
         Some(LinkSlice::Ethernet2(e)) => {
@@ -163,7 +163,7 @@ fn etherparse_check(frame: &[u8], s: &StreamSpec) -> Seen {
             .unwrap();
             assert_ne!(u.checksum(), 0);
             assert_eq!(u.checksum(), want, "udp checksum");
-            Seen {
+            EtherparseView {
                 payload: u.payload().to_vec(),
                 tcp_seq: None,
             }
@@ -181,7 +181,7 @@ fn etherparse_check(frame: &[u8], s: &StreamSpec) -> Seen {
                 (t.acknowledgment_number(), t.window_size()),
                 (0x1234_5678, 0xFFFF)
             );
-            Seen {
+            EtherparseView {
                 payload: t.payload().to_vec(),
                 tcp_seq: Some(t.sequence_number()),
             }

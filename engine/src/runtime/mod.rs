@@ -603,25 +603,53 @@ fn launch<'scope, 'q: 'scope>(
     plan: &Plan,
     tasks: Tasks<'q>,
 ) -> Result<Workers<'scope>> {
-    let mut workers = Workers {
-        tx: Vec::new(),
-        rx: Vec::new(),
-    };
-    for (i, t) in tasks.rx.into_iter().enumerate() {
-        let field = format!("rx[{i}].lcore");
+    let rx = launch_each(
+        s,
+        eal,
+        plan,
+        "rx",
+        tasks.rx,
+        |t| t.lcore,
+        |t| timed(|| rx::run(t)),
+    )?;
+    let tx = launch_each(
+        s,
+        eal,
+        plan,
+        "tx",
+        tasks.tx,
+        |t| t.lcore,
+        |t| timed(|| tx::run(t)),
+    )?;
+    Ok(Workers { tx, rx })
+}
+
+/// Launches `work` on each of `tasks`, in order, on the lcore `lcore_of`
+/// names: the one launch loop of a run and of a certification trial. An
+/// lcore the EAL lacks or DPDK refuses is the plan's error at
+/// `{side}[i].lcore`; the workers launched before it are left to the
+/// scope, which stops and waits for them.
+pub(super) fn launch_each<'scope, T, R>(
+    s: &'scope Scope<'scope, '_>,
+    eal: &Eal,
+    plan: &Plan,
+    side: &str,
+    tasks: Vec<T>,
+    lcore_of: impl Fn(&T) -> u32,
+    work: impl FnOnce(T) -> R + Copy + Send + 'scope,
+) -> Result<Vec<Worker<'scope, R>>>
+where
+    T: Send + 'scope,
+    R: Send + 'scope,
+{
+    let mut workers = Vec::with_capacity(tasks.len());
+    for (i, t) in tasks.into_iter().enumerate() {
+        let field = format!("{side}[{i}].lcore");
         let lcore = eal
-            .worker_lcore(t.lcore)
+            .worker_lcore(lcore_of(&t))
             .map_err(|e| perr(plan, &field, e))?;
-        let w = s.launch(lcore, move || timed(|| rx::run(t)));
-        workers.rx.push(w.map_err(|e| perr(plan, &field, e))?);
-    }
-    for (i, t) in tasks.tx.into_iter().enumerate() {
-        let field = format!("tx[{i}].lcore");
-        let lcore = eal
-            .worker_lcore(t.lcore)
-            .map_err(|e| perr(plan, &field, e))?;
-        let w = s.launch(lcore, move || timed(|| tx::run(t)));
-        workers.tx.push(w.map_err(|e| perr(plan, &field, e))?);
+        let w = s.launch(lcore, move || work(t));
+        workers.push(w.map_err(|e| perr(plan, &field, e))?);
     }
     Ok(workers)
 }

@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 
 use super::tasks::{self, Handles, Tasks};
 use super::{
-    build_result, clock, close_ports, open_ports, perr, start_ports, timed, Outcomes, PortRt,
-    PortStart, PortsWatched, Runtime, Snapshot, StopAll, TaskLayout, Timing, REPORT_POLL,
+    build_result, clock, close_ports, launch_each, open_ports, perr, start_ports, timed, Outcomes,
+    PortRt, PortStart, PortsWatched, Runtime, Snapshot, StopAll, TaskLayout, Timing, REPORT_POLL,
 };
 use crate::certify::model::{
     bunched, frames_later_than, Certification, DirectionFigures, HookRun, HostPort, Learning,
@@ -784,30 +784,27 @@ fn drive<'scope, 'q: 'scope>(
     let live: Vec<Arc<Padded<TxLive>>> = tasks.tx.iter().map(|t| Arc::clone(&t.live)).collect();
     let started = Instant::now();
     let t0 = clock::sample();
-    let mut rxw = Vec::new();
-    for (i, t) in tasks.rx.into_iter().enumerate() {
-        let field = format!("rx[{i}].lcore");
-        let lcore = eal
-            .worker_lcore(t.lcore)
-            .map_err(|e| perr(plan, &field, e))?;
-        let w = s.launch(lcore, move || -> RxBack<'q> {
-            let mut t = t;
+    let rxw = launch_each(
+        s,
+        eal,
+        plan,
+        "rx",
+        tasks.rx,
+        |t| t.lcore,
+        |mut t| -> RxBack<'q> {
             let out = timed(|| rx::run_borrowed(&mut t));
             (out, t.queues)
-        });
-        rxw.push(w.map_err(|e| perr(plan, &field, e))?);
-    }
-    let mut txw = Vec::new();
-    for (i, t) in tasks.tx.into_iter().enumerate() {
-        let field = format!("tx[{i}].lcore");
-        let lcore = eal
-            .worker_lcore(t.lcore)
-            .map_err(|e| perr(plan, &field, e))?;
-        let w = s.launch(lcore, move || -> TxBack<'q> {
-            timed(|| tx::run_keeping_queue(t))
-        });
-        txw.push(w.map_err(|e| perr(plan, &field, e))?);
-    }
+        },
+    )?;
+    let txw = launch_each(
+        s,
+        eal,
+        plan,
+        "tx",
+        tasks.tx,
+        |t| t.lcore,
+        |t| -> TxBack<'q> { timed(|| tx::run_keeping_queue(t)) },
+    )?;
     let dut = plan.certify.settings.dut.as_ref();
     match (
         spec.reset_at_s,

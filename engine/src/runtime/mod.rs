@@ -418,23 +418,21 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
     // on, and are counted once the ports are closed.
     let mut tx_pools = Vec::new();
     let mut handles = Handles::new(queues);
-    let mut tasks = tasks::plan_tasks(
-        &rt.eal,
+    let on = Started {
         plan,
-        rt.tsc_hz,
-        &ports,
-        &starts,
-        &mut handles,
-        Some(&mut tx_pools),
-        Vec::new(),
-    )?;
+        rt: &rt,
+        ports: &ports,
+        starts: &starts,
+    };
+    let mut tasks = tasks::plan_tasks(&rt.eal, &on, &mut handles, Some(&mut tx_pools), Vec::new())?;
     let departures = depart::Departures::plan(plan, &ports, &mut handles, &mut tasks);
     drop(handles);
     let meta = TaskLayout::of(plan, &ports, &starts, &tasks);
     let grace = drain_grace(plan, &ports);
     let mut watch = PortWatch::new(plan, &ports, &starts, departures);
+    let mut console = Console { sink, stop_early };
     let (outcomes, timing) = dpdk::scope(&rt.eal, |s| {
-        run_workers(s, &rt.eal, plan, sink, stop_early, tasks, grace, &mut watch)
+        run_workers(s, &rt.eal, plan, &mut console, tasks, grace, &mut watch)
     })?;
     let watched = PortsWatched {
         stats: (ports.iter().enumerate())
@@ -445,9 +443,49 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
         control: (0..ports.len()).map(|i| watch.control(i)).collect(),
     };
     drop(watch);
-    let mut result = finish(plan, &rt, ports, &starts, &meta, outcomes, timing, watched)?;
+    let ended = Ended {
+        layout: meta,
+        outcomes,
+        timing,
+        watched,
+    };
+    let mut result = build_result(&on, ended)?;
+    result.mbufs_leaked = close_ports(ports);
     result.mbufs_leaked += tx_pools.iter().map(|p| u64::from(p.in_use())).sum::<u64>();
     Ok(result)
+}
+
+/// A plan over its started ports: what the stages from planning the
+/// tasks to building the result share, in a run and in each trial of a
+/// certification.
+#[derive(Clone, Copy)]
+struct Started<'a, 'p> {
+    /// The plan (a trial's, in a certification).
+    plan: &'a Plan,
+    /// The EAL, the TSC and the host's facts.
+    rt: &'a Runtime,
+    /// The open ports, in the plan's order.
+    ports: &'a [PortRt<'p>],
+    /// Each port as it started.
+    starts: &'a [PortStart],
+}
+
+/// What a run or a trial leaves to report once its workers ended.
+struct Ended {
+    /// What the result needs to know of the tasks.
+    layout: TaskLayout,
+    /// What the workers returned.
+    outcomes: Outcomes,
+    /// The intervals and the measured span.
+    timing: Timing,
+    /// What was seen of the ports.
+    watched: PortsWatched,
+}
+
+/// Where a run reports as it goes, and what stops it early (a signal).
+struct Console<'a> {
+    sink: &'a mut dyn Sink,
+    stop_early: &'a StopFlag,
 }
 
 /// What the report loop saw of the ports: each one's counters at the end
@@ -565,13 +603,11 @@ impl Drop for StopAll {
 }
 
 /// Launch, report, collect: the body of the run's scope.
-#[allow(clippy::too_many_arguments)]
 fn run_workers<'scope, 'q: 'scope>(
     s: &'scope Scope<'scope, '_>,
     eal: &Eal,
     plan: &Plan,
-    sink: &mut dyn Sink,
-    stop_early: &StopFlag,
+    console: &mut Console,
     mut tasks: Tasks<'q>,
     grace: Duration,
     watch: &mut PortWatch,
@@ -587,12 +623,11 @@ fn run_workers<'scope, 'q: 'scope>(
     let t0 = clock::sample();
     let workers = launch(s, eal, plan, tasks)?;
     let clock = (started, t0);
-    let mut timing = report_loop(
-        plan, sink, stop_early, &live, &stop_tx, clock, watch, &mut syncs,
-    );
+    let mut timing = report_loop(plan, console, &live, &stop_tx, clock, watch, &mut syncs);
     timing.syncs = syncs;
-    let (outcomes, rx_end_s) = collect(workers, &stop_rx, grace, stop_early, started, watch);
-    close_last_interval(plan, sink, &live, &mut timing, rx_end_s, watch);
+    let (outcomes, rx_end_s) =
+        collect(workers, &stop_rx, grace, console.stop_early, started, watch);
+    close_last_interval(plan, console.sink, &live, &mut timing, rx_end_s, watch);
     Ok((outcomes, timing))
 }
 
@@ -666,11 +701,9 @@ fn timed<T>(work: impl FnOnce() -> T) -> (T, Option<CpuTime>) {
 /// watching the ports' links meanwhile, until the duration is over,
 /// `stop_early` is set or a watched memif peer left; then stop the
 /// senders. The last interval is left open for [`close_last_interval`].
-#[allow(clippy::too_many_arguments)]
 fn report_loop(
     plan: &Plan,
-    sink: &mut dyn Sink,
-    stop_early: &StopFlag,
+    console: &mut Console,
     live: &LiveCounters,
     stop_tx: &StopFlag,
     (started, t0): (Instant, TscSample),
@@ -678,6 +711,7 @@ fn report_loop(
     syncs: &mut clock::Syncs,
 ) -> Timing {
     let (has_tx, has_rx) = (!plan.tx.is_empty(), !plan.rx.is_empty());
+    let Console { sink, stop_early } = console;
     sink.line(&report::interval_header(has_tx, has_rx));
     let total = plan.run.duration;
     let mut intervals = Vec::new();
@@ -786,24 +820,6 @@ fn collect(
     )
 }
 
-/// Save the traces, take the PMD's counters, build the result and its
-/// outcome, close the ports and count the mbufs that did not come back.
-#[allow(clippy::too_many_arguments)]
-fn finish(
-    plan: &Plan,
-    rt: &Runtime,
-    ports: Vec<PortRt>,
-    starts: &[PortStart],
-    meta: &TaskLayout,
-    outcomes: Outcomes,
-    timing: Timing,
-    watched: PortsWatched,
-) -> Result<RunResult> {
-    let mut result = build_result(plan, rt, &ports, starts, meta, outcomes, timing, watched)?;
-    result.mbufs_leaked = close_ports(ports);
-    Ok(result)
-}
-
 /// Close the ports; returns the mbufs not back in their pools once each
 /// port's rings were freed (what is not was leaked somewhere).
 fn close_ports(ports: Vec<PortRt>) -> u64 {
@@ -819,17 +835,19 @@ fn close_ports(ports: Vec<PortRt>) -> u64 {
 /// Save the traces, take the PMD's counters, build the result and its
 /// outcome; the ports stay open (a certification runs its next trial on
 /// them).
-#[allow(clippy::too_many_arguments)]
-fn build_result(
-    plan: &Plan,
-    rt: &Runtime,
-    ports: &[PortRt],
-    starts: &[PortStart],
-    meta: &TaskLayout,
-    outcomes: Outcomes,
-    timing: Timing,
-    watched: PortsWatched,
-) -> Result<RunResult> {
+fn build_result(on: &Started, ended: Ended) -> Result<RunResult> {
+    let Started {
+        plan,
+        rt,
+        ports,
+        starts,
+    } = *on;
+    let Ended {
+        layout: meta,
+        outcomes,
+        timing,
+        watched,
+    } = ended;
     save_traces(plan, &outcomes.tx)?;
     let port_results = port_results(plan, ports, starts, &watched);
     let mut result = RunResult::new(
@@ -840,7 +858,7 @@ fn build_result(
         port_results,
         timing.intervals,
     );
-    add_task_results(plan, &mut result, meta, &outcomes, starts);
+    add_task_results(plan, &mut result, &meta, &outcomes, starts);
     let mut syncs = timing.syncs;
     syncs.record(&mut result);
     let mut problems = flow_control_problems(plan, &result.ports);

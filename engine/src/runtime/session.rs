@@ -22,8 +22,9 @@ use std::time::{Duration, Instant};
 
 use super::tasks::{self, Handles, Tasks};
 use super::{
-    build_result, clock, close_ports, launch_each, open_ports, perr, start_ports, timed, Outcomes,
-    PortRt, PortStart, PortsWatched, Runtime, Snapshot, StopAll, TaskLayout, Timing, REPORT_POLL,
+    build_result, clock, close_ports, launch_each, open_ports, perr, start_ports, timed, Ended,
+    Outcomes, PortRt, PortStart, PortsWatched, Runtime, Snapshot, Started, StopAll, TaskLayout,
+    Timing, REPORT_POLL,
 };
 use crate::certify::model::{
     bunched, frames_later_than, Certification, DirectionFigures, HookRun, HostPort, Learning,
@@ -34,7 +35,7 @@ use crate::certify::search::{self, Step, AGGREGATE};
 use crate::clock::nic::{select, Arrival, NicCaps, Want};
 use crate::config::{CountFrom, Plan};
 use crate::counter::{Padded, StopFlag, TxLive};
-use crate::dpdk::{self, Eal, RxBatch, Scope, TxBatch, TxQueue, BATCH_MAX};
+use crate::dpdk::{self, RxBatch, Scope, TxBatch, TxQueue, BATCH_MAX};
 use crate::outcome::Problem;
 use crate::pace::pattern::Pattern;
 use crate::pace::rate::{Layer, RateSpec};
@@ -680,16 +681,14 @@ impl<'a: 'q, 'q> PortTester<'a, 'q> {
         // No template pools: a pool cannot be freed while a PMD may still
         // hold its mbufs, and one per trial would pile up.
         let rt = self.rt;
-        let mut tasks = tasks::plan_tasks(
-            &rt.eal,
-            &plan,
-            self.rt.tsc_hz,
-            self.ports,
-            &starts,
-            &mut self.handles,
-            None,
-            std::mem::take(&mut self.nic),
-        )?;
+        let on = Started {
+            plan: &plan,
+            rt,
+            ports: self.ports,
+            starts: &starts,
+        };
+        let nic = std::mem::take(&mut self.nic);
+        let mut tasks = tasks::plan_tasks(&rt.eal, &on, &mut self.handles, None, nic)?;
         if let Some(n) = spec.burst {
             let k = tasks.tx.len() as u64;
             for (i, t) in tasks.tx.iter_mut().enumerate() {
@@ -697,22 +696,10 @@ impl<'a: 'q, 'q> PortTester<'a, 'q> {
             }
         }
         let meta = TaskLayout::of(&plan, self.ports, &self.starts, &tasks);
-        let (ports, handles, stop) = (self.ports, &mut self.handles, self.stop);
+        let (handles, stop) = (&mut self.handles, self.stop);
         let mut syncs = std::mem::take(&mut tasks.syncs);
-        let mut reset = None;
-        let (outcomes, timing) = dpdk::scope(&self.rt.eal, |s| {
-            drive(
-                s,
-                &self.rt.eal,
-                &plan,
-                spec,
-                tasks,
-                handles,
-                ports,
-                stop,
-                &mut syncs,
-                &mut reset,
-            )
+        let (outcomes, timing, reset) = dpdk::scope(&self.rt.eal, |s| {
+            drive(s, &on, spec, tasks, handles, stop, &mut syncs)
         })?;
         self.reset_run = reset;
         let watched = PortsWatched {
@@ -721,9 +708,13 @@ impl<'a: 'q, 'q> PortTester<'a, 'q> {
             errors: Vec::new(),
             control: Vec::new(),
         };
-        let mut r = build_result(
-            &plan, self.rt, self.ports, &starts, &meta, outcomes, timing, watched,
-        )?;
+        let ended = Ended {
+            layout: meta,
+            outcomes,
+            timing,
+            watched,
+        };
+        let mut r = build_result(&on, ended)?;
         syncs.record(&mut r);
         self.nic = std::mem::take(&mut syncs.nic);
         Ok(r)
@@ -762,22 +753,20 @@ type RxBack<'q> = (
     Vec<dpdk::RxQueue<'q>>,
 );
 
-/// Launch the receivers then the senders, wait out the trial, stop the
-/// senders, wait the settle time, stop the receivers; every queue handle
-/// goes back to `handles`.
-#[allow(clippy::too_many_arguments)]
+/// Launch the receivers then the senders, wait out the trial (running the
+/// reset hook when the trial asks for it), stop the senders, wait the
+/// settle time, stop the receivers; every queue handle goes back to
+/// `handles`. Returns the reset hook's run with the outcomes.
 fn drive<'scope, 'q: 'scope>(
     s: &'scope Scope<'scope, '_>,
-    eal: &Eal,
-    plan: &Plan,
+    on: &Started,
     spec: &TrialSpec,
     tasks: Tasks<'q>,
     handles: &mut Handles<'q>,
-    ports: &[PortRt],
     stop: &StopFlag,
     syncs: &mut clock::Syncs,
-    reset: &mut Option<HookRun>,
-) -> Result<(Outcomes, Timing)> {
+) -> Result<(Outcomes, Timing, Option<HookRun>)> {
+    let (eal, plan) = (&on.rt.eal, on.plan);
     let mut tick = || syncs.nic.iter_mut().for_each(|n| n.tick());
     let _stop_all = StopAll(Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
     let (stop_tx, stop_rx) = (Arc::clone(&tasks.stop_tx), Arc::clone(&tasks.stop_rx));
@@ -805,32 +794,13 @@ fn drive<'scope, 'q: 'scope>(
         |t| t.lcore,
         |t| -> TxBack<'q> { timed(|| tx::run_keeping_queue(t)) },
     )?;
-    let dut = plan.certify.settings.dut.as_ref();
-    match (
-        spec.reset_at_s,
-        dut.and_then(|d| d.reset.as_deref().zip(Some(d.timeout_s))),
-    ) {
-        // RFC 2544 section 26.6: the device reset while the frames flow.
-        (Some(at), Some((command, limit))) if spec.burst.is_none() => {
-            let at = Duration::from_secs_f64(at.clamp(0.0, spec.duration_s));
-            sleep_ticking(at, &|| stop.hurried(), &mut tick);
-            let env = [("LANDSPEED_HOOK", "reset".to_string())];
-            let limit = Duration::from_secs_f64(limit.max(0.0));
-            *reset = Some(crate::hook::run_hook(
-                "reset",
-                command,
-                limit,
-                &env,
-                &|| stop.hurried(),
-            ));
-            let rest =
-                Duration::from_secs_f64(spec.duration_s.max(0.0)).saturating_sub(started.elapsed());
-            sleep_ticking(rest, &|| stop.hurried(), &mut tick);
-        }
-        _ => wait_trial(spec, &live, stop, &mut tick),
-    }
+    let reset = wait_or_reset(plan, spec, &live, stop, started, &mut tick);
     stop_tx.stop();
-    let index = |pid: u16| ports.iter().position(|p| p.port.id() == pid).unwrap_or(0);
+    let index = |pid: u16| {
+        (on.ports.iter())
+            .position(|p| p.port.id() == pid)
+            .unwrap_or(0)
+    };
     let (mut tx_out, mut tx_cpu) = (Vec::new(), Vec::new());
     for w in txw {
         let ((o, q), cpu) = w.join();
@@ -866,7 +836,34 @@ fn drive<'scope, 'q: 'scope>(
         peer_left: None,
         syncs: clock::Syncs::default(),
     };
-    Ok((outcomes, timing))
+    Ok((outcomes, timing, reset))
+}
+
+/// Waits out a trial that started at `started`; for the reset test (RFC
+/// 2544 section 26.6) runs the device's reset hook at the trial's reset
+/// time while the frames flow, and returns its run.
+fn wait_or_reset(
+    plan: &Plan,
+    spec: &TrialSpec,
+    live: &[Arc<Padded<TxLive>>],
+    stop: &StopFlag,
+    started: Instant,
+    tick: &mut dyn FnMut(),
+) -> Option<HookRun> {
+    let dut = plan.certify.settings.dut.as_ref();
+    let hook = dut.and_then(|d| d.reset.as_deref().zip(Some(d.timeout_s)));
+    let (Some(at), Some((command, limit)), None) = (spec.reset_at_s, hook, spec.burst) else {
+        wait_trial(spec, live, stop, tick);
+        return None;
+    };
+    let at = Duration::from_secs_f64(at.clamp(0.0, spec.duration_s));
+    sleep_ticking(at, &|| stop.hurried(), tick);
+    let env = [("LANDSPEED_HOOK", "reset".to_string())];
+    let limit = Duration::from_secs_f64(limit.max(0.0));
+    let run = crate::hook::run_hook("reset", command, limit, &env, &|| stop.hurried());
+    let rest = Duration::from_secs_f64(spec.duration_s.max(0.0)).saturating_sub(started.elapsed());
+    sleep_ticking(rest, &|| stop.hurried(), tick);
+    Some(run)
 }
 
 /// Wait out a trial: its duration, or (a burst) until the senders have

@@ -21,7 +21,7 @@ use crate::wire::spec::{SizeSpec, FCS_LEN};
 use crate::wire::CsumMode;
 use crate::Result;
 
-use super::{perr, PortRt, PortStart};
+use super::{perr, PortRt, PortStart, Started};
 
 /// What an absolute rate is checked against on a port with no line rate
 /// (no speed reported, no `link:` declared): no line limits it.
@@ -93,20 +93,18 @@ pub(super) struct Tasks<'q> {
     pub syncs: super::clock::Syncs,
 }
 
-/// Every task of `plan`, on the ports opened for it. `nic` are NIC
-/// clocks already mapped onto the TSC (a certification's, carried from
-/// trial to trial): a receiver on their port takes its map from them.
-#[allow(clippy::too_many_arguments)]
+/// Every task of the plan, on the ports opened and started for it
+/// (`on`). `nic` are NIC clocks already mapped onto the TSC (a
+/// certification's, carried from trial to trial): a receiver on their
+/// port takes its map from them.
 pub(super) fn plan_tasks<'e: 'q, 'q>(
     eal: &'e Eal,
-    plan: &Plan,
-    tsc_hz: u64,
-    ports: &[PortRt],
-    starts: &[PortStart],
+    on: &Started,
     handles: &mut Handles<'q>,
-    mut tx_pools: Option<&mut Vec<Arc<TemplatePool<'e>>>>,
+    tx_pools: Option<&mut Vec<Arc<TemplatePool<'e>>>>,
     nic: Vec<super::clock::NicSync>,
 ) -> Result<Tasks<'q>> {
+    let (plan, tsc_hz) = (on.plan, on.rt.tsc_hz);
     let stop_tx = Arc::new(StopFlag::default());
     let stop_rx = Arc::new(StopFlag::default());
     let mut syncs = super::clock::Syncs::start(plan, tsc_hz)?;
@@ -116,52 +114,10 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
         fill: shared_fill(plan),
         stop: Arc::clone(&stop_tx),
     };
-    let mut tx = Vec::new();
-    for (ti, t) in plan.tx.iter().enumerate() {
-        let queue = handles.tx(t.port, t.queue).ok_or_else(|| {
-            perr(
-                plan,
-                &format!("tx[{ti}].queue"),
-                format!(
-                    "TX queue {} is not configured or another task uses it",
-                    t.queue
-                ),
-            )
-        })?;
-        let mut queue = queue;
-        let up = &starts[t.port];
-        let stamps = tx_departure(plan, ti, tsc_hz, &ports[t.port], &mut queue, &mut syncs)?;
-        let mut task = tx_task(
-            plan,
-            ti,
-            tsc_hz,
-            &ports[t.port],
-            up,
-            queue,
-            &shared,
-            tx_pools.as_deref_mut().filter(|_| stamps.is_none()),
-        )?;
-        task.stamps = stamps;
-        tx.push(task);
-    }
+    let mut tx = tx_tasks(on, handles, &shared, tx_pools, &mut syncs)?;
     check_port_lines(plan, &tx)?;
-    let mut rx = Vec::new();
-    for (ri, r) in plan.rx.iter().enumerate() {
-        let mut queues = Vec::new();
-        for &q in &r.queues {
-            queues.push(handles.rx(r.port, q).ok_or_else(|| {
-                perr(
-                    plan,
-                    &format!("rx[{ri}].queues"),
-                    format!("RX queue {q} is not configured or another task uses it"),
-                )
-            })?);
-        }
-        let mut task = rx_task(plan, ri, tsc_hz, &ports[r.port], queues, &stop_rx);
-        task.clock = syncs.rx.as_ref().map(super::clock::SyncClock::mapping);
-        rx.push(task);
-    }
-    nic_stamps(plan, tsc_hz, ports, &mut rx, &mut syncs)?;
+    let mut rx = rx_tasks(on, handles, &stop_rx, &syncs)?;
+    nic_stamps(plan, tsc_hz, on.ports, &mut rx, &mut syncs)?;
     for (task, t) in tx.iter_mut().zip(&plan.tx) {
         if let (crate::config::TxClock::Synced(_), Some(s)) = (t.clock, &syncs.tx) {
             task.clock = Some(s.mapping());
@@ -177,6 +133,67 @@ pub(super) fn plan_tasks<'e: 'q, 'q>(
         stop_rx,
         syncs,
     })
+}
+
+/// The TX tasks of the plan, each on its queue, its departure source
+/// chosen (and recorded in `syncs`); a task whose departures the NIC
+/// stamps gets no template pool.
+fn tx_tasks<'e: 'q, 'q>(
+    on: &Started,
+    handles: &mut Handles<'q>,
+    shared: &TxShared<'e>,
+    mut tx_pools: Option<&mut Vec<Arc<TemplatePool<'e>>>>,
+    syncs: &mut super::clock::Syncs,
+) -> Result<Vec<TxTask<'q>>> {
+    let plan = on.plan;
+    let mut tx = Vec::new();
+    for (ti, t) in plan.tx.iter().enumerate() {
+        let mut queue = handles.tx(t.port, t.queue).ok_or_else(|| {
+            perr(
+                plan,
+                &format!("tx[{ti}].queue"),
+                format!(
+                    "TX queue {} is not configured or another task uses it",
+                    t.queue
+                ),
+            )
+        })?;
+        let pr = &on.ports[t.port];
+        let stamps = tx_departure(plan, ti, on.rt.tsc_hz, pr, &mut queue, syncs)?;
+        let pools = tx_pools.as_deref_mut().filter(|_| stamps.is_none());
+        let mut task = tx_task(on, ti, queue, shared, pools)?;
+        task.stamps = stamps;
+        tx.push(task);
+    }
+    Ok(tx)
+}
+
+/// The RX tasks of the plan, each on its queues, stopped by `stop_rx`, on
+/// the synchronised clock where `syncs` has one.
+fn rx_tasks<'q>(
+    on: &Started,
+    handles: &mut Handles<'q>,
+    stop_rx: &Arc<StopFlag>,
+    syncs: &super::clock::Syncs,
+) -> Result<Vec<RxTask<'q>>> {
+    let plan = on.plan;
+    let mut rx = Vec::new();
+    for (ri, r) in plan.rx.iter().enumerate() {
+        let mut queues = Vec::new();
+        for &q in &r.queues {
+            queues.push(handles.rx(r.port, q).ok_or_else(|| {
+                perr(
+                    plan,
+                    &format!("rx[{ri}].queues"),
+                    format!("RX queue {q} is not configured or another task uses it"),
+                )
+            })?);
+        }
+        let mut task = rx_task(plan, ri, on.rt.tsc_hz, &on.ports[r.port], queues, stop_rx);
+        task.clock = syncs.rx.as_ref().map(super::clock::SyncClock::mapping);
+        rx.push(task);
+    }
+    Ok(rx)
 }
 
 /// TX task `ti`'s departure source, from what its port `pr` offers and
@@ -429,18 +446,16 @@ fn task_line(plan: &Plan, ti: usize, up: &PortStart, device: &str) -> Result<u64
 }
 
 /// TX task `ti`: its rate, builders and gap planners, on `queue`.
-#[allow(clippy::too_many_arguments)]
 fn tx_task<'e: 'q, 'q>(
-    plan: &Plan,
+    on: &Started,
     ti: usize,
-    tsc_hz: u64,
-    pr: &PortRt,
-    up: &PortStart,
     queue: TxQueue<'q>,
     shared: &TxShared<'e>,
     tx_pools: Option<&mut Vec<Arc<TemplatePool<'e>>>>,
 ) -> Result<TxTask<'q>> {
+    let (plan, tsc_hz) = (on.plan, on.rt.tsc_hz);
     let t = &plan.tx[ti];
+    let (pr, up) = (&on.ports[t.port], &on.starts[t.port]);
     let line = task_line(plan, ti, up, &pr.port.info().name)?;
     let rate = tx_rate(plan, ti, line)?;
     let link_bps = line_bps(up);

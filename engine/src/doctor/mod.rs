@@ -21,8 +21,9 @@ use std::path::{Path, PathBuf};
 
 use checks::{Finding, Level};
 
-use crate::config::{Device, Plan};
+use crate::config::{Device, Plan, PortPlan};
 use crate::limits::pmd;
+use crate::runtime::PortLook;
 use crate::Result;
 
 /// Where the host's kernel files are: `/sys` and `/proc` on a host, a
@@ -56,6 +57,12 @@ impl Host {
     fn read(&self, rel: &str) -> Option<String> {
         crate::input::read_text(&self.path(rel), 1 << 16).ok()
     }
+
+    /// Whether the PCI device at `addr` is Mellanox's (vendor 0x15b3).
+    fn mellanox(&self, addr: &str) -> bool {
+        self.read(&format!("/sys/bus/pci/devices/{addr}/vendor"))
+            .is_some_and(|v| v.trim() == "0x15b3")
+    }
 }
 
 /// The CPUs the profile's tasks run on.
@@ -88,17 +95,15 @@ fn cpu_node(host: &Host, cpu: u32) -> u32 {
 /// The host's findings, for `plan` when one is given.
 pub fn host_findings(host: &Host, plan: Option<&Plan>) -> Vec<Finding> {
     let read = |rel: &str| host.read(rel);
-    let pci: Vec<(&str, &str)> = plan.map_or(Vec::new(), |p| {
+    let pci: Vec<&str> = plan.map_or(Vec::new(), |p| {
         (p.ports.iter())
             .filter_map(|pp| match &pp.device {
-                Device::Pci(a) => Some((pp.name.as_str(), a.as_str())),
+                Device::Pci(a) => Some(a.as_str()),
                 Device::Vdev(_) => None,
             })
             .collect()
     });
-    let vendor = |addr: &str| read(&format!("/sys/bus/pci/devices/{addr}/vendor"));
-    let mellanox = |addr: &str| vendor(addr).is_some_and(|v| v.trim() == "0x15b3");
-    let intel = pci.iter().any(|(_, a)| !mellanox(a));
+    let intel = pci.iter().any(|a| !host.mellanox(a));
     let cmdline = read("/proc/cmdline").unwrap_or_default();
     let workers = plan.map_or(Vec::new(), worker_cpus);
     let groups = std::fs::read_dir(host.path("/sys/kernel/iommu_groups"))
@@ -133,68 +138,83 @@ pub fn host_findings(host: &Host, plan: Option<&Plan>) -> Vec<Finding> {
     let Some(plan) = plan else { return out };
     let nodes: Vec<u32> = workers.iter().map(|&c| cpu_node(host, c)).collect();
     for pp in &plan.ports {
-        let name = pp.name.as_str();
-        let need = pp.max_frame.saturating_sub(18);
         match &pp.device {
-            Device::Pci(addr) => {
-                let dev = format!("/sys/bus/pci/devices/{addr}");
-                match read(&format!("{dev}/numa_node")) {
-                    Some(t) => out.push(checks::port_numa(name, &t, &nodes)),
-                    None => out.push(Finding::new(
-                        Level::Error,
-                        &format!("port {name} PCI device"),
-                        format!("{addr} does not exist on this host"),
-                        Some("check the address with `lspci -D` (ports[].device)"),
-                    )),
-                }
-                let bound = std::fs::read_link(host.path(&format!("{dev}/driver"))).ok();
-                let bound = bound
-                    .as_ref()
-                    .and_then(|p| p.file_name()?.to_str().map(String::from));
-                out.push(checks::kernel_driver(
-                    name,
-                    bound.as_deref(),
-                    mellanox(addr),
-                ));
-                let link = |f: &str| read(&format!("{dev}/{f}")).unwrap_or_default();
-                if read(&format!("{dev}/max_link_speed")).is_some() {
-                    out.push(checks::pcie_link(
-                        name,
-                        (&link("current_link_speed"), &link("current_link_width")),
-                        (&link("max_link_speed"), &link("max_link_width")),
-                    ));
-                }
-                let ifaces = std::fs::read_dir(host.path(&format!("{dev}/net"))).ok();
-                let iface = ifaces.and_then(|mut d| d.next()?.ok()?.file_name().into_string().ok());
-                if let Some(iface) = iface {
-                    let mtu = read(&format!("{dev}/net/{iface}/mtu")).unwrap_or_default();
-                    out.push(checks::netdev_mtu(name, &iface, &mtu, need));
-                }
-            }
-            Device::Vdev(v) => {
-                let iface = (plan.eal.vdevs.iter())
-                    .filter(|d| d.split(',').next() == Some(v.as_str()))
-                    .flat_map(|d| d.split(','))
-                    .find_map(|kv| kv.strip_prefix("iface="));
-                match iface {
-                    Some(iface) if v.starts_with("net_af_packet") => {
-                        let mtu = read(&format!("/sys/class/net/{iface}/mtu")).unwrap_or_default();
-                        out.push(checks::netdev_mtu(name, iface, &mtu, need));
-                    }
-                    _ => out.push(Finding::new(
-                        Level::Unchecked,
-                        &format!("port {name} device"),
-                        format!(
-                            "{v} is a virtual device: no PCI device, NUMA node or kernel \
-                             driver to check"
-                        ),
-                        None,
-                    )),
-                }
-            }
+            Device::Pci(addr) => out.extend(pci_port_findings(host, pp, addr, &nodes)),
+            Device::Vdev(v) => out.push(vdev_port_finding(host, plan, pp, v)),
         }
     }
     out
+}
+
+/// The findings of a profile's PCI port `pp` at `addr`: its NUMA node
+/// against its worker CPUs' (`nodes`), its PCIe link, the kernel driver
+/// bound to it and its kernel interface's MTU.
+fn pci_port_findings(host: &Host, pp: &PortPlan, addr: &str, nodes: &[u32]) -> Vec<Finding> {
+    let read = |rel: &str| host.read(rel);
+    let name = pp.name.as_str();
+    let dev = format!("/sys/bus/pci/devices/{addr}");
+    let Some(numa) = read(&format!("{dev}/numa_node")) else {
+        return vec![Finding::new(
+            Level::Error,
+            &format!("port {name} PCI device"),
+            format!("{addr} does not exist on this host"),
+            Some("check the address with `lspci -D` (ports[].device)"),
+        )];
+    };
+    let mut out = vec![checks::port_numa(name, &numa, nodes)];
+    let link = |f: &str| read(&format!("{dev}/{f}")).unwrap_or_default();
+    if read(&format!("{dev}/max_link_speed")).is_some() {
+        out.push(checks::pcie_link(
+            name,
+            (&link("current_link_speed"), &link("current_link_width")),
+            (&link("max_link_speed"), &link("max_link_width")),
+        ));
+    }
+    let bound = std::fs::read_link(host.path(&format!("{dev}/driver"))).ok();
+    let bound = bound
+        .as_ref()
+        .and_then(|p| p.file_name()?.to_str().map(String::from));
+    out.push(checks::kernel_driver(
+        name,
+        bound.as_deref(),
+        host.mellanox(addr),
+    ));
+    let ifaces = std::fs::read_dir(host.path(&format!("{dev}/net"))).ok();
+    let iface = ifaces.and_then(|mut d| d.next()?.ok()?.file_name().into_string().ok());
+    if let Some(iface) = iface {
+        let mtu = read(&format!("{dev}/net/{iface}/mtu")).unwrap_or_default();
+        out.push(checks::netdev_mtu(name, &iface, &mtu, frame_mtu(pp)));
+    }
+    out
+}
+
+/// The finding of a profile's virtual port `pp` (vdev `v`): an af_packet
+/// port's kernel interface MTU, else that there is nothing to check.
+fn vdev_port_finding(host: &Host, plan: &Plan, pp: &PortPlan, v: &str) -> Finding {
+    let iface = (plan.eal.vdevs.iter())
+        .filter(|d| d.split(',').next() == Some(v))
+        .flat_map(|d| d.split(','))
+        .find_map(|kv| kv.strip_prefix("iface="));
+    match iface {
+        Some(iface) if v.starts_with("net_af_packet") => {
+            let mtu = host
+                .read(&format!("/sys/class/net/{iface}/mtu"))
+                .unwrap_or_default();
+            checks::netdev_mtu(&pp.name, iface, &mtu, frame_mtu(pp))
+        }
+        _ => Finding::new(
+            Level::Unchecked,
+            &format!("port {} device", pp.name),
+            format!("{v} is a virtual device: no PCI device, NUMA node or kernel driver to check"),
+            None,
+        ),
+    }
+}
+
+/// The MTU a port's largest frame needs (its size less the Ethernet
+/// header and FCS).
+fn frame_mtu(pp: &PortPlan) -> u32 {
+    pp.max_frame.saturating_sub(18)
 }
 
 /// The findings of the ports `plan` opens (the EAL started once).
@@ -211,127 +231,144 @@ fn port_findings(plan: &Plan) -> Vec<Finding> {
         }
     };
     let mut out = Vec::new();
-    for (p, pp) in looks.into_iter().zip(&plan.ports) {
+    for (p, pp) in looks.iter().zip(&plan.ports) {
         let n = &p.name;
-        let link = if p.link.up {
-            Finding::new(
-                Level::Ok,
-                &format!("port {n} link"),
-                format!(
-                    "{} ({}): up, {} Mbit/s",
-                    p.device, p.driver, p.link.speed_mbps
-                ),
-                None,
-            )
-        } else {
-            Finding::new(
-                Level::Warning,
-                &format!("port {n} link"),
-                format!("{} ({}): down after 2 s", p.device, p.driver),
-                Some("check the cable, the optics and the peer (a run waits 9 s)"),
-            )
-        };
-        out.push(link);
+        out.push(link_finding(p));
         out.push(checks::flow_control(
             n,
             p.flow_control.map(|f| f.name()),
             matches!(pp.device, Device::Pci(_)),
         ));
-        let asked: Vec<&str> = p.setup.tx_offloads.iter().map(String::as_str).collect();
-        let tx_path = p.setup.tx_path.clone();
-        match tx_path {
-            Some(path) => match pmd::vector_tx_advice(&p.driver, &path, &asked) {
-                Some(advice) => {
-                    let (what, fix) = advice.split_once(" → ").unwrap_or((&advice, ""));
-                    out.push(Finding::new(
-                        Level::Warning,
-                        &format!("port {n} TX path"),
-                        what,
-                        Some(fix),
-                    ))
-                }
-                None => out.push(Finding::new(
-                    Level::Ok,
-                    &format!("port {n} TX path"),
-                    path,
-                    None,
-                )),
-            },
-            None => out.push(Finding::new(
-                Level::Unchecked,
-                &format!("port {n} TX path"),
-                format!("{} does not report its burst path", p.driver),
-                None,
-            )),
-        }
+        out.push(tx_path_finding(p));
         out.push(match &p.setup.rx_path {
             Some(path) => Finding::new(Level::Ok, &format!("port {n} RX path"), path.clone(), None),
-            None => Finding::new(
-                Level::Unchecked,
-                &format!("port {n} RX path"),
-                format!("{} does not report its burst path", p.driver),
-                None,
-            ),
+            None => not_reported(n, "RX path", &p.driver),
         });
-        let list = |v: &[String]| {
-            if v.is_empty() {
-                "none".to_string()
-            } else {
-                v.join(" ")
-            }
-        };
-        let asked_all: Vec<String> = (p.setup.tx_offloads.iter())
-            .chain(&p.setup.rx_offloads)
-            .cloned()
-            .collect();
-        out.push(Finding::new(
-            Level::Ok,
-            &format!("port {n} offloads"),
-            format!("asked: {}; offered: {}", list(&asked_all), list(&p.offered)),
-            None,
-        ));
-        let ff = match (p.fast_free_offered, p.fast_free_safe) {
-            (false, _) => "not offered by the driver",
-            (true, true) if p.setup.fast_free => "asked: every TX queue sends from one pool",
-            (true, true) => "safe, not asked: frames are chained (multi-segment TX)",
-            (true, false) => {
-                "not asked: a TX queue sends from several pools (a stream's template pool each, \
-                 the port's for gap frames), which fast free would mix up"
-            }
-        };
-        out.push(Finding::new(
-            Level::Ok,
-            &format!("port {n} fast free"),
-            ff,
-            None,
-        ));
-        out.push(match p.mtu {
-            (Some(set), read) if read != 0 && read < set => Finding::new(
-                Level::Error,
-                &format!("port {n} MTU"),
-                format!("set {set}, read back {read}"),
-                Some("raise the device's MTU limit or use smaller frames"),
-            ),
-            (Some(set), read) => Finding::new(
-                Level::Ok,
-                &format!("port {n} MTU"),
-                format!(
-                    "set {set}, read back {read}{}",
-                    p.setup
-                        .netdev_mtu
-                        .map_or(String::new(), |m| format!(", kernel interface {m}"))
-                ),
-                None,
-            ),
-            (None, read) => Finding::new(
-                Level::Ok,
-                &format!("port {n} MTU"),
-                format!("the driver's own ({read}): its frames pass by the kernel interface's MTU"),
-                None,
-            ),
-        });
+        out.push(offloads_finding(p));
+        out.push(fast_free_finding(p));
+        out.push(mtu_finding(p));
     }
     out
+}
+
+/// A port whose driver does not report `what`.
+fn not_reported(port: &str, what: &str, driver: &str) -> Finding {
+    Finding::new(
+        Level::Unchecked,
+        &format!("port {port} {what}"),
+        format!("{driver} does not report its burst path"),
+        None,
+    )
+}
+
+/// A port's link once started: up with its speed, or down after the wait.
+fn link_finding(p: &PortLook) -> Finding {
+    let check = format!("port {} link", p.name);
+    if p.link.up {
+        Finding::new(
+            Level::Ok,
+            &check,
+            format!(
+                "{} ({}): up, {} Mbit/s",
+                p.device, p.driver, p.link.speed_mbps
+            ),
+            None,
+        )
+    } else {
+        Finding::new(
+            Level::Warning,
+            &check,
+            format!("{} ({}): down after 2 s", p.device, p.driver),
+            Some("check the cable, the optics and the peer (a run waits 9 s)"),
+        )
+    }
+}
+
+/// The TX burst path a port's driver chose, and what took its vector path
+/// away when something landspeed asked did.
+fn tx_path_finding(p: &PortLook) -> Finding {
+    let n = &p.name;
+    let Some(path) = p.setup.tx_path.clone() else {
+        return not_reported(n, "TX path", &p.driver);
+    };
+    let asked: Vec<&str> = p.setup.tx_offloads.iter().map(String::as_str).collect();
+    match pmd::vector_tx_advice(&p.driver, &path, &asked) {
+        Some(advice) => {
+            let (what, fix) = advice.split_once(" → ").unwrap_or((&advice, ""));
+            Finding::new(
+                Level::Warning,
+                &format!("port {n} TX path"),
+                what,
+                Some(fix),
+            )
+        }
+        None => Finding::new(Level::Ok, &format!("port {n} TX path"), path, None),
+    }
+}
+
+/// The offloads a port asked for and those its driver offers.
+fn offloads_finding(p: &PortLook) -> Finding {
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(" ")
+        }
+    };
+    let asked: Vec<String> = (p.setup.tx_offloads.iter())
+        .chain(&p.setup.rx_offloads)
+        .cloned()
+        .collect();
+    Finding::new(
+        Level::Ok,
+        &format!("port {} offloads", p.name),
+        format!("asked: {}; offered: {}", list(&asked), list(&p.offered)),
+        None,
+    )
+}
+
+/// Whether fast free is offered, safe and asked on a port.
+fn fast_free_finding(p: &PortLook) -> Finding {
+    let ff = match (p.fast_free_offered, p.fast_free_safe) {
+        (false, _) => "not offered by the driver",
+        (true, true) if p.setup.fast_free => "asked: every TX queue sends from one pool",
+        (true, true) => "safe, not asked: frames are chained (multi-segment TX)",
+        (true, false) => {
+            "not asked: a TX queue sends from several pools (a stream's template pool each, \
+             the port's for gap frames), which fast free would mix up"
+        }
+    };
+    Finding::new(Level::Ok, &format!("port {} fast free", p.name), ff, None)
+}
+
+/// The MTU set on a port and read back (and its kernel interface's).
+fn mtu_finding(p: &PortLook) -> Finding {
+    let check = format!("port {} MTU", p.name);
+    match p.mtu {
+        (Some(set), read) if read != 0 && read < set => Finding::new(
+            Level::Error,
+            &check,
+            format!("set {set}, read back {read}"),
+            Some("raise the device's MTU limit or use smaller frames"),
+        ),
+        (Some(set), read) => Finding::new(
+            Level::Ok,
+            &check,
+            format!(
+                "set {set}, read back {read}{}",
+                p.setup
+                    .netdev_mtu
+                    .map_or(String::new(), |m| format!(", kernel interface {m}"))
+            ),
+            None,
+        ),
+        (None, read) => Finding::new(
+            Level::Ok,
+            &check,
+            format!("the driver's own ({read}): its frames pass by the kernel interface's MTU"),
+            None,
+        ),
+    }
 }
 
 /// Runs the doctor on this host and, when given, `profile`'s ports;

@@ -116,17 +116,25 @@ pub fn direction_labels(plan: &Plan, dirs: &[Direction]) -> Vec<String> {
 /// every one `nic`); empty when a receiver asks `auto` (the ports decide).
 pub fn setup(plan: &Plan) -> crate::certify::latency::Setup {
     use crate::certify::latency::{Setup, NIC_RX_METHOD, SOFTWARE_METHOD};
-    use crate::wire::spec::{IpSpec, L4Spec, ValueSet};
-    fn set<T: std::fmt::Display>(v: &ValueSet<T>) -> String {
-        match v {
-            ValueSet::Single(x) => x.to_string(),
-            ValueSet::Range { first, last } => format!("{first}-{last}"),
-            ValueSet::List(l) => (l.iter().map(|x| x.to_string()))
-                .collect::<Vec<_>>()
-                .join(","),
-        }
+    let all = |w: Want| plan.rx.iter().all(|r| r.timestamps == w);
+    let method = if all(Want::Software) {
+        SOFTWARE_METHOD
+    } else if all(Want::Nic) {
+        NIC_RX_METHOD
+    } else {
+        ""
+    };
+    Setup {
+        ports: setup_ports(plan),
+        streams: setup_streams(plan),
+        tasks: setup_tasks(plan),
+        method: method.to_string(),
     }
-    let ports = (plan.ports.iter())
+}
+
+/// Each port of the setup as `name: device args`.
+fn setup_ports(plan: &Plan) -> Vec<String> {
+    (plan.ports.iter())
         .map(|p| {
             let dev = p.device.name();
             let args = (plan.eal.vdevs.iter())
@@ -135,63 +143,86 @@ pub fn setup(plan: &Plan) -> crate::certify::latency::Setup {
                 .map_or(String::new(), |(_, a)| format!(" {a}"));
             format!("{}: {dev}{args}", p.name)
         })
-        .collect();
+        .collect()
+}
+
+/// Each stream some TX task sends, once, in the order first sent.
+fn setup_streams(plan: &Plan) -> Vec<String> {
     let mut sent: Vec<usize> = Vec::new();
     for &i in plan.tx.iter().flat_map(|t| &t.streams) {
         if !sent.contains(&i) {
             sent.push(i);
         }
     }
-    let streams = (sent.iter().map(|&i| &plan.streams[i]))
-        .map(|st| {
-            let vlan = st.vlan.map_or(String::new(), |v| {
-                format!(
-                    " vlan {} pcp {}{}",
-                    v.id,
-                    v.pcp,
-                    if v.dei { " dei" } else { "" }
-                )
-            });
-            let ip = match &st.ip {
-                IpSpec::V4 {
-                    src,
-                    dst,
-                    dscp,
-                    ecn,
-                    ttl,
-                    dont_fragment,
-                } => format!(
-                    "IPv4 {} → {} dscp {dscp} ecn {ecn} ttl {ttl}{}",
-                    set(src),
-                    set(dst),
-                    if *dont_fragment { " df" } else { "" }
-                ),
-                IpSpec::V6 {
-                    src,
-                    dst,
-                    traffic_class,
-                    flow_label,
-                    hop_limit,
-                } => format!(
-                    "IPv6 {} → {} tc {traffic_class} flow {flow_label} hops {hop_limit}",
-                    set(src),
-                    set(dst)
-                ),
-            };
-            let l4 = match &st.l4 {
-                L4Spec::Udp { src_port, dst_port } => {
-                    format!("UDP {} → {}", set(src_port), set(dst_port))
-                }
-                L4Spec::Tcp {
-                    src_port, dst_port, ..
-                } => format!("TCP {} → {}", set(src_port), set(dst_port)),
-            };
-            format!(
-                "{} (id {}): {} → {}{vlan}, {ip}, {l4}",
-                st.name, st.id, st.eth.src, st.eth.dst
-            )
-        })
-        .collect();
+    (sent.iter().map(|&i| stream_setup(&plan.streams[i]))).collect()
+}
+
+/// A value set as the setup shows it: `a`, `a-b` or `a,b,c`.
+fn value_set<T: std::fmt::Display>(v: &crate::wire::spec::ValueSet<T>) -> String {
+    use crate::wire::spec::ValueSet;
+    match v {
+        ValueSet::Single(x) => x.to_string(),
+        ValueSet::Range { first, last } => format!("{first}-{last}"),
+        ValueSet::List(l) => (l.iter().map(|x| x.to_string()))
+            .collect::<Vec<_>>()
+            .join(","),
+    }
+}
+
+/// A stream of the setup: its name and id, addresses, VLAN, IP and L4.
+fn stream_setup(st: &crate::wire::spec::StreamSpec) -> String {
+    use crate::wire::spec::{IpSpec, L4Spec};
+    let vlan = st.vlan.map_or(String::new(), |v| {
+        format!(
+            " vlan {} pcp {}{}",
+            v.id,
+            v.pcp,
+            if v.dei { " dei" } else { "" }
+        )
+    });
+    let ip = match &st.ip {
+        IpSpec::V4 {
+            src,
+            dst,
+            dscp,
+            ecn,
+            ttl,
+            dont_fragment,
+        } => format!(
+            "IPv4 {} → {} dscp {dscp} ecn {ecn} ttl {ttl}{}",
+            value_set(src),
+            value_set(dst),
+            if *dont_fragment { " df" } else { "" }
+        ),
+        IpSpec::V6 {
+            src,
+            dst,
+            traffic_class,
+            flow_label,
+            hop_limit,
+        } => format!(
+            "IPv6 {} → {} tc {traffic_class} flow {flow_label} hops {hop_limit}",
+            value_set(src),
+            value_set(dst)
+        ),
+    };
+    let l4 = match &st.l4 {
+        L4Spec::Udp { src_port, dst_port } => {
+            format!("UDP {} → {}", value_set(src_port), value_set(dst_port))
+        }
+        L4Spec::Tcp {
+            src_port, dst_port, ..
+        } => format!("TCP {} → {}", value_set(src_port), value_set(dst_port)),
+    };
+    format!(
+        "{} (id {}): {} → {}{vlan}, {ip}, {l4}",
+        st.name, st.id, st.eth.src, st.eth.dst
+    )
+}
+
+/// Each TX and RX task of the setup: its lcore and CPU, port, queues,
+/// mode or verify level, streams.
+fn setup_tasks(plan: &Plan) -> Vec<String> {
     let cpu = |l: u32| {
         let at = plan.eal.lcores.iter().position(|&x| x == l);
         at.map_or(l, |k| plan.eal.cpus[k])
@@ -228,20 +259,7 @@ pub fn setup(plan: &Plan) -> crate::certify::latency::Setup {
         .replace("verify Stamp", "verify stamp")
         .replace("verify None", "verify none")
     }));
-    let all = |w: Want| plan.rx.iter().all(|r| r.timestamps == w);
-    let method = if all(Want::Software) {
-        SOFTWARE_METHOD
-    } else if all(Want::Nic) {
-        NIC_RX_METHOD
-    } else {
-        ""
-    };
-    Setup {
-        ports,
-        streams,
-        tasks,
-        method: method.to_string(),
-    }
+    tasks
 }
 
 /// The plan a certification opens its ports for: each port's largest

@@ -210,53 +210,22 @@ fn tx_departure(
     queue: &mut TxQueue<'_>,
     syncs: &mut super::clock::Syncs,
 ) -> Result<Option<crate::tx::TxStamps>> {
-    use crate::clock::nic::{select_departure, Arrival, Departure, NicCaps, PortStamps, Want};
+    use crate::clock::nic::{select_departure, Departure, Want};
     use crate::dpdk::{NicClockReader, TxLatch};
     let t = &plan.tx[ti];
     let at = format!("tx[{ti}].timestamps");
     let port = &pr.port;
-    let known = syncs.stamps.iter().position(|(p, _)| *p == t.port);
-    let caps = match known {
-        Some(k) => syncs.stamps[k].1.offered,
-        None => NicCaps {
-            rx_timestamp: port.offers_rx_timestamp(),
-            read_clock: port.reads_clock(),
-            timesync: port.offers_timesync(),
-        },
-    };
-    let dep = select_departure(
-        t.timestamps,
-        caps,
-        &plan.ports[t.port].name,
-        &port.info().driver,
-    )
-    .map_err(|m| perr(plan, &at, m))?;
+    let k = port_stamps(syncs, t.port, port);
+    let st = &mut syncs.stamps[k].1;
+    let (name, driver) = (&plan.ports[t.port].name, &port.info().driver);
+    let dep =
+        select_departure(t.timestamps, st.offered, name, driver).map_err(|m| perr(plan, &at, m))?;
     let rank = |w: Option<Want>| match w {
         None => 0,
         Some(Want::Software) => 1,
         Some(Want::Auto) => 2,
         Some(Want::Nic) => 3,
     };
-    let k = match known {
-        Some(k) => k,
-        None => {
-            syncs.stamps.push((
-                t.port,
-                PortStamps {
-                    asked: Want::Software,
-                    offered: caps,
-                    rx: Arrival::Software,
-                    tx: Departure::Software,
-                    tx_asked: None,
-                    nic_clock: None,
-                    tx_clock: None,
-                    tx_latch_probe: None,
-                },
-            ));
-            syncs.stamps.len() - 1
-        }
-    };
-    let st = &mut syncs.stamps[k].1;
     if rank(Some(t.timestamps)) > rank(st.tx_asked) {
         st.tx_asked = Some(t.timestamps);
     }
@@ -265,44 +234,84 @@ fn tx_departure(
     }
     let latch = TxLatch::enable(port).map_err(|e| perr(plan, &at, e))?;
     // The latch proves itself once per port: one control frame, marked.
-    let latched = match st.tx_latch_probe {
-        Some(l) => l,
-        None => {
-            let mut probe = [0u8; crate::wire::control::LEN];
-            let mac = crate::wire::MacAddr(port.info().mac);
-            crate::wire::control::emit(&mut probe, crate::wire::control::Kind::Probe, mac);
-            let wait = std::time::Duration::from_millis(crate::clock::nic::LATCH_PROBE_MS);
-            *st.tx_latch_probe.insert(latch.probe(queue, &probe, wait))
-        }
-    };
-    let dep = crate::clock::nic::after_probe(
-        t.timestamps,
-        dep,
-        latched,
-        &plan.ports[t.port].name,
-        &port.info().driver,
-    )
-    .map_err(|m| perr(plan, &at, m))?;
+    let latched = *st
+        .tx_latch_probe
+        .get_or_insert_with(|| probe_latch(&latch, queue, port));
+    let dep = crate::clock::nic::after_probe(t.timestamps, dep, latched, name, driver)
+        .map_err(|m| perr(plan, &at, m))?;
     if dep != Departure::Nic {
         let _ = port.timesync_disable();
         return Ok(None);
     }
     st.tx = Departure::Nic;
-    let n = match syncs.tx_nic.iter().position(|n| n.port == t.port) {
-        Some(i) => &syncs.tx_nic[i],
-        None => {
-            let reader = NicClockReader::timesync(port);
-            let n = super::clock::NicSync::start(t.port, reader, tsc_hz)
-                .map_err(|e| perr(plan, &at, e))?;
-            syncs.tx_nic.push(n);
-            syncs.tx_nic.last().expect("just pushed")
-        }
-    };
+    let reader = || NicClockReader::timesync(port);
+    let n = nic_sync(&mut syncs.tx_nic, t.port, reader, tsc_hz).map_err(|e| perr(plan, &at, e))?;
     Ok(Some(crate::tx::TxStamps {
         latch,
         map: n.mapping(),
         counter: n.counter(),
     }))
+}
+
+/// Whether `port`'s TX latch stamps a marked control frame sent on
+/// `queue` (within the probe's wait).
+fn probe_latch(
+    latch: &crate::dpdk::TxLatch,
+    queue: &mut TxQueue<'_>,
+    port: &crate::dpdk::Port,
+) -> bool {
+    let mut probe = [0u8; crate::wire::control::LEN];
+    let mac = crate::wire::MacAddr(port.info().mac);
+    crate::wire::control::emit(&mut probe, crate::wire::control::Kind::Probe, mac);
+    let wait = std::time::Duration::from_millis(crate::clock::nic::LATCH_PROBE_MS);
+    latch.probe(queue, &probe, wait)
+}
+
+/// The index in `syncs.stamps` of port `pi`'s timestamp record, made the
+/// first time a task of the port asks (what `port` offers, nothing asked,
+/// software both ways).
+fn port_stamps(syncs: &mut super::clock::Syncs, pi: usize, port: &crate::dpdk::Port) -> usize {
+    use crate::clock::nic::{Arrival, Departure, NicCaps, PortStamps, Want};
+    if let Some(k) = syncs.stamps.iter().position(|(p, _)| *p == pi) {
+        return k;
+    }
+    let offered = NicCaps {
+        rx_timestamp: port.offers_rx_timestamp(),
+        read_clock: port.reads_clock(),
+        timesync: port.offers_timesync(),
+    };
+    syncs.stamps.push((
+        pi,
+        PortStamps {
+            asked: Want::Software,
+            offered,
+            rx: Arrival::Software,
+            tx: Departure::Software,
+            tx_asked: None,
+            nic_clock: None,
+            tx_clock: None,
+            tx_latch_probe: None,
+        },
+    ));
+    syncs.stamps.len() - 1
+}
+
+/// Port `pi`'s NIC clock mapped onto a TSC of `tsc_hz` in `list`: the one
+/// started before, or one started now with the clock `reader` reads.
+fn nic_sync(
+    list: &mut Vec<super::clock::NicSync>,
+    pi: usize,
+    reader: impl FnOnce() -> crate::dpdk::NicClockReader,
+    tsc_hz: u64,
+) -> std::result::Result<&super::clock::NicSync, crate::dpdk::DpdkError> {
+    let k = match list.iter().position(|n| n.port == pi) {
+        Some(k) => k,
+        None => {
+            list.push(super::clock::NicSync::start(pi, reader(), tsc_hz)?);
+            list.len() - 1
+        }
+    };
+    Ok(&list[k])
 }
 
 /// Each RX task's arrival source, from what its port offers and what the
@@ -316,7 +325,7 @@ fn nic_stamps(
     rx: &mut [RxTask<'_>],
     syncs: &mut super::clock::Syncs,
 ) -> Result<()> {
-    use crate::clock::nic::{select, Arrival, NicCaps, PortStamps, Want};
+    use crate::clock::nic::{select, Arrival, Want};
     use crate::dpdk::{NicClockReader, RxStampField};
     let rank = |w: Want| match w {
         Want::Software => 0,
@@ -327,63 +336,28 @@ fn nic_stamps(
     for (ri, (r, task)) in plan.rx.iter().zip(rx.iter_mut()).enumerate() {
         let at = format!("rx[{ri}].timestamps");
         let port = &ports[r.port].port;
-        let known = syncs.stamps.iter().position(|(p, _)| *p == r.port);
-        let caps = match known {
-            Some(k) => syncs.stamps[k].1.offered,
-            None => NicCaps {
-                rx_timestamp: port.offers_rx_timestamp(),
-                read_clock: port.reads_clock(),
-                timesync: port.offers_timesync(),
-            },
-        };
+        let k = port_stamps(syncs, r.port, port);
+        let st = &mut syncs.stamps[k].1;
         let arrival = select(
             r.timestamps,
-            caps,
+            st.offered,
             &plan.ports[r.port].name,
             &port.info().driver,
         )
         .map_err(|m| perr(plan, &at, m))?;
-        match known {
-            Some(k) => {
-                let st = &mut syncs.stamps[k].1;
-                if rank(r.timestamps) > rank(st.asked) {
-                    st.asked = r.timestamps;
-                }
-                if arrival == Arrival::NicRx {
-                    st.rx = Arrival::NicRx;
-                }
-            }
-            None => syncs.stamps.push((
-                r.port,
-                PortStamps {
-                    asked: r.timestamps,
-                    offered: caps,
-                    rx: arrival,
-                    tx: crate::clock::nic::Departure::Software,
-                    tx_asked: None,
-                    nic_clock: None,
-                    tx_clock: None,
-                    tx_latch_probe: None,
-                },
-            )),
+        if rank(r.timestamps) > rank(st.asked) {
+            st.asked = r.timestamps;
         }
         if arrival != Arrival::NicRx {
             continue;
         }
+        st.rx = Arrival::NicRx;
         let f = match field {
             Some(f) => f,
             None => *field.insert(RxStampField::register().map_err(|e| perr(plan, &at, e))?),
         };
-        let n = match syncs.nic.iter().position(|n| n.port == r.port) {
-            Some(i) => &syncs.nic[i],
-            None => {
-                let reader = NicClockReader::of(port);
-                let n = super::clock::NicSync::start(r.port, reader, tsc_hz)
-                    .map_err(|e| perr(plan, &at, e))?;
-                syncs.nic.push(n);
-                syncs.nic.last().expect("just pushed")
-            }
-        };
+        let reader = || NicClockReader::of(port);
+        let n = nic_sync(&mut syncs.nic, r.port, reader, tsc_hz).map_err(|e| perr(plan, &at, e))?;
         task.nic = Some(crate::rx::NicStamps {
             field: f,
             map: n.mapping(),

@@ -814,32 +814,13 @@ fn drive<'scope, 'q: 'scope>(
     )?;
     let reset = wait_or_reset(plan, spec, &live, stop, started, &mut tick);
     stop_tx.stop();
-    let index = |pid: u16| {
-        (on.ports.iter())
-            .position(|p| p.port.id() == pid)
-            .unwrap_or(0)
-    };
-    let (mut tx_out, mut tx_cpu) = (Vec::new(), Vec::new());
-    for w in txw {
-        let ((o, q), cpu) = w.join();
-        handles.put_tx(index(q.port_id()), q);
-        tx_out.push(o);
-        tx_cpu.push(cpu);
-    }
+    let (tx_out, tx_cpu) = join_senders(txw, handles, on.ports);
     let elapsed_s = started.elapsed().as_secs_f64();
     let end = clock::sample();
     let settle = Duration::from_secs_f64(spec.settle_s);
     sleep_ticking(settle, &|| stop.hurried(), &mut tick);
     stop_rx.stop();
-    let (mut rx_out, mut rx_cpu) = (Vec::new(), Vec::new());
-    for w in rxw {
-        let ((o, cpu), qs) = w.join();
-        for q in qs {
-            handles.put_rx(index(q.port_id()), q);
-        }
-        rx_out.push(o);
-        rx_cpu.push(cpu);
-    }
+    let (rx_out, rx_cpu) = join_receivers(rxw, handles, on.ports);
     let outcomes = Outcomes {
         tx: tx_out,
         rx: rx_out,
@@ -855,6 +836,47 @@ fn drive<'scope, 'q: 'scope>(
         syncs: clock::Syncs::default(),
     };
     Ok((outcomes, timing, reset))
+}
+
+/// The index in `ports` of the port of DPDK id `pid` (0 if none is).
+fn port_index(ports: &[PortRt], pid: u16) -> usize {
+    (ports.iter()).position(|p| p.port.id() == pid).unwrap_or(0)
+}
+
+/// Waits for a trial's senders; their outcomes and thread times, each
+/// queue handle back in `handles`.
+fn join_senders<'q>(
+    txw: Vec<dpdk::Worker<'_, TxBack<'q>>>,
+    handles: &mut Handles<'q>,
+    ports: &[PortRt],
+) -> (Vec<tx::TxOutcome>, Vec<Option<super::sched::CpuTime>>) {
+    let (mut out, mut cpus) = (Vec::new(), Vec::new());
+    for w in txw {
+        let ((o, q), cpu) = w.join();
+        handles.put_tx(port_index(ports, q.port_id()), q);
+        out.push(o);
+        cpus.push(cpu);
+    }
+    (out, cpus)
+}
+
+/// Waits for a trial's receivers; their outcomes and thread times, each
+/// queue handle back in `handles`.
+fn join_receivers<'q>(
+    rxw: Vec<dpdk::Worker<'_, RxBack<'q>>>,
+    handles: &mut Handles<'q>,
+    ports: &[PortRt],
+) -> (Vec<rx::RxOutcome>, Vec<Option<super::sched::CpuTime>>) {
+    let (mut out, mut cpus) = (Vec::new(), Vec::new());
+    for w in rxw {
+        let ((o, cpu), qs) = w.join();
+        for q in qs {
+            handles.put_rx(port_index(ports, q.port_id()), q);
+        }
+        out.push(o);
+        cpus.push(cpu);
+    }
+    (out, cpus)
 }
 
 /// Waits out a trial that started at `started`; for the reset test (RFC

@@ -703,7 +703,7 @@ fn read_baseline(
     } else {
         (Vec::new(), Vec::new())
     };
-    let setup = runtime::session::setup(plan);
+    let setup = runtime::setup::setup(plan);
     b.fits(&setup, &dirs, &sizes).map_err(|m| {
         fail(format!(
             "{m}: a baseline is the tester's own latency with this setup only ({} {})",
@@ -722,7 +722,7 @@ fn write_baseline(
 ) -> Result<()> {
     use crate::certify::{latency, search};
     let sources = search::every_trial(cert).filter_map(|t| t.latency_source.as_deref());
-    let mut setup = runtime::session::setup(plan);
+    let mut setup = runtime::setup::setup(plan);
     let rows = cert.latency.iter().filter(|r| r.summary.count > 0).count();
     let method = latency::method_of(sources);
     let (Some(method), true) = (method, rows > 0) else {

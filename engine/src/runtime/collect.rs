@@ -470,27 +470,7 @@ pub(crate) fn observation(
         .filter(|r| r.frames > 0)
         .map(|r| (r.bytes / r.frames) as u32)
         .unwrap_or(0);
-    let (cpf, util) = match rx {
-        Some(r) if !r.tasks.is_empty() => {
-            // The busiest lcore binds first.
-            let t = r
-                .tasks
-                .iter()
-                .max_by(|a, b| a.cycles_per_frame.total_cmp(&b.cycles_per_frame))
-                .expect("non-empty");
-            let n = r.tasks.len() as f64;
-            (
-                Some(t.cycles_per_frame / n),
-                Some(t.utilisation_pct / 100.0),
-            )
-        }
-        _ => (None, None),
-    };
-    let rx_descheduled = rx
-        .into_iter()
-        .flat_map(|r| &r.tasks)
-        .filter_map(|t| t.cpu_time.map(|c| c.descheduled_pct / 100.0))
-        .reduce(f64::max);
+    let (cpf, util, rx_descheduled) = rx_cpu(rx);
     let lost = rx.map_or(0, |r| r.lost);
     let imissed = rx.map_or(0, |r| r.pmd.imissed);
     // The ports the run received and sent on, each once.
@@ -540,6 +520,23 @@ pub(crate) fn observation(
         t.offer_to(&mut obs);
     }
     obs
+}
+
+/// The receivers' CPU as the verdict weighs it: the busiest lcore's
+/// cycles per frame (over the lcores sharing the load) and its busy
+/// share, which bind first, and the most any receiver was descheduled.
+fn rx_cpu(rx: Option<&RxResult>) -> (Option<f64>, Option<f64>, Option<f64>) {
+    let busiest = (rx.into_iter().flat_map(|r| &r.tasks))
+        .max_by(|a, b| a.cycles_per_frame.total_cmp(&b.cycles_per_frame));
+    let n = rx.map_or(0, |r| r.tasks.len()) as f64;
+    let descheduled = (rx.into_iter().flat_map(|r| &r.tasks))
+        .filter_map(|t| t.cpu_time.map(|c| c.descheduled_pct / 100.0))
+        .reduce(f64::max);
+    (
+        busiest.map(|t| t.cycles_per_frame / n),
+        busiest.map(|t| t.utilisation_pct / 100.0),
+        descheduled,
+    )
 }
 
 /// Decide the verdict of this run (the receiving port's `link` and

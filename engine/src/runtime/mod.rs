@@ -40,6 +40,7 @@ mod devices;
 pub mod sched;
 mod servo;
 pub(crate) mod session;
+pub(crate) mod setup;
 mod tasks;
 mod watch;
 

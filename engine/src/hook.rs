@@ -92,16 +92,7 @@ pub fn run_hook(
             return run;
         }
     };
-    let (tx, rx) = mpsc::channel::<Vec<u8>>();
-    std::thread::spawn(move || {
-        let mut r = reader;
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = r.read(&mut buf) {
-            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = read_apart(reader);
     let mut tail = Tail {
         keep: OUTPUT_KEEP,
         ..Tail::default()
@@ -138,6 +129,21 @@ pub fn run_hook(
     run.output = String::from_utf8_lossy(&tail.bytes).into_owned();
     run.output_bytes = tail.total;
     run
+}
+
+/// Reads `reader` to its end on a thread of its own, handing each chunk
+/// over the returned channel (which closes at the end).
+fn read_apart(mut reader: impl Read + Send + 'static) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    rx
 }
 
 #[cfg(test)]

@@ -411,7 +411,17 @@ pub fn decode(b: &[u8]) -> Result<Response, DecodeError> {
         });
     }
     let id = be16(b, 52);
-    let data = &b[54..tlv_end];
+    Ok(Response {
+        source,
+        sequence_id,
+        id,
+        body: Body::Data(data_set(id, &b[54..tlv_end])?),
+    })
+}
+
+/// The data set of management id `id` in a response's TLV data `data`,
+/// checked long enough for what is read of it.
+fn data_set(id: u16, data: &[u8]) -> Result<DataSet, DecodeError> {
     let need = match id {
         ID_DEFAULT_DATA_SET => DEFAULT_DATA_SET_LEN,
         ID_CURRENT_DATA_SET => CURRENT_DATA_SET_LEN,
@@ -426,7 +436,7 @@ pub fn decode(b: &[u8]) -> Result<Response, DecodeError> {
             need,
         });
     }
-    let set = match id {
+    Ok(match id {
         ID_DEFAULT_DATA_SET => DataSet::Default(DefaultDataSet {
             number_ports: be16(data, 2),
             clock_identity: identity(data, 10),
@@ -451,12 +461,6 @@ pub fn decode(b: &[u8]) -> Result<Response, DecodeError> {
             gm_identity: identity(data, 42),
         }),
         other => DataSet::Other(other),
-    };
-    Ok(Response {
-        source,
-        sequence_id,
-        id,
-        body: Body::Data(set),
     })
 }
 

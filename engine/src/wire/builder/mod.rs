@@ -306,6 +306,24 @@ fn emit_l4(spec: &L4Spec, src_port: u16, dst_port: u16, l4: &mut [u8]) -> u32 {
     }
 }
 
+/// Writes the stream's header template into `t` (its Ethernet, IP and L4
+/// headers for the first flow); its IP protocol, its addresses and the
+/// TCP sequence number it starts at.
+fn emit_template(spec: &StreamSpec, t: &mut [u8]) -> Result<(u8, Addrs, u32), SpecError> {
+    let (l2_len, l3_len) = (spec.l2_len(), spec.l3_len());
+    emit_ethernet(spec, t);
+    let proto = match spec.l4 {
+        L4Spec::Udp { .. } => IPPROTO_UDP,
+        L4Spec::Tcp { .. } => IPPROTO_TCP,
+    };
+    let addrs = emit_ip(&spec.ip, proto, &mut t[l2_len..])?;
+    let (src_port, dst_port) = spec.l4.ports();
+    let sp = src_port.first().ok_or_else(|| missing("l4.src_port"))?;
+    let dp = dst_port.first().ok_or_else(|| missing("l4.dst_port"))?;
+    let tcp_seq = emit_l4(&spec.l4, sp, dp, &mut t[l2_len + l3_len..]);
+    Ok((proto, addrs, tcp_seq))
+}
+
 /// Sum of the IPv4 template header `l3` with every varying address zeroed
 /// (0 for IPv6).
 fn ipv4_const_sum(addrs: &Addrs, l3: &[u8], card: &[u128; 4]) -> u16 {
@@ -348,16 +366,7 @@ impl FrameBuilder {
         fill: Arc<FillPattern>,
     ) -> Result<FrameBuilder, SpecError> {
         spec.validate()?;
-        if fill.max_fill() < Self::max_fill(spec) {
-            return Err(SpecError::new(
-                "frame_size",
-                format!(
-                    "the shared fill pattern serves {} bytes, frames need {}",
-                    fill.max_fill(),
-                    Self::max_fill(spec)
-                ),
-            ));
-        }
+        Self::check_fill(spec, &fill)?;
         let sizes: Vec<usize> = spec.frame_sizes().iter().map(|s| s - FCS_LEN).collect();
         let max_len = sizes.iter().copied().max().unwrap_or(0);
         let l2_len = spec.l2_len();
@@ -365,16 +374,8 @@ impl FrameBuilder {
         let l4_hdr_len = spec.l4_header_len();
         let hdr_len = l2_len + l3_len + l4_hdr_len;
         let mut t = vec![0u8; hdr_len];
-        emit_ethernet(spec, &mut t);
-        let proto = match spec.l4 {
-            L4Spec::Udp { .. } => IPPROTO_UDP,
-            L4Spec::Tcp { .. } => IPPROTO_TCP,
-        };
-        let addrs = emit_ip(&spec.ip, proto, &mut t[l2_len..])?;
+        let (proto, addrs, tcp_seq) = emit_template(spec, &mut t)?;
         let (src_port, dst_port) = spec.l4.ports();
-        let sp = src_port.first().ok_or_else(|| missing("l4.src_port"))?;
-        let dp = dst_port.first().ok_or_else(|| missing("l4.dst_port"))?;
-        let tcp_seq = emit_l4(&spec.l4, sp, dp, &mut t[l2_len + l3_len..]);
         let (src_card, dst_card) = addrs.cardinality();
         let card = [
             dst_port.cardinality(),
@@ -425,6 +426,21 @@ impl FrameBuilder {
             .map(|k| b.fill.sums_for(b.head_and_fill(k).1))
             .collect();
         Ok(b)
+    }
+
+    /// Refuses a shared fill pattern shorter than the stream's longest fill.
+    fn check_fill(spec: &StreamSpec, fill: &FillPattern) -> Result<(), SpecError> {
+        if fill.max_fill() >= Self::max_fill(spec) {
+            return Ok(());
+        }
+        Err(SpecError::new(
+            "frame_size",
+            format!(
+                "the shared fill pattern serves {} bytes, frames need {}",
+                fill.max_fill(),
+                Self::max_fill(spec)
+            ),
+        ))
     }
 
     /// Stamps frames with `time` in their time field: the TSC (version 1,

@@ -536,6 +536,9 @@ pub enum Digits {
     Exact,
     /// This many, rounded: `9.344 Mbit/s`.
     Fixed(usize),
+    /// At most this many, rounded, trailing zeros dropped: `10 Gbit/s`,
+    /// `2.5 Gbit/s`, `9.953 Gbit/s`.
+    Trimmed(usize),
 }
 
 /// Prefixes for byte counts.
@@ -576,6 +579,15 @@ pub fn format_bit_rate(bps: f64, digits: Digits) -> String {
     let (div, p) = prefix_for(bps, &SI_STEPS);
     match digits {
         Digits::Fixed(n) => format!("{:.n$} {p}bit/s", bps / div),
+        Digits::Trimmed(n) => {
+            let s = format!("{:.n$}", bps / div);
+            let s = if s.contains('.') {
+                s.trim_end_matches('0').trim_end_matches('.')
+            } else {
+                &s
+            };
+            format!("{s} {p}bit/s")
+        }
         Digits::Exact if bps.is_finite() && bps >= 0.0 => {
             format!("{} {p}bit/s", exact_ratio(bps.round() as u64, div as u64))
         }

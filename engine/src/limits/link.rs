@@ -95,12 +95,7 @@ impl LinkKind {
             LinkKind::G40 => "40 GbE".to_string(),
             LinkKind::G100 => "100 GbE".to_string(),
             LinkKind::Custom { bps } => {
-                let b = bps as f64;
-                if b >= 1e9 {
-                    format!("{} Gbit/s", trim_float(b / 1e9))
-                } else {
-                    format!("{} Mbit/s", trim_float(b / 1e6))
-                }
+                crate::units::format_bit_rate(bps as f64, crate::units::Digits::Trimmed(3))
             }
         }
     }
@@ -144,11 +139,6 @@ impl LinkKind {
 /// `a` is a whole multiple of `d` (`d` > 0).
 fn divisible(a: u64, d: u64) -> bool {
     a / d * d == a
-}
-
-fn trim_float(v: f64) -> String {
-    let s = format!("{v:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 impl fmt::Display for LinkKind {

@@ -298,6 +298,14 @@ fn bit_rate_formatting() {
     assert_eq!(exact(1e6), "1 Mbit/s");
     assert_eq!(exact(1e9), "1 Gbit/s");
     assert_eq!(exact(1e12), "1 Tbit/s");
+    let trimmed = |v: f64| format_bit_rate(v, Digits::Trimmed(3));
+    assert_eq!(trimmed(10e9), "10 Gbit/s");
+    assert_eq!(trimmed(2.5e9), "2.5 Gbit/s");
+    assert_eq!(trimmed(9_953_280_000.0), "9.953 Gbit/s");
+    assert_eq!(trimmed(9_999_900_000.0), "10 Gbit/s", "rounded, then trimmed");
+    assert_eq!(trimmed(1.6e12), "1.6 Tbit/s");
+    assert_eq!(trimmed(64_000.0), "64 kbit/s");
+    assert_eq!(trimmed(999.0), "999 bit/s");
     let fixed = |v: f64| format_bit_rate(v, Digits::Fixed(3));
     assert_eq!(fixed(9.344e6), "9.344 Mbit/s");
     assert_eq!(fixed(10e9), "10.000 Gbit/s");

@@ -15,7 +15,7 @@ pub mod doctor;
 pub mod dpdk;
 pub mod error;
 #[cfg(test)]
-mod fuzz;
+mod props;
 pub mod hook;
 pub(crate) mod input;
 pub mod limits;

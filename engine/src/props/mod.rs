@@ -1,4 +1,5 @@
-//! Fuzz targets run inside `cargo test`: structured generators (mutated
+//! Property tests (proptest) of every parser of outside input, run inside
+//! `cargo test`: structured generators (mutated
 //! profiles, frames from the project's own builder with bytes flipped,
 //! mutated traces and JSON results, ptp4l's management responses) fed to the parsers and the
 //! accounting, with properties that must hold for any input: no panic,

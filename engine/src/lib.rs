@@ -14,14 +14,14 @@ pub(crate) mod depart;
 pub mod doctor;
 pub mod dpdk;
 pub mod error;
-#[cfg(test)]
-mod props;
 pub mod hook;
 pub(crate) mod input;
 pub mod limits;
 pub mod outcome;
 pub mod output;
 pub(crate) mod pace;
+#[cfg(test)]
+mod props;
 pub(crate) mod report;
 pub mod result;
 pub(crate) mod rng;

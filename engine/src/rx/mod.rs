@@ -20,8 +20,7 @@ mod stream;
 mod table;
 
 pub use nic::NicStamps;
-pub use stream::{CorruptCounts, StreamAcc, StreamPool, StreamTally};
-pub use table::MAX_STREAMS;
+pub use stream::{CorruptCounts, StreamAcc, StreamPool, StreamTally, MAX_STREAMS};
 
 use std::sync::Arc;
 

@@ -6,14 +6,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::seq::{CountFrom, SeqTracker};
-use super::stream::{StreamAcc, StreamPool};
+use super::stream::{StreamAcc, StreamPool, MAX_STREAMS};
 
-/// Streams one RX lcore can tell apart; frames of more are counted as
-/// `overflow` (never as lost). A stream costs about 45 KiB once seen
-/// (sequence window and gap ring 12 KiB, two histograms that start at
-/// 16 KiB each and grow with the largest value recorded, to 240 KiB at
-/// most).
-pub const MAX_STREAMS: usize = 4096;
 /// Stream ids below this are looked up directly; larger ones in a hash map.
 pub(super) const DIRECT_IDS: usize = 1 << 16;
 /// `direct` entry of a stream id seen beyond [`MAX_STREAMS`].

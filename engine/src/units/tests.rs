@@ -302,7 +302,11 @@ fn bit_rate_formatting() {
     assert_eq!(trimmed(10e9), "10 Gbit/s");
     assert_eq!(trimmed(2.5e9), "2.5 Gbit/s");
     assert_eq!(trimmed(9_953_280_000.0), "9.953 Gbit/s");
-    assert_eq!(trimmed(9_999_900_000.0), "10 Gbit/s", "rounded, then trimmed");
+    assert_eq!(
+        trimmed(9_999_900_000.0),
+        "10 Gbit/s",
+        "rounded, then trimmed"
+    );
     assert_eq!(trimmed(1.6e12), "1.6 Tbit/s");
     assert_eq!(trimmed(64_000.0), "64 kbit/s");
     assert_eq!(trimmed(999.0), "999 bit/s");

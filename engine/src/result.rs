@@ -13,7 +13,7 @@ use crate::rx::{CorruptCounts, StreamAcc, StreamTally};
 use crate::stats::{Interval, Percentiles};
 use crate::wire::spec::FCS_LEN;
 
-pub use crate::runtime::sched::CpuTime;
+pub use crate::stats::CpuTime;
 
 /// A port's view of the run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -321,9 +321,9 @@ impl StreamResult {
             latency_nic: p.tally.latency_nic,
             departure_source: (p.tally.latency_synced || shared_tsc).then(|| "software".into()),
             latency_ns: if p.tally.latency_synced {
-                Some(crate::report::histogram_in_ns(&p.tally.latency, 0, 0.0))
+                Some(crate::stats::histogram_in_ns(&p.tally.latency, 0, 0.0))
             } else {
-                shared_tsc.then(|| crate::report::histogram_in_ns(&p.tally.latency, tsc_hz, 0.0))
+                shared_tsc.then(|| crate::stats::histogram_in_ns(&p.tally.latency, tsc_hz, 0.0))
             },
             resumed_tx_tsc: p.tally.resumed_tx_tsc,
             interarrival: Percentiles::from_ticks(&p.tally.interarrival, tsc_hz),
@@ -351,7 +351,7 @@ pub fn correct_departures(rx: &mut RxResult, tx: &TxResult) {
         };
         s.latency = Some(l.less(off));
         if let Some(h) = &s.latency_ns {
-            s.latency_ns = Some(crate::report::histogram_in_ns(h, 0, off));
+            s.latency_ns = Some(crate::stats::histogram_in_ns(h, 0, off));
         }
         s.departure_source = Some(crate::clock::nic::Departure::Nic.name().into());
     }

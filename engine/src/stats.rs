@@ -8,6 +8,28 @@ use serde::{Deserialize, Serialize};
 use crate::pace::measure::LayerRates;
 use crate::units::format_nanos;
 
+/// What a worker's thread did over its run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuTime {
+    /// Wall-clock span of the worker, start to end, in ns.
+    pub wall_ns: u64,
+    /// Of it, ns the thread ran on its CPU.
+    pub run_ns: u64,
+    /// Of it, ns the thread was runnable but another thread had its CPU.
+    pub wait_ns: u64,
+    /// Timeslices the thread ran (1 when nothing else wanted its CPU).
+    pub timeslices: u64,
+    /// Of it, ns the virtual machine's host took the thread's CPU at the
+    /// least (the CPU's steal time: one 10 ms tick less than the ticks
+    /// counted between the readings; 0 on bare metal or where the kernel
+    /// counts none).
+    #[serde(default)]
+    pub stolen_ns: u64,
+    /// `wait_ns` and `stolen_ns` as a share of `wall_ns`, in percent
+    /// (0..=100).
+    pub descheduled_pct: f64,
+}
+
 /// Totals over one span of time (an interval or the whole run).
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Span {

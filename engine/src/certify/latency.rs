@@ -418,7 +418,7 @@ mod tests {
 
     #[test]
     fn ticks_become_nanoseconds_less_an_offset() {
-        use crate::report::histogram_in_ns;
+        use crate::stats::histogram_in_ns;
         let mut h = Histogram::<u64>::new(3).unwrap();
         h.record_n(2_000, 3).unwrap();
         let ns = histogram_in_ns(&h, 2_000_000_000, 0.0);

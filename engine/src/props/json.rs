@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use crate::report::join::join_files;
-use crate::report::Percentiles;
+use crate::stats::Percentiles;
 use crate::result::{StreamResult, TxStreamResult};
 use crate::rx::seq::SeqCounts;
 use crate::rx::CorruptCounts;

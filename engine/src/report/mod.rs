@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use crate::units::{format_bytes, Prefixes};
 
-pub use crate::stats::{histogram_in_ns, merge_ns, ns_histogram, Interval, Percentiles, Span};
+pub use crate::stats::{merge_ns, ns_histogram, Interval, Percentiles, Span};
 
 /// A byte count as `623.6 MB` (decimal prefixes, as rates have):
 /// [`format_bytes`] with SI prefixes.

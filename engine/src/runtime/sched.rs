@@ -30,7 +30,6 @@
 
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
 
 /// The calling thread's scheduler counters.
 pub const SCHEDSTAT_PATH: &str = "/proc/thread-self/schedstat";
@@ -104,27 +103,7 @@ fn read_steal_of(cpu: u32) -> Option<u64> {
     parse_steal(&std::fs::read_to_string(PROC_STAT_PATH).ok()?, cpu)
 }
 
-/// What a worker's thread did over its run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct CpuTime {
-    /// Wall-clock span of the worker, start to end, in ns.
-    pub wall_ns: u64,
-    /// Of it, ns the thread ran on its CPU.
-    pub run_ns: u64,
-    /// Of it, ns the thread was runnable but another thread had its CPU.
-    pub wait_ns: u64,
-    /// Timeslices the thread ran (1 when nothing else wanted its CPU).
-    pub timeslices: u64,
-    /// Of it, ns the virtual machine's host took the thread's CPU at the
-    /// least (the CPU's steal time: one 10 ms tick less than the ticks
-    /// counted between the readings; 0 on bare metal or where the kernel
-    /// counts none).
-    #[serde(default)]
-    pub stolen_ns: u64,
-    /// `wait_ns` and `stolen_ns` as a share of `wall_ns`, in percent
-    /// (0..=100).
-    pub descheduled_pct: f64,
-}
+pub use crate::stats::CpuTime;
 
 impl CpuTime {
     /// The figures between two readings `wall_ns` apart, the steal count

@@ -61,8 +61,8 @@ impl Search<'_> {
     /// One back-to-back search: the longest burst, then halving the span
     /// between the longest burst that passed and the shortest that failed
     /// down to one frame. A burst the tester could not send is tried
-    /// again (up to [`MAX_TRIES`]). Returns the length and whether the
-    /// failure it stopped below was the tester's.
+    /// again (up to [`MAX_TRIES`](super::MAX_TRIES)). Returns the length
+    /// and whether the failure it stopped below was the tester's.
     fn burst_search(
         &mut self,
         dir: Option<usize>,

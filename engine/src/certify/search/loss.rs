@@ -8,8 +8,8 @@ impl Search<'_> {
     /// The loss curve of `size` in `dir`: from the upper bound down by the
     /// step until two successive points lose nothing (or the rate would
     /// reach zero). A point the tester bounded is tried again (up to
-    /// [`MAX_TRIES`]); one still the tester's is kept, marked, and is
-    /// not a loss-free step.
+    /// [`MAX_TRIES`](super::MAX_TRIES)); one still the tester's is kept,
+    /// marked, and is not a loss-free step.
     pub(super) fn loss(&mut self, dir: Option<usize>, size: u32) -> (LossCurve, Flow<()>) {
         let mut points = Vec::new();
         let (mut zeros, mut k) = (0, 0u32);

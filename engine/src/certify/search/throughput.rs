@@ -137,8 +137,8 @@ impl Search<'_> {
     /// it passed and whether its failure was the tester's. A trial that
     /// failed as the tester's (`tester_bound`: its sender missed the
     /// rate, was descheduled or bunched its frames) says nothing of the
-    /// device, so the rate is tried again (up to [`MAX_TRIES`] in all) and
-    /// the last trial decides.
+    /// device, so the rate is tried again (up to
+    /// [`MAX_TRIES`](super::MAX_TRIES) in all) and the last trial decides.
     fn throughput_trial(
         &mut self,
         dir: Option<usize>,

@@ -70,75 +70,89 @@ impl Checker<'_> {
             self.lcore(eal, lcore_users, &at, task.lcore)?;
             let port = self.port_ref(ports, &at, &task.port)?;
             let queues = self.rx_queues(&at, task, r, port, &ports[port], &mut queue_users)?;
-            let verify = self.keyword(
-                &format!("{at}.verify"),
-                "verify level",
-                task.verify.as_ref(),
-                &[
-                    ("full", Verify::Full),
-                    ("stamp", Verify::Stamp),
-                    ("none", Verify::None),
-                ],
-            )?;
-            let clock = self.rx_clock(&at, task)?;
-            let timestamps = self.keyword(
-                &format!("{at}.timestamps"),
-                "timestamp source",
-                task.timestamps.as_ref(),
-                &[
-                    ("auto", Want::Auto),
-                    ("nic", Want::Nic),
-                    ("software", Want::Software),
-                ],
-            )?;
-            let clock_servo = self.clock_servo(
-                &at,
-                task.clock_servo.as_ref(),
-                matches!(clock, Clock::Synced { .. }),
-            )?;
-            let count_from = self.keyword(
-                &format!("{at}.count_from"),
-                "loss origin",
-                task.count_from.as_ref(),
-                &[
-                    ("first_seen", CountFrom::FirstSeen),
-                    ("zero", CountFrom::Zero),
-                ],
-            )?;
-            let expect =
-                self.rx_streams(by_name, &format!("{at}.streams"), task.streams.as_ref())?;
+            let plan = self.rx_task(&at, task, port, queues, by_name)?;
             // A task that learns its streams may see any of them.
-            let expected: Vec<usize> = match &expect {
+            let expected: Vec<usize> = match &plan.streams {
                 RxStreams::Listed(list) => list.clone(),
                 RxStreams::Auto => (0..streams.len()).collect(),
             };
             widen_max_frame(&mut ports[port], streams, &expected);
-            if task.slowdown_cycles > MAX_SLOWDOWN_CYCLES {
-                return Err(self.err(
-                    format!("{at}.slowdown_cycles"),
-                    format!(
-                        "{} cycles per frame is more than the knob takes: at most {} \
-                         (about 4 ms per frame at 2.5 GHz)",
-                        task.slowdown_cycles,
-                        group(MAX_SLOWDOWN_CYCLES as f64)
-                    ),
-                ));
-            }
-            rx.push(RxTaskPlan {
-                lcore: task.lcore,
-                port,
-                queues,
-                verify,
-                slowdown_cycles: task.slowdown_cycles,
-                count_from,
-                streams: expect,
-                clock,
-                timestamps,
-                clock_servo,
-            });
+            rx.push(plan);
         }
         self.every_rx_queue_polled(ports, &queue_users)?;
         Ok(rx)
+    }
+
+    /// The rest of an RX task on port index `port` polling `queues`: its
+    /// verify level, clock, timestamps, loss origin, the streams it
+    /// expects and its slowdown.
+    fn rx_task(
+        &self,
+        at: &str,
+        task: &raw::Rx,
+        port: usize,
+        queues: Vec<u16>,
+        by_name: &HashMap<String, usize>,
+    ) -> Result<RxTaskPlan, ConfigError> {
+        let verify = self.keyword(
+            &format!("{at}.verify"),
+            "verify level",
+            task.verify.as_ref(),
+            &[
+                ("full", Verify::Full),
+                ("stamp", Verify::Stamp),
+                ("none", Verify::None),
+            ],
+        )?;
+        let clock = self.rx_clock(at, task)?;
+        let timestamps = self.keyword(
+            &format!("{at}.timestamps"),
+            "timestamp source",
+            task.timestamps.as_ref(),
+            &[
+                ("auto", Want::Auto),
+                ("nic", Want::Nic),
+                ("software", Want::Software),
+            ],
+        )?;
+        let clock_servo = self.clock_servo(
+            at,
+            task.clock_servo.as_ref(),
+            matches!(clock, Clock::Synced { .. }),
+        )?;
+        let count_from = self.keyword(
+            &format!("{at}.count_from"),
+            "loss origin",
+            task.count_from.as_ref(),
+            &[
+                ("first_seen", CountFrom::FirstSeen),
+                ("zero", CountFrom::Zero),
+            ],
+        )?;
+        let expect = self.rx_streams(by_name, &format!("{at}.streams"), task.streams.as_ref())?;
+        if task.slowdown_cycles > MAX_SLOWDOWN_CYCLES {
+            return Err(self.err(
+                format!("{at}.slowdown_cycles"),
+                format!(
+                    "{} cycles per frame is more than the knob takes: at most {} \
+                     (about 4 ms per frame at 2.5 GHz)",
+                    task.slowdown_cycles,
+                    group(MAX_SLOWDOWN_CYCLES as f64)
+                ),
+            ));
+        }
+        Ok(RxTaskPlan {
+            lcore: task.lcore,
+            port,
+            queues,
+            verify,
+            slowdown_cycles: task.slowdown_cycles,
+            count_from,
+            streams: expect,
+            clock,
+            timestamps,
+            clock_servo,
+        })
     }
 
     /// Every RX queue of a port that an RX task reads is polled by some

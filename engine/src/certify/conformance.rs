@@ -30,19 +30,19 @@ pub const MAX_LOSS_STEP_PCT: f64 = 10.0;
 /// above, for the tests `s` runs; empty when the certification is
 /// conformant.
 pub fn deviations(s: &Settings) -> Vec<Deviation> {
+    let mut out = trial_deviations(s);
+    out.extend(test_deviations(s));
+    out
+}
+
+/// The settings below what RFC 2544 asks of every trial (sections 23
+/// and 24): its length, the settle and restabilise waits, learning.
+fn trial_deviations(s: &Settings) -> Vec<Deviation> {
     let runs = |t: &str| s.tests.iter().any(|x| x == t);
     let searches = runs("throughput") || runs("loss");
     let mut out = Vec::new();
-    let mut add = |on: bool, setting: &str, value: String, rfc: &str| {
-        if on {
-            out.push(Deviation {
-                setting: format!("certify.{setting}"),
-                value,
-                rfc: rfc.to_string(),
-            });
-        }
-    };
     add(
+        &mut out,
         searches && s.trial_s < 60.0,
         "trial",
         duration(s.trial_s),
@@ -50,6 +50,7 @@ pub fn deviations(s: &Settings) -> Vec<Deviation> {
     );
     if let Some(t) = s.search_trial_s {
         add(
+            &mut out,
             runs("throughput") && t < 60.0,
             "search_trial",
             duration(t),
@@ -57,72 +58,102 @@ pub fn deviations(s: &Settings) -> Vec<Deviation> {
         );
     }
     add(
+        &mut out,
         s.settle_s < 2.0,
         "settle",
         duration(s.settle_s),
         "2 s for residual frames after each trial (section 23(d))",
     );
     add(
+        &mut out,
         s.restabilise_s < 5.0,
         "restabilise",
         duration(s.restabilise_s),
         "at least 5 s for the device to restabilise after each trial (section 23(e))",
     );
     add(
+        &mut out,
         s.learning != Learning::EveryTrial,
         "learning",
         s.learning.key().to_string(),
         "learning frames before each trial (section 23(b))",
     );
     add(
+        &mut out,
         s.learning != Learning::Off && s.learning_wait_s < 2.0,
         "learning_wait",
         duration(s.learning_wait_s),
         "2 s for the device to learn the addresses after the learning frames (section 23(b))",
     );
+    out
+}
+
+/// The settings below what RFC 2544 asks of each test (section 26), for
+/// the tests `s` runs.
+fn test_deviations(s: &Settings) -> Vec<Deviation> {
+    let runs = |t: &str| s.tests.iter().any(|x| x == t);
+    let mut out = Vec::new();
     add(
+        &mut out,
         runs("throughput") && s.loss_tolerance_pct > 0.0,
         "tolerance",
         format!("{} %", trimmed(s.loss_tolerance_pct)),
         "no frame lost at the throughput rate (section 26.1; RFC 1242 3.17)",
     );
     add(
+        &mut out,
         runs("latency") && s.latency_trial_s < 120.0,
         "latency_trial",
         duration(s.latency_trial_s),
         "at least 120 s (section 26.2)",
     );
     add(
+        &mut out,
         runs("latency") && s.latency_trials < 20,
         "latency_trials",
         s.latency_trials.to_string(),
         "at least 20 (section 26.2)",
     );
     add(
+        &mut out,
         runs("loss") && s.loss_step_pct > MAX_LOSS_STEP_PCT,
         "loss_step",
         format!("{} %", trimmed(s.loss_step_pct)),
         "at most 10 % of the maximum rate (section 26.3)",
     );
     add(
+        &mut out,
         runs("back_to_back") && s.back_to_back_max_s < 2.0,
         "back_to_back_max",
         duration(s.back_to_back_max_s),
         "trials of at least 2 s (section 26.4)",
     );
     add(
+        &mut out,
         runs("back_to_back") && s.back_to_back_trials < 50,
         "back_to_back_trials",
         s.back_to_back_trials.to_string(),
         "at least 50 (section 26.4)",
     );
     add(
+        &mut out,
         runs("recovery") && s.recovery_overload_s < 60.0,
         "recovery_overload",
         duration(s.recovery_overload_s),
         "at least 60 s of overload (section 26.5)",
     );
     out
+}
+
+/// Adds `setting` to `out` when `on`: its value, and what RFC 2544 asks.
+fn add(out: &mut Vec<Deviation>, on: bool, setting: &str, value: String, rfc: &str) {
+    if on {
+        out.push(Deviation {
+            setting: format!("certify.{setting}"),
+            value,
+            rfc: rfc.to_string(),
+        });
+    }
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use super::format::{self, Column, Record};
 use super::model::Test;
-use super::model::{Certification, Host, Size};
+use super::model::{Certification, Host, Settings, Size};
 use super::svg;
 
 /// The inline style sheet: screen, and A4 print.
@@ -229,7 +229,16 @@ fn host_line(host: &Host) -> String {
 
 /// The rows of the title block: heading, text.
 fn title_rows(c: &Certification) -> Vec<(String, String)> {
-    let s = &c.settings;
+    let mut rows = setup_rows(c);
+    rows.extend(search_rows(&c.settings));
+    rows.extend(other_settings_rows(c));
+    rows.extend(method_rows(c));
+    rows
+}
+
+/// The title block's rows of what was certified, and by what: the
+/// device, profile, tester, host, topology, ports and line rate.
+fn setup_rows(c: &Certification) -> Vec<(String, String)> {
     let mut rows: Vec<(String, String)> = Vec::new();
     let mut add = |what: &str, value: String| rows.push((what.to_string(), value));
     add(
@@ -262,6 +271,14 @@ fn title_rows(c: &Certification) -> Vec<(String, String)> {
             format::grouped(&c.line_bps.to_string())
         ),
     );
+    rows
+}
+
+/// The title block's rows of the tests and how each searches: sizes,
+/// trial, throughput search, latency, loss step, back-to-back.
+fn search_rows(s: &Settings) -> Vec<(String, String)> {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut add = |what: &str, value: String| rows.push((what.to_string(), value));
     add("Tests", s.tests.join(", "));
     let sizes: Vec<String> = s.sizes.iter().map(|x| x.to_string()).collect();
     add("Frame sizes, bytes", sizes.join(", "));
@@ -314,6 +331,16 @@ fn title_rows(c: &Certification) -> Vec<(String, String)> {
             format::duration(s.back_to_back_max_s)
         ),
     );
+    rows
+}
+
+/// The title block's rows of the settings only some certifications
+/// use: recovery, reset, the search's own trials, restabilise,
+/// learning, IMIX, direction loads.
+fn other_settings_rows(c: &Certification) -> Vec<(String, String)> {
+    let s = &c.settings;
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut add = |what: &str, value: String| rows.push((what.to_string(), value));
     let runs =
         |test: Test| test.has_results(c) || s.tests.iter().any(|k| Test::from_key(k) == Some(test));
     if runs(Test::Recovery) {
@@ -359,6 +386,16 @@ fn title_rows(c: &Certification) -> Vec<(String, String)> {
     if let Some(t) = format::direction_loads_text(c) {
         add("Direction loads (aggregate)", t);
     }
+    rows
+}
+
+/// The title block's rows of how the figures were taken: the latency
+/// definition and timestamps, the baseline, `--quick`, the frames and
+/// the tester's lcores.
+fn method_rows(c: &Certification) -> Vec<(String, String)> {
+    let s = &c.settings;
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut add = |what: &str, value: String| rows.push((what.to_string(), value));
     add(
         "Latency definition",
         format!(

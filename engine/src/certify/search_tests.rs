@@ -2,7 +2,10 @@
 
 use super::*;
 use crate::certify::criteria::{judge, Acceptance, LossBound};
-use crate::certify::model::{DutHooks, HookRun, OnFailure};
+use crate::certify::model::{
+    BackToBackRow, Bound, DutHooks, HookRun, LatencyRow, LossCurve, NotMeasured, OnFailure,
+    RateStep, Test, ThroughputRow, NO_RATE,
+};
 use crate::report::Percentiles;
 
 const LINE: u64 = 10_000_000_000;

@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 
 use super::format::{self, escape};
 use super::model::Test;
-use super::model::{Bound, Certification, Size};
+use super::model::{Bound, Certification, LatencyRow, Size};
 
 /// Colours of the directions (and of the sizes in the loss chart).
 const PALETTE: [&str; 10] = [
@@ -724,35 +724,16 @@ pub fn histogram_sizes(c: &Certification) -> Vec<u32> {
 /// row's buckets, so the sizes' charts compare. `None` when no row at
 /// that size has a histogram. Its id is `histogram-SIZE`.
 pub fn histogram(c: &Certification, size: u32) -> Option<String> {
-    let rows: Vec<&super::model::LatencyRow> = (c.latency.iter())
+    let rows: Vec<&LatencyRow> = (c.latency.iter())
         .filter(|r| r.frame_size == size && !r.histogram.is_empty())
         .collect();
     if rows.is_empty() {
         return None;
     }
-    let ratio = super::latency::BUCKET_RATIO;
-    let all = c.latency.iter().flat_map(|r| r.histogram.iter());
-    let lo = all
-        .clone()
-        .map(|b| b.le_ns as f64 / ratio)
-        .fold(f64::INFINITY, f64::min)
-        .max(1.0);
-    let hi = all.map(|b| b.le_ns as f64).fold(lo * 10.0, f64::max);
-    let x = log_axis(
-        lo,
-        hi,
-        "one-way latency (log scale; buckets of a quarter octave)",
-        time_label,
-    );
-    let share = |r: &super::model::LatencyRow| -> Vec<(f64, f64)> {
-        let total: u64 = r.histogram.iter().map(|b| b.count).sum();
-        (r.histogram.iter())
-            .map(|b| (b.le_ns as f64, b.count as f64 * 100.0 / total.max(1) as f64))
-            .collect()
-    };
+    let x = histogram_axis(c);
     let top = rows
         .iter()
-        .flat_map(|r| share(r))
+        .flat_map(|r| bucket_shares(r))
         .map(|(_, p)| p)
         .fold(1.0, f64::max);
     let y = linear_axis(0.0, top, "% of frames", format::fixed);
@@ -763,24 +744,7 @@ pub fn histogram(c: &Certification, size: u32) -> Option<String> {
     cv.x_axis(&x);
     for r in &rows {
         let j = dirs.iter().position(|d| *d == r.direction).unwrap_or(0);
-        let mut points = Vec::new();
-        let mut prev_hi: Option<f64> = None;
-        for (le, pct) in share(r) {
-            let from = le / ratio;
-            // Back to the axis between buckets that are not adjacent.
-            if prev_hi.is_none_or(|p| (from - p).abs() > p * 1e-3) {
-                if let Some(p) = prev_hi {
-                    points.push((x_of(&x, p), y_of(&y, 0.0)));
-                }
-                points.push((x_of(&x, from), y_of(&y, 0.0)));
-            }
-            points.push((x_of(&x, from), y_of(&y, pct)));
-            points.push((x_of(&x, le), y_of(&y, pct)));
-            prev_hi = Some(le);
-        }
-        if let Some(p) = prev_hi {
-            points.push((x_of(&x, p), y_of(&y, 0.0)));
-        }
+        let points = histogram_steps(r, &x, &y);
         cv.polyline(&points, colour(j), DASHES[j % DASHES.len()]);
         for v in [r.summary.min_ns, r.summary.max_ns] {
             let px = x_of(&x, v);
@@ -807,6 +771,61 @@ pub fn histogram(c: &Certification, size: u32) -> Option<String> {
         &format!("histogram-{size}"),
         &format!("Latency histogram, {}", Size(size).bytes()),
     ))
+}
+
+/// The latency axis of every histogram: logarithmic, from the lowest
+/// bucket's lower bound (at least 1 ns) to the highest bucket's upper
+/// bound (at least a decade above), over every row's buckets.
+fn histogram_axis(c: &Certification) -> Axis {
+    let ratio = super::latency::BUCKET_RATIO;
+    let all = c.latency.iter().flat_map(|r| r.histogram.iter());
+    let lo = all
+        .clone()
+        .map(|b| b.le_ns as f64 / ratio)
+        .fold(f64::INFINITY, f64::min)
+        .max(1.0);
+    let hi = all.map(|b| b.le_ns as f64).fold(lo * 10.0, f64::max);
+    log_axis(
+        lo,
+        hi,
+        "one-way latency (log scale; buckets of a quarter octave)",
+        time_label,
+    )
+}
+
+/// Each bucket of `r`'s histogram: its upper bound, ns, and its share of
+/// the row's frames, %.
+fn bucket_shares(r: &LatencyRow) -> Vec<(f64, f64)> {
+    let total: u64 = r.histogram.iter().map(|b| b.count).sum();
+    (r.histogram.iter())
+        .map(|b| (b.le_ns as f64, b.count as f64 * 100.0 / total.max(1) as f64))
+        .collect()
+}
+
+/// The step line of `r`'s histogram on the axes `x` and `y`: each bucket
+/// flat from its lower to its upper bound, down to the axis between
+/// buckets that are not adjacent and at both ends.
+fn histogram_steps(r: &LatencyRow, x: &Axis, y: &Axis) -> Vec<(f64, f64)> {
+    let ratio = super::latency::BUCKET_RATIO;
+    let mut points = Vec::new();
+    let mut prev_hi: Option<f64> = None;
+    for (le, pct) in bucket_shares(r) {
+        let from = le / ratio;
+        // Back to the axis between buckets that are not adjacent.
+        if prev_hi.is_none_or(|p| (from - p).abs() > p * 1e-3) {
+            if let Some(p) = prev_hi {
+                points.push((x_of(x, p), y_of(y, 0.0)));
+            }
+            points.push((x_of(x, from), y_of(y, 0.0)));
+        }
+        points.push((x_of(x, from), y_of(y, pct)));
+        points.push((x_of(x, le), y_of(y, pct)));
+        prev_hi = Some(le);
+    }
+    if let Some(p) = prev_hi {
+        points.push((x_of(x, p), y_of(y, 0.0)));
+    }
+    points
 }
 
 #[cfg(test)]

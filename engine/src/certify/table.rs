@@ -141,15 +141,26 @@ fn latency(c: &Certification, s: &mut String) {
         c.settings.latency_definition.text(),
         format::method(c)
     );
-    let cols = [
-        Column::MinNs,
-        Column::MeanNs,
-        Column::P50Ns,
-        Column::P99Ns,
-        Column::P999Ns,
-        Column::MaxNs,
-        Column::JitterNs,
-    ];
+    latency_measured(c, s);
+    latency_of_device(c, s);
+    left_out(c, Test::Latency, s);
+}
+
+/// The figures of the latency table, in its order.
+const LATENCY_COLUMNS: [Column; 7] = [
+    Column::MinNs,
+    Column::MeanNs,
+    Column::P50Ns,
+    Column::P99Ns,
+    Column::P999Ns,
+    Column::MaxNs,
+    Column::JitterNs,
+];
+
+/// The latency the tester measured: a row per size and direction, with
+/// the trials that counted.
+fn latency_measured(c: &Certification, s: &mut String) {
+    let cols = LATENCY_COLUMNS;
     let _ = writeln!(
         s,
         "  {:>6} {:<16} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7}",
@@ -182,6 +193,12 @@ fn latency(c: &Certification, s: &mut String) {
             format!("{}/{}", row.counted, row.trials.len()),
         );
     }
+}
+
+/// The device's latency, the tester's baseline taken out; without a
+/// baseline, the line that says there is none.
+fn latency_of_device(c: &Certification, s: &mut String) {
+    let cols = LATENCY_COLUMNS;
     let device = format::device_latency(c);
     if device.is_empty() {
         let _ = writeln!(s, "  {}", format::NO_BASELINE);
@@ -214,7 +231,6 @@ fn latency(c: &Certification, s: &mut String) {
             );
         }
     }
-    left_out(c, Test::Latency, s);
 }
 
 fn loss(c: &Certification, s: &mut String) {

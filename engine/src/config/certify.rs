@@ -4,6 +4,7 @@
 //! ([`Plan::with_certify_overrides`]); [`Plan::check_certify`] then checks
 //! the whole, before the EAL starts, blaming the key or the option.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::check::Checker;
@@ -53,6 +54,41 @@ impl Checker<'_> {
     /// line ([`Plan::check_certify`]).
     pub(crate) fn certify(&self, raw: &RawCertify) -> Result<CertifyPlan, ConfigError> {
         let mut s = Settings::default();
+        self.certify_sizes(raw, &mut s)?;
+        self.certify_durations(raw, &mut s)?;
+        self.certify_bounds(raw, &mut s)?;
+        s.latency_trials = raw.latency_trials.unwrap_or(s.latency_trials);
+        s.back_to_back_trials = raw.back_to_back_trials.unwrap_or(s.back_to_back_trials);
+        s.recovery_trials = raw.recovery_trials.unwrap_or(s.recovery_trials);
+        if let Some(v) = &raw.direction_loads {
+            s.direction_loads = self.direction_loads(v)?;
+        }
+        s.reset_trials = raw.reset_trials.unwrap_or(s.reset_trials);
+        if let Some(v) = &raw.learning {
+            s.learning = parse_learning(v.as_str()).map_err(|m| self.err("certify.learning", m))?;
+        }
+        self.certify_duration("learning_wait", &raw.learning_wait, &mut s.learning_wait_s)?;
+        if let Some(d) = &raw.dut {
+            s.dut = Some(self.dut(d)?);
+        }
+        if let Some(v) = &raw.latency_definition {
+            s.latency_definition = parse_definition(v.as_str())
+                .map_err(|m| self.err("certify.latency_definition", m))?;
+        }
+        let criteria = (raw.criteria.iter().enumerate())
+            .map(|(i, c)| self.criterion(i, c))
+            .collect::<Result<_, _>>()?;
+        let baseline = self.certify_baseline(raw.baseline.as_deref())?;
+        Ok(CertifyPlan {
+            device: self.certify_device(raw.device.as_deref())?,
+            settings: s,
+            criteria,
+            baseline,
+        })
+    }
+
+    /// `certify.tests`, `certify.sizes` and `certify.imix` into `s`.
+    fn certify_sizes(&self, raw: &RawCertify, s: &mut Settings) -> Result<(), ConfigError> {
         if let Some(t) = &raw.tests {
             s.tests = parse_tests(t).map_err(|m| self.err("certify.tests", m))?;
         }
@@ -73,102 +109,109 @@ impl Checker<'_> {
             Some(RawImix::Sizes(v)) => s.imix = v.clone(),
             None => {}
         }
-        let dur = |key: &str, v: &Option<Scalar>, into: &mut f64| -> Result<(), ConfigError> {
-            if let Some(v) = v {
-                let d = parse_duration(v.as_str())
-                    .map_err(|m| self.err(format!("certify.{key}"), m.to_string()))?;
-                *into = secs(d);
-            }
-            Ok(())
-        };
-        dur("trial", &raw.trial, &mut s.trial_s)?;
+        Ok(())
+    }
+
+    /// The durations of `certify:` into `s`, from `trial` to
+    /// `back_to_back_max`; a search trial left out is the trial.
+    fn certify_durations(&self, raw: &RawCertify, s: &mut Settings) -> Result<(), ConfigError> {
+        self.certify_duration("trial", &raw.trial, &mut s.trial_s)?;
         if raw.search_trial.is_some() {
             let mut t = s.trial_s;
-            dur("search_trial", &raw.search_trial, &mut t)?;
+            self.certify_duration("search_trial", &raw.search_trial, &mut t)?;
             s.search_trial_s = Some(t);
         }
-        dur("settle", &raw.settle, &mut s.settle_s)?;
-        dur("restabilise", &raw.restabilise, &mut s.restabilise_s)?;
-        dur(
+        self.certify_duration("settle", &raw.settle, &mut s.settle_s)?;
+        self.certify_duration("restabilise", &raw.restabilise, &mut s.restabilise_s)?;
+        self.certify_duration(
             "recovery_overload",
             &raw.recovery_overload,
             &mut s.recovery_overload_s,
         )?;
-        dur(
+        self.certify_duration(
             "recovery_reduced",
             &raw.recovery_reduced,
             &mut s.recovery_reduced_s,
         )?;
-        dur("reset_at", &raw.reset_at, &mut s.reset_at_s)?;
-        dur("reset_trial", &raw.reset_trial, &mut s.reset_trial_s)?;
-        dur("latency_trial", &raw.latency_trial, &mut s.latency_trial_s)?;
-        dur(
+        self.certify_duration("reset_at", &raw.reset_at, &mut s.reset_at_s)?;
+        self.certify_duration("reset_trial", &raw.reset_trial, &mut s.reset_trial_s)?;
+        self.certify_duration("latency_trial", &raw.latency_trial, &mut s.latency_trial_s)?;
+        self.certify_duration(
             "back_to_back_max",
             &raw.back_to_back_max,
             &mut s.back_to_back_max_s,
-        )?;
-        let pct = |key: &str, v: &Option<Scalar>, into: &mut f64| -> Result<(), ConfigError> {
-            if let Some(v) = v {
-                *into = parse_pct(v.as_str()).map_err(|m| self.err(format!("certify.{key}"), m))?;
-            }
-            Ok(())
-        };
-        pct("resolution", &raw.resolution, &mut s.resolution_pct)?;
-        pct("tolerance", &raw.tolerance, &mut s.loss_tolerance_pct)?;
-        pct("lower", &raw.lower, &mut s.lower_pct)?;
-        pct("upper", &raw.upper, &mut s.upper_pct)?;
-        pct("loss_step", &raw.loss_step, &mut s.loss_step_pct)?;
+        )
+    }
+
+    /// `certify.KEY`, a duration, into `into` (seconds) when given.
+    fn certify_duration(
+        &self,
+        key: &str,
+        v: &Option<Scalar>,
+        into: &mut f64,
+    ) -> Result<(), ConfigError> {
+        if let Some(v) = v {
+            let d = parse_duration(v.as_str())
+                .map_err(|m| self.err(format!("certify.{key}"), m.to_string()))?;
+            *into = secs(d);
+        }
+        Ok(())
+    }
+
+    /// The search's percentages of `certify:` into `s` (resolution,
+    /// tolerance, bounds, loss step) and its latency bound `max_p99`.
+    fn certify_bounds(&self, raw: &RawCertify, s: &mut Settings) -> Result<(), ConfigError> {
+        self.certify_pct("resolution", &raw.resolution, &mut s.resolution_pct)?;
+        self.certify_pct("tolerance", &raw.tolerance, &mut s.loss_tolerance_pct)?;
+        self.certify_pct("lower", &raw.lower, &mut s.lower_pct)?;
+        self.certify_pct("upper", &raw.upper, &mut s.upper_pct)?;
+        self.certify_pct("loss_step", &raw.loss_step, &mut s.loss_step_pct)?;
         if let Some(v) = &raw.max_p99 {
             let d = parse_duration(v.as_str())
                 .map_err(|m| self.err("certify.max_p99", m.to_string()))?;
             s.max_p99_ns = Some(secs(d) * 1e9);
         }
-        s.latency_trials = raw.latency_trials.unwrap_or(s.latency_trials);
-        s.back_to_back_trials = raw.back_to_back_trials.unwrap_or(s.back_to_back_trials);
-        s.recovery_trials = raw.recovery_trials.unwrap_or(s.recovery_trials);
-        if let Some(v) = &raw.direction_loads {
-            s.direction_loads = (v.iter().enumerate())
-                .map(|(i, x)| {
-                    let f = format!("certify.direction_loads[{i}]");
-                    match parse_pct(x.as_str()) {
-                        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
-                        Ok(p) => {
-                            Err(self.err(f, format!("{p} % must be above 0 and at most 100 %")))
-                        }
-                        Err(m) => Err(self.err(f, m)),
-                    }
-                })
-                .collect::<Result<_, _>>()?;
+        Ok(())
+    }
+
+    /// `certify.KEY`, a percentage, into `into` when given.
+    fn certify_pct(
+        &self,
+        key: &str,
+        v: &Option<Scalar>,
+        into: &mut f64,
+    ) -> Result<(), ConfigError> {
+        if let Some(v) = v {
+            *into = parse_pct(v.as_str()).map_err(|m| self.err(format!("certify.{key}"), m))?;
         }
-        s.reset_trials = raw.reset_trials.unwrap_or(s.reset_trials);
-        if let Some(v) = &raw.learning {
-            s.learning = parse_learning(v.as_str()).map_err(|m| self.err("certify.learning", m))?;
-        }
-        dur("learning_wait", &raw.learning_wait, &mut s.learning_wait_s)?;
-        if let Some(d) = &raw.dut {
-            s.dut = Some(self.dut(d)?);
-        }
-        if let Some(v) = &raw.latency_definition {
-            s.latency_definition = parse_definition(v.as_str())
-                .map_err(|m| self.err("certify.latency_definition", m))?;
-        }
-        let criteria = (raw.criteria.iter().enumerate())
-            .map(|(i, c)| self.criterion(i, c))
-            .collect::<Result<_, _>>()?;
-        let baseline = match raw.baseline.as_deref().map(str::trim) {
-            Some("") => return Err(self.err(
+        Ok(())
+    }
+
+    /// `certify.direction_loads`: each above 0 and at most 100 %.
+    fn direction_loads(&self, v: &[Scalar]) -> Result<Vec<f64>, ConfigError> {
+        (v.iter().enumerate())
+            .map(|(i, x)| {
+                let f = format!("certify.direction_loads[{i}]");
+                match parse_pct(x.as_str()) {
+                    Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+                    Ok(p) => Err(self.err(f, format!("{p} % must be above 0 and at most 100 %"))),
+                    Err(m) => Err(self.err(f, m)),
+                }
+            })
+            .collect()
+    }
+
+    /// `certify.baseline`: a file, resolved against the profile's folder;
+    /// not blank.
+    fn certify_baseline(&self, text: Option<&str>) -> Result<Option<PathBuf>, ConfigError> {
+        match text.map(str::trim) {
+            Some("") => Err(self.err(
                 "certify.baseline",
                 "is empty: name the file `landspeed rfc2544 --calibrate` wrote, or leave it out",
             )),
-            Some(b) => Some(self.resolve(b)),
-            None => None,
-        };
-        Ok(CertifyPlan {
-            device: self.certify_device(raw.device.as_deref())?,
-            settings: s,
-            criteria,
-            baseline,
-        })
+            Some(b) => Ok(Some(self.resolve(b))),
+            None => Ok(None),
+        }
     }
 
     /// `certify.dut`: each command not blank, a timeout above zero and at
@@ -432,6 +475,27 @@ impl Plan {
         if s.sizes.is_empty() {
             return err("certify.sizes", "name at least one frame size".into());
         }
+        self.check_departures()?;
+        if s.learning != Learning::Off && !(0.0..=60.0).contains(&s.learning_wait_s) {
+            return err(
+                "certify.learning_wait",
+                format!(
+                    "{} s is longer than a learning wait needs: at most 60 s (RFC 2544 asks 2 s)",
+                    s.learning_wait_s
+                ),
+            );
+        }
+        self.check_sizes()?;
+        self.check_search_bounds()?;
+        self.check_trial_lengths()?;
+        self.check_recovery_and_reset()?;
+        self.check_trial_counts()
+    }
+
+    /// No TX task takes its departures from the NIC's sampled TX
+    /// timestamps, which a certification's latency rows do not use.
+    fn check_departures(&self) -> Result<(), ConfigError> {
+        let err = |f: &str, m: String| Err(self.error(f, m));
         // Arrivals may be the NIC's (the trials keep its clock's map
         // fresh); departures are the TSC's written into the stamp.
         let nic = crate::clock::nic::Want::Nic;
@@ -445,16 +509,15 @@ impl Plan {
                     .into(),
             );
         }
-        if s.learning != Learning::Off && !(0.0..=60.0).contains(&s.learning_wait_s) {
-            return err(
-                "certify.learning_wait",
-                format!(
-                    "{} s is longer than a learning wait needs: at most 60 s (RFC 2544 asks 2 s)",
-                    s.learning_wait_s
-                ),
-            );
-        }
-        self.check_sizes()?;
+        Ok(())
+    }
+
+    /// The throughput search's percentages within 0–100 %, its bounds in
+    /// order, and a loss step no coarser than RFC 2544 allows (unless
+    /// `--quick`).
+    fn check_search_bounds(&self) -> Result<(), ConfigError> {
+        let s = &self.certify.settings;
+        let err = |f: &str, m: String| Err(self.error(f, m));
         for (f, v) in [
             ("certify.tolerance", s.loss_tolerance_pct),
             ("certify.lower", s.lower_pct),
@@ -493,6 +556,14 @@ impl Plan {
                 ),
             );
         }
+        Ok(())
+    }
+
+    /// A search trial no longer than the trial, every trial longer than
+    /// the settle time, and a longest burst above zero.
+    fn check_trial_lengths(&self) -> Result<(), ConfigError> {
+        let s = &self.certify.settings;
+        let err = |f: &str, m: String| Err(self.error(f, m));
         if let Some(t) = s.search_trial_s {
             if t > s.trial_s {
                 return err(
@@ -523,6 +594,14 @@ impl Plan {
                 "the longest burst must last above zero".into(),
             );
         }
+        Ok(())
+    }
+
+    /// The reset test's hook and its reset within the trial, and the
+    /// recovery test's overload and reduced load above zero.
+    fn check_recovery_and_reset(&self) -> Result<(), ConfigError> {
+        let s = &self.certify.settings;
+        let err = |f: &str, m: String| Err(self.error(f, m));
         let resets = s.tests.iter().any(|t| t == "reset");
         if resets && s.dut.as_ref().and_then(|d| d.reset.as_ref()).is_none() {
             return err(
@@ -549,6 +628,13 @@ impl Plan {
                 return err(f, "must last above zero".into());
             }
         }
+        Ok(())
+    }
+
+    /// At least one trial of each test that counts them.
+    fn check_trial_counts(&self) -> Result<(), ConfigError> {
+        let s = &self.certify.settings;
+        let err = |f: &str, m: String| Err(self.error(f, m));
         for (f, n) in [
             ("certify.latency_trials", s.latency_trials),
             ("certify.back_to_back_trials", s.back_to_back_trials),

@@ -1,8 +1,10 @@
 //! The core every check of a profile shares: where an error is
 //! located (file, line, field) and how relative paths are resolved. The
 //! checks themselves are `impl Checker` blocks in the files of what they
-//! check: validate.rs (the profile as a whole: EAL, ports, tasks, run),
-//! stream.rs (the streams), certify.rs (the `certify:` section).
+//! check: validate.rs (the profile as a whole, `streams:`, `run:` and the
+//! checks the sections share), eal.rs, ports.rs, tx.rs, rx.rs (a section
+//! each), stream.rs (each stream's fields), certify.rs (the `certify:`
+//! section).
 
 use std::path::{Path, PathBuf};
 

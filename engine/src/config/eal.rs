@@ -1,11 +1,41 @@
-//! Checks of `eal:` that bound what DPDK is given: the number of devices
-//! and the options in `eal.extra_args` (a known list; the ones landspeed
-//! sets from other keys, and the ones that print and exit, are refused).
+//! The `eal:` section: its lcores and the CPUs they run on, the vdevs and
+//! PCI devices, the file prefix and log level; and the checks that bound
+//! what DPDK is given: the number of devices and the options in
+//! `eal.extra_args` (a known list; the ones landspeed sets from other
+//! keys, and the ones that print and exit, are refused).
+
+use std::collections::HashMap;
+use std::hash::Hash;
 
 use super::check::Checker;
 use super::error::ConfigError;
+use super::plan::EalPlan;
 use super::raw;
-use super::validate::MAX_PORTS;
+
+/// vdev arguments whose values are file paths, resolved against the
+/// profile's folder.
+const PATH_ARGS: [&str; 2] = ["tx_pcap", "rx_pcap"];
+
+/// The most ports DPDK is built for (`RTE_MAX_ETHPORTS` in Debian's
+/// rte_config.h; a runtime test checks the two agree): more vdevs and PCI
+/// devices than this cannot all become ports.
+pub(crate) const MAX_PORTS: usize = 32;
+
+/// The most lcores (and CPUs) DPDK is built for (`RTE_MAX_LCORE` in
+/// Debian's rte_build_config.h).
+const MAX_LCORE: u32 = 128;
+
+/// Log levels `--log-level` accepts by name.
+const LOG_LEVELS: [&str; 8] = [
+    "emergency",
+    "alert",
+    "critical",
+    "error",
+    "warning",
+    "notice",
+    "info",
+    "debug",
+];
 
 /// EAL options `eal.extra_args` may carry, and whether each takes a
 /// value (`--opt=VALUE`, `--opt VALUE`, `-n 4` or `-n4`).
@@ -66,10 +96,225 @@ const SET_BY_KEYS: [(&str, &str); 20] = [
 const EXITS: [&str; 4] = ["-h", "--help", "-v", "--version"];
 
 impl Checker<'_> {
+    /// `eal:`
+    pub(super) fn eal(&self, e: &raw::Eal) -> Result<EalPlan, ConfigError> {
+        self.cores(&e.cores)?;
+        self.device_count(e)?;
+        if !e.hugepages && e.memory_mb < 64 {
+            return Err(self.err(
+                "eal.memory_mb",
+                format!(
+                    "{} MiB is too little without hugepages: give at least 64 \
+                     (pools of jumbo mbufs need a few hundred)",
+                    e.memory_mb
+                ),
+            ));
+        }
+        Ok(EalPlan {
+            lcores: e.cores.clone(),
+            cpus: self.cpus(&e.cores, e.cpus.as_deref())?,
+            main_lcore: e.cores[0],
+            hugepages: e.hugepages,
+            memory_mb: e.memory_mb,
+            vdevs: self.vdevs(&e.vdevs)?,
+            pci: self.pci(&e.pci)?,
+            file_prefix: self.file_prefix(&e.file_prefix)?,
+            log_level: self.log_level(&e.log_level)?,
+            extra_args: self.extra_args(&e.extra_args)?,
+        })
+    }
+
+    /// `eal.cores`: at least one, none twice.
+    fn cores(&self, cores: &[u32]) -> Result<(), ConfigError> {
+        if cores.is_empty() {
+            return Err(self.err(
+                "eal.cores",
+                "list the lcores to use: the main lcore first, then one per task",
+            ));
+        }
+        let mut seen: HashMap<u32, usize> = HashMap::new();
+        for (i, &c) in cores.iter().enumerate() {
+            self.listed_once(&mut seen, "eal.cores", i, c, format!("lcore {c}"))?;
+        }
+        Ok(())
+    }
+
+    /// `eal.cpus`: the CPU each lcore of `eal.cores` runs on, one per
+    /// lcore; absent, each lcore runs on the CPU of its own number.
+    fn cpus(&self, cores: &[u32], cpus: Option<&[u32]>) -> Result<Vec<u32>, ConfigError> {
+        let Some(cpus) = cpus else {
+            return Ok(cores.to_vec());
+        };
+        if cpus.len() != cores.len() {
+            return Err(self.err(
+                "eal.cpus",
+                format!(
+                    "{} CPUs for {} lcores: give one CPU per lcore of eal.cores, in its order",
+                    cpus.len(),
+                    cores.len()
+                ),
+            ));
+        }
+        if let Some((i, &c)) = cpus.iter().enumerate().find(|(_, &c)| c >= MAX_LCORE) {
+            return Err(self.err(
+                format!("eal.cpus[{i}]"),
+                format!("CPU {c} is beyond the {MAX_LCORE} CPUs DPDK is built for (RTE_MAX_LCORE)"),
+            ));
+        }
+        Ok(cpus.to_vec())
+    }
+
+    /// Record item `i` of `list` under `key`, `what` naming it in the error
+    /// when an earlier item has the same key.
+    fn listed_once<K: Eq + Hash>(
+        &self,
+        seen: &mut HashMap<K, usize>,
+        list: &str,
+        i: usize,
+        key: K,
+        what: String,
+    ) -> Result<(), ConfigError> {
+        match seen.insert(key, i) {
+            Some(j) => Err(self.err(
+                format!("{list}[{i}]"),
+                format!("{what} is listed twice (also {list}[{j}])"),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// `eal.vdevs`, with file arguments resolved.
+    fn vdevs(&self, list: &[String]) -> Result<Vec<String>, ConfigError> {
+        let mut vdevs = Vec::with_capacity(list.len());
+        let mut names: HashMap<String, usize> = HashMap::new();
+        for (i, v) in list.iter().enumerate() {
+            let at = format!("eal.vdevs[{i}]");
+            let (name, args) = self.vdev_name(&at, v.trim())?;
+            self.listed_once(
+                &mut names,
+                "eal.vdevs",
+                i,
+                name.to_string(),
+                format!("vdev `{name}`"),
+            )?;
+            vdevs.push(self.vdev_args(&at, name, args)?);
+        }
+        Ok(vdevs)
+    }
+
+    /// A vdev's driver name and the arguments after it.
+    fn vdev_name<'v>(
+        &self,
+        at: &str,
+        v: &'v str,
+    ) -> Result<(&'v str, Option<&'v str>), ConfigError> {
+        let (name, args) = match v.split_once(',') {
+            Some((n, a)) => (n.trim(), Some(a)),
+            None => (v, None),
+        };
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(self.err(
+                at,
+                format!(
+                    "`{name}` is not a vdev name: give a driver name and a number, \
+                     then arguments after commas (e.g. net_pcap0,tx_pcap=out.pcap)"
+                ),
+            ));
+        }
+        Ok((name, args))
+    }
+
+    /// `name` with its arguments, file paths resolved against the profile's
+    /// folder.
+    fn vdev_args(&self, at: &str, name: &str, args: Option<&str>) -> Result<String, ConfigError> {
+        let mut full = name.to_string();
+        for arg in args.into_iter().flat_map(|a| a.split(',')) {
+            let arg = arg.trim();
+            let arg = match arg.split_once('=') {
+                Some((k, val)) if PATH_ARGS.contains(&k.trim()) => {
+                    if val.trim().is_empty() {
+                        return Err(self.err(at, format!("`{}=` needs a file path", k.trim())));
+                    }
+                    format!("{}={}", k.trim(), self.resolve(val.trim()).display())
+                }
+                _ => arg.to_string(),
+            };
+            full.push(',');
+            full.push_str(&arg);
+        }
+        Ok(full)
+    }
+
+    /// `eal.pci`: canonical addresses, each with its arguments.
+    fn pci(&self, list: &[String]) -> Result<Vec<String>, ConfigError> {
+        let mut pci = Vec::with_capacity(list.len());
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (i, a) in list.iter().enumerate() {
+            let (addr, args) = match a.trim().split_once(',') {
+                Some((x, rest)) => (x, Some(rest)),
+                None => (a.trim(), None),
+            };
+            let canon = canonical_pci(addr).ok_or_else(|| {
+                self.err(
+                    format!("eal.pci[{i}]"),
+                    format!("`{addr}` is not a PCI address (write e.g. 0000:03:00.0 or 03:00.0)"),
+                )
+            })?;
+            self.listed_once(
+                &mut seen,
+                "eal.pci",
+                i,
+                canon.clone(),
+                format!("PCI device {canon}"),
+            )?;
+            pci.push(match args {
+                Some(rest) => format!("{canon},{rest}"),
+                None => canon,
+            });
+        }
+        Ok(pci)
+    }
+
+    /// `eal.file_prefix`: `auto` (`None`) or a safe name.
+    fn file_prefix(&self, text: &str) -> Result<Option<String>, ConfigError> {
+        match text.trim() {
+            "auto" => Ok(None),
+            p if !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') =>
+            {
+                Ok(Some(p.to_string()))
+            }
+            p => Err(self.err(
+                "eal.file_prefix",
+                format!("`{p}`: use `auto` or letters, digits, `_` and `-` only"),
+            )),
+        }
+    }
+
+    /// `eal.log_level`, lowercased: a name, 1..=8 or DPDK's pattern form.
+    fn log_level(&self, text: &str) -> Result<String, ConfigError> {
+        let level = text.trim().to_ascii_lowercase();
+        let ok_level = LOG_LEVELS.contains(&level.as_str())
+            || level.parse::<u8>().is_ok_and(|n| (1..=8).contains(&n))
+            || level.contains(':')
+            || level.contains('=');
+        if !ok_level {
+            return Err(self.err(
+                "eal.log_level",
+                format!(
+                    "unknown log level `{text}`: use one of {} (or DPDK's pattern:level form)",
+                    LOG_LEVELS.join(", ")
+                ),
+            ));
+        }
+        Ok(level)
+    }
+
     /// `eal.vdevs` and `eal.pci` together name at most [`MAX_PORTS`]
     /// devices: DPDK cannot make more ports (it says so once per extra
     /// device and goes on).
-    pub(super) fn device_count(&self, e: &raw::Eal) -> Result<(), ConfigError> {
+    fn device_count(&self, e: &raw::Eal) -> Result<(), ConfigError> {
         let n = e.vdevs.len() + e.pci.len();
         if n <= MAX_PORTS {
             return Ok(());
@@ -89,7 +334,7 @@ impl Checker<'_> {
     }
 
     /// `eal.extra_args`: each an option of [`PASSED_ON`], with its value.
-    pub(super) fn extra_args(&self, args: &[String]) -> Result<Vec<String>, ConfigError> {
+    fn extra_args(&self, args: &[String]) -> Result<Vec<String>, ConfigError> {
         let mut i = 0;
         while i < args.len() {
             let at = format!("eal.extra_args[{i}]");
@@ -149,6 +394,31 @@ fn split_option(arg: &str) -> (&str, Option<&str>) {
         Some((k, _)) if arg.starts_with('-') => (&arg[..k], Some(&arg[k..])),
         _ => (arg, None),
     }
+}
+
+/// `0000:03:00.0` for `0000:03:00.0` or `03:00.0` (hex digits, any case),
+/// `None` when `s` is not a PCI address.
+pub(crate) fn canonical_pci(s: &str) -> Option<String> {
+    let s = s.trim();
+    let (rest, func) = s.rsplit_once('.')?;
+    let parts: Vec<&str> = rest.split(':').collect();
+    let (domain, bus, dev) = match parts.as_slice() {
+        [d, b, v] => (*d, *b, *v),
+        [b, v] => ("0000", *b, *v),
+        _ => return None,
+    };
+    let hex = |t: &str, max: usize| {
+        !t.is_empty() && t.len() <= max && t.chars().all(|c| c.is_ascii_hexdigit())
+    };
+    if !(hex(domain, 8) && hex(bus, 2) && hex(dev, 2) && func.len() == 1 && hex(func, 1)) {
+        return None;
+    }
+    let n = |t: &str| u32::from_str_radix(t, 16).ok();
+    let (d, b, v, f) = (n(domain)?, n(bus)?, n(dev)?, n(func)?);
+    if v > 0x1f || f > 7 {
+        return None;
+    }
+    Some(format!("{d:04x}:{b:02x}:{v:02x}.{f:x}"))
 }
 
 #[cfg(test)]

@@ -14,8 +14,11 @@ mod error;
 mod ext;
 mod locate;
 mod plan;
+mod ports;
 mod raw;
+mod rx;
 mod stream;
+mod tx;
 mod validate;
 mod yaml;
 
@@ -27,6 +30,8 @@ use std::time::Duration;
 
 pub use crate::units::parse_duration;
 pub use certify::{parse_size, parse_tests};
+#[cfg(test)]
+pub(crate) use eal::MAX_PORTS;
 pub use error::ConfigError;
 #[cfg(test)]
 use plan::RunPlan;
@@ -34,8 +39,6 @@ pub use plan::{
     Checksum, Clock, ClockServo, CountFrom, Device, Payload, Plan, PortPlan, RxStreams,
     SyncedClock, TxClock, Verify, DEFAULT_DPDK_LOG, FULL_DPDK_LOG,
 };
-#[cfg(test)]
-pub(crate) use validate::MAX_PORTS;
 
 use check::Checker;
 use ext::{Layer, RateSpec};

@@ -145,21 +145,10 @@ pub fn yes_no(b: bool) -> &'static str {
     }
 }
 
-/// A bit rate for people: `10 Gbit/s`, `2.5 Gbit/s`, `100 Mbit/s`.
+/// A bit rate for people: `10 Gbit/s`, `2.5 Gbit/s`, `100 Mbit/s` (at
+/// most three decimals: the units' one bit-rate format).
 pub fn bit_rate(bps: u64) -> String {
-    let units = [
-        (1e12, "Tbit/s"),
-        (1e9, "Gbit/s"),
-        (1e6, "Mbit/s"),
-        (1e3, "kbit/s"),
-    ];
-    let x = bps as f64;
-    for (scale, unit) in units {
-        if x >= scale {
-            return format!("{} {unit}", trimmed(x / scale));
-        }
-    }
-    format!("{bps} bit/s")
+    crate::units::format_bit_rate(bps as f64, crate::units::Digits::Trimmed(3))
 }
 
 /// A duration in seconds for people: `60 s`, `0.5 s`.

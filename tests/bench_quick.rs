@@ -6,6 +6,8 @@
 //! (docs/benchmarks.md holds them). Skipped, with a message, where
 //! dpdk-testpmd (Debian package `dpdk`) or python3 is missing.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -39,6 +41,9 @@ fn bench_quick_prints_table_and_json() {
             return;
         }
     }
+    // It runs landspeed and dpdk-testpmd on both CPUs: nothing else runs
+    // meanwhile.
+    let _alone = common::alone();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("bench.json");

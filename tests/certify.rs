@@ -419,6 +419,7 @@ fn every_trial(v: &Value) -> impl Iterator<Item = &Value> {
 /// did not run is listed as not measured, exit 4.
 #[test]
 fn ctrl_c_mid_certification_keeps_the_trials_so_far_marked_incomplete() {
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let yaml = ring("").replace(
         "  cores: [0, 1, 2]\n",

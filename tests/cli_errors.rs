@@ -890,6 +890,8 @@ fn mem_available_mib() -> u64 {
 
 #[test]
 fn eal_memory_above_the_hosts_is_refused_at_once() {
+    // What is timed is the run, not a wait for the lock.
+    let _alone = common::alone();
     let yaml = with_eal("  memory_mb: 4000000\n");
     let start = std::time::Instant::now();
     let out = run_here("mem", &yaml, &[]);
@@ -981,6 +983,8 @@ fn a_profile_above_its_cap_is_refused() {
 
 #[test]
 fn more_devices_than_dpdk_has_ports_are_refused_early() {
+    // What is timed is the run, not a wait for the lock.
+    let _alone = common::alone();
     let list: String = (0..33).map(|i| format!("    - net_null{i}\n")).collect();
     let yaml = with("  vdevs: [net_null0]\n", &format!("  vdevs:\n{list}"));
     let out = run_here("vdevs", &yaml, &[]);
@@ -1021,6 +1025,9 @@ fn host_has_hugepages() -> bool {
 
 #[test]
 fn hugepages_on_a_host_without_them_says_how_to_reserve_them() {
+    // The host's pages as read here are those of the run: no other test
+    // reserves any meanwhile.
+    let _alone = common::alone();
     if host_has_hugepages() {
         eprintln!("skipped: this host has hugepages reserved");
         return;

@@ -36,6 +36,8 @@ impl Drop for Spinner {
 
 #[test]
 fn a_receiver_sharing_its_cpu_says_its_cpu_figures_are_not_trustworthy() {
+    // The spinner would deschedule any other test's run too.
+    let _alone = common::alone();
     // configs/null-rx.yaml polls on lcore 1, which the EAL pins to CPU 1.
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");

@@ -111,6 +111,8 @@ fn ports_with_a_pcap_profile_leaves_the_capture_alone() {
 
 #[test]
 fn a_json_into_a_missing_folder_fails_before_the_run() {
+    // What is timed is the run, not a wait for the lock.
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let start = Instant::now();
     let out = landspeed(
@@ -354,12 +356,13 @@ fn a_third_signal_ends_the_process_and_removes_its_runtime_directory() {
 
 #[test]
 fn a_stale_runtime_directory_of_a_dead_run_is_removed() {
+    // No other test's run may remove the stale directory in its stead.
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     // pid_max is at most 2^22: no process has this pid.
     let stale = PathBuf::from("/var/run/dpdk/ls4999998");
     std::fs::create_dir_all(&stale).unwrap();
     std::fs::write(stale.join("dpdk_telemetry.v2"), "").unwrap();
-    // `landspeed` runs alone (it holds the lock the other runs take).
     let out = landspeed(dir.path(), ["run", NULL_YAML, "-t", "100ms", "-q"]);
     // What is tested is the directory: a 100 ms run on CPUs the other
     // tests share may be descheduled (exit 3, said so), and that is fine.
@@ -498,6 +501,8 @@ fn traced_profile(dir: &Path, trace: &str) -> PathBuf {
 
 #[test]
 fn a_trace_that_cannot_be_written_fails_before_the_run() {
+    // What is timed is each run, not a wait for the lock.
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::create_dir(d.join("folder")).unwrap();

@@ -115,6 +115,8 @@ fn is_root() -> bool {
 /// mount is gone every page is free again.
 #[test]
 fn a_run_on_hugepages_counts_exactly_and_gives_them_back() {
+    // The pool's counts are this test's alone: no other run meanwhile.
+    let _alone = common::alone();
     let Some(r) = reserve() else { return };
     let dir = tempfile::tempdir().unwrap();
     let huge_dir = r.mount.as_ref().unwrap().display().to_string();

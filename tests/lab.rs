@@ -15,7 +15,6 @@ mod common;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -32,13 +31,6 @@ const TX_SECS: u64 = 3;
 /// The receiver's `--duration`: only a bound. It is interrupted (SIGINT)
 /// once the sender has finished, so it always outlives the sender.
 const RX_BOUND: u64 = 30;
-
-/// Lab tests share two CPUs: one pair of processes at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Prints the skip line and returns true when the lab is unavailable.
 fn skip(test: &str) -> bool {
@@ -173,7 +165,7 @@ fn run_pair(dir: &Path, lab: &Lab, tx: &Path, rx: &Path) -> Pair {
 /// Paced frames cross the lab exactly: every frame sent arrives once, in
 /// order, intact, and both processes count the same.
 fn exact_over_lab(n: u32, version: &str) {
-    let _g = serial();
+    let _alone = common::alone();
     let test = format!("paced {version} over the veth lab");
     if skip(&test) {
         return;
@@ -244,7 +236,7 @@ fn paced_ipv6_arrives_exactly() {
 /// verdict names a limit.
 #[test]
 fn overload_shows_loss_and_a_verdict() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("overload over the veth lab") {
         return;
     }
@@ -303,7 +295,7 @@ fn overload_shows_loss_and_a_verdict() {
 /// af_packet on an interface that does not exist: a message naming it.
 #[test]
 fn missing_interface_is_named() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("missing interface") {
         return;
     }
@@ -336,7 +328,7 @@ fn missing_interface_is_named() {
 /// the interface, its MTU and the MTU needed.
 #[test]
 fn mtu_too_small_is_refused() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("MTU too small") {
         return;
     }
@@ -365,7 +357,7 @@ fn mtu_too_small_is_refused() {
 #[test]
 fn same_file_prefix_twice_is_refused() {
     // No namespace needed: this one runs without root too.
-    let _g = serial();
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let fp = format!("ltfp{}", std::process::id());
     let text = std::fs::read_to_string(format!("{ROOT}/configs/null.yaml")).unwrap();
@@ -428,7 +420,7 @@ fn problem<'a>(v: &'a Value, kind: &str) -> &'a Value {
 /// link's outage, and the run exits 3 (SHORTFALL).
 #[test]
 fn sender_link_down_mid_run_is_a_shortfall() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("sender link down mid-run") {
         return;
     }
@@ -526,7 +518,7 @@ fn sender_link_down_mid_run_is_a_shortfall() {
 /// say that nothing bound the run, and it exits 3 (SHORTFALL).
 #[test]
 fn receiver_link_down_is_reported() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("receiver link down mid-run") {
         return;
     }
@@ -792,7 +784,7 @@ const DUT_LIMIT_BPS: f64 = 50e6;
 /// leaves nothing.
 #[test]
 fn dut_lab_limits_1518_byte_frames_to_its_rate() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("DUT lab with a rate limit") {
         return;
     }
@@ -903,7 +895,7 @@ fn dut_lab_limits_1518_byte_frames_to_its_rate() {
 /// least the delay; `down` stops the relay.
 #[test]
 fn dut_lab_relay_delays_every_frame() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("DUT lab with a delay") {
         return;
     }
@@ -957,7 +949,7 @@ fn dut_lab_relay_delays_every_frame() {
 /// Bad DUT options: one line naming the option, exit 1, nothing made.
 #[test]
 fn dut_lab_bad_options_are_named() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("DUT lab options") {
         return;
     }
@@ -1211,7 +1203,7 @@ const DUT_50M: &[&str] = &[
 /// so the DUT drops the excess rather than slowing the sender.
 #[test]
 fn rfc2544_finds_the_dut_limit_at_1518_bytes() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("rfc2544 against a rate-limited DUT") {
         return;
     }
@@ -1297,7 +1289,7 @@ fn rfc2544_finds_the_dut_limit_at_1518_bytes() {
 /// device's).
 #[test]
 fn rfc2544_names_the_testers_limit_not_the_duts() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("rfc2544 above the tester's own rate") {
         return;
     }
@@ -1645,7 +1637,7 @@ fn assert_reports_agree(v: &Value, csv: &str, html: &str) {
 /// rightly settles below it.
 #[test]
 fn rfc2544_runs_all_four_tests_against_the_dut() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("rfc2544: all four tests against a rate-limited DUT") {
         return;
     }
@@ -1959,7 +1951,7 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
 /// source: it floods the test frames, and the hook's output lacks it.
 #[test]
 fn learning_frames_teach_the_dut_bridge_where_the_receiver_is() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("learning frames in the DUT lab") {
         return;
     }
@@ -2034,7 +2026,7 @@ fn learning_frames_teach_the_dut_bridge_where_the_receiver_is() {
 /// the gap in the frames is that second, within 10 %.
 #[test]
 fn recovery_and_reset_against_the_dut_bridge() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("rfc2544 recovery and reset against the DUT bridge") {
         return;
     }

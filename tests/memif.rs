@@ -27,15 +27,6 @@ const TX_SECS: u64 = 3;
 /// once the sender has finished, so it always outlives the sender.
 const RX_BOUND: u64 = 30;
 
-/// One pair of processes at a time: each pair takes both CPUs of a small
-/// machine, and two pairs at once deschedule each other's lcores.
-static ONE_PAIR: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Holds [`ONE_PAIR`] (whatever a failed test left it in).
-fn one_pair() -> std::sync::MutexGuard<'static, ()> {
-    ONE_PAIR.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// configs/NAME with the memif socket moved to `sock`, written into `dir`.
 fn profile(dir: &Path, name: &str, sock: &Path) -> PathBuf {
     let text = std::fs::read_to_string(format!("{ROOT}/configs/{name}"))
@@ -68,7 +59,8 @@ fn assert_no_run_dir(pid: u32) {
 
 #[test]
 fn memif_between_two_processes_is_exact() {
-    let _pair = one_pair();
+    // A pair takes both CPUs of a small machine: no other run meanwhile.
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let sock = dir.path().join("memif.sock");
     let rx = profile(dir.path(), "memif-rx.yaml", &sock);
@@ -201,7 +193,7 @@ fn memif_between_two_processes_is_exact() {
 #[test]
 fn a_receiver_that_leaves_mid_run_is_reported_by_the_sender() {
     const TRIES: usize = 16;
-    let _pair = one_pair();
+    let _alone = common::alone();
     for k in 0..TRIES {
         let dir = tempfile::tempdir().unwrap();
         let sock = dir.path().join("memif.sock");
@@ -278,7 +270,7 @@ fn a_receiver_that_leaves_mid_run_is_reported_by_the_sender() {
 #[test]
 fn senders_interrupted_mid_run_leave_the_receiver_running_and_exact() {
     const SENDERS: u64 = 4;
-    let _pair = one_pair();
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let sock = dir.path().join("memif.sock");
     // The receiver expects stream ids 1..=SENDERS, one per sender.

@@ -12,12 +12,6 @@ mod common;
 
 use common::{f, landspeed, run_profile, s, u};
 
-use std::sync::Mutex;
-
-/// Both tests pin a busy lcore to the same CPU: running them side by side
-/// would stall the paced sender and turn its trace bursty.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
 fn traced(pattern: &str, trace: &str) -> String {
     format!(
         "eal: {{ cores: [0, 1], vdevs: [net_null0] }}\n\
@@ -48,7 +42,9 @@ fn replay(dir: &std::path::Path, trace: &str) -> serde_json::Value {
 
 #[test]
 fn paced_trace_loses_nothing_where_bursts_lose_frames() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // Both runs alone and back to back: a run beside them would stall the
+    // paced sender and turn its trace bursty.
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let (_, paced) = run_profile(dir.path(), "paced", &traced("cbr", "paced.trace"), &[]);
     let (_, bursty) = run_profile(
@@ -78,7 +74,7 @@ fn paced_trace_loses_nothing_where_bursts_lose_frames() {
 
 #[test]
 fn slowed_receiver_is_cpu_bound_with_its_cycles() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let yaml = "eal: { cores: [0, 1], vdevs: [\"net_null0,size=1518\"] }\n\
                 ports: [ { name: p0, device: net_null0, link: 10g } ]\n\

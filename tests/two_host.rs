@@ -231,6 +231,7 @@ fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
         let _ = writeln!(std::io::stderr(), "skipping two-host tests: {why}");
         return;
     }
+    let _alone = common::alone();
     let prefix = format!("lsf{}", std::process::id() % 100_000);
     let dir = tempfile::tempdir().unwrap();
     let (tx, rx, joined, text) = {

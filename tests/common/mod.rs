@@ -123,48 +123,55 @@ impl Output {
     }
 }
 
-/// One `landspeed` child at a time per test binary: the test harness runs
-/// tests on parallel threads, and two runs pinned to the same lcores would
+/// One `landspeed` child at a time: the test harness runs tests on
+/// parallel threads, and two runs pinned to the same lcores would
 /// deschedule each other, which a run reports (a `descheduled` problem,
-/// exit 3). Cargo runs the test binaries one after the other.
+/// exit 3). A test that starts anything else that takes CPUs, network
+/// namespaces or the host's hugepages (a lab, a peer, a pair of runs side
+/// by side, a measurement of time) holds it for its whole run.
 static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// The lock of [`ONE_RUN_AT_A_TIME`], held: dropping it lets the next run go.
+/// The lock of [`ONE_RUN_AT_A_TIME`], held: dropping the outermost one
+/// lets the next test go.
 pub struct Alone {
-    _guard: MutexGuard<'static, ()>,
+    _guard: Option<MutexGuard<'static, ()>>,
 }
 
 thread_local! {
-    /// Whether this test's thread holds [`ONE_RUN_AT_A_TIME`]: the lock is
-    /// not re-entrant, and taking it twice would hang the test binary.
-    static HELD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How many [`Alone`]s this test's thread holds: the first takes the
+    /// lock, those taken under it (a test that holds the lock for its
+    /// whole run calling [`landspeed`]) only count.
+    static HELD: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 impl Drop for Alone {
     fn drop(&mut self) {
-        HELD.with(|held| held.set(false));
+        HELD.with(|held| held.set(held.get() - 1));
     }
 }
 
 /// Hold this while a `landspeed` child runs that [`landspeed`] did not
-/// start, so that it runs alone too. A test that failed while holding it
-/// poisons the lock; the next run is still alone. Taking it again on the
-/// thread that holds it (say, calling [`landspeed`] under it) panics at
-/// once, naming the mistake, where it would otherwise hang forever.
+/// start, or for a whole test that must run alone, so that no other test's
+/// run goes meanwhile. A test that failed while holding it poisons the
+/// lock; the next run is still alone. Taken again on the thread that holds
+/// it (say, by [`landspeed`] in a test that holds it), it is held once
+/// more: the lock is released when the first one is dropped.
 pub fn alone() -> Alone {
-    assert!(
-        !HELD.with(|held| held.get()),
-        "this test already holds the one-run-at-a-time lock: `landspeed()` takes it itself"
-    );
+    if HELD.with(|held| held.get()) > 0 {
+        HELD.with(|held| held.set(held.get() + 1));
+        return Alone { _guard: None };
+    }
     let guard = ONE_RUN_AT_A_TIME
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    HELD.with(|held| held.set(true));
-    Alone { _guard: guard }
+    HELD.with(|held| held.set(1));
+    Alone {
+        _guard: Some(guard),
+    }
 }
 
 /// Runs `landspeed ARGS` in `dir` and waits for it (with a watchdog), no
-/// other child of this test binary running meanwhile.
+/// other test's child running meanwhile.
 pub fn landspeed<I, S>(dir: &Path, args: I) -> Output
 where
     I: IntoIterator<Item = S>,

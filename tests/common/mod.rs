@@ -3,7 +3,8 @@
 //! result, read and write classic pcap files, and parse frames with an
 //! independent parser (etherparse).
 //!
-//! Each test file includes this module and uses part of it.
+//! The end-to-end test binary (`tests/e2e`) has it as its module `common`;
+//! each of its modules uses part of it.
 #![allow(dead_code)]
 
 pub mod child;

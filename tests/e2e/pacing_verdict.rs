@@ -8,9 +8,9 @@
 //! frames. The receive test slows its RX lcore by 20,000 cycles a frame and
 //! expects the verdict to name the CPU with the cycles it measured.
 
-mod common;
+use crate::common;
 
-use common::{f, landspeed, run_profile, s, u};
+use crate::common::{f, landspeed, run_profile, s, u};
 
 fn traced(pattern: &str, trace: &str) -> String {
     format!(

@@ -10,7 +10,7 @@
 //! Namespaces need root on Linux. Without it every test here that needs
 //! them prints `skipping lab tests: ...` and passes.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,9 +19,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use common::child::Proc;
-use common::lab::{self, assert_gone as assert_lab_gone, Lab};
-use common::{f, read_json, u};
+use crate::common::child::Proc;
+use crate::common::lab::{self, assert_gone as assert_lab_gone, Lab};
+use crate::common::{f, read_json, u};
 
 const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");

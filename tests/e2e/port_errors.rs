@@ -14,15 +14,15 @@
 //! Needs root (a tap device) and python3; skips with a line saying why
 //! otherwise. The tap goes away with the landspeed process that made it.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use common::child::Proc;
-use common::{read_json, s, u, write_file};
+use crate::common::child::Proc;
+use crate::common::{read_json, s, u, write_file};
 use serde_json::Value;
 
 /// Why these tests cannot run here, if they cannot.

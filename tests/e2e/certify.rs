@@ -2,14 +2,14 @@
 //! starts, and whole certifications on a `net_ring0` loopback (one
 //! process: TX and RX on the ring's two ends) with short trials.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::child::Proc;
-use common::{f, landspeed, read_json, s, u, write_file};
+use crate::common::child::Proc;
+use crate::common::{f, landspeed, read_json, s, u, write_file};
 use serde_json::Value;
 
 /// A loopback profile with short trials; `extra` goes into `certify:`.

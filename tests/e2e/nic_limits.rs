@@ -4,9 +4,9 @@
 //! the frame less the driver's L2 overhead; a profile that would drive a
 //! PCI device without hugepages is refused before DPDK starts.
 
-mod common;
+use crate::common;
 
-use common::{by_id, landspeed, parse_frame, read_pcap, u, write_file};
+use crate::common::{by_id, landspeed, parse_frame, read_pcap, u, write_file};
 use serde_json::Value;
 
 const STREAM: &str = "streams:\n  - { name: a, id: 1, frame_size: 9130, \

@@ -3,9 +3,9 @@
 //! loss. The frames are a capture made by the TX side, split by sequence
 //! number parity into the two receive queues of DPDK's pcap PMD.
 
-mod common;
+use crate::common;
 
-use common::{by_id, parse_frame, read_json, read_pcap, u, write_file, write_pcap};
+use crate::common::{by_id, parse_frame, read_json, read_pcap, u, write_file, write_pcap};
 use landspeed::wire::stamp::Stamp;
 
 const STREAM: &str = "streams:

@@ -20,7 +20,7 @@
 //! Namespaces need root on Linux; without it the test prints
 //! `skipping two-host tests: ...` and passes.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -29,9 +29,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use common::child::Proc;
-use common::lab::{self, Lab};
-use common::{by_id, f, read_json, s, u};
+use crate::common::child::Proc;
+use crate::common::lab::{self, Lab};
+use crate::common::{by_id, f, read_json, s, u};
 
 const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
 /// Seconds of traffic.

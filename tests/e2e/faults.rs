@@ -3,15 +3,15 @@
 //! cut short, signals (one, two, three), a reader that goes away, and
 //! DPDK runtime directories left by killed runs.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use common::child::{Done, Proc};
-use common::{landspeed, read_json, s, u, write_file, BIN, NULL_YAML};
+use crate::common::child::{Done, Proc};
+use crate::common::{landspeed, read_json, s, u, write_file, BIN, NULL_YAML};
 use serde_json::Value;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");

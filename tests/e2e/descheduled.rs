@@ -3,11 +3,11 @@
 //! the JSON, exit status 3), and its cycle figures and the CPU verdict are
 //! marked not trustworthy.
 
-mod common;
+use crate::common;
 
 use std::process::{Child, Command, Stdio};
 
-use common::{f, landspeed, read_json, s};
+use crate::common::{f, landspeed, read_json, s};
 use serde_json::Value;
 
 /// A process spinning on one CPU, killed when dropped.

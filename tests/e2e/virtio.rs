@@ -8,15 +8,15 @@
 //! Every process is bounded by `timeout`; the peer, its socket and both
 //! DPDK runtime directories are removed on every path (a guard's drop).
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::child::Proc;
-use common::{by_id, read_json, u, write_file, Output};
+use crate::common::child::Proc;
+use crate::common::{by_id, read_json, u, write_file, Output};
 use serde_json::Value;
 
 /// Why these tests cannot run here, if they cannot.

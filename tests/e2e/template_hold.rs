@@ -16,11 +16,11 @@
 //! sequence number twice, one missing) or, caught half-written, with a bad
 //! checksum, stamp or fill.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 
-use common::{by_id, read_json, u, write_file};
+use crate::common::{by_id, read_json, u, write_file};
 
 /// Frames a template pool holds with the default `tx_ring` of 1024
 /// (`tx::template_pools`): the ring's 1024 slots, two batches of 32 and

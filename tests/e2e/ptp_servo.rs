@@ -14,7 +14,7 @@
 //! them); without either the test prints `skipping ptp servo tests: ...`
 //! and passes.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use common::{f, landspeed, read_json, s, u, write_file, NULL_YAML};
+use crate::common::{f, landspeed, read_json, s, u, write_file, NULL_YAML};
 
 /// Why the lab cannot be built here, if it cannot.
 fn unavailable() -> Option<String> {

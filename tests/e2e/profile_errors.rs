@@ -1,12 +1,12 @@
 //! Profile errors through the binary: whatever a profile holds, the error
 //! is one line naming the file and the line at fault, and comes at once.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{landspeed, write_file, Output};
+use crate::common::{landspeed, write_file, Output};
 
 /// `landspeed run NAME` on a profile holding `text`, and how long it took.
 fn run(dir: &Path, name: &str, text: &str) -> (Output, Duration) {

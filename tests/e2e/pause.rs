@@ -3,9 +3,7 @@
 //! against the capture by an independent parser), and each port's JSON
 //! entry says what became of its 802.3x flow control.
 
-mod common;
-
-use common::{parse_frame, read_pcap, run_profile, run_profile_sharing_cpus, s, u};
+use crate::common::{parse_frame, read_pcap, run_profile, run_profile_sharing_cpus, s, u};
 
 /// Ethertype of MAC Control frames (PAUSE).
 const MAC_CONTROL: u16 = 0x8808;

@@ -13,15 +13,15 @@
 //! otherwise. Every process is bounded; the namespace, with its taps and
 //! bridge, is removed on every path (a guard's drop).
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::child::{Done, Proc};
-use common::{by_id, read_json, u, write_file};
+use crate::common::child::{Done, Proc};
+use crate::common::{by_id, read_json, u, write_file};
 use serde_json::Value;
 
 const TAP_PMD: &str = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0/librte_net_tap.so";

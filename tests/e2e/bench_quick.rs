@@ -6,7 +6,7 @@
 //! (docs/benchmarks.md holds them). Skipped, with a message, where
 //! dpdk-testpmd (Debian package `dpdk`) or python3 is missing.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -4,13 +4,13 @@
 //! the right stream id and consecutive sequence numbers, a fill that matches
 //! its checksum, and a payload no other frame has.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::net::IpAddr;
 use std::path::Path;
 
-use common::{by_id, inet_checksum, inet_sum, parse_frame, read_pcap, run_profile, u};
+use crate::common::{by_id, inet_checksum, inet_sum, parse_frame, read_pcap, run_profile, u};
 use landspeed::wire::stamp::{Stamp, StampLayout};
 use serde_json::Value;
 

@@ -7,7 +7,7 @@
 //! sender's; the socket file and the DPDK runtime directories are gone
 //! afterwards.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use common::child::Proc;
-use common::{read_json, u};
+use crate::common::child::Proc;
+use crate::common::{read_json, u};
 
 const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");

@@ -8,12 +8,12 @@
 //! a CPU reports them `descheduled` (exit 3), and that is the only problem
 //! these runs may have.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::path::Path;
 
-use common::{by_id, f, parse_frame, read_json, read_pcap, u, write_file, write_pcap};
+use crate::common::{by_id, f, parse_frame, read_json, read_pcap, u, write_file, write_pcap};
 use landspeed::wire::stamp::Stamp;
 use serde_json::Value;
 

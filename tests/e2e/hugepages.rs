@@ -4,14 +4,14 @@
 //! host that is not root, or whose kernel gives no pages, the test says so
 //! and skips.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use common::{run_profile_sharing_cpus, u};
+use crate::common::{run_profile_sharing_cpus, u};
 
 /// The pool of 2 MB pages.
 const POOL: &str = "/sys/kernel/mm/hugepages/hugepages-2048kB";

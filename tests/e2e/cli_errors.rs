@@ -2,11 +2,11 @@
 //! panic. Errors from a profile name the file, the line and the key
 //! (`file:line: key.path: message`, docs/profile.md).
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 
-use common::{landspeed, write_file, Output};
+use crate::common::{landspeed, write_file, Output};
 use landspeed::result::RunResult;
 use serde_json::{json, Value};
 

@@ -3,9 +3,9 @@
 //! to the software arrival and says so (summary and JSON), and `nic` is
 //! refused with the port and its driver named, before any frame is sent.
 
-mod common;
+use crate::common;
 
-use common::{by_id, landspeed, run_profile_sharing_cpus, s, u, write_file};
+use crate::common::{by_id, landspeed, run_profile_sharing_cpus, s, u, write_file};
 use serde_json::Value;
 
 /// A loopback on one `net_ring0` (its TX queue feeds its RX queue), the

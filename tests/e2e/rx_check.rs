@@ -3,11 +3,11 @@
 //! corrupt and foreign frames), replayed as received traffic through DPDK's
 //! pcap PMD, and the receiver must count each defect exactly.
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 
-use common::{by_id, parse_frame, read_pcap, run_profile, s, u, write_pcap, Rng};
+use crate::common::{by_id, parse_frame, read_pcap, run_profile, s, u, write_pcap, Rng};
 use landspeed::wire::stamp::Stamp;
 use landspeed::wire::{dissect, Dissected};
 use serde_json::Value;

@@ -2,9 +2,9 @@
 //! prints interval lines and a summary, and writes a JSON result whose
 //! counts agree with each other and with the PMD's own counter.
 
-mod common;
+use crate::common;
 
-use common::{f, landspeed, read_json, run_profile, s, u, NULL_YAML};
+use crate::common::{f, landspeed, read_json, run_profile, s, u, NULL_YAML};
 
 /// configs/null.yaml with its mode replaced by `mode`.
 fn null_with_mode(mode: &str) -> String {

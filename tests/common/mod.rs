@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod child;
+pub mod host;
 pub mod lab;
 
 use std::ffi::OsStr;
@@ -23,6 +24,9 @@ use serde_json::Value;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
+
+/// The repository's root (`configs/`, `scripts/`).
+pub const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 /// The repository's ready profiles.
 pub const NULL_YAML: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/null.yaml");
@@ -227,13 +231,36 @@ where
     }
 }
 
+/// The run's problem of `kind` (in `outcome.problems`), if it has one.
+pub fn find_problem<'a>(v: &'a Value, kind: &str) -> Option<&'a Value> {
+    let all = v["outcome"]["problems"].as_array();
+    all.and_then(|ps| ps.iter().find(|p| p["kind"] == kind))
+}
+
 /// The run's problem of `kind` (in `outcome.problems`), whatever others
 /// a loaded machine adds (a `descheduled` one): panics listing them all
 /// when there is none.
 pub fn problem<'a>(v: &'a Value, kind: &str) -> &'a Value {
-    let all = v["outcome"]["problems"].as_array();
-    all.and_then(|ps| ps.iter().find(|p| p["kind"] == kind))
-        .unwrap_or_else(|| panic!("no `{kind}` problem in {:?}", all))
+    find_problem(v, kind)
+        .unwrap_or_else(|| panic!("no `{kind}` problem in {:?}", v["outcome"]["problems"]))
+}
+
+/// Where DPDK keeps runtime directories (root's, then the others').
+pub fn run_dir_bases() -> Vec<PathBuf> {
+    let mut bases = vec![PathBuf::from("/var/run/dpdk"), PathBuf::from("/tmp/dpdk")];
+    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR") {
+        bases.push(PathBuf::from(x).join("dpdk"));
+    }
+    bases
+}
+
+/// Asserts that no DPDK runtime directory of the landspeed process `pid`
+/// (automatic prefix `ls<pid>`) is left.
+pub fn assert_no_run_dir(pid: u32) {
+    for b in run_dir_bases() {
+        let d = b.join(format!("ls{pid}"));
+        assert!(!d.exists(), "{} left behind", d.display());
+    }
 }
 
 /// Writes `text` to `dir/name` and returns the path.
@@ -306,6 +333,36 @@ pub fn run_profile_sharing_cpus(
     }
     let v = read_json(&json);
     (out, v)
+}
+
+/// Runs `yaml` (written as `name.yaml` in `dir`) with `-q --json` and
+/// returns its result, whose lcores share CPUs: exit 0, or 3 when the only
+/// problems are that they were descheduled (as they are, taking turns on
+/// one CPU), without a panic.
+pub fn run_shared(dir: &Path, name: &str, yaml: &str) -> Value {
+    let p = write_file(dir, &format!("{name}.yaml"), yaml);
+    let json = dir.join(format!("{name}.json"));
+    let args = [
+        OsStr::new("run"),
+        p.as_os_str(),
+        OsStr::new("-q"),
+        OsStr::new("--json"),
+        json.as_os_str(),
+    ];
+    let out = landspeed(dir, args);
+    out.assert_exit_in(&[0, 3]);
+    let r = read_json(&json);
+    let problems = r["outcome"]["problems"]
+        .as_array()
+        .expect("outcome.problems");
+    assert!(
+        problems.iter().all(|p| p["kind"] == "descheduled"),
+        "only `descheduled` may qualify a run on shared CPUs: {problems:?}\n{}",
+        out.stderr
+    );
+    let status = if problems.is_empty() { 0 } else { 3 };
+    assert_eq!(out.status.code(), Some(status), "{}", out.stderr);
+    r
 }
 
 /// An unsigned integer at a JSON pointer (e.g. `/tx/frames`).

@@ -11,27 +11,10 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::child::{Done, Proc};
-use crate::common::{landspeed, read_json, s, u, write_file, BIN, NULL_YAML};
+use crate::common::{
+    assert_no_run_dir, landspeed, read_json, s, u, write_file, BIN, NULL_YAML, ROOT,
+};
 use serde_json::Value;
-
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-/// Where DPDK keeps runtime directories (root, then the others).
-fn run_dir_bases() -> Vec<PathBuf> {
-    let mut bases = vec![PathBuf::from("/var/run/dpdk"), PathBuf::from("/tmp/dpdk")];
-    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR") {
-        bases.push(PathBuf::from(x).join("dpdk"));
-    }
-    bases
-}
-
-/// No DPDK runtime directory of process `pid` (automatic prefix) is left.
-fn assert_no_run_dir(pid: u32) {
-    for b in run_dir_bases() {
-        let d = b.join(format!("ls{pid}"));
-        assert!(!d.exists(), "{} left behind", d.display());
-    }
-}
 
 /// `kill -SIG pid`.
 fn send(sig: &str, pid: u32) {

@@ -65,7 +65,7 @@ impl Drop for Reserved {
 /// Reserves [`PAGES`] more 2 MB pages and mounts hugetlbfs on a directory
 /// of its own; `None` (with the reason printed) when the host cannot.
 fn reserve() -> Option<Reserved> {
-    if !is_root() {
+    if !common::host::is_root() {
         eprintln!("skipped: reserving hugepages needs root");
         return None;
     }
@@ -97,17 +97,6 @@ fn reserve() -> Option<Reserved> {
     }
     r.mount = Some(at);
     Some(r)
-}
-
-/// Whether this process runs as root (uid 0, read from /proc).
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("Uid:"))?.to_string();
-            Some(line.split_whitespace().nth(2)? == "0")
-        })
-        .unwrap_or(false)
 }
 
 /// A short ring loop on hugepages: every frame sent comes back, counted

@@ -19,12 +19,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::child::Proc;
+use crate::common::child::{self, Proc};
+use crate::common::host::Need;
 use crate::common::lab::{self, assert_gone as assert_lab_gone, Lab};
-use crate::common::{f, read_json, u};
-
-const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+use crate::common::{assert_no_run_dir, f, problem, read_json, s, u, ROOT};
 
 /// Seconds of traffic per run.
 const TX_SECS: u64 = 3;
@@ -34,27 +32,12 @@ const RX_BOUND: u64 = 30;
 
 /// Prints the skip line and returns true when the lab is unavailable.
 fn skip(test: &str) -> bool {
-    match lab::unavailable() {
-        Some(why) => {
-            // Straight to the process's stderr: the test harness captures
-            // `eprintln!` of passing tests, and this line must be seen.
-            let _ = writeln!(std::io::stderr(), "skipping lab tests: {why} ({test})");
-            true
-        }
-        None => false,
-    }
+    common::host::skip("lab", test, lab::NEEDS)
 }
 
 /// A unique lab prefix per test (at most 12 characters).
 fn prefix(n: u32) -> String {
     format!("lt{}{n}", std::process::id() % 1_000_000)
-}
-
-/// Asserts that the DPDK runtime directory of the landspeed process `pid`
-/// (automatic prefix `ls<pid>`) is gone.
-fn assert_no_run_dir(pid: u32) {
-    let d = PathBuf::from(format!("/var/run/dpdk/ls{pid}"));
-    assert!(!d.exists(), "{} left behind", d.display());
 }
 
 /// A shipped lab profile with the lab's interface names replaced by those
@@ -112,9 +95,10 @@ fn run_pair(dir: &Path, lab: &Lab, tx: &Path, rx: &Path) -> Pair {
         ],
     );
     r.wait_ready(Duration::from_secs(20));
-    let t = Proc::start(
+    let limit = Duration::from_secs(TX_SECS + 30);
+    let (t, r) = child::side_by_side(
         dir,
-        "sender",
+        r,
         Some(&ns_a),
         &[
             "run",
@@ -125,12 +109,9 @@ fn run_pair(dir: &Path, lab: &Lab, tx: &Path, rx: &Path) -> Pair {
             "--json",
             txj.to_str().unwrap(),
         ],
+        (limit, limit),
+        Duration::from_secs(1),
     );
-    let limit = Duration::from_secs(TX_SECS + 30);
-    let t = t.wait(limit);
-    std::thread::sleep(Duration::from_secs(1));
-    r.interrupt();
-    let r = r.wait(limit);
     t.assert_success();
     // Stopped by SIGINT before its bound: an interrupted run (exit 4).
     assert_eq!(
@@ -143,21 +124,11 @@ fn run_pair(dir: &Path, lab: &Lab, tx: &Path, rx: &Path) -> Pair {
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     assert_no_run_dir(t.pid);
     assert_no_run_dir(r.pid);
-    let rep = Command::new(BIN)
-        .args(["report", txj.to_str().unwrap(), rxj.to_str().unwrap()])
-        .args(["--json", joinj.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&rep.stdout).into_owned();
-    assert!(
-        rep.status.success(),
-        "landspeed report failed:\n{text}{}",
-        String::from_utf8_lossy(&rep.stderr)
-    );
+    let (text, joined) = child::report(&txj, &rxj, &joinj);
     Pair {
         tx: read_json(&txj),
         rx: read_json(&rxj),
-        joined: read_json(&joinj),
+        joined,
         text,
     }
 }
@@ -386,11 +357,7 @@ fn same_file_prefix_twice_is_refused() {
     let first = first.wait(Duration::from_secs(30));
     // An explicit prefix's files stay (another process may share them):
     // remove this test's, wherever DPDK put them.
-    let mut bases = vec![PathBuf::from("/var/run/dpdk"), PathBuf::from("/tmp/dpdk")];
-    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR") {
-        bases.push(PathBuf::from(x).join("dpdk"));
-    }
-    for b in bases {
+    for b in common::run_dir_bases() {
         let _ = std::fs::remove_dir_all(b.join(&fp));
     }
     first.assert_success();
@@ -404,14 +371,6 @@ fn set_link(ns: &str, dev: &str, state: &str) {
         .status()
         .expect("run ip link set");
     assert!(st.success(), "ip -n {ns} link set {dev} {state}: {st}");
-}
-
-/// A problem of `kind` in a result's `outcome.problems`.
-fn problem<'a>(v: &'a Value, kind: &str) -> &'a Value {
-    v["outcome"]["problems"]
-        .as_array()
-        .and_then(|ps| ps.iter().find(|p| p["kind"] == kind))
-        .unwrap_or_else(|| panic!("no `{kind}` problem in {}", v["outcome"]))
 }
 
 /// The sender's veth set down 2 s into a 4 s run: the summary shows about
@@ -703,9 +662,11 @@ fn run_over_dut(dir: &Path, lab: &DutLab, tx: &Path, rx: &Path, secs: u64) -> Pa
     );
     r.wait_ready(Duration::from_secs(20));
     let tx_dur = format!("{secs}s");
-    let t = Proc::start(
+    let limit = Duration::from_secs(secs + 30);
+    // Frames still in the DUT's buffer or delay line arrive meanwhile.
+    let (t, r) = child::side_by_side(
         dir,
-        "sender",
+        r,
         Some(&ns),
         &[
             "run",
@@ -716,13 +677,9 @@ fn run_over_dut(dir: &Path, lab: &DutLab, tx: &Path, rx: &Path, secs: u64) -> Pa
             "--json",
             txj.to_str().unwrap(),
         ],
+        (limit, limit),
+        Duration::from_secs(2),
     );
-    let limit = Duration::from_secs(secs + 30);
-    let t = t.wait(limit);
-    // Frames still in the DUT's buffer or delay line arrive meanwhile.
-    std::thread::sleep(Duration::from_secs(2));
-    r.interrupt();
-    let r = r.wait(limit);
     assert!(
         matches!(t.status.code(), Some(0 | 3)) && !t.stderr.contains("panicked"),
         "sender\n{}\n{}",
@@ -738,21 +695,11 @@ fn run_over_dut(dir: &Path, lab: &DutLab, tx: &Path, rx: &Path, secs: u64) -> Pa
     );
     assert_no_run_dir(t.pid);
     assert_no_run_dir(r.pid);
-    let rep = Command::new(BIN)
-        .args(["report", txj.to_str().unwrap(), rxj.to_str().unwrap()])
-        .args(["--json", joinj.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&rep.stdout).into_owned();
-    assert!(
-        rep.status.success(),
-        "landspeed report failed:\n{text}{}",
-        String::from_utf8_lossy(&rep.stderr)
-    );
+    let (text, joined) = child::report(&txj, &rxj, &joinj);
     Pair {
         tx: read_json(&txj),
         rx: read_json(&rxj),
-        joined: read_json(&joinj),
+        joined,
         text,
     }
 }
@@ -896,14 +843,11 @@ fn dut_lab_limits_1518_byte_frames_to_its_rate() {
 #[test]
 fn dut_lab_relay_delays_every_frame() {
     let _alone = common::alone();
-    if skip("DUT lab with a delay") {
+    let needs = [lab::NEEDS, &[Need::Program("python3", "for the relay")]].concat();
+    if common::host::skip("lab", "DUT lab with a delay", &needs) {
         return;
     }
     favour_this_thread();
-    if Command::new("python3").arg("-V").output().is_err() {
-        let _ = writeln!(std::io::stderr(), "skipping: no python3 for the relay");
-        return;
-    }
     let p = prefix(9);
     {
         let lab = DutLab::up(&p, &["--delay", "20ms", "--delay-via", "relay"]);
@@ -1093,23 +1037,12 @@ fn retried(trials: &[Value]) -> usize {
         .count()
 }
 
-/// The text at `ptr`.
-fn s_of<'a>(v: &'a Value, ptr: &str) -> &'a str {
-    v.pointer(ptr)
-        .and_then(Value::as_str)
-        .unwrap_or_else(|| panic!("no text at {ptr}"))
-}
-
 /// The JSON describes the host: its kernel (as `/proc` gives it), the
 /// CPUs, and `ports` each on af_packet with its link and `line`.
 fn assert_host_described(v: &Value, ports: &[&str], line: &str) {
     let h = &v["host"];
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
-    assert_eq!(
-        s_of(h, "/kernel"),
-        format!("Linux {}", release.trim()),
-        "{h}"
-    );
+    assert_eq!(s(h, "/kernel"), format!("Linux {}", release.trim()), "{h}");
     let cpus = std::fs::read_to_string("/proc/cpuinfo").unwrap();
     let n = cpus.lines().filter(|l| l.starts_with("processor")).count();
     assert_eq!(u(h, "/cpus"), n as u64, "{h}");
@@ -1117,13 +1050,13 @@ fn assert_host_described(v: &Value, ports: &[&str], line: &str) {
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| s_of(p, "/name"))
+        .map(|p| s(p, "/name"))
         .collect();
     assert_eq!(names, ports, "{h}");
     for (i, p) in h["ports"].as_array().unwrap().iter().enumerate() {
-        assert_eq!(s_of(p, "/device"), format!("net_af_packet{i}"), "{p}");
-        assert_eq!(s_of(p, "/driver"), "net_af_packet", "{p}");
-        let link = s_of(p, "/link");
+        assert_eq!(s(p, "/device"), format!("net_af_packet{i}"), "{p}");
+        assert_eq!(s(p, "/driver"), "net_af_packet", "{p}");
+        let link = s(p, "/link");
         assert!(link.starts_with("up, ") && link.ends_with(line), "{link}");
     }
 }
@@ -1252,7 +1185,7 @@ fn rfc2544_finds_the_dut_limit_at_1518_bytes() {
             "line 100 Mbit/s at L1 (the profile's link:)",
         );
         assert!(
-            s_of(&v, "/device").starts_with("scripts/lab's DUT: a Linux bridge"),
+            s(&v, "/device").starts_with("scripts/lab's DUT: a Linux bridge"),
             "{}",
             v["device"]
         );
@@ -1496,7 +1429,7 @@ fn assert_reports_agree(v: &Value, csv: &str, html: &str) {
         assert_eq!(l["rate_pct"], format!("{:.2}", f(r, "/rate_pct")), "{r}");
         assert_eq!(l["fps"], format!("{:.0}", f(r, "/fps")), "{r}");
         assert_eq!(l["trials"], u(r, "/trial_count").to_string());
-        assert_eq!(l["bound"], s_of(r, "/bound"));
+        assert_eq!(l["bound"], s(r, "/bound"));
     }
     let lat = csv_lines(csv, "latency", "result");
     let rows = v["latency"].as_array().unwrap();
@@ -1996,7 +1929,7 @@ fn learning_frames_teach_the_dut_bridge_where_the_receiver_is() {
                 "{t}"
             );
             assert_eq!(u(l, "/frames"), 3, "{t}");
-            let fdb = s_of(&t["hooks"][0], "/output");
+            let fdb = s(&t["hooks"][0], "/output");
             assert_eq!(t["hooks"][0]["status"], 0, "{t}");
             assert!(fdb.contains(&learned), "no `{learned}` in:\n{fdb}");
         }
@@ -2005,7 +1938,7 @@ fn learning_frames_teach_the_dut_bridge_where_the_receiver_is() {
         assert!(matches!(d.status.code(), Some(0 | 3)), "{out}");
         let first = &v["throughput"][0]["trials"][0];
         assert!(first["learning"].is_null(), "{first}");
-        let fdb = s_of(&first["hooks"][0], "/output");
+        let fdb = s(&first["hooks"][0], "/output");
         assert!(
             !fdb.contains("02:00:00:00:00:02"),
             "learnt without learning:\n{fdb}"

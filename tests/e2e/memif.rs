@@ -10,16 +10,12 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::child::Proc;
-use crate::common::{read_json, u};
-
-const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+use crate::common::child::{self, Proc};
+use crate::common::{assert_no_run_dir, read_json, u, ROOT};
 
 /// Seconds of traffic.
 const TX_SECS: u64 = 3;
@@ -43,18 +39,6 @@ fn profile(dir: &Path, name: &str, sock: &Path) -> PathBuf {
 fn run_args<'a>(profile: &'a Path, duration: &'a str, json: &'a Path) -> [&'a str; 6] {
     let (profile, json) = (profile.to_str().unwrap(), json.to_str().unwrap());
     ["run", profile, "-t", duration, "--json", json]
-}
-
-/// No DPDK runtime directory of process `pid` (automatic prefix) is left.
-fn assert_no_run_dir(pid: u32) {
-    let mut bases = vec![PathBuf::from("/var/run/dpdk"), PathBuf::from("/tmp/dpdk")];
-    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR") {
-        bases.push(PathBuf::from(x).join("dpdk"));
-    }
-    for b in bases {
-        let d = b.join(format!("ls{pid}"));
-        assert!(!d.exists(), "{} left behind", d.display());
-    }
 }
 
 #[test]
@@ -92,9 +76,11 @@ fn memif_between_two_processes_is_exact() {
         "the memif server made no socket file {}",
         sock.display()
     );
-    let t = Proc::start_plain(
+    let limit = Duration::from_secs(TX_SECS + 30);
+    let (t, r) = child::side_by_side(
         dir.path(),
-        "sender",
+        r,
+        None,
         &[
             "run",
             tx.to_str().unwrap(),
@@ -104,13 +90,10 @@ fn memif_between_two_processes_is_exact() {
             "--json",
             txj.to_str().unwrap(),
         ],
+        (limit, limit),
+        Duration::from_secs(1),
     );
-    let limit = Duration::from_secs(TX_SECS + 30);
-    let t = t.wait(limit);
     let (ts, tpid, terr) = (t.status, t.pid, t.stderr);
-    std::thread::sleep(Duration::from_secs(1));
-    r.interrupt();
-    let r = r.wait(limit);
     let (rs, rpid, rerr) = (r.status, r.pid, r.stderr);
     assert!(
         ts.success() && !terr.contains("panicked"),
@@ -161,18 +144,11 @@ fn memif_between_two_processes_is_exact() {
     assert_eq!(u(&tx, "/ports/0/stats/opackets"), sent);
     assert_eq!(u(&rx, "/ports/0/stats/ipackets"), sent);
 
-    let rep = Command::new(BIN)
-        .args(["report", txj.to_str().unwrap(), rxj.to_str().unwrap()])
-        .args(["--json", joinj.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&rep.stdout);
-    assert!(rep.status.success(), "landspeed report: {text}");
+    let (text, joined) = child::report(&txj, &rxj, &joinj);
     assert!(
         text.contains("every frame sent arrived once, in order, intact"),
         "{text}"
     );
-    let joined = read_json(&joinj);
     assert_eq!(joined["exact"], Value::Bool(true), "{text}");
     assert_eq!(u(&joined, "/streams/0/missing"), 0);
 

@@ -16,32 +16,21 @@
 
 use crate::common;
 
-use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 use crate::common::child::Proc;
+use crate::common::host::Need;
 use crate::common::{read_json, s, u, write_file};
 use serde_json::Value;
 
-/// Why these tests cannot run here, if they cannot.
-fn unavailable() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let euid = (status.lines())
-        .find(|l| l.starts_with("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(2));
-    if euid != Some("0") {
-        return Some("not root (a tap device needs root)".into());
-    }
-    if !Path::new("/dev/net/tun").exists() {
-        return Some("no /dev/net/tun".into());
-    }
-    if Command::new("python3").arg("-V").output().is_err() {
-        return Some("no python3 for the raw-socket sender".into());
-    }
-    None
-}
+/// What these tests need of the host.
+const NEEDS: &[Need] = &[
+    Need::Root("a tap device needs root"),
+    Need::File("/dev/net/tun", "the tun driver"),
+    Need::Program("python3", "for the raw-socket sender"),
+];
 
 /// Sends `big` frames of `big_len` bytes (FCS excluded) and then `small`
 /// frames of 114 bytes out of the kernel side of `iface`, from a raw
@@ -101,8 +90,11 @@ fn line_markers(stdout: &str) -> Vec<u64> {
 
 #[test]
 fn frames_longer_than_the_tap_buffers_are_refused_by_the_port() {
-    if let Some(why) = unavailable() {
-        let _ = writeln!(std::io::stderr(), "skipping port error tests: {why}");
+    if common::host::skip(
+        "port error",
+        "frames_longer_than_the_tap_buffers_are_refused_by_the_port",
+        NEEDS,
+    ) {
         return;
     }
     const BIG: u32 = 25;

@@ -18,37 +18,21 @@ use crate::common;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{f, landspeed, read_json, s, u, write_file, NULL_YAML};
+use crate::common::host::Need;
+use crate::common::{f, find_problem, landspeed, read_json, s, u, write_file, NULL_YAML};
 
-/// Why the lab cannot be built here, if it cannot.
-fn unavailable() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let euid = status
-        .lines()
-        .find(|l| l.starts_with("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(2));
-    if euid != Some("0") {
-        return Some("not root (namespaces and veth links need CAP_NET_ADMIN)".into());
-    }
-    for tool in ["ptp4l", "pmc", "ip"] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .stdout(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !found {
-            return Some(format!(
-                "`{tool}` not found (apt-get install linuxptp iproute2)"
-            ));
-        }
-    }
-    None
-}
+/// What the PTP lab needs of the host.
+const NEEDS: &[Need] = &[
+    Need::Root("namespaces and veth links need CAP_NET_ADMIN"),
+    Need::Program("ptp4l", "apt-get install linuxptp"),
+    Need::Program("pmc", "apt-get install linuxptp"),
+    Need::Program("ip", "apt-get install iproute2"),
+];
 
 fn ip(args: &[&str]) {
     let st = Command::new("ip").args(args).status().expect("ip runs");
@@ -254,15 +238,16 @@ fn servo_of<'a>(v: &'a Value, lab: &PtpLab, master: &str, slave: &str) -> &'a Va
 
 /// The `clock_not_synced` problem of the sender, if any.
 fn not_synced(v: &Value) -> Option<&Value> {
-    v["outcome"]["problems"]
-        .as_array()
-        .and_then(|ps| ps.iter().find(|p| p["kind"] == "clock_not_synced"))
+    find_problem(v, "clock_not_synced")
 }
 
 #[test]
 fn the_slaves_servo_is_read_as_pmc_reads_it() {
-    if let Some(why) = unavailable() {
-        eprintln!("skipping ptp servo tests: {why}");
+    if common::host::skip(
+        "ptp servo",
+        "the_slaves_servo_is_read_as_pmc_reads_it",
+        NEEDS,
+    ) {
         return;
     }
     // The daemons answer within bounds and the runs read them: nothing

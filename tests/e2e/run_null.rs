@@ -256,11 +256,7 @@ fn a_port_that_stops_taking_frames_misses_the_target() {
     assert_eq!(task["target_met"], serde_json::Value::Bool(false));
     let pct = f(task, "/achieved_pct");
     assert!(pct < 5.0, "a full ring took {pct} % of the target");
-    let problems = v["outcome"]["problems"].as_array().unwrap();
-    let missed = problems
-        .iter()
-        .find(|p| p["kind"] == "target_missed")
-        .unwrap_or_else(|| panic!("{problems:?}"));
+    let missed = common::problem(&v, "target_missed");
     assert!(u(missed, "/refused") > 0, "{missed}");
     assert_eq!(u(missed, "/target_per_sec"), 1_000_000_000);
     assert_eq!(f(missed, "/achieved_pct"), pct);

@@ -3,9 +3,7 @@
 //! loss. The frames are a capture made by the TX side, split by sequence
 //! number parity into the two receive queues of DPDK's pcap PMD.
 
-use crate::common;
-
-use crate::common::{by_id, parse_frame, read_json, read_pcap, u, write_file, write_pcap};
+use crate::common::{by_id, parse_frame, read_pcap, run_shared, u, write_pcap};
 use landspeed::wire::stamp::Stamp;
 
 const STREAM: &str = "streams:
@@ -78,34 +76,4 @@ fn a_stream_over_two_rx_lcores_is_one_stream() {
         assert_eq!(u(&own[0], "/unique"), part.len() as u64);
         assert_eq!(u(&own[0], "/duplicated"), 0);
     }
-}
-
-/// Runs `yaml` (written as `name.yaml` in `dir`) with its JSON result,
-/// whose lcores share CPUs: exit 0, or 3 when the only problem is that
-/// they were descheduled (as they are, taking turns on one CPU).
-fn run_shared(dir: &std::path::Path, name: &str, yaml: &str) -> serde_json::Value {
-    let p = write_file(dir, &format!("{name}.yaml"), yaml);
-    let json = dir.join(format!("{name}.json"));
-    let out = common::landspeed(
-        dir,
-        [
-            std::ffi::OsStr::new("run"),
-            p.as_os_str(),
-            std::ffi::OsStr::new("-q"),
-            std::ffi::OsStr::new("--json"),
-            json.as_os_str(),
-        ],
-    );
-    let r = read_json(&json);
-    let problems = r["outcome"]["problems"]
-        .as_array()
-        .expect("outcome.problems");
-    assert!(
-        problems.iter().all(|p| p["kind"] == "descheduled"),
-        "only `descheduled` may qualify a run of shared CPUs: {problems:?}\n{}",
-        out.stderr
-    );
-    let status = if problems.is_empty() { 0 } else { 3 };
-    assert_eq!(out.status.code(), Some(status), "{}", out.stderr);
-    r
 }

@@ -13,36 +13,13 @@ use crate::common;
 use std::ffi::OsStr;
 use std::path::Path;
 
-use crate::common::{by_id, f, parse_frame, read_json, read_pcap, u, write_file, write_pcap};
+use crate::common::{by_id, f, parse_frame, read_pcap, u, write_file, write_pcap};
 use landspeed::wire::stamp::Stamp;
 use serde_json::Value;
 
-/// Runs `yaml` (written as `name.yaml` in `dir`) with its JSON result:
-/// exit 0, or 3 when the only problem is that lcores sharing a CPU were
-/// descheduled.
+/// [`common::run_shared`], every mbuf back at the end.
 fn run_shared(dir: &Path, name: &str, yaml: &str) -> Value {
-    let p = write_file(dir, &format!("{name}.yaml"), yaml);
-    let json = dir.join(format!("{name}.json"));
-    let args = [
-        OsStr::new("run"),
-        p.as_os_str(),
-        OsStr::new("-q"),
-        OsStr::new("--json"),
-        json.as_os_str(),
-    ];
-    let out = common::landspeed(dir, args);
-    out.assert_exit_in(&[0, 3]);
-    let r = read_json(&json);
-    let problems = r["outcome"]["problems"]
-        .as_array()
-        .expect("outcome.problems");
-    assert!(
-        problems.iter().all(|p| p["kind"] == "descheduled"),
-        "only `descheduled` may qualify a run on shared CPUs: {problems:?}\n{}",
-        out.stderr
-    );
-    let status = if problems.is_empty() { 0 } else { 3 };
-    assert_eq!(out.status.code(), Some(status), "{}", out.stderr);
+    let r = common::run_shared(dir, name, yaml);
     assert_eq!(u(&r, "/mbufs_leaked"), 0);
     r
 }

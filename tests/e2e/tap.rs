@@ -15,12 +15,12 @@
 
 use crate::common;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::child::{Done, Proc};
+use crate::common::host::Need;
 use crate::common::{by_id, read_json, u, write_file};
 use serde_json::Value;
 
@@ -29,33 +29,15 @@ const TAP_PMD: &str = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0/librte_net_tap.s
 /// The largest frame DPDK 22.11's tap PMD carries, FCS included.
 const TAP_MAX_FRAME: u64 = 1522;
 
-/// Why these tests cannot run here, if they cannot.
-fn unavailable() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let euid = (status.lines())
-        .find(|l| l.starts_with("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(2));
-    if euid != Some("0") {
-        return Some("not root (network namespaces and taps need root)".into());
-    }
-    if !Path::new("/dev/net/tun").exists() {
-        return Some("no /dev/net/tun".into());
-    }
-    if !Path::new(TAP_PMD).exists() {
-        return Some(format!("DPDK's tap PMD is not installed ({TAP_PMD})"));
-    }
-    None
-}
-
-/// Prints the skip line and returns true when the tests cannot run.
+/// Prints the skip line and returns true when the tests cannot run here:
+/// they need root, the tun driver and DPDK's tap PMD.
 fn skip(test: &str) -> bool {
-    match unavailable() {
-        Some(why) => {
-            let _ = writeln!(std::io::stderr(), "skipping tap tests: {why} ({test})");
-            true
-        }
-        None => false,
-    }
+    let needs = [
+        Need::Root("network namespaces and taps need root"),
+        Need::File("/dev/net/tun", "the tun driver"),
+        Need::File(TAP_PMD, "DPDK's tap PMD"),
+    ];
+    common::host::skip("tap", test, &needs)
 }
 
 /// Runs `ip ARGS` (bounded by `timeout`), panicking with its error unless

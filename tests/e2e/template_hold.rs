@@ -96,8 +96,8 @@ fn held(ids: &[u64], payload: &str) -> serde_json::Value {
             json.as_os_str(),
         ],
     );
-    for base in ["/var/run/dpdk", "/tmp/dpdk"] {
-        let _ = std::fs::remove_dir_all(format!("{base}/{prefix}"));
+    for base in common::run_dir_bases() {
+        let _ = std::fs::remove_dir_all(base.join(&prefix));
     }
     // Two lcores sharing a CPU are descheduled by design: exit 3 with that
     // problem alone is the expected outcome, as is a clean 0.

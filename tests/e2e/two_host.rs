@@ -22,18 +22,15 @@
 
 use crate::common;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::child::Proc;
+use crate::common::child::{self, Proc};
 use crate::common::lab::{self, Lab};
-use crate::common::{by_id, f, read_json, s, u};
+use crate::common::{by_id, f, find_problem, read_json, s, u};
 
-const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
 /// Seconds of traffic.
 const TX_SECS: u64 = 4;
 /// The receiver's `--duration`, only a bound: it is interrupted.
@@ -160,9 +157,9 @@ fn run(dir: &Path, lab: &Lab) -> (Value, Value, Value, String) {
         ],
     );
     r.wait_ready(Duration::from_secs(30));
-    let t = Proc::start(
+    let (t, r) = child::side_by_side(
         dir,
-        "sender",
+        r,
         Some(&lab.ns('a')),
         &[
             "run",
@@ -171,11 +168,9 @@ fn run(dir: &Path, lab: &Lab) -> (Value, Value, Value, String) {
             "--json",
             txj.to_str().unwrap(),
         ],
+        (Duration::from_secs(TX_SECS + 40), Duration::from_secs(40)),
+        Duration::from_secs(1),
     );
-    let t = t.wait(Duration::from_secs(TX_SECS + 40));
-    std::thread::sleep(Duration::from_secs(1));
-    r.interrupt();
-    let r = r.wait(Duration::from_secs(40));
     // Two TX lcores take turns on one CPU: `descheduled` (exit 3) is the
     // machine, every figure still stands.
     assert!(
@@ -193,26 +188,8 @@ fn run(dir: &Path, lab: &Lab) -> (Value, Value, Value, String) {
         r.stdout,
         r.stderr
     );
-    let rep = Command::new(BIN)
-        .args(["report", txj.to_str().unwrap(), rxj.to_str().unwrap()])
-        .args(["--json", jj.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&rep.stdout).into_owned();
-    assert!(
-        rep.status.success(),
-        "report failed:\n{text}{}",
-        String::from_utf8_lossy(&rep.stderr)
-    );
-    (read_json(&txj), read_json(&rxj), read_json(&jj), text)
-}
-
-/// Whether `v`'s problems name `kind`.
-fn has_problem(v: &Value, kind: &str) -> bool {
-    v["outcome"]["problems"].as_array().is_some_and(|ps| {
-        ps.iter()
-            .any(|p| p.get("kind").and_then(Value::as_str) == Some(kind))
-    })
+    let (text, joined) = child::report(&txj, &rxj, &jj);
+    (read_json(&txj), read_json(&rxj), joined, text)
 }
 
 /// `v` rounded to the power of ten at or below `bound` (as the join does).
@@ -227,8 +204,11 @@ fn round_to(v: f64, bound: f64) -> f64 {
 
 #[test]
 fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
-    if let Some(why) = lab::unavailable() {
-        let _ = writeln!(std::io::stderr(), "skipping two-host tests: {why}");
+    if common::host::skip(
+        "two-host",
+        "synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound",
+        lab::NEEDS,
+    ) {
         return;
     }
     let _alone = common::alone();
@@ -247,7 +227,7 @@ fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
         assert!(u(c, "/pairs") >= 2, "{side}: {c}");
         assert!(f(c, "/residual_ns") > 0.0, "{side}: {c}");
         assert!(
-            !has_problem(v, "clock_not_synced"),
+            find_problem(v, "clock_not_synced").is_none(),
             "{side}: {}",
             v["outcome"]
         );

@@ -10,57 +10,25 @@
 
 use crate::common;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::child::Proc;
+use crate::common::host::Need;
 use crate::common::{by_id, read_json, u, write_file, Output};
 use serde_json::Value;
 
-/// Why these tests cannot run here, if they cannot.
-fn unavailable() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let euid = (status.lines())
-        .find(|l| l.starts_with("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(2));
-    if euid != Some("0") {
-        return Some("not root (vhost-user sockets in the DPDK runtime need root)".into());
-    }
-    match Command::new("dpdk-testpmd")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-    {
-        Ok(_) => {}
-        Err(e) => return Some(format!("no dpdk-testpmd (package dpdk-dev): {e}")),
-    }
-    let pmds = ["librte_net_vhost.so", "librte_net_virtio.so"];
-    let dirs = std::fs::read_dir("/usr/lib/x86_64-linux-gnu/dpdk").ok();
-    let found = |pmd: &str| {
-        (dirs
-            .iter()
-            .flat_map(|_| std::fs::read_dir("/usr/lib/x86_64-linux-gnu/dpdk").ok()))
-        .flatten()
-        .flatten()
-        .any(|d| d.path().join(pmd).exists())
-    };
-    pmds.iter()
-        .find(|p| !found(p))
-        .map(|p| format!("DPDK's {p} is not installed"))
-}
-
-/// Prints the skip line and returns true when the tests cannot run.
+/// Prints the skip line and returns true when the tests cannot run here:
+/// they need root, `dpdk-testpmd` and DPDK's vhost and virtio PMDs.
 fn skip(test: &str) -> bool {
-    match unavailable() {
-        Some(why) => {
-            let _ = writeln!(std::io::stderr(), "skipping virtio tests: {why} ({test})");
-            true
-        }
-        None => false,
-    }
+    let needs = [
+        Need::Root("vhost-user sockets in the DPDK runtime need root"),
+        Need::Program("dpdk-testpmd", "package dpdk-dev"),
+        Need::Pmd("librte_net_vhost.so"),
+        Need::Pmd("librte_net_virtio.so"),
+    ];
+    common::host::skip("virtio", test, &needs)
 }
 
 /// A `dpdk-testpmd` peer, bounded by `timeout`; on drop it is stopped,

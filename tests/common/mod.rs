@@ -366,21 +366,21 @@ pub fn run_shared(dir: &Path, name: &str, yaml: &str) -> Value {
 }
 
 /// An unsigned integer at a JSON pointer (e.g. `/tx/frames`).
-pub fn u(v: &Value, ptr: &str) -> u64 {
+pub fn json_u64(v: &Value, ptr: &str) -> u64 {
     v.pointer(ptr)
         .and_then(Value::as_u64)
         .unwrap_or_else(|| panic!("no unsigned integer at {ptr} in the result"))
 }
 
 /// A number at a JSON pointer.
-pub fn f(v: &Value, ptr: &str) -> f64 {
+pub fn json_f64(v: &Value, ptr: &str) -> f64 {
     v.pointer(ptr)
         .and_then(Value::as_f64)
         .unwrap_or_else(|| panic!("no number at {ptr} in the result"))
 }
 
 /// A text at a JSON pointer.
-pub fn s<'a>(v: &'a Value, ptr: &str) -> &'a str {
+pub fn json_str<'a>(v: &'a Value, ptr: &str) -> &'a str {
     v.pointer(ptr)
         .and_then(Value::as_str)
         .unwrap_or_else(|| panic!("no text at {ptr} in the result"))

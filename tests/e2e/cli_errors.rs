@@ -76,7 +76,7 @@ fn base_profile_is_valid() {
     // The broken profiles below differ from this one by one edit.
     let dir = tempfile::tempdir().unwrap();
     let (_, v) = common::run_profile(dir.path(), "base", BASE, &["-t", "200ms", "-q"]);
-    assert!(common::u(&v, "/tx/frames") > 0);
+    assert!(common::json_u64(&v, "/tx/frames") > 0);
 }
 
 #[test]
@@ -556,7 +556,7 @@ fn report_joins_a_real_sender_and_receiver() {
     );
     let (_, t) = common::run_profile(dir.path(), "tx", &tx, &["-t", "300ms", "-q"]);
     let (_, r) = common::run_profile(dir.path(), "rx", &rx, &["-t", "1s", "-q"]);
-    assert!(common::u(&t, "/tx/frames") > 0);
+    assert!(common::json_u64(&t, "/tx/frames") > 0);
     assert_round_trip(&dir.path().join("tx.json"));
     assert_round_trip(&dir.path().join("rx.json"));
     let out = landspeed(
@@ -630,12 +630,16 @@ fn report_refuses_impossible_results_naming_file_and_field() {
     let (dir, t, r) = real_pair();
     let d = dir.path();
     let i = rx_index(&r, 1);
-    let sent = common::u(common::by_id(&t, "/tx/streams", 1), "/frames");
+    let sent = common::json_u64(common::by_id(&t, "/tx/streams", 1), "/frames");
     let st = format!("/rx/streams/{i}");
     // More distinct frames of stream 1 than the sender sent of it.
     let more = set(&r, &format!("{st}/unique"), json!(sent + 50));
     let more = set(&more, &format!("{st}/frames"), json!(sent + 50));
-    let more = set(&more, "/rx/frames", json!(common::u(&r, "/rx/frames") + 50));
+    let more = set(
+        &more,
+        "/rx/frames",
+        json!(common::json_u64(&r, "/rx/frames") + 50),
+    );
     report_of(d, &t, &more).assert_error(&[&format!(
         "b.json: rx.streams[{i}].unique: stream 1 has {} unique frames, more than the {sent} the \
          sender sent of it (a.json)",
@@ -673,7 +677,7 @@ fn report_judges_at_the_senders_rate() {
     // A sender that kept its target: everything it offered arrived (the
     // capture is replayed faster than it was sent, at the receiver's CPU
     // ceiling).
-    let offered = common::f(&t, "/tx/achieved/l2_bps");
+    let offered = common::json_f64(&t, "/tx/achieved/l2_bps");
     let kept = set(&t, "/tx/tasks/0/pace/target/l2_bps", json!(offered));
     let out = report_of(d, &kept, &r);
     out.assert_success();
@@ -737,7 +741,7 @@ fn report_judges_at_the_senders_rate() {
     old.as_object_mut().unwrap().remove("observation");
     let out = report_of(d, &t, &old);
     out.assert_success();
-    let all = common::u(&t, "/tx/frames");
+    let all = common::json_u64(&t, "/tx/frames");
     assert!(
         out.stdout
             .contains(&format!("verdict: none of the {all} frames sent arrived")),
@@ -1138,7 +1142,7 @@ fn eal_extra_args_are_checked_against_a_known_list() {
     let dir = tempfile::tempdir().unwrap();
     let yaml = with_eal("  extra_args: [--iova-mode, va, --no-telemetry]\n");
     let (_, v) = common::run_profile(dir.path(), "extra", &yaml, &["-t", "200ms", "-q"]);
-    assert!(common::u(&v, "/tx/frames") > 0);
+    assert!(common::json_u64(&v, "/tx/frames") > 0);
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::child::{Done, Proc};
 use crate::common::{
-    assert_no_run_dir, landspeed, read_json, s, u, write_file, BIN, NULL_YAML, ROOT,
+    assert_no_run_dir, json_str, json_u64, landspeed, read_json, write_file, BIN, NULL_YAML, ROOT,
 };
 use serde_json::Value;
 
@@ -216,12 +216,12 @@ fn a_capture_cut_short_is_a_problem() {
     assert_eq!(st.code(), Some(3), "{stdout}\n{err}");
     let r = read_json(&dir.path().join("r.json"));
     let p = common::problem(&r, "capture_short");
-    assert_eq!(s(p, "/kind"), "capture_short");
-    let frames = u(&r, "/ports/0/stats/opackets");
-    let bytes = u(&r, "/ports/0/stats/obytes");
-    assert_eq!(u(p, "/frames_sent"), frames);
-    assert_eq!(u(p, "/bytes_expected"), 24 + 16 * frames + bytes);
-    assert_eq!(u(p, "/bytes_written"), 512 * 512);
+    assert_eq!(json_str(p, "/kind"), "capture_short");
+    let frames = json_u64(&r, "/ports/0/stats/opackets");
+    let bytes = json_u64(&r, "/ports/0/stats/obytes");
+    assert_eq!(json_u64(p, "/frames_sent"), frames);
+    assert_eq!(json_u64(p, "/bytes_expected"), 24 + 16 * frames + bytes);
+    assert_eq!(json_u64(p, "/bytes_written"), 512 * 512);
     assert_eq!(
         std::fs::metadata(dir.path().join("cut.pcap"))
             .unwrap()
@@ -257,8 +257,8 @@ fn a_whole_capture_is_no_problem() {
     out.assert_success();
     let r = read_json(&dir.path().join("r.json"));
     assert_eq!(r["outcome"]["problems"], Value::Array(vec![]));
-    let frames = u(&r, "/ports/0/stats/opackets");
-    let bytes = u(&r, "/ports/0/stats/obytes");
+    let frames = json_u64(&r, "/ports/0/stats/opackets");
+    let bytes = json_u64(&r, "/ports/0/stats/obytes");
     assert!(frames > 0);
     assert_eq!(
         std::fs::metadata(dir.path().join("whole.pcap"))
@@ -293,8 +293,8 @@ fn assert_interrupted(d: &Done, dir: &Path, sig: &str) {
     assert!(d.stdout.contains("frames"), "no summary: {}", d.stdout);
     let r = read_json(&dir.join("r.json"));
     assert_eq!(r["outcome"]["complete"], Value::Bool(false));
-    assert_eq!(s(&r, "/outcome/interrupted_by"), sig);
-    assert!(u(&r, "/tx/frames") > 0);
+    assert_eq!(json_str(&r, "/outcome/interrupted_by"), sig);
+    assert!(json_u64(&r, "/tx/frames") > 0);
     assert_no_run_dir(d.pid);
 }
 
@@ -594,7 +594,7 @@ fn the_report_carries_the_receivers_link_loss_and_untracked_streams() {
     let text = out.stdout.clone();
     assert!(out.status.success(), "{text}{}", out.stderr.clone());
     let j = read_json(&d.join("j.json"));
-    let e = s(&j, "/joined_verdict/explanation");
+    let e = json_str(&j, "/joined_verdict/explanation");
     assert!(
         e.starts_with(
             "The receiving port p0's link went down 0.10 s into the run for 0.05 s: what was sent meanwhile never reached it. "
@@ -607,13 +607,13 @@ fn the_report_carries_the_receivers_link_loss_and_untracked_streams() {
         ),
         "{e}"
     );
-    assert_ne!(s(&j, "/joined_verdict/binding"), "none");
+    assert_ne!(json_str(&j, "/joined_verdict/binding"), "none");
     assert!(text.contains(&format!("      {e}\n")), "{text}");
     // Without the problems, the report's verdict says neither.
     let out = landspeed(d, ["report", "tx.json", "rx.json", "--json", "k.json"]);
     assert!(out.status.success());
     let k = read_json(&d.join("k.json"));
-    let e = s(&k, "/joined_verdict/explanation");
+    let e = json_str(&k, "/joined_verdict/explanation");
     assert!(
         !e.contains("link went down") && !e.contains("streams tracked"),
         "{e}"

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::common::{run_profile_sharing_cpus, u};
+use crate::common::{json_u64, run_profile_sharing_cpus};
 
 /// The pool of 2 MB pages.
 const POOL: &str = "/sys/kernel/mm/hugepages/hugepages-2048kB";
@@ -140,14 +140,14 @@ fn a_run_on_hugepages_counts_exactly_and_gives_them_back() {
         least_free <= total - 64,
         "the run never held its 64 pages: {least_free} of {total} stayed free"
     );
-    let sent = u(&v, "/tx/frames");
+    let sent = json_u64(&v, "/tx/frames");
     assert!(sent > 0);
-    assert_eq!(u(&v, "/tx/bytes"), 1518 * sent);
-    assert_eq!(u(&v, "/tx/pmd_frames"), sent);
-    assert_eq!(u(&v, "/rx/frames"), sent, "every frame came back");
-    assert_eq!(u(&v, "/rx/lost"), 0);
-    assert_eq!(u(&v, "/ports/0/stats/ipackets"), sent);
-    assert_eq!(u(&v, "/mbufs_leaked"), 0);
+    assert_eq!(json_u64(&v, "/tx/bytes"), 1518 * sent);
+    assert_eq!(json_u64(&v, "/tx/pmd_frames"), sent);
+    assert_eq!(json_u64(&v, "/rx/frames"), sent, "every frame came back");
+    assert_eq!(json_u64(&v, "/rx/lost"), 0);
+    assert_eq!(json_u64(&v, "/ports/0/stats/ipackets"), sent);
+    assert_eq!(json_u64(&v, "/mbufs_leaked"), 0);
     drop(r);
     assert_eq!(
         pool("nr_hugepages"),

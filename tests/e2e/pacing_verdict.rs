@@ -10,7 +10,7 @@
 
 use crate::common;
 
-use crate::common::{f, landspeed, run_profile, s, u};
+use crate::common::{json_f64, json_str, json_u64, landspeed, run_profile};
 
 fn traced(pattern: &str, trace: &str) -> String {
     format!(
@@ -55,21 +55,25 @@ fn paced_trace_loses_nothing_where_bursts_lose_frames() {
     );
     // Both offered the same average rate.
     for v in [&paced, &bursty] {
-        let pct = f(v, "/tx/tasks/0/achieved_pct");
+        let pct = json_f64(v, "/tx/tasks/0/achieved_pct");
         assert!(pct > 90.0, "achieved {pct} % of 450 Mbit/s");
     }
 
     let p = replay(dir.path(), "paced.trace");
     let b = replay(dir.path(), "bursty.trace");
     assert_eq!(
-        u(&p, "/frames"),
-        u(&paced, "/tx/frames"),
+        json_u64(&p, "/frames"),
+        json_u64(&paced, "/tx/frames"),
         "every departure was traced"
     );
-    assert_eq!(u(&b, "/frames"), u(&bursty, "/tx/frames"));
-    assert_eq!(u(&p, "/dropped"), 0, "paced traffic lost frames: {p}");
-    assert!(u(&b, "/dropped") > 0, "bursts lost nothing: {b}");
-    assert!(u(&b, "/peak_queue_bytes") > u(&p, "/peak_queue_bytes"));
+    assert_eq!(json_u64(&b, "/frames"), json_u64(&bursty, "/tx/frames"));
+    assert_eq!(
+        json_u64(&p, "/dropped"),
+        0,
+        "paced traffic lost frames: {p}"
+    );
+    assert!(json_u64(&b, "/dropped") > 0, "bursts lost nothing: {b}");
+    assert!(json_u64(&b, "/peak_queue_bytes") > json_u64(&p, "/peak_queue_bytes"));
 }
 
 #[test]
@@ -81,8 +85,8 @@ fn slowed_receiver_is_cpu_bound_with_its_cycles() {
                 rx: [ { lcore: 1, port: p0, verify: none, slowdown_cycles: 20000 } ]\n\
                 run: { duration: 1s }\n";
     let (out, v) = run_profile(dir.path(), "slow", yaml, &[]);
-    assert_eq!(s(&v, "/verdict/binding"), "cpu", "{}", out.stdout);
-    let cpf = f(&v, "/rx/tasks/0/cycles_per_frame");
+    assert_eq!(json_str(&v, "/verdict/binding"), "cpu", "{}", out.stdout);
+    let cpf = json_f64(&v, "/rx/tasks/0/cycles_per_frame");
     // Each frame costs at least the 20,000 cycles spent on purpose; the
     // span from the first to the last arrival leaves out one poll's worth
     // of work, hence the small margin.
@@ -91,7 +95,7 @@ fn slowed_receiver_is_cpu_bound_with_its_cycles() {
         cpf < 40_000.0,
         "cycles per frame {cpf}: more than twice the slowdown"
     );
-    let explanation = s(&v, "/verdict/explanation");
+    let explanation = json_str(&v, "/verdict/explanation");
     assert!(explanation.contains("cycles/frame"), "{explanation}");
     assert!(
         out.stdout.contains("verdict: cpu bound the run"),

@@ -3,7 +3,7 @@
 //! loss. The frames are a capture made by the TX side, split by sequence
 //! number parity into the two receive queues of DPDK's pcap PMD.
 
-use crate::common::{by_id, parse_frame, read_pcap, run_shared, u, write_pcap};
+use crate::common::{by_id, json_u64, parse_frame, read_pcap, run_shared, write_pcap};
 use landspeed::wire::stamp::Stamp;
 
 const STREAM: &str = "streams:
@@ -29,7 +29,7 @@ fn a_stream_over_two_rx_lcores_is_one_stream() {
     // what it sent all the same.
     let t = run_shared(dir.path(), "tx", &tx);
     let frames = read_pcap(&dir.path().join("clean.pcap"));
-    let sent = u(&t, "/tx/frames");
+    let sent = json_u64(&t, "/tx/frames");
     assert_eq!(frames.len() as u64, sent);
     // Even sequence numbers, less one, to queue 0; odd ones to queue 1.
     let even: Vec<Vec<u8>> = frames
@@ -59,21 +59,25 @@ fn a_stream_over_two_rx_lcores_is_one_stream() {
     assert_eq!(list.len(), 1, "one entry for stream 1: {list:?}");
     let st = by_id(&r, "/rx/streams", 1);
     let got = sent - 1;
-    assert_eq!(u(st, "/frames"), got, "frames of both lcores");
-    assert_eq!(u(st, "/unique"), got);
-    assert_eq!(u(st, "/lost"), 1, "only sequence number 10 is missing");
-    assert_eq!(u(st, "/max_seq"), sent - 1);
-    assert_eq!(u(&r, "/rx/lost"), 1);
-    assert_eq!(u(st, "/duplicated"), 0);
-    assert_eq!(u(st, "/corrupt_total"), 0);
+    assert_eq!(json_u64(st, "/frames"), got, "frames of both lcores");
+    assert_eq!(json_u64(st, "/unique"), got);
+    assert_eq!(
+        json_u64(st, "/lost"),
+        1,
+        "only sequence number 10 is missing"
+    );
+    assert_eq!(json_u64(st, "/max_seq"), sent - 1);
+    assert_eq!(json_u64(&r, "/rx/lost"), 1);
+    assert_eq!(json_u64(st, "/duplicated"), 0);
+    assert_eq!(json_u64(st, "/corrupt_total"), 0);
     assert_eq!(r["rx"]["tasks"].as_array().unwrap().len(), 2);
     // Each lcore's own view of the stream is kept beside the merged one.
     for (k, part) in [(0, &even), (1, &odd)] {
         let own = &r["rx"]["tasks"][k]["streams"];
         assert_eq!(own.as_array().unwrap().len(), 1, "{own}");
-        assert_eq!(u(&own[0], "/id"), 1);
-        assert_eq!(u(&own[0], "/frames"), part.len() as u64);
-        assert_eq!(u(&own[0], "/unique"), part.len() as u64);
-        assert_eq!(u(&own[0], "/duplicated"), 0);
+        assert_eq!(json_u64(&own[0], "/id"), 1);
+        assert_eq!(json_u64(&own[0], "/frames"), part.len() as u64);
+        assert_eq!(json_u64(&own[0], "/unique"), part.len() as u64);
+        assert_eq!(json_u64(&own[0], "/duplicated"), 0);
     }
 }

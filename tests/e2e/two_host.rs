@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use crate::common::child::{self, Proc};
 use crate::common::lab::{self, Lab};
-use crate::common::{by_id, f, find_problem, read_json, s, u};
+use crate::common::{by_id, find_problem, json_f64, json_str, json_u64, read_json};
 
 /// Seconds of traffic.
 const TX_SECS: u64 = 4;
@@ -222,10 +222,10 @@ fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
     // Each side recorded its clock: CLOCK_REALTIME, error declared 0.
     for (side, v) in [("tx", &tx), ("rx", &rx)] {
         let c = &v[side]["clock"];
-        assert_eq!(s(c, "/clock"), "realtime", "{side}: {c}");
-        assert_eq!(f(c, "/declared_error_ns"), 0.0, "{side}");
-        assert!(u(c, "/pairs") >= 2, "{side}: {c}");
-        assert!(f(c, "/residual_ns") > 0.0, "{side}: {c}");
+        assert_eq!(json_str(c, "/clock"), "realtime", "{side}: {c}");
+        assert_eq!(json_f64(c, "/declared_error_ns"), 0.0, "{side}");
+        assert!(json_u64(c, "/pairs") >= 2, "{side}: {c}");
+        assert!(json_f64(c, "/residual_ns") > 0.0, "{side}: {c}");
         assert!(
             find_problem(v, "clock_not_synced").is_none(),
             "{side}: {}",
@@ -235,34 +235,38 @@ fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
 
     // Every frame of both streams arrived, intact, and got a latency on
     // its own clock.
-    let sent = |id: u64| u(by_id(&tx, "/tx/streams", id), "/frames");
+    let sent = |id: u64| json_u64(by_id(&tx, "/tx/streams", id), "/frames");
     let st_tsc = by_id(&rx, "/rx/streams", 1);
     let st_syn = by_id(&rx, "/rx/streams", 2);
     for (st, id, clock) in [(st_tsc, 1, "tsc"), (st_syn, 2, "synced")] {
         assert!(sent(id) >= 2000, "stream {id}: {} sent", sent(id));
-        assert_eq!(u(st, "/frames"), sent(id), "stream {id}");
-        assert_eq!(u(st, "/lost"), 0, "stream {id}");
-        assert_eq!(u(st, "/corrupt_total"), 0, "stream {id}");
-        assert_eq!(s(st, "/latency_clock"), clock, "stream {id}");
-        assert_eq!(u(st, "/latency/count"), sent(id), "stream {id}");
+        assert_eq!(json_u64(st, "/frames"), sent(id), "stream {id}");
+        assert_eq!(json_u64(st, "/lost"), 0, "stream {id}");
+        assert_eq!(json_u64(st, "/corrupt_total"), 0, "stream {id}");
+        assert_eq!(json_str(st, "/latency_clock"), clock, "stream {id}");
+        assert_eq!(json_u64(st, "/latency/count"), sent(id), "stream {id}");
     }
-    let early = u(st_syn, "/latency_early");
+    let early = json_u64(st_syn, "/latency_early");
 
     // The bound is both sides' errors; the figures rounded to its order.
     let ow = &joined["one_way"];
     assert!(ow["synced"].as_bool().unwrap() && ow["same_clock"].as_bool().unwrap());
-    let bound = f(ow, "/bound_ns");
+    let bound = json_f64(ow, "/bound_ns");
     let (e_tx, e_rx) = (
-        f(&tx, "/tx/clock/residual_ns"),
-        f(&rx, "/rx/clock/residual_ns"),
+        json_f64(&tx, "/tx/clock/residual_ns"),
+        json_f64(&rx, "/rx/clock/residual_ns"),
     );
-    assert_eq!(f(ow, "/tx_error_ns"), e_tx);
-    assert_eq!(f(ow, "/rx_error_ns"), e_rx);
+    assert_eq!(json_f64(ow, "/tx_error_ns"), e_tx);
+    assert_eq!(json_f64(ow, "/rx_error_ns"), e_rx);
     assert_eq!(bound, e_tx + e_rx);
     let j = by_id(ow, "/streams", 2);
     for k in ["min_ns", "p50_ns", "p99_ns", "max_ns"] {
-        let raw = f(st_syn, &format!("/latency/{k}"));
-        assert_eq!(f(j, &format!("/latency/{k}")), round_to(raw, bound), "{k}");
+        let raw = json_f64(st_syn, &format!("/latency/{k}"));
+        assert_eq!(
+            json_f64(j, &format!("/latency/{k}")),
+            round_to(raw, bound),
+            "{k}"
+        );
     }
     assert!(
         text.contains("one-way latency: sender CLOCK_REALTIME"),
@@ -271,7 +275,10 @@ fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
     assert!(text.contains("the bound's order"), "{text}");
 
     // The two clocks measure the same path alike, within the bound.
-    let (p_tsc, p_syn) = (f(st_tsc, "/latency/p50_ns"), f(st_syn, "/latency/p50_ns"));
+    let (p_tsc, p_syn) = (
+        json_f64(st_tsc, "/latency/p50_ns"),
+        json_f64(st_syn, "/latency/p50_ns"),
+    );
     assert!(
         (p_syn - p_tsc).abs() <= bound,
         "median one-way latency {p_syn} ns on CLOCK_REALTIME vs {p_tsc} ns on the shared TSC: \
@@ -283,7 +290,7 @@ fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
     // arrived before it left by the clocks (`latency_early`): that is the
     // bound at work, not an error, and only possible when the path's
     // shortest latency (on the shared TSC) is below the bound.
-    let min_tsc = f(st_tsc, "/latency/min_ns");
+    let min_tsc = json_f64(st_tsc, "/latency/min_ns");
     assert!(
         early == 0 || min_tsc < bound,
         "{early} frames early by the clocks, though the shortest latency on the shared TSC, \

@@ -1,12 +1,14 @@
 //! A `landspeed` run as a background child process (optionally inside a
 //! network namespace), for the tests that run a sender and a receiver side
-//! by side.
+//! by side, and the report that joins their results.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
+use serde_json::Value;
+
+use super::{read_json, BIN};
 
 /// A `landspeed` child with its output in files; killed on drop if still
 /// running.
@@ -164,4 +166,44 @@ impl Done {
             assert!(line.contains(w), "`{w}` missing from: {line}");
         }
     }
+}
+
+/// A sender and a receiver side by side: `receiver` is already polling;
+/// the sender, `landspeed ARGS` in `dir` (inside namespace `ns`, if any),
+/// runs to its end (at most `tx_limit`); `linger` later (for the frames
+/// still on their way) the receiver is interrupted (SIGINT: it reports
+/// what it got) and waited for (at most `rx_limit`). The sender's end and
+/// the receiver's; the callers check their exits.
+pub fn side_by_side(
+    dir: &Path,
+    receiver: Proc,
+    ns: Option<&str>,
+    args: &[&str],
+    (tx_limit, rx_limit): (Duration, Duration),
+    linger: Duration,
+) -> (Done, Done) {
+    let sender = Proc::start(dir, "sender", ns, args).wait(tx_limit);
+    std::thread::sleep(linger);
+    receiver.interrupt();
+    let receiver = receiver.wait(rx_limit);
+    (sender, receiver)
+}
+
+/// `landspeed report TX RX --json JOINED`, which must succeed: its text
+/// and the joined result.
+pub fn report(tx: &Path, rx: &Path, joined: &Path) -> (String, Value) {
+    let rep = Command::new(BIN)
+        .arg("report")
+        .args([tx, rx])
+        .arg("--json")
+        .arg(joined)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run landspeed report: {e}"));
+    let text = String::from_utf8_lossy(&rep.stdout).into_owned();
+    assert!(
+        rep.status.success(),
+        "landspeed report failed:\n{text}{}",
+        String::from_utf8_lossy(&rep.stderr)
+    );
+    (text, read_json(joined))
 }

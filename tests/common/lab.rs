@@ -4,36 +4,16 @@
 
 use std::process::{Command, Stdio};
 
-/// The repository root, where `scripts/lab` lives.
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+use super::host::Need;
+use super::ROOT;
 
-/// Why the lab cannot be built here, if it cannot: not Linux, not root,
-/// or no working `ip netns`.
-pub fn unavailable() -> Option<String> {
-    if !cfg!(target_os = "linux") {
-        return Some("network namespaces need Linux".into());
-    }
-    let euid = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .and_then(|l| l.split_whitespace().nth(2).map(str::to_string))
-        });
-    if euid.as_deref() != Some("0") {
-        return Some("not root (namespaces and veth links need CAP_NET_ADMIN)".into());
-    }
-    match Command::new("ip")
-        .args(["netns", "list"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-    {
-        Ok(s) if s.success() => None,
-        Ok(s) => Some(format!("`ip netns list` failed ({s})")),
-        Err(e) => Some(format!("cannot run `ip` (iproute2): {e}")),
-    }
-}
+/// What the lab needs of the host: Linux, root and a working `ip netns`
+/// (for [`super::host::skip`]).
+pub const NEEDS: &[Need] = &[
+    Need::Linux,
+    Need::Root("namespaces and veth links need CAP_NET_ADMIN"),
+    Need::Netns,
+];
 
 /// A lab made by `scripts/lab up --prefix PREFIX ...`, removed by
 /// `scripts/lab down --prefix PREFIX` on drop, also when the test panics.

@@ -3,10 +3,12 @@
 //! result, read and write classic pcap files, and parse frames with an
 //! independent parser (etherparse).
 //!
-//! Each test file includes this module and uses part of it.
+//! The end-to-end test binary (`tests/e2e`) has it as its module `common`;
+//! each of its modules uses part of it.
 #![allow(dead_code)]
 
 pub mod child;
+pub mod host;
 pub mod lab;
 
 use std::ffi::OsStr;
@@ -22,6 +24,9 @@ use serde_json::Value;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
+
+/// The repository's root (`configs/`, `scripts/`).
+pub const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 /// The repository's ready profiles.
 pub const NULL_YAML: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/null.yaml");
@@ -123,48 +128,55 @@ impl Output {
     }
 }
 
-/// One `landspeed` child at a time per test binary: the test harness runs
-/// tests on parallel threads, and two runs pinned to the same lcores would
+/// One `landspeed` child at a time: the test harness runs tests on
+/// parallel threads, and two runs pinned to the same lcores would
 /// deschedule each other, which a run reports (a `descheduled` problem,
-/// exit 3). Cargo runs the test binaries one after the other.
+/// exit 3). A test that starts anything else that takes CPUs, network
+/// namespaces or the host's hugepages (a lab, a peer, a pair of runs side
+/// by side, a measurement of time) holds it for its whole run.
 static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// The lock of [`ONE_RUN_AT_A_TIME`], held: dropping it lets the next run go.
+/// The lock of [`ONE_RUN_AT_A_TIME`], held: dropping the outermost one
+/// lets the next test go.
 pub struct Alone {
-    _guard: MutexGuard<'static, ()>,
+    _guard: Option<MutexGuard<'static, ()>>,
 }
 
 thread_local! {
-    /// Whether this test's thread holds [`ONE_RUN_AT_A_TIME`]: the lock is
-    /// not re-entrant, and taking it twice would hang the test binary.
-    static HELD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How many [`Alone`]s this test's thread holds: the first takes the
+    /// lock, those taken under it (a test that holds the lock for its
+    /// whole run calling [`landspeed`]) only count.
+    static HELD: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 impl Drop for Alone {
     fn drop(&mut self) {
-        HELD.with(|held| held.set(false));
+        HELD.with(|held| held.set(held.get() - 1));
     }
 }
 
 /// Hold this while a `landspeed` child runs that [`landspeed`] did not
-/// start, so that it runs alone too. A test that failed while holding it
-/// poisons the lock; the next run is still alone. Taking it again on the
-/// thread that holds it (say, calling [`landspeed`] under it) panics at
-/// once, naming the mistake, where it would otherwise hang forever.
+/// start, or for a whole test that must run alone, so that no other test's
+/// run goes meanwhile. A test that failed while holding it poisons the
+/// lock; the next run is still alone. Taken again on the thread that holds
+/// it (say, by [`landspeed`] in a test that holds it), it is held once
+/// more: the lock is released when the first one is dropped.
 pub fn alone() -> Alone {
-    assert!(
-        !HELD.with(|held| held.get()),
-        "this test already holds the one-run-at-a-time lock: `landspeed()` takes it itself"
-    );
+    if HELD.with(|held| held.get()) > 0 {
+        HELD.with(|held| held.set(held.get() + 1));
+        return Alone { _guard: None };
+    }
     let guard = ONE_RUN_AT_A_TIME
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    HELD.with(|held| held.set(true));
-    Alone { _guard: guard }
+    HELD.with(|held| held.set(1));
+    Alone {
+        _guard: Some(guard),
+    }
 }
 
 /// Runs `landspeed ARGS` in `dir` and waits for it (with a watchdog), no
-/// other child of this test binary running meanwhile.
+/// other test's child running meanwhile.
 pub fn landspeed<I, S>(dir: &Path, args: I) -> Output
 where
     I: IntoIterator<Item = S>,
@@ -219,13 +231,36 @@ where
     }
 }
 
+/// The run's problem of `kind` (in `outcome.problems`), if it has one.
+pub fn find_problem<'a>(v: &'a Value, kind: &str) -> Option<&'a Value> {
+    let all = v["outcome"]["problems"].as_array();
+    all.and_then(|ps| ps.iter().find(|p| p["kind"] == kind))
+}
+
 /// The run's problem of `kind` (in `outcome.problems`), whatever others
 /// a loaded machine adds (a `descheduled` one): panics listing them all
 /// when there is none.
 pub fn problem<'a>(v: &'a Value, kind: &str) -> &'a Value {
-    let all = v["outcome"]["problems"].as_array();
-    all.and_then(|ps| ps.iter().find(|p| p["kind"] == kind))
-        .unwrap_or_else(|| panic!("no `{kind}` problem in {:?}", all))
+    find_problem(v, kind)
+        .unwrap_or_else(|| panic!("no `{kind}` problem in {:?}", v["outcome"]["problems"]))
+}
+
+/// Where DPDK keeps runtime directories (root's, then the others').
+pub fn run_dir_bases() -> Vec<PathBuf> {
+    let mut bases = vec![PathBuf::from("/var/run/dpdk"), PathBuf::from("/tmp/dpdk")];
+    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR") {
+        bases.push(PathBuf::from(x).join("dpdk"));
+    }
+    bases
+}
+
+/// Asserts that no DPDK runtime directory of the landspeed process `pid`
+/// (automatic prefix `ls<pid>`) is left.
+pub fn assert_no_run_dir(pid: u32) {
+    for b in run_dir_bases() {
+        let d = b.join(format!("ls{pid}"));
+        assert!(!d.exists(), "{} left behind", d.display());
+    }
 }
 
 /// Writes `text` to `dir/name` and returns the path.
@@ -300,22 +335,52 @@ pub fn run_profile_sharing_cpus(
     (out, v)
 }
 
+/// Runs `yaml` (written as `name.yaml` in `dir`) with `-q --json` and
+/// returns its result, whose lcores share CPUs: exit 0, or 3 when the only
+/// problems are that they were descheduled (as they are, taking turns on
+/// one CPU), without a panic.
+pub fn run_shared(dir: &Path, name: &str, yaml: &str) -> Value {
+    let p = write_file(dir, &format!("{name}.yaml"), yaml);
+    let json = dir.join(format!("{name}.json"));
+    let args = [
+        OsStr::new("run"),
+        p.as_os_str(),
+        OsStr::new("-q"),
+        OsStr::new("--json"),
+        json.as_os_str(),
+    ];
+    let out = landspeed(dir, args);
+    out.assert_exit_in(&[0, 3]);
+    let r = read_json(&json);
+    let problems = r["outcome"]["problems"]
+        .as_array()
+        .expect("outcome.problems");
+    assert!(
+        problems.iter().all(|p| p["kind"] == "descheduled"),
+        "only `descheduled` may qualify a run on shared CPUs: {problems:?}\n{}",
+        out.stderr
+    );
+    let status = if problems.is_empty() { 0 } else { 3 };
+    assert_eq!(out.status.code(), Some(status), "{}", out.stderr);
+    r
+}
+
 /// An unsigned integer at a JSON pointer (e.g. `/tx/frames`).
-pub fn u(v: &Value, ptr: &str) -> u64 {
+pub fn json_u64(v: &Value, ptr: &str) -> u64 {
     v.pointer(ptr)
         .and_then(Value::as_u64)
         .unwrap_or_else(|| panic!("no unsigned integer at {ptr} in the result"))
 }
 
 /// A number at a JSON pointer.
-pub fn f(v: &Value, ptr: &str) -> f64 {
+pub fn json_f64(v: &Value, ptr: &str) -> f64 {
     v.pointer(ptr)
         .and_then(Value::as_f64)
         .unwrap_or_else(|| panic!("no number at {ptr} in the result"))
 }
 
 /// A text at a JSON pointer.
-pub fn s<'a>(v: &'a Value, ptr: &str) -> &'a str {
+pub fn json_str<'a>(v: &'a Value, ptr: &str) -> &'a str {
     v.pointer(ptr)
         .and_then(Value::as_str)
         .unwrap_or_else(|| panic!("no text at {ptr} in the result"))

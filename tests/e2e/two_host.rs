@@ -20,20 +20,17 @@
 //! Namespaces need root on Linux; without it the test prints
 //! `skipping two-host tests: ...` and passes.
 
-mod common;
+use crate::common;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use common::child::Proc;
-use common::lab::{self, Lab};
-use common::{by_id, f, read_json, s, u};
+use crate::common::child::{self, Proc};
+use crate::common::lab::{self, Lab};
+use crate::common::{by_id, find_problem, json_f64, json_str, json_u64, read_json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
 /// Seconds of traffic.
 const TX_SECS: u64 = 4;
 /// The receiver's `--duration`, only a bound: it is interrupted.
@@ -160,9 +157,9 @@ fn run(dir: &Path, lab: &Lab) -> (Value, Value, Value, String) {
         ],
     );
     r.wait_ready(Duration::from_secs(30));
-    let t = Proc::start(
+    let (t, r) = child::side_by_side(
         dir,
-        "sender",
+        r,
         Some(&lab.ns('a')),
         &[
             "run",
@@ -171,11 +168,9 @@ fn run(dir: &Path, lab: &Lab) -> (Value, Value, Value, String) {
             "--json",
             txj.to_str().unwrap(),
         ],
+        (Duration::from_secs(TX_SECS + 40), Duration::from_secs(40)),
+        Duration::from_secs(1),
     );
-    let t = t.wait(Duration::from_secs(TX_SECS + 40));
-    std::thread::sleep(Duration::from_secs(1));
-    r.interrupt();
-    let r = r.wait(Duration::from_secs(40));
     // Two TX lcores take turns on one CPU: `descheduled` (exit 3) is the
     // machine, every figure still stands.
     assert!(
@@ -193,26 +188,8 @@ fn run(dir: &Path, lab: &Lab) -> (Value, Value, Value, String) {
         r.stdout,
         r.stderr
     );
-    let rep = Command::new(BIN)
-        .args(["report", txj.to_str().unwrap(), rxj.to_str().unwrap()])
-        .args(["--json", jj.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&rep.stdout).into_owned();
-    assert!(
-        rep.status.success(),
-        "report failed:\n{text}{}",
-        String::from_utf8_lossy(&rep.stderr)
-    );
-    (read_json(&txj), read_json(&rxj), read_json(&jj), text)
-}
-
-/// Whether `v`'s problems name `kind`.
-fn has_problem(v: &Value, kind: &str) -> bool {
-    v["outcome"]["problems"].as_array().is_some_and(|ps| {
-        ps.iter()
-            .any(|p| p.get("kind").and_then(Value::as_str) == Some(kind))
-    })
+    let (text, joined) = child::report(&txj, &rxj, &jj);
+    (read_json(&txj), read_json(&rxj), joined, text)
 }
 
 /// `v` rounded to the power of ten at or below `bound` (as the join does).
@@ -227,10 +204,14 @@ fn round_to(v: f64, bound: f64) -> f64 {
 
 #[test]
 fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
-    if let Some(why) = lab::unavailable() {
-        let _ = writeln!(std::io::stderr(), "skipping two-host tests: {why}");
+    if common::host::skip(
+        "two-host",
+        "synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound",
+        lab::NEEDS,
+    ) {
         return;
     }
+    let _alone = common::alone();
     let prefix = format!("lsf{}", std::process::id() % 100_000);
     let dir = tempfile::tempdir().unwrap();
     let (tx, rx, joined, text) = {
@@ -241,12 +222,12 @@ fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
     // Each side recorded its clock: CLOCK_REALTIME, error declared 0.
     for (side, v) in [("tx", &tx), ("rx", &rx)] {
         let c = &v[side]["clock"];
-        assert_eq!(s(c, "/clock"), "realtime", "{side}: {c}");
-        assert_eq!(f(c, "/declared_error_ns"), 0.0, "{side}");
-        assert!(u(c, "/pairs") >= 2, "{side}: {c}");
-        assert!(f(c, "/residual_ns") > 0.0, "{side}: {c}");
+        assert_eq!(json_str(c, "/clock"), "realtime", "{side}: {c}");
+        assert_eq!(json_f64(c, "/declared_error_ns"), 0.0, "{side}");
+        assert!(json_u64(c, "/pairs") >= 2, "{side}: {c}");
+        assert!(json_f64(c, "/residual_ns") > 0.0, "{side}: {c}");
         assert!(
-            !has_problem(v, "clock_not_synced"),
+            find_problem(v, "clock_not_synced").is_none(),
             "{side}: {}",
             v["outcome"]
         );
@@ -254,34 +235,38 @@ fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
 
     // Every frame of both streams arrived, intact, and got a latency on
     // its own clock.
-    let sent = |id: u64| u(by_id(&tx, "/tx/streams", id), "/frames");
+    let sent = |id: u64| json_u64(by_id(&tx, "/tx/streams", id), "/frames");
     let st_tsc = by_id(&rx, "/rx/streams", 1);
     let st_syn = by_id(&rx, "/rx/streams", 2);
     for (st, id, clock) in [(st_tsc, 1, "tsc"), (st_syn, 2, "synced")] {
         assert!(sent(id) >= 2000, "stream {id}: {} sent", sent(id));
-        assert_eq!(u(st, "/frames"), sent(id), "stream {id}");
-        assert_eq!(u(st, "/lost"), 0, "stream {id}");
-        assert_eq!(u(st, "/corrupt_total"), 0, "stream {id}");
-        assert_eq!(s(st, "/latency_clock"), clock, "stream {id}");
-        assert_eq!(u(st, "/latency/count"), sent(id), "stream {id}");
+        assert_eq!(json_u64(st, "/frames"), sent(id), "stream {id}");
+        assert_eq!(json_u64(st, "/lost"), 0, "stream {id}");
+        assert_eq!(json_u64(st, "/corrupt_total"), 0, "stream {id}");
+        assert_eq!(json_str(st, "/latency_clock"), clock, "stream {id}");
+        assert_eq!(json_u64(st, "/latency/count"), sent(id), "stream {id}");
     }
-    let early = u(st_syn, "/latency_early");
+    let early = json_u64(st_syn, "/latency_early");
 
     // The bound is both sides' errors; the figures rounded to its order.
     let ow = &joined["one_way"];
     assert!(ow["synced"].as_bool().unwrap() && ow["same_clock"].as_bool().unwrap());
-    let bound = f(ow, "/bound_ns");
+    let bound = json_f64(ow, "/bound_ns");
     let (e_tx, e_rx) = (
-        f(&tx, "/tx/clock/residual_ns"),
-        f(&rx, "/rx/clock/residual_ns"),
+        json_f64(&tx, "/tx/clock/residual_ns"),
+        json_f64(&rx, "/rx/clock/residual_ns"),
     );
-    assert_eq!(f(ow, "/tx_error_ns"), e_tx);
-    assert_eq!(f(ow, "/rx_error_ns"), e_rx);
+    assert_eq!(json_f64(ow, "/tx_error_ns"), e_tx);
+    assert_eq!(json_f64(ow, "/rx_error_ns"), e_rx);
     assert_eq!(bound, e_tx + e_rx);
     let j = by_id(ow, "/streams", 2);
     for k in ["min_ns", "p50_ns", "p99_ns", "max_ns"] {
-        let raw = f(st_syn, &format!("/latency/{k}"));
-        assert_eq!(f(j, &format!("/latency/{k}")), round_to(raw, bound), "{k}");
+        let raw = json_f64(st_syn, &format!("/latency/{k}"));
+        assert_eq!(
+            json_f64(j, &format!("/latency/{k}")),
+            round_to(raw, bound),
+            "{k}"
+        );
     }
     assert!(
         text.contains("one-way latency: sender CLOCK_REALTIME"),
@@ -290,7 +275,10 @@ fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
     assert!(text.contains("the bound's order"), "{text}");
 
     // The two clocks measure the same path alike, within the bound.
-    let (p_tsc, p_syn) = (f(st_tsc, "/latency/p50_ns"), f(st_syn, "/latency/p50_ns"));
+    let (p_tsc, p_syn) = (
+        json_f64(st_tsc, "/latency/p50_ns"),
+        json_f64(st_syn, "/latency/p50_ns"),
+    );
     assert!(
         (p_syn - p_tsc).abs() <= bound,
         "median one-way latency {p_syn} ns on CLOCK_REALTIME vs {p_tsc} ns on the shared TSC: \
@@ -302,7 +290,7 @@ fn synced_clock_latency_agrees_with_the_shared_tsc_within_the_bound() {
     // arrived before it left by the clocks (`latency_early`): that is the
     // bound at work, not an error, and only possible when the path's
     // shortest latency (on the shared TSC) is below the bound.
-    let min_tsc = f(st_tsc, "/latency/min_ns");
+    let min_tsc = json_f64(st_tsc, "/latency/min_ns");
     assert!(
         early == 0 || min_tsc < bound,
         "{early} frames early by the clocks, though the shortest latency on the shared TSC, \

@@ -3,9 +3,9 @@
 //! to the software arrival and says so (summary and JSON), and `nic` is
 //! refused with the port and its driver named, before any frame is sent.
 
-mod common;
+use crate::common;
 
-use common::{by_id, landspeed, run_profile_sharing_cpus, s, u, write_file};
+use crate::common::{by_id, json_str, json_u64, landspeed, run_profile_sharing_cpus, write_file};
 use serde_json::Value;
 
 /// A loopback on one `net_ring0` (its TX queue feeds its RX queue), the
@@ -41,11 +41,11 @@ fn check_software(v: &Value, out: &common::Output, asked: &str) {
         "{t}"
     );
     let st = by_id(v, "/rx/streams", 1);
-    assert!(u(st, "/frames") > 0, "{st}");
-    assert_eq!(s(st, "/latency_clock"), "tsc");
-    assert_eq!(s(st, "/latency_source"), "software");
-    assert_eq!(u(st, "/latency_nic"), 0);
-    assert_eq!(s(st, "/departure_source"), "software");
+    assert!(json_u64(st, "/frames") > 0, "{st}");
+    assert_eq!(json_str(st, "/latency_clock"), "tsc");
+    assert_eq!(json_str(st, "/latency_source"), "software");
+    assert_eq!(json_u64(st, "/latency_nic"), 0);
+    assert_eq!(json_str(st, "/departure_source"), "software");
     // The sender asked `auto` (the default): the ring has no timesync, so
     // its departures are the software stamps, and no offset was sampled.
     assert_eq!(v["tx"]["streams"][0]["departure_offset"], Value::Null);

@@ -2,14 +2,14 @@
 //! starts, and whole certifications on a `net_ring0` loopback (one
 //! process: TX and RX on the ring's two ends) with short trials.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::child::Proc;
-use common::{f, landspeed, read_json, s, u, write_file};
+use crate::common::child::Proc;
+use crate::common::{json_f64, json_str, json_u64, landspeed, read_json, write_file};
 use serde_json::Value;
 
 /// A loopback profile with short trials; `extra` goes into `certify:`.
@@ -191,29 +191,29 @@ fn a_lossless_ring_certifies_at_its_limits_and_the_json_holds_the_table() {
     let v = read_json(&dir.path().join("c.json"));
     assert_eq!(out.status.code(), Some(0), "{}\n{}", out.stdout, out.stderr);
     assert!(v["complete"].as_bool().unwrap());
-    assert_eq!(s(&v, "/topology"), "loopback");
-    assert_eq!(u(&v, "/line_bps"), 100_000_000);
+    assert_eq!(json_str(&v, "/topology"), "loopback");
+    assert_eq!(json_u64(&v, "/line_bps"), 100_000_000);
     for (i, size) in [512u64, 1518].into_iter().enumerate() {
         let t = &rows(&v, "throughput")[i];
-        assert_eq!(u(t, "/frame_size"), size);
-        assert_eq!(f(t, "/rate_pct"), 100.0, "the upper bound");
-        assert_eq!(s(t, "/bound"), "line");
+        assert_eq!(json_u64(t, "/frame_size"), size);
+        assert_eq!(json_f64(t, "/rate_pct"), 100.0, "the upper bound");
+        assert_eq!(json_str(t, "/bound"), "line");
         assert_eq!(
-            u(t, "/trial_count"),
+            json_u64(t, "/trial_count"),
             2,
             "the upper bound, then the confirmation"
         );
         for tr in t["trials"].as_array().unwrap() {
-            assert_eq!(u(tr, "/lost"), 0);
-            assert_eq!(u(tr, "/rx_frames"), u(tr, "/tx_frames"));
-            assert!(u(tr, "/tx_frames") > 0);
+            assert_eq!(json_u64(tr, "/lost"), 0);
+            assert_eq!(json_u64(tr, "/rx_frames"), json_u64(tr, "/tx_frames"));
+            assert!(json_u64(tr, "/tx_frames") > 0);
         }
         let l = &rows(&v, "loss")[i];
         let rates: Vec<f64> = l["points"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|p| f(p, "/rate_pct"))
+            .map(|p| json_f64(p, "/rate_pct"))
             .collect();
         assert_eq!(rates, [100.0, 75.0], "two loss-free steps end the curve");
         let b = &rows(&v, "back_to_back")[i];
@@ -221,14 +221,19 @@ fn a_lossless_ring_certifies_at_its_limits_and_the_json_holds_the_table() {
         assert_eq!(b["bursts"], serde_json::json!([max, max]));
         assert!(b["at_limit"].as_bool().unwrap());
         for tr in b["trials"].as_array().unwrap() {
-            assert_eq!(u(tr, "/tx_frames"), max, "exactly the burst");
-            assert_eq!(u(tr, "/rx_frames"), max);
+            assert_eq!(json_u64(tr, "/tx_frames"), max, "exactly the burst");
+            assert_eq!(json_u64(tr, "/rx_frames"), max);
         }
         let lat = &rows(&v, "latency")[i];
         assert_eq!(lat["trials"].as_array().unwrap().len(), 2);
-        assert!(f(lat, "/summary/mean_ns") > 0.0);
+        assert!(json_f64(lat, "/summary/mean_ns") > 0.0);
         // The table prints the JSON's figures.
-        let line = format!("{:>6} {:<16} {:>9.3}", size, "p0 → p0", f(t, "/rate_pct"));
+        let line = format!(
+            "{:>6} {:<16} {:>9.3}",
+            size,
+            "p0 → p0",
+            json_f64(t, "/rate_pct")
+        );
         assert!(out.stdout.contains(&line), "{line}\n{}", out.stdout);
     }
     let crit = v["criteria"].as_array().unwrap();
@@ -287,7 +292,7 @@ fn a_ring_on_two_cpus_counts_every_trial_exactly_in_every_report() {
         Some(0) => assert!(v["problems"].as_array().unwrap().is_empty()),
         Some(3) => {
             for p in v["problems"].as_array().unwrap() {
-                assert_eq!(s(p, "/kind"), "tester_bound", "{p}");
+                assert_eq!(json_str(p, "/kind"), "tester_bound", "{p}");
             }
         }
         other => panic!("exit {other:?}\n{}\n{}", out.stdout, out.stderr),
@@ -310,15 +315,15 @@ fn a_ring_on_two_cpus_counts_every_trial_exactly_in_every_report() {
     let mut n = 0;
     for t in every_trial(&v) {
         n += 1;
-        assert!(u(t, "/tx_frames") > 0, "{t}");
+        assert!(json_u64(t, "/tx_frames") > 0, "{t}");
         assert_eq!(
-            u(t, "/rx_frames"),
-            u(t, "/tx_frames"),
+            json_u64(t, "/rx_frames"),
+            json_u64(t, "/tx_frames"),
             "a ring loses nothing: {t}"
         );
-        assert_eq!(u(t, "/lost"), 0, "{t}");
+        assert_eq!(json_u64(t, "/lost"), 0, "{t}");
         assert_eq!(
-            u(t, "/corrupt") + u(t, "/duplicated") + u(t, "/reordered"),
+            json_u64(t, "/corrupt") + json_u64(t, "/duplicated") + json_u64(t, "/reordered"),
             0,
             "{t}"
         );
@@ -346,7 +351,7 @@ fn a_ring_on_two_cpus_counts_every_trial_exactly_in_every_report() {
         .collect();
     assert_eq!(rows_csv.len(), 2, "{csv}");
     for t in rows(&v, "throughput") {
-        let pct = format!("{:.2}", f(t, "/rate_pct"));
+        let pct = format!("{:.2}", json_f64(t, "/rate_pct"));
         assert!(
             rows_csv.iter().any(|l| l.contains(&pct)),
             "{pct} not in {rows_csv:?}"
@@ -356,23 +361,23 @@ fn a_ring_on_two_cpus_counts_every_trial_exactly_in_every_report() {
     // A size whose throughput found no rate has no latency (its trials
     // all the tester's on the shared CPU): not measured, and said so.
     let no_rate: Vec<u64> = (rows(&v, "throughput").iter())
-        .filter(|t| f(t, "/rate_pct") == 0.0)
-        .map(|t| u(t, "/frame_size"))
+        .filter(|t| json_f64(t, "/rate_pct") == 0.0)
+        .map(|t| json_u64(t, "/frame_size"))
         .collect();
     let unmeasured = v["not_measured"].as_array().unwrap();
     let latency_sizes: Vec<u64> = (unmeasured.iter())
-        .inspect(|n| assert_eq!(s(n, "/test"), "latency", "{n}"))
-        .map(|n| u(n, "/frame_size"))
+        .inspect(|n| assert_eq!(json_str(n, "/test"), "latency", "{n}"))
+        .map(|n| json_u64(n, "/frame_size"))
         .collect();
     assert_eq!(latency_sizes, no_rate, "{unmeasured:?}");
     for n in unmeasured {
         assert!(
-            s(n, "/reason").starts_with("no throughput rate: none of the "),
+            json_str(n, "/reason").starts_with("no throughput rate: none of the "),
             "{n}"
         );
         assert!(junit.contains(&format!(
             "<skipped message=\"{}\"/>",
-            s(n, "/reason").replace('\'', "&#39;")
+            json_str(n, "/reason").replace('\'', "&#39;")
         )));
     }
     let csv_unmeasured = csv
@@ -419,6 +424,7 @@ fn every_trial(v: &Value) -> impl Iterator<Item = &Value> {
 /// did not run is listed as not measured, exit 4.
 #[test]
 fn ctrl_c_mid_certification_keeps_the_trials_so_far_marked_incomplete() {
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let yaml = ring("").replace(
         "  cores: [0, 1, 2]\n",
@@ -471,7 +477,7 @@ fn ctrl_c_mid_certification_keeps_the_trials_so_far_marked_incomplete() {
     assert!(!done.stderr.contains("panicked"), "{}", done.stderr);
     let v = read_json(&dir.path().join("c.json"));
     assert!(!v["complete"].as_bool().unwrap());
-    let why = s(&v, "/stopped_by");
+    let why = json_str(&v, "/stopped_by");
     assert_eq!(why, "interrupted by SIGINT");
     assert!(
         done.stdout
@@ -493,9 +499,9 @@ fn ctrl_c_mid_certification_keeps_the_trials_so_far_marked_incomplete() {
     let not_run = format!("not run: the certification stopped before it: {why}");
     for test in ["throughput", "latency", "loss", "back_to_back"] {
         for size in [512u64, 1518] {
-            let row = (rows(&v, test).iter()).find(|r| u(r, "/frame_size") == size);
-            let entry =
-                (unmeasured.iter()).find(|n| s(n, "/test") == test && u(n, "/frame_size") == size);
+            let row = (rows(&v, test).iter()).find(|r| json_u64(r, "/frame_size") == size);
+            let entry = (unmeasured.iter())
+                .find(|n| json_str(n, "/test") == test && json_u64(n, "/frame_size") == size);
             match (row, entry) {
                 (Some(r), None) => {
                     let n = r
@@ -506,8 +512,8 @@ fn ctrl_c_mid_certification_keeps_the_trials_so_far_marked_incomplete() {
                     assert!(n > 0, "an empty row: {r}");
                 }
                 (None, Some(e)) => {
-                    assert_eq!(s(e, "/direction"), "p0 → p0");
-                    let reason = s(e, "/reason");
+                    assert_eq!(json_str(e, "/direction"), "p0 → p0");
+                    let reason = json_str(e, "/reason");
                     assert!(
                         reason == not_run || reason.starts_with("no throughput rate: "),
                         "{e}"
@@ -518,10 +524,10 @@ fn ctrl_c_mid_certification_keeps_the_trials_so_far_marked_incomplete() {
         }
     }
     let b2b: Vec<&Value> = (unmeasured.iter())
-        .filter(|n| s(n, "/test") == "back_to_back")
+        .filter(|n| json_str(n, "/test") == "back_to_back")
         .collect();
     assert_eq!(b2b.len(), 2, "{unmeasured:?}");
-    assert!(b2b.iter().all(|n| s(n, "/reason") == not_run));
+    assert!(b2b.iter().all(|n| json_str(n, "/reason") == not_run));
     // The CSV, the HTML and the JUnit list the same.
     let csv_unmeasured = (csv.lines())
         .filter(|l| l.split(',').nth(1) == Some("not_measured"))
@@ -569,12 +575,12 @@ fn a_bidirectional_ring_counts_each_direction_of_the_aggregate_exactly() {
         Some(0) => {}
         Some(3) => {
             for p in v["problems"].as_array().unwrap() {
-                assert_eq!(s(p, "/kind"), "tester_bound", "{p}");
+                assert_eq!(json_str(p, "/kind"), "tester_bound", "{p}");
             }
         }
         other => panic!("exit {other:?}\n{}\n{}", out.stdout, out.stderr),
     }
-    assert_eq!(s(&v, "/topology"), "bidirectional");
+    assert_eq!(json_str(&v, "/topology"), "bidirectional");
     let dirs = ["p0 → p1", "p1 → p0"];
     assert_eq!(v["directions"], serde_json::json!(dirs));
     let keys = [
@@ -590,42 +596,42 @@ fn a_bidirectional_ring_counts_each_direction_of_the_aggregate_exactly() {
         for row in rows(&v, test) {
             for t in row["trials"].as_array().unwrap() {
                 let shares = t.get("per_direction").and_then(Value::as_array);
-                if s(row, "/direction") != "aggregate" {
+                if json_str(row, "/direction") != "aggregate" {
                     assert!(shares.is_none(), "one direction has no shares: {t}");
                     continue;
                 }
                 let shares = shares.unwrap();
-                let names: Vec<&str> = shares.iter().map(|d| s(d, "/direction")).collect();
+                let names: Vec<&str> = shares.iter().map(|d| json_str(d, "/direction")).collect();
                 assert_eq!(names, dirs);
                 for k in keys {
-                    let sum: u64 = shares.iter().map(|d| u(d, &format!("/{k}"))).sum();
-                    assert_eq!(sum, u(t, &format!("/{k}")), "{k}: {t}");
+                    let sum: u64 = shares.iter().map(|d| json_u64(d, &format!("/{k}"))).sum();
+                    assert_eq!(sum, json_u64(t, &format!("/{k}")), "{k}: {t}");
                 }
                 for d in shares {
                     // A direction sends nothing only in a trial the tester
                     // could not drive (its lcore starved on a shared CPU:
                     // tester-bound), or a burst of one frame split two ways.
                     assert!(
-                        u(d, "/tx_frames") > 0
+                        json_u64(d, "/tx_frames") > 0
                             || t["tester_bound"] == Value::Bool(true)
-                            || u(t, "/tx_frames") < 2,
+                            || json_u64(t, "/tx_frames") < 2,
                         "{d} in {t}"
                     );
-                    if u(d, "/tx_frames") == 0 {
+                    if json_u64(d, "/tx_frames") == 0 {
                         assert!(d["latency"].is_null(), "no frame, no latency: {d}");
                         continue;
                     }
                     assert_eq!(
-                        u(d, "/rx_frames"),
-                        u(d, "/tx_frames"),
+                        json_u64(d, "/rx_frames"),
+                        json_u64(d, "/tx_frames"),
                         "a ring loses nothing: {d}"
                     );
                     assert_eq!(
-                        u(d, "/lost") + u(d, "/corrupt") + u(d, "/duplicated"),
+                        json_u64(d, "/lost") + json_u64(d, "/corrupt") + json_u64(d, "/duplicated"),
                         0,
                         "{d}"
                     );
-                    assert!(f(d, "/latency/p99_ns") > 0.0, "{d}");
+                    assert!(json_f64(d, "/latency/p99_ns") > 0.0, "{d}");
                 }
                 aggregate.push((test, t.clone()));
             }
@@ -634,12 +640,12 @@ fn a_bidirectional_ring_counts_each_direction_of_the_aggregate_exactly() {
     // Back-to-back at the limit: one burst of 1175 frames (0.05 s at
     // 100 Mbit/s of 512-byte frames) split over the two senders.
     let b = rows(&v, "back_to_back").last().unwrap();
-    assert_eq!(s(b, "/direction"), "aggregate");
+    assert_eq!(json_str(b, "/direction"), "aggregate");
     assert_eq!(b["bursts"].as_array().unwrap().len(), 1);
     let t = &b["trials"][0];
-    assert_eq!(u(t, "/tx_frames"), 1175);
+    assert_eq!(json_u64(t, "/tx_frames"), 1175);
     let sent: Vec<u64> = (0..2)
-        .map(|i| u(&t["per_direction"][i], "/tx_frames"))
+        .map(|i| json_u64(&t["per_direction"][i], "/tx_frames"))
         .collect();
     assert_eq!(sent, [588, 587]);
     assert!(aggregate.iter().any(|(k, _)| *k == "throughput"));
@@ -705,7 +711,7 @@ fn assert_pass_or_tester_bound(out: &common::Output, v: &Value) {
         Some(0) => {}
         Some(3) => {
             for p in v["problems"].as_array().unwrap() {
-                assert_eq!(s(p, "/kind"), "tester_bound", "{p}");
+                assert_eq!(json_str(p, "/kind"), "tester_bound", "{p}");
             }
         }
         other => panic!("exit {other:?}\n{}\n{}", out.stdout, out.stderr),
@@ -733,23 +739,23 @@ fn learning_frames_hooks_and_the_timestamp_method_on_a_ring() {
     let out = rfc(dir.path(), &yaml, &["--json", "c.json"]);
     let v = read_json(&dir.path().join("c.json"));
     assert_pass_or_tester_bound(&out, &v);
-    assert_eq!(s(&v, "/settings/learning"), "every_trial");
-    assert_eq!(f(&v, "/settings/learning_wait_s"), 0.1);
-    assert_eq!(s(&v, "/settings/dut/on_failure"), "stop");
+    assert_eq!(json_str(&v, "/settings/learning"), "every_trial");
+    assert_eq!(json_f64(&v, "/settings/learning_wait_s"), 0.1);
+    assert_eq!(json_str(&v, "/settings/dut/on_failure"), "stop");
     let mut n = 0u64;
     for t in every_trial(&v) {
         n += 1;
-        assert_eq!(u(t, "/rx_frames"), u(t, "/tx_frames"), "{t}");
-        assert_eq!(u(t, "/lost"), 0, "{t}");
+        assert_eq!(json_u64(t, "/rx_frames"), json_u64(t, "/tx_frames"), "{t}");
+        assert_eq!(json_u64(t, "/lost"), 0, "{t}");
         let l = &t["learning"];
         assert_eq!(
             l["addresses"],
             serde_json::json!(["02:00:00:00:00:02 from p0"]),
             "{t}"
         );
-        assert_eq!(u(l, "/frames"), 3, "{t}");
-        assert_eq!(u(l, "/drained"), 3, "{t}");
-        assert!(f(l, "/seconds") >= 0.1, "{t}");
+        assert_eq!(json_u64(l, "/frames"), 3, "{t}");
+        assert_eq!(json_u64(l, "/drained"), 3, "{t}");
+        assert!(json_f64(l, "/seconds") >= 0.1, "{t}");
         let hooks = t["hooks"].as_array().unwrap();
         assert_eq!(hooks.len(), 2, "{t}");
         // Run in this order: the throughput search, then latency.
@@ -759,20 +765,23 @@ fn learning_frames_hooks_and_the_timestamp_method_on_a_ring() {
         } else {
             "latency"
         };
-        let rate = f(t, "/offered_pct");
+        let rate = json_f64(t, "/offered_pct");
         assert_eq!(
-            s(&hooks[0], "/output"),
+            json_str(&hooks[0], "/output"),
             format!("before {test} {n} 512 {rate}\n"),
             "{t}"
         );
-        assert_eq!(s(&hooks[0], "/hook"), "before_trial");
+        assert_eq!(json_str(&hooks[0], "/hook"), "before_trial");
         assert_eq!(hooks[0]["status"], 0);
         assert_eq!(hooks[0]["timed_out"], false);
-        assert_eq!(s(&hooks[1], "/output"), format!("after {n}\n"));
-        assert_eq!(s(&hooks[1], "/command"), "echo after $LANDSPEED_TRIAL >&2");
+        assert_eq!(json_str(&hooks[1], "/output"), format!("after {n}\n"));
+        assert_eq!(
+            json_str(&hooks[1], "/command"),
+            "echo after $LANDSPEED_TRIAL >&2"
+        );
     }
     assert!(n >= 4, "{n} trials");
-    let method = s(&v, "/latency_method");
+    let method = json_str(&v, "/latency_method");
     assert_eq!(
         method,
         "software: the TX TSC written into each frame's stamp as it is built; the RX TSC read \
@@ -780,7 +789,7 @@ fn learning_frames_hooks_and_the_timestamp_method_on_a_ring() {
          net_ring) does not timestamp received frames: its arrival times are the software's)"
     );
     for t in every_trial(&v).filter(|t| !t["latency"].is_null()) {
-        assert_eq!(s(t, "/latency_source"), "software");
+        assert_eq!(json_str(t, "/latency_source"), "software");
     }
 }
 
@@ -807,7 +816,10 @@ fn a_failing_hook_stops_the_certification_and_nic_stamps_need_a_nic() {
     let trials = v["throughput"][0]["trials"].as_array().unwrap();
     assert_eq!(trials.len(), 1);
     assert_eq!(trials[0]["hooks"][0]["status"], 4);
-    assert_eq!(s(&trials[0]["hooks"][0], "/output"), "the DUT is gone\n");
+    assert_eq!(
+        json_str(&trials[0]["hooks"][0], "/output"),
+        "the DUT is gone\n"
+    );
     let nic = ring_two_cpus("throughput", "").replace(
         "    verify: full\n",
         "    verify: full\n    timestamps: nic\n",
@@ -859,7 +871,7 @@ fn a_calibration_on_a_ring_corrects_the_latency_of_a_certification() {
             "a_calibration_on_a_ring: every throughput trial was the tester's in three tries \
              (a loaded machine): only the refusal was checked"
         );
-        assert_eq!(s(&cal["throughput"][0], "/bound"), "tester");
+        assert_eq!(json_str(&cal["throughput"][0], "/bound"), "tester");
         return;
     }
     assert_pass_or_tester_bound(&out, &cal);
@@ -877,9 +889,9 @@ fn a_calibration_on_a_ring_corrects_the_latency_of_a_certification() {
     );
     assert!(cal["loss"].as_array().unwrap().is_empty());
     let b = read_json(&dir.path().join("loop.json"));
-    assert_eq!(s(&b, "/kind"), "landspeed latency baseline");
-    assert_eq!(s(&b, "/recorded"), s(&cal, "/started"));
-    assert!(s(&b, "/profile").ends_with("cert.yaml"));
+    assert_eq!(json_str(&b, "/kind"), "landspeed latency baseline");
+    assert_eq!(json_str(&b, "/recorded"), json_str(&cal, "/started"));
+    assert!(json_str(&b, "/profile").ends_with("cert.yaml"));
     assert_eq!(b["setup"]["ports"], serde_json::json!(["p0: net_ring0"]));
     assert_eq!(
         b["setup"]["tasks"],
@@ -888,13 +900,13 @@ fn a_calibration_on_a_ring_corrects_the_latency_of_a_certification() {
             "rx lcore 2 (cpu 0) port p0 queues 0, verify full"
         ])
     );
-    assert!(s(&b, "/setup/method").starts_with("software: "));
+    assert!(json_str(&b, "/setup/method").starts_with("software: "));
     let brows = b["rows"].as_array().unwrap();
     assert_eq!(brows.len(), 1, "{b}");
-    assert_eq!(u(&brows[0], "/frame_size"), 512);
+    assert_eq!(json_u64(&brows[0], "/frame_size"), 512);
     assert_eq!(
-        f(&brows[0], "/summary/mean_ns"),
-        f(&cal["latency"][0], "/summary/mean_ns")
+        json_f64(&brows[0], "/summary/mean_ns"),
+        json_f64(&cal["latency"][0], "/summary/mean_ns")
     );
     // The certification with it: every latency row corrected.
     let out = rfc(
@@ -904,19 +916,25 @@ fn a_calibration_on_a_ring_corrects_the_latency_of_a_certification() {
     );
     let v = read_json(&dir.path().join("c.json"));
     assert_pass_or_tester_bound(&out, &v);
-    assert_eq!(s(&v, "/baseline/file"), "loop.json");
-    assert_eq!(s(&v, "/baseline/recorded"), s(&b, "/recorded"));
+    assert_eq!(json_str(&v, "/baseline/file"), "loop.json");
+    assert_eq!(
+        json_str(&v, "/baseline/recorded"),
+        json_str(&b, "/recorded")
+    );
     for r in rows(&v, "latency")
         .iter()
-        .filter(|r| u(r, "/summary/count") > 0)
+        .filter(|r| json_u64(r, "/summary/count") > 0)
     {
         assert_eq!(
-            f(r, "/baseline/mean_ns"),
-            f(&brows[0], "/summary/mean_ns"),
+            json_f64(r, "/baseline/mean_ns"),
+            json_f64(&brows[0], "/summary/mean_ns"),
             "{r}"
         );
-        assert!(f(r, "/device/mean_ns") <= f(r, "/summary/mean_ns"), "{r}");
-        assert!(f(r, "/device/mean_ns") >= 0.0, "{r}");
+        assert!(
+            json_f64(r, "/device/mean_ns") <= json_f64(r, "/summary/mean_ns"),
+            "{r}"
+        );
+        assert!(json_f64(r, "/device/mean_ns") >= 0.0, "{r}");
     }
     // Another size than the calibration measured: refused before the EAL.
     let out = rfc(
@@ -954,29 +972,29 @@ fn an_imix_is_certified_by_its_mean_frame() {
         serde_json::json!([64, 64, 64, 64, 1518])
     );
     let t = &rows(&v, "throughput")[0];
-    assert_eq!(u(t, "/frame_size"), 0, "the IMIX");
+    assert_eq!(json_u64(t, "/frame_size"), 0, "the IMIX");
     let mean = (4.0 * 64.0 + 1518.0) / 5.0;
-    let fps = f(t, "/fps");
+    let fps = json_f64(t, "/fps");
     if fps > 0.0 {
-        assert!((f(t, "/l2_bps") / fps - mean * 8.0).abs() < 1e-6);
+        assert!((json_f64(t, "/l2_bps") / fps - mean * 8.0).abs() < 1e-6);
         let line_fps = 100e6 / ((mean + 20.0) * 8.0);
-        assert!((fps / line_fps * 100.0 - f(t, "/rate_pct")).abs() < 1e-6);
+        assert!((fps / line_fps * 100.0 - json_f64(t, "/rate_pct")).abs() < 1e-6);
     }
     for tr in t["trials"].as_array().unwrap() {
         if tr["tester_bound"].as_bool().unwrap() {
             continue;
         }
-        let (offered, sent) = (f(tr, "/offered_pct"), f(tr, "/sent_pct"));
+        let (offered, sent) = (json_f64(tr, "/offered_pct"), json_f64(tr, "/sent_pct"));
         assert!(
             (sent - offered).abs() < offered * 0.05,
             "sent {sent} % of {offered} %: {tr}"
         );
     }
-    let rate = f(t, "/rate_pct");
+    let rate = json_f64(t, "/rate_pct");
     if rate == 100.0 {
         let r = &rows(&v, "recovery")[0];
         assert!(
-            s(r, "/note").starts_with("not run: the throughput is the line rate"),
+            json_str(r, "/note").starts_with("not run: the throughput is the line rate"),
             "{r}"
         );
         assert!(r["trials"].as_array().unwrap().is_empty());
@@ -984,11 +1002,17 @@ fn an_imix_is_certified_by_its_mean_frame() {
         // The shared CPUs held the sender back at every rate.
         assert!(v.get("recovery").is_none());
         let n = &v["not_measured"][0];
-        assert_eq!((s(n, "/test"), u(n, "/frame_size")), ("recovery", 0));
-        assert!(s(n, "/reason").starts_with("no throughput rate"), "{n}");
+        assert_eq!(
+            (json_str(n, "/test"), json_u64(n, "/frame_size")),
+            ("recovery", 0)
+        );
+        assert!(
+            json_str(n, "/reason").starts_with("no throughput rate"),
+            "{n}"
+        );
     } else {
         assert_eq!(
-            f(&rows(&v, "recovery")[0], "/overload_pct"),
+            json_f64(&rows(&v, "recovery")[0], "/overload_pct"),
             (rate * 1.1).min(100.0)
         );
     }

@@ -7,34 +7,21 @@
 //! sender's; the socket file and the DPDK runtime directories are gone
 //! afterwards.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use common::child::Proc;
-use common::{read_json, u};
-
-const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+use crate::common::child::{self, Proc};
+use crate::common::{assert_no_run_dir, json_u64, read_json, ROOT};
 
 /// Seconds of traffic.
 const TX_SECS: u64 = 3;
 /// The receiver's `--duration`: only a bound. It is interrupted (SIGINT)
 /// once the sender has finished, so it always outlives the sender.
 const RX_BOUND: u64 = 30;
-
-/// One pair of processes at a time: each pair takes both CPUs of a small
-/// machine, and two pairs at once deschedule each other's lcores.
-static ONE_PAIR: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Holds [`ONE_PAIR`] (whatever a failed test left it in).
-fn one_pair() -> std::sync::MutexGuard<'static, ()> {
-    ONE_PAIR.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// configs/NAME with the memif socket moved to `sock`, written into `dir`.
 fn profile(dir: &Path, name: &str, sock: &Path) -> PathBuf {
@@ -54,21 +41,10 @@ fn run_args<'a>(profile: &'a Path, duration: &'a str, json: &'a Path) -> [&'a st
     ["run", profile, "-t", duration, "--json", json]
 }
 
-/// No DPDK runtime directory of process `pid` (automatic prefix) is left.
-fn assert_no_run_dir(pid: u32) {
-    let mut bases = vec![PathBuf::from("/var/run/dpdk"), PathBuf::from("/tmp/dpdk")];
-    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR") {
-        bases.push(PathBuf::from(x).join("dpdk"));
-    }
-    for b in bases {
-        let d = b.join(format!("ls{pid}"));
-        assert!(!d.exists(), "{} left behind", d.display());
-    }
-}
-
 #[test]
 fn memif_between_two_processes_is_exact() {
-    let _pair = one_pair();
+    // A pair takes both CPUs of a small machine: no other run meanwhile.
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let sock = dir.path().join("memif.sock");
     let rx = profile(dir.path(), "memif-rx.yaml", &sock);
@@ -100,9 +76,11 @@ fn memif_between_two_processes_is_exact() {
         "the memif server made no socket file {}",
         sock.display()
     );
-    let t = Proc::start_plain(
+    let limit = Duration::from_secs(TX_SECS + 30);
+    let (t, r) = child::side_by_side(
         dir.path(),
-        "sender",
+        r,
+        None,
         &[
             "run",
             tx.to_str().unwrap(),
@@ -112,13 +90,10 @@ fn memif_between_two_processes_is_exact() {
             "--json",
             txj.to_str().unwrap(),
         ],
+        (limit, limit),
+        Duration::from_secs(1),
     );
-    let limit = Duration::from_secs(TX_SECS + 30);
-    let t = t.wait(limit);
     let (ts, tpid, terr) = (t.status, t.pid, t.stderr);
-    std::thread::sleep(Duration::from_secs(1));
-    r.interrupt();
-    let r = r.wait(limit);
     let (rs, rpid, rerr) = (r.status, r.pid, r.stderr);
     assert!(
         ts.success() && !terr.contains("panicked"),
@@ -134,55 +109,56 @@ fn memif_between_two_processes_is_exact() {
     let rx = read_json(&rxj);
     assert_eq!(rx["outcome"]["interrupted_by"], "SIGINT");
     assert_eq!(rx["outcome"]["complete"], Value::Bool(false));
-    let sent = u(&tx, "/tx/frames");
+    let sent = json_u64(&tx, "/tx/frames");
     // At least 80 % of 2 Gbit/s (27,382 frames/s).
     assert!(
         sent as f64 >= 0.8 * 27_382.0 * TX_SECS as f64,
         "only {sent} frames sent"
     );
-    assert_eq!(u(&tx, "/tx/pmd_frames"), sent);
-    assert_eq!(u(&tx, "/tx/pmd_errors"), 0);
+    assert_eq!(json_u64(&tx, "/tx/pmd_frames"), sent);
+    assert_eq!(json_u64(&tx, "/tx/pmd_errors"), 0);
     let s = &rx["rx"]["streams"][0];
     assert_eq!(
-        u(s, "/frames"),
+        json_u64(s, "/frames"),
         sent,
         "receiver's count: lost {} (sequence gaps), last sequence {}",
-        u(s, "/lost"),
-        u(s, "/max_seq")
+        json_u64(s, "/lost"),
+        json_u64(s, "/max_seq")
     );
-    assert_eq!(u(s, "/unique"), sent);
-    assert_eq!(u(s, "/bytes"), sent * 9130);
+    assert_eq!(json_u64(s, "/unique"), sent);
+    assert_eq!(json_u64(s, "/bytes"), sent * 9130);
     for k in ["lost", "reordered", "duplicated", "corrupt_total"] {
-        assert_eq!(u(s, &format!("/{k}")), 0, "{k}");
+        assert_eq!(json_u64(s, &format!("/{k}")), 0, "{k}");
     }
-    assert_eq!(u(&rx, "/rx/good"), sent);
-    assert_eq!(u(&rx, "/rx/frames"), sent, "frames that were not ours");
+    assert_eq!(json_u64(&rx, "/rx/good"), sent);
+    assert_eq!(
+        json_u64(&rx, "/rx/frames"),
+        sent,
+        "frames that were not ours"
+    );
     // The sender said `leaving` behind its last frame and the receiver
     // acknowledged; the PMD's counts leave both out.
     let (tc, rc) = (&tx["ports"][0]["control"], &rx["ports"][0]["control"]);
-    assert_eq!((u(tc, "/sent"), u(tc, "/received")), (1, 1), "sender: {tc}");
     assert_eq!(
-        (u(rc, "/sent"), u(rc, "/received")),
+        (json_u64(tc, "/sent"), json_u64(tc, "/received")),
+        (1, 1),
+        "sender: {tc}"
+    );
+    assert_eq!(
+        (json_u64(rc, "/sent"), json_u64(rc, "/received")),
         (1, 1),
         "receiver: {rc}"
     );
-    assert_eq!(u(&tx, "/ports/0/stats/opackets"), sent);
-    assert_eq!(u(&rx, "/ports/0/stats/ipackets"), sent);
+    assert_eq!(json_u64(&tx, "/ports/0/stats/opackets"), sent);
+    assert_eq!(json_u64(&rx, "/ports/0/stats/ipackets"), sent);
 
-    let rep = Command::new(BIN)
-        .args(["report", txj.to_str().unwrap(), rxj.to_str().unwrap()])
-        .args(["--json", joinj.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&rep.stdout);
-    assert!(rep.status.success(), "landspeed report: {text}");
+    let (text, joined) = child::report(&txj, &rxj, &joinj);
     assert!(
         text.contains("every frame sent arrived once, in order, intact"),
         "{text}"
     );
-    let joined = read_json(&joinj);
     assert_eq!(joined["exact"], Value::Bool(true), "{text}");
-    assert_eq!(u(&joined, "/streams/0/missing"), 0);
+    assert_eq!(json_u64(&joined, "/streams/0/missing"), 0);
 
     // Nothing left behind: the server removes its socket file.
     assert!(!sock.exists(), "{} left behind", sock.display());
@@ -201,7 +177,7 @@ fn memif_between_two_processes_is_exact() {
 #[test]
 fn a_receiver_that_leaves_mid_run_is_reported_by_the_sender() {
     const TRIES: usize = 16;
-    let _pair = one_pair();
+    let _alone = common::alone();
     for k in 0..TRIES {
         let dir = tempfile::tempdir().unwrap();
         let sock = dir.path().join("memif.sock");
@@ -256,10 +232,14 @@ fn a_receiver_that_leaves_mid_run_is_reported_by_the_sender() {
             "{}",
             t.stdout
         );
-        assert!(u(&j, "/tx/frames") > 0);
+        assert!(json_u64(&j, "/tx/frames") > 0);
         // It heard `leaving` and acknowledged it, and said nothing else.
         let c = &j["ports"][0]["control"];
-        assert_eq!((u(c, "/sent"), u(c, "/received")), (1, 1), "try {k}: {c}");
+        assert_eq!(
+            (json_u64(c, "/sent"), json_u64(c, "/received")),
+            (1, 1),
+            "try {k}: {c}"
+        );
         assert!(!sock.exists(), "{} left behind", sock.display());
         assert_no_run_dir(t.pid);
         assert_no_run_dir(r.pid);
@@ -278,7 +258,7 @@ fn a_receiver_that_leaves_mid_run_is_reported_by_the_sender() {
 #[test]
 fn senders_interrupted_mid_run_leave_the_receiver_running_and_exact() {
     const SENDERS: u64 = 4;
-    let _pair = one_pair();
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let sock = dir.path().join("memif.sock");
     // The receiver expects stream ids 1..=SENDERS, one per sender.
@@ -326,19 +306,19 @@ fn senders_interrupted_mid_run_leave_the_receiver_running_and_exact() {
         }
         assert_eq!(t.status.code(), Some(4), "sender {k}\n{}", t.stderr);
         let tx = read_json(&txj);
-        let n = u(&tx, "/tx/frames");
+        let n = json_u64(&tx, "/tx/frames");
         assert!(n > 0, "sender {k} sent nothing");
-        assert_eq!(u(&tx, "/tx/pmd_frames"), n, "sender {k}");
+        assert_eq!(json_u64(&tx, "/tx/pmd_frames"), n, "sender {k}");
         // It said `leaving` and heard the receiver's acknowledgement; the
         // PMD's counts leave both out.
         let c = &tx["ports"][0]["control"];
         assert_eq!(
-            (u(c, "/sent"), u(c, "/received")),
+            (json_u64(c, "/sent"), json_u64(c, "/received")),
             (1, 1),
             "sender {k}: {c}"
         );
-        assert_eq!(u(&tx, "/ports/0/stats/opackets"), n, "sender {k}");
-        assert_eq!(u(&tx, "/ports/0/stats/ipackets"), 0, "sender {k}");
+        assert_eq!(json_u64(&tx, "/ports/0/stats/opackets"), n, "sender {k}");
+        assert_eq!(json_u64(&tx, "/ports/0/stats/ipackets"), 0, "sender {k}");
         assert_no_run_dir(t.pid);
         sent.push(n);
     }
@@ -347,24 +327,29 @@ fn senders_interrupted_mid_run_leave_the_receiver_running_and_exact() {
     assert_eq!(r.status.code(), Some(4), "receiver\n{}", r.stderr);
     let rx = read_json(&rxj);
     let total: u64 = sent.iter().sum();
-    assert_eq!(u(&rx, "/rx/frames"), total, "frames received");
+    assert_eq!(json_u64(&rx, "/rx/frames"), total, "frames received");
     for (k, &n) in sent.iter().enumerate() {
         let s = &rx["rx"]["streams"][k];
-        assert_eq!(u(s, "/id"), k as u64 + 1);
-        assert_eq!(u(s, "/frames"), n, "stream {}", k + 1);
+        assert_eq!(json_u64(s, "/id"), k as u64 + 1);
+        assert_eq!(json_u64(s, "/frames"), n, "stream {}", k + 1);
         for what in ["lost", "reordered", "duplicated", "corrupt_total"] {
-            assert_eq!(u(s, &format!("/{what}")), 0, "stream {}: {what}", k + 1);
+            assert_eq!(
+                json_u64(s, &format!("/{what}")),
+                0,
+                "stream {}: {what}",
+                k + 1
+            );
         }
     }
     // One `leaving` heard and one acknowledgement sent per sender; it
     // told none of them that it leaves (each was gone by then).
     let c = &rx["ports"][0]["control"];
     assert_eq!(
-        (u(c, "/sent"), u(c, "/received")),
+        (json_u64(c, "/sent"), json_u64(c, "/received")),
         (SENDERS, SENDERS),
         "{c}"
     );
-    assert_eq!(u(&rx, "/ports/0/stats/ipackets"), total);
+    assert_eq!(json_u64(&rx, "/ports/0/stats/ipackets"), total);
     assert!(!sock.exists(), "{} left behind", sock.display());
     assert_no_run_dir(r.pid);
 }

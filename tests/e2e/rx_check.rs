@@ -3,11 +3,13 @@
 //! corrupt and foreign frames), replayed as received traffic through DPDK's
 //! pcap PMD, and the receiver must count each defect exactly.
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 
-use common::{by_id, parse_frame, read_pcap, run_profile, s, u, write_pcap, Rng};
+use crate::common::{
+    by_id, json_str, json_u64, parse_frame, read_pcap, run_profile, write_pcap, Rng,
+};
 use landspeed::wire::stamp::Stamp;
 use landspeed::wire::{dissect, Dissected};
 use serde_json::Value;
@@ -57,7 +59,7 @@ fn clean() -> &'static Clean {
         );
         let (_, v) = run_profile(dir.path(), "clean", &yaml, &["-q"]);
         let frames = read_pcap(&dir.path().join("clean.pcap"));
-        assert_eq!(frames.len() as u64, u(&v, "/tx/frames"));
+        assert_eq!(frames.len() as u64, json_u64(&v, "/tx/frames"));
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for f in &frames {
             let (id, seq) = stream_of(f);
@@ -190,13 +192,13 @@ fn assert_partition(v: &Value) {
         .sum();
     assert_eq!(
         breakdown,
-        u(v, "/rx/foreign"),
+        json_u64(v, "/rx/foreign"),
         "foreign is its breakdown's sum"
     );
-    let others = u(v, "/rx/foreign") + u(v, "/rx/overflow");
+    let others = json_u64(v, "/rx/foreign") + json_u64(v, "/rx/overflow");
     assert_eq!(
         streams + unattributed + others,
-        u(v, "/rx/frames"),
+        json_u64(v, "/rx/frames"),
         "frames of streams + unattributed corrupt + foreign (not landspeed/short/unknown) + overflow"
     );
 }
@@ -208,7 +210,11 @@ fn replay(name: &str, frames: &[Vec<u8>], streams: &str) -> Value {
     let yaml = rx_profile(&format!("{name}.pcap"), streams);
     let (_, v) = run_profile(dir.path(), name, &yaml, &["-q"]);
     assert!(v["tx"].is_null(), "an RX-only run has no TX side");
-    assert_eq!(u(&v, "/rx/frames"), frames.len() as u64, "frames replayed");
+    assert_eq!(
+        json_u64(&v, "/rx/frames"),
+        frames.len() as u64,
+        "frames replayed"
+    );
     assert_partition(&v);
     v
 }
@@ -216,36 +222,44 @@ fn replay(name: &str, frames: &[Vec<u8>], streams: &str) -> Value {
 fn assert_stream(v: &Value, id: u32, frames: usize, d: Defects) {
     let st = by_id(v, "/rx/streams", u64::from(id));
     let ctx = format!("stream {id}");
-    assert_eq!(u(st, "/frames"), frames as u64, "{ctx}: frames");
-    assert_eq!(u(st, "/lost"), d.removed as u64, "{ctx}: lost");
-    assert_eq!(u(st, "/reordered"), d.swapped as u64, "{ctx}: reordered");
+    assert_eq!(json_u64(st, "/frames"), frames as u64, "{ctx}: frames");
+    assert_eq!(json_u64(st, "/lost"), d.removed as u64, "{ctx}: lost");
     assert_eq!(
-        u(st, "/duplicated"),
+        json_u64(st, "/reordered"),
+        d.swapped as u64,
+        "{ctx}: reordered"
+    );
+    assert_eq!(
+        json_u64(st, "/duplicated"),
         d.duplicated as u64,
         "{ctx}: duplicated"
     );
     assert_eq!(
-        u(st, "/corrupt_total"),
+        json_u64(st, "/corrupt_total"),
         d.corrupted as u64,
         "{ctx}: corrupt"
     );
     assert_eq!(
-        u(st, "/corrupt/payload"),
+        json_u64(st, "/corrupt/payload"),
         d.corrupted as u64,
         "{ctx}: corrupt.payload (fill checksum)"
     );
     for other in ["ip_checksum", "l4_checksum", "stamp", "length"] {
-        assert_eq!(u(st, &format!("/corrupt/{other}")), 0, "{ctx}: {other}");
+        assert_eq!(
+            json_u64(st, &format!("/corrupt/{other}")),
+            0,
+            "{ctx}: {other}"
+        );
     }
-    assert_eq!(u(st, "/stale"), 0, "{ctx}: stale");
+    assert_eq!(json_u64(st, "/stale"), 0, "{ctx}: stale");
     // Each swap delays one frame by one position: extent 1 (RFC 4737).
     assert_eq!(
-        u(st, "/reorder_extent_max"),
+        json_u64(st, "/reorder_extent_max"),
         u64::from(d.swapped > 0),
         "{ctx}: reorder_extent_max"
     );
     assert_eq!(
-        u(st, "/reorder_extent_sum"),
+        json_u64(st, "/reorder_extent_sum"),
         d.swapped as u64,
         "{ctx}: reorder_extent_sum"
     );
@@ -255,8 +269,12 @@ fn assert_stream(v: &Value, id: u32, frames: usize, d: Defects) {
 fn clean_replay_counts_no_defect() {
     let c = clean();
     let v = replay("clean", &c.frames, STREAMS);
-    assert_eq!(u(&v, "/rx/good"), c.frames.len() as u64);
-    assert_eq!(u(&v, "/mbufs_leaked"), 0, "every mbuf is back in its pool");
+    assert_eq!(json_u64(&v, "/rx/good"), c.frames.len() as u64);
+    assert_eq!(
+        json_u64(&v, "/mbufs_leaked"),
+        0,
+        "every mbuf is back in its pool"
+    );
     for key in [
         "lost",
         "reordered",
@@ -269,7 +287,7 @@ fn clean_replay_counts_no_defect() {
         "foreign_breakdown/untracked_stream",
         "overflow",
     ] {
-        assert_eq!(u(&v, &format!("/rx/{key}")), 0, "rx.{key}");
+        assert_eq!(json_u64(&v, &format!("/rx/{key}")), 0, "rx.{key}");
     }
     let none = Defects {
         removed: 0,
@@ -281,9 +299,9 @@ fn clean_replay_counts_no_defect() {
     assert_stream(&v, ID_B, c.b.len(), none);
     // Sender and receiver were different processes: no one-way latency.
     assert!(
-        s(&v, "/rx/latency_kind").contains("inter-arrival only"),
+        json_str(&v, "/rx/latency_kind").contains("inter-arrival only"),
         "latency_kind: {}",
-        s(&v, "/rx/latency_kind")
+        json_str(&v, "/rx/latency_kind")
     );
     assert!(by_id(&v, "/rx/streams", 1)["latency"].is_null());
 }
@@ -335,27 +353,33 @@ fn defects_are_counted_exactly() {
     assert_stream(&v, ID_A, a.len(), da);
     assert_stream(&v, ID_B, b.len(), db);
     assert_eq!(
-        u(&v, "/rx/foreign_breakdown/not_landspeed"),
+        json_u64(&v, "/rx/foreign_breakdown/not_landspeed"),
         foreign.len() as u64,
         "rx.foreign_breakdown.not_landspeed"
     );
     assert_eq!(
-        u(&v, "/rx/foreign_breakdown/too_short"),
+        json_u64(&v, "/rx/foreign_breakdown/too_short"),
         too_short.len() as u64,
         "rx.foreign_breakdown.too_short"
     );
-    assert_eq!(u(&v, "/rx/foreign"), 6, "G = 6 frames not ours");
-    assert_eq!(u(&v, "/rx/foreign_breakdown/unknown_version"), 0);
-    assert_eq!(u(&v, "/rx/foreign_breakdown/untracked_stream"), 0);
-    assert_eq!(u(&v, "/rx/lost"), (da.removed + db.removed) as u64);
-    assert_eq!(u(&v, "/rx/reordered"), (da.swapped + db.swapped) as u64);
+    assert_eq!(json_u64(&v, "/rx/foreign"), 6, "G = 6 frames not ours");
+    assert_eq!(json_u64(&v, "/rx/foreign_breakdown/unknown_version"), 0);
+    assert_eq!(json_u64(&v, "/rx/foreign_breakdown/untracked_stream"), 0);
+    assert_eq!(json_u64(&v, "/rx/lost"), (da.removed + db.removed) as u64);
     assert_eq!(
-        u(&v, "/rx/duplicated"),
+        json_u64(&v, "/rx/reordered"),
+        (da.swapped + db.swapped) as u64
+    );
+    assert_eq!(
+        json_u64(&v, "/rx/duplicated"),
         (da.duplicated + db.duplicated) as u64
     );
-    assert_eq!(u(&v, "/rx/corrupt"), (da.corrupted + db.corrupted) as u64);
     assert_eq!(
-        u(&v, "/rx/good"),
+        json_u64(&v, "/rx/corrupt"),
+        (da.corrupted + db.corrupted) as u64
+    );
+    assert_eq!(
+        json_u64(&v, "/rx/good"),
         (a.len() + b.len() - da.corrupted - db.corrupted) as u64
     );
 }
@@ -385,7 +409,7 @@ fn garbage_is_counted_without_a_panic() {
     }
     // No streams declared: an RX-only profile that learns what comes.
     let v = replay("garbage", &frames, "");
-    assert_eq!(u(&v, "/rx/good"), 0);
+    assert_eq!(json_u64(&v, "/rx/good"), 0);
 }
 
 /// An RX-only profile that declares no stream still takes the 9130-byte
@@ -396,11 +420,11 @@ fn rx_only_profile_without_streams_takes_jumbo_frames() {
     let c = clean();
     let v = replay("nostreams", &c.frames, "");
     assert_eq!(
-        u(&v, "/rx/foreign_breakdown/too_short"),
+        json_u64(&v, "/rx/foreign_breakdown/too_short"),
         0,
         "jumbo frames counted as too short"
     );
-    assert_eq!(u(&v, "/rx/good"), c.frames.len() as u64);
+    assert_eq!(json_u64(&v, "/rx/good"), c.frames.len() as u64);
 }
 
 /// TX and RX in one process over `net_ring0`, which loops its TX queue to
@@ -428,18 +452,22 @@ fn loopback_ring_tx_and_rx() {
     let (_, v) = run_profile(dir.path(), "loop", &yaml, &["-q"]);
     assert_partition(&v);
     for id in [ID_A, ID_B] {
-        let sent = u(by_id(&v, "/tx/streams", u64::from(id)), "/frames");
+        let sent = json_u64(by_id(&v, "/tx/streams", u64::from(id)), "/frames");
         let st = by_id(&v, "/rx/streams", u64::from(id));
         assert!(sent > 0);
-        assert_eq!(u(st, "/frames"), sent, "stream {id}: received vs sent");
-        assert_eq!(u(st, "/lost"), 0, "stream {id}: lost");
-        assert_eq!(u(st, "/corrupt_total"), 0, "stream {id}: corrupt");
+        assert_eq!(
+            json_u64(st, "/frames"),
+            sent,
+            "stream {id}: received vs sent"
+        );
+        assert_eq!(json_u64(st, "/lost"), 0, "stream {id}: lost");
+        assert_eq!(json_u64(st, "/corrupt_total"), 0, "stream {id}: corrupt");
     }
-    assert_eq!(u(&v, "/rx/foreign"), 0);
+    assert_eq!(json_u64(&v, "/rx/foreign"), 0);
     assert!(
-        s(&v, "/rx/latency_kind").starts_with("one-way"),
+        json_str(&v, "/rx/latency_kind").starts_with("one-way"),
         "latency_kind: {}",
-        s(&v, "/rx/latency_kind")
+        json_str(&v, "/rx/latency_kind")
     );
 }
 
@@ -454,10 +482,14 @@ fn late_start_counts_loss_from_the_first_frame_seen() {
     let frames = interleave(a, &c.b);
     let v = replay("latestart", &frames, STREAMS);
     let st = by_id(&v, "/rx/streams", u64::from(ID_A));
-    assert_eq!(u(st, "/frames"), a.len() as u64);
-    assert_eq!(u(st, "/max_seq"), (c.a.len() - 1) as u64);
-    assert_eq!(u(st, "/lost"), 0, "frames sent before the first one seen");
-    assert_eq!(u(&v, "/rx/lost"), 0);
+    assert_eq!(json_u64(st, "/frames"), a.len() as u64);
+    assert_eq!(json_u64(st, "/max_seq"), (c.a.len() - 1) as u64);
+    assert_eq!(
+        json_u64(st, "/lost"),
+        0,
+        "frames sent before the first one seen"
+    );
+    assert_eq!(json_u64(&v, "/rx/lost"), 0);
 }
 
 /// `count_from: zero` says the receiver listened before the sender's first
@@ -476,14 +508,17 @@ fn count_from_zero_counts_the_frames_before_the_first_seen_as_lost() {
     let (_, v) = run_profile(dir.path(), "zero", &yaml, &["-q"]);
     assert_partition(&v);
     let st = by_id(&v, "/rx/streams", u64::from(ID_A));
-    assert_eq!(u(st, "/frames"), (c.a.len() - skip) as u64);
+    assert_eq!(json_u64(st, "/frames"), (c.a.len() - skip) as u64);
     assert_eq!(
-        u(st, "/lost"),
+        json_u64(st, "/lost"),
         skip as u64,
         "sequences 0..{skip} never arrived"
     );
-    assert_eq!(u(by_id(&v, "/rx/streams", u64::from(ID_B)), "/lost"), 0);
-    assert_eq!(u(&v, "/rx/lost"), skip as u64);
+    assert_eq!(
+        json_u64(by_id(&v, "/rx/streams", u64::from(ID_B)), "/lost"),
+        0
+    );
+    assert_eq!(json_u64(&v, "/rx/lost"), skip as u64);
 
     let bad = yaml.replace("count_from: zero", "count_from: never");
     let path = common::write_file(dir.path(), "bad.yaml", &bad);
@@ -512,13 +547,13 @@ fn one_late_frame_is_one_reordered_of_extent_200() {
     // Arrivals: 0..99, 101..300, 100, 301..
     let v = replay("late200", &frames, STREAMS);
     let st = by_id(&v, "/rx/streams", u64::from(ID_A));
-    assert_eq!(u(st, "/reordered"), 1);
-    assert_eq!(u(st, "/reorder_extent_max"), 200);
-    assert_eq!(u(st, "/reorder_extent_sum"), 200);
-    assert_eq!(u(st, "/lost"), 0);
-    assert_eq!(u(st, "/duplicated"), 0);
-    assert_eq!(u(&v, "/rx/reordered"), 1);
-    assert_eq!(u(&v, "/rx/reorder_extent_max"), 200);
+    assert_eq!(json_u64(st, "/reordered"), 1);
+    assert_eq!(json_u64(st, "/reorder_extent_max"), 200);
+    assert_eq!(json_u64(st, "/reorder_extent_sum"), 200);
+    assert_eq!(json_u64(st, "/lost"), 0);
+    assert_eq!(json_u64(st, "/duplicated"), 0);
+    assert_eq!(json_u64(&v, "/rx/reordered"), 1);
+    assert_eq!(json_u64(&v, "/rx/reorder_extent_max"), 200);
     let ratio = v["rx"]["reordered_ratio"]
         .as_f64()
         .expect("rx.reordered_ratio");
@@ -535,10 +570,10 @@ fn one_early_frame_reorders_every_frame_it_overtook() {
     // Arrivals: 0..99, 300, 100..299, 301..
     let v = replay("early200", &frames, STREAMS);
     let st = by_id(&v, "/rx/streams", u64::from(ID_A));
-    assert_eq!(u(st, "/reordered"), 200);
-    assert_eq!(u(st, "/reorder_extent_max"), 200);
-    assert_eq!(u(st, "/reorder_extent_sum"), 200 * 201 / 2);
-    assert_eq!(u(st, "/lost"), 0);
+    assert_eq!(json_u64(st, "/reordered"), 200);
+    assert_eq!(json_u64(st, "/reorder_extent_max"), 200);
+    assert_eq!(json_u64(st, "/reorder_extent_sum"), 200 * 201 / 2);
+    assert_eq!(json_u64(st, "/lost"), 0);
 }
 
 /// A corrupt frame whose stamp cannot be read (its stream and sequence
@@ -551,11 +586,18 @@ fn unreadable_stamp_counts_corrupt_not_also_lost() {
     let off = parse_frame(&a[10]).expect("our frame").payload_off;
     a[10][off + 9] ^= 0x01; // the sequence number: the stamp check fails
     let v = replay("badstamp", &interleave(&a, &c.b), STREAMS);
-    assert_eq!(u(&v, "/rx/corrupt_unattributed/stamp"), 1);
-    assert_eq!(u(&v, "/rx/corrupt"), 1);
-    assert_eq!(u(&v, "/rx/lost"), 0, "counted corrupt, not also lost");
+    assert_eq!(json_u64(&v, "/rx/corrupt_unattributed/stamp"), 1);
+    assert_eq!(json_u64(&v, "/rx/corrupt"), 1);
+    assert_eq!(
+        json_u64(&v, "/rx/lost"),
+        0,
+        "counted corrupt, not also lost"
+    );
     // The stream itself sees a gap it cannot tell from a loss.
-    assert_eq!(u(by_id(&v, "/rx/streams", u64::from(ID_A)), "/lost"), 1);
+    assert_eq!(
+        json_u64(by_id(&v, "/rx/streams", u64::from(ID_A)), "/lost"),
+        1
+    );
 }
 
 /// An RX-only profile replaying `pcap` whose task checks only `list`.
@@ -578,13 +620,13 @@ fn a_streams_list_makes_other_streams_foreign() {
     assert_partition(&v);
     let streams = v["rx"]["streams"].as_array().unwrap();
     assert_eq!(streams.len(), 1, "only stream a is checked: {streams:?}");
-    assert_eq!(u(&streams[0], "/id"), u64::from(ID_A));
-    assert_eq!(u(&streams[0], "/frames"), c.a.len() as u64);
+    assert_eq!(json_u64(&streams[0], "/id"), u64::from(ID_A));
+    assert_eq!(json_u64(&streams[0], "/frames"), c.a.len() as u64);
     let b = c.b.len() as u64;
-    assert_eq!(u(&v, "/rx/foreign_breakdown/untracked_stream"), b);
-    assert_eq!(u(&v, "/rx/foreign"), b);
-    assert_eq!(u(&v, "/rx/good"), c.a.len() as u64);
-    assert_eq!(u(&v, "/rx/overflow"), 0);
+    assert_eq!(json_u64(&v, "/rx/foreign_breakdown/untracked_stream"), b);
+    assert_eq!(json_u64(&v, "/rx/foreign"), b);
+    assert_eq!(json_u64(&v, "/rx/good"), c.a.len() as u64);
+    assert_eq!(json_u64(&v, "/rx/overflow"), 0);
     assert!(
         out.stdout
             .contains(&format!("foreign {b}: not landspeed 0, too short 0, unknown stamp version 0, stream not checked {b}")),
@@ -604,21 +646,21 @@ fn foreign_frames_before_and_after_do_not_stretch_the_span() {
     frames.extend(c.a.iter().cloned());
     frames.extend(std::iter::repeat_n(foreign, 3000));
     let v = replay("span", &frames, STREAMS);
-    assert_eq!(u(&v, "/rx/foreign"), 6000);
+    assert_eq!(json_u64(&v, "/rx/foreign"), 6000);
     let st = by_id(&v, "/rx/streams", u64::from(ID_A));
     let n = c.a.len() as u64;
-    assert_eq!(u(st, "/frames"), n);
+    assert_eq!(json_u64(st, "/frames"), n);
     // One stream: the receiver's span and rates are exactly the stream's.
-    let span = common::f(&v, "/rx/span_s");
+    let span = common::json_f64(&v, "/rx/span_s");
     assert!(span > 0.0);
-    assert_eq!(span, common::f(st, "/span_s"));
+    assert_eq!(span, common::json_f64(st, "/span_s"));
     assert_eq!(v["rx"]["achieved"], st["achieved"]);
     // n − 1 frames over the span (the first opens it), stream bytes only.
-    let fps = common::f(&v, "/rx/achieved/fps");
+    let fps = common::json_f64(&v, "/rx/achieved/fps");
     let want = (n - 1) as f64 / span;
     assert!((fps - want).abs() <= want * 1e-12, "{fps} vs {want}");
-    let l2 = common::f(&v, "/rx/achieved/l2_bps");
-    let want = (u(st, "/bytes") * 8) as f64 * (n - 1) as f64 / n as f64 / span;
+    let l2 = common::json_f64(&v, "/rx/achieved/l2_bps");
+    let want = (json_u64(st, "/bytes") * 8) as f64 * (n - 1) as f64 / n as f64 / span;
     assert!((l2 - want).abs() <= want * 1e-12, "{l2} vs {want}");
 }
 
@@ -665,17 +707,17 @@ fn streams_beyond_what_a_receiver_tracks_are_reported_not_lost() {
     );
     let v = common::read_json(&dir.path().join("many.json"));
     assert_partition(&v);
-    assert_eq!(u(&v, "/rx/overflow"), u64::from(2 * extra));
-    assert_eq!(u(&v, "/rx/overflow_streams"), u64::from(extra));
+    assert_eq!(json_u64(&v, "/rx/overflow"), u64::from(2 * extra));
+    assert_eq!(json_u64(&v, "/rx/overflow_streams"), u64::from(extra));
     assert_eq!(v["rx"]["streams"].as_array().unwrap().len(), limit as usize);
-    assert_eq!(u(&v, "/rx/lost"), 0);
-    assert_eq!(u(&v, "/rx/foreign"), 0);
+    assert_eq!(json_u64(&v, "/rx/lost"), 0);
+    assert_eq!(json_u64(&v, "/rx/foreign"), 0);
     let p = common::problem(&v, "streams_not_tracked");
-    assert_eq!(s(p, "/kind"), "streams_not_tracked");
-    assert_eq!((u(p, "/frames"), u(p, "/streams")), (10, 5));
-    assert_eq!(u(p, "/limit"), u64::from(limit));
+    assert_eq!(json_str(p, "/kind"), "streams_not_tracked");
+    assert_eq!((json_u64(p, "/frames"), json_u64(p, "/streams")), (10, 5));
+    assert_eq!(json_u64(p, "/limit"), u64::from(limit));
     // The verdict says what its figures cover.
-    let e = s(&v, "/verdict/explanation");
+    let e = json_str(&v, "/verdict/explanation");
     assert!(e.ends_with(" Its figures cover only the 4096 streams tracked: 10 frames of 5 more streams arrived untracked (overflow), so their loss, order and integrity are unknown."), "{e}");
     assert!(
         out.stdout.contains(&format!(
@@ -739,10 +781,10 @@ fn streams_interleaved_in_runs_are_counted_exactly() {
     assert_stream(&v, ID_A, a.len(), da);
     assert_stream(&v, ID_B, b.len(), db);
     assert_eq!(
-        (u(&v, "/rx/foreign"), u(&v, "/rx/overflow")),
+        (json_u64(&v, "/rx/foreign"), json_u64(&v, "/rx/overflow")),
         (0, 0),
         "nothing foreign, nothing overflowed"
     );
-    assert_eq!(u(&v, "/rx/lost"), (da.removed + db.removed) as u64);
-    assert_eq!(u(&v, "/mbufs_leaked"), 0);
+    assert_eq!(json_u64(&v, "/rx/lost"), (da.removed + db.removed) as u64);
+    assert_eq!(json_u64(&v, "/mbufs_leaked"), 0);
 }

@@ -6,11 +6,15 @@
 //! (docs/benchmarks.md holds them). Skipped, with a message, where
 //! dpdk-testpmd (Debian package `dpdk`) or python3 is missing.
 
+use crate::common;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use crate::common::host::Need;
 
 /// The quick mode takes under a minute; a loaded host gets some slack.
 const WATCHDOG: Duration = Duration::from_secs(240);
@@ -20,11 +24,6 @@ const CASES: [&str; 8] = [
     "tx64", "tx1518", "tx9130", "rx64", "rx1518", "rx9130", "rxs64", "rxs9130",
 ];
 
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
-}
-
 fn num(v: &Value, key: &str, case: &str) -> f64 {
     v.get(key)
         .and_then(Value::as_f64)
@@ -33,13 +32,17 @@ fn num(v: &Value, key: &str, case: &str) -> f64 {
 
 #[test]
 fn bench_quick_prints_table_and_json() {
-    for tool in ["dpdk-testpmd", "python3"] {
-        if !on_path(tool) {
-            println!("skipped: {tool} is not installed (scripts/bench needs it)");
-            return;
-        }
+    let needs = [
+        Need::Program("dpdk-testpmd", "scripts/bench needs it"),
+        Need::Program("python3", "scripts/bench needs it"),
+    ];
+    if common::host::skip("bench", "bench_quick_prints_table_and_json", &needs) {
+        return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // It runs landspeed and dpdk-testpmd on both CPUs: nothing else runs
+    // meanwhile.
+    let _alone = common::alone();
+    let root = Path::new(common::ROOT);
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("bench.json");
     let stdout_path = dir.path().join("stdout");
@@ -47,8 +50,8 @@ fn bench_quick_prints_table_and_json() {
     let mut child = Command::new(root.join("scripts/bench"))
         .args(["--quick", "--json"])
         .arg(&json)
-        .env("LANDSPEED", env!("CARGO_BIN_EXE_landspeed"))
-        .current_dir(&root)
+        .env("LANDSPEED", common::BIN)
+        .current_dir(root)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&stdout_path).unwrap())
         .stderr(std::fs::File::create(&stderr_path).unwrap())
@@ -147,7 +150,7 @@ fn bench_quick_prints_table_and_json() {
 /// binary given is not even looked at).
 #[test]
 fn bench_refuses_unknown_case_names() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = Path::new(common::ROOT);
     let known = "tx64, tx1518, tx9130, rx64, rx1518, rx9130, rxs64, rxs9130, \
                  line64spin, line64burst, line1518spin, line9130spin, line9130burst, 5g9130spin";
     for (args, bad) in [
@@ -158,7 +161,7 @@ fn bench_refuses_unknown_case_names() {
         let out = Command::new(root.join("scripts/bench"))
             .args(args)
             .env("LANDSPEED", "/nonexistent/landspeed")
-            .current_dir(&root)
+            .current_dir(root)
             .stdin(Stdio::null())
             .output()
             .expect("scripts/bench starts");

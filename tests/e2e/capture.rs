@@ -4,13 +4,15 @@
 //! the right stream id and consecutive sequence numbers, a fill that matches
 //! its checksum, and a payload no other frame has.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::net::IpAddr;
 use std::path::Path;
 
-use common::{by_id, inet_checksum, inet_sum, parse_frame, read_pcap, run_profile, u};
+use crate::common::{
+    by_id, inet_checksum, inet_sum, json_u64, parse_frame, read_pcap, run_profile,
+};
 use landspeed::wire::stamp::{Stamp, StampLayout};
 use serde_json::Value;
 
@@ -170,7 +172,7 @@ fn check_capture(frames: &[Vec<u8>], defs: &[Def], v: &Value) -> Checked {
     assert!(!frames.is_empty(), "the capture is empty");
     assert_eq!(
         frames.len() as u64,
-        u(v, "/tx/frames"),
+        json_u64(v, "/tx/frames"),
         "frames in the capture vs tx.frames"
     );
     let by_id: HashMap<u32, &Def> = defs.iter().map(|d| (d.id, d)).collect();
@@ -259,11 +261,21 @@ fn check_capture(frames: &[Vec<u8>], defs: &[Def], v: &Value) -> Checked {
         let st = by_id_json(v, d.id);
         let sent = next_seq.get(&d.id).copied().unwrap_or(0);
         assert!(sent > 0, "stream {}: no frame in the capture", d.name);
-        assert_eq!(u(st, "/frames"), sent, "stream {}: tx frames", d.name);
-        assert_eq!(u(st, "/bytes"), bytes[&d.id], "stream {}: tx bytes", d.name);
+        assert_eq!(
+            json_u64(st, "/frames"),
+            sent,
+            "stream {}: tx frames",
+            d.name
+        );
+        assert_eq!(
+            json_u64(st, "/bytes"),
+            bytes[&d.id],
+            "stream {}: tx bytes",
+            d.name
+        );
     }
     let total: u64 = bytes.values().sum();
-    assert_eq!(u(v, "/tx/bytes"), total, "tx.bytes vs the capture");
+    assert_eq!(json_u64(v, "/tx/bytes"), total, "tx.bytes vs the capture");
     Checked {
         frames: frames.len(),
         tuples,
@@ -428,7 +440,7 @@ fn capture_flag_writes_what_was_sent() {
     let v = common::read_json(&json);
     let frames = read_pcap(&dir.path().join("X.pcap"));
     assert!(!frames.is_empty());
-    assert_eq!(frames.len() as u64, u(&v, "/tx/frames"));
+    assert_eq!(frames.len() as u64, json_u64(&v, "/tx/frames"));
     for (i, fr) in frames.iter().enumerate() {
         assert_eq!(fr.len() + 4, 9130, "frame {i}");
         let p = parse_frame(fr).unwrap_or_else(|e| panic!("frame {i}: {e}"));
@@ -520,8 +532,12 @@ fn capture_payload(dir: &Path, size: usize, mode: &str) -> (Vec<Vec<u8>>, u64, V
     let (_, v) = run_profile(dir, &name, &yaml, &["-q"]);
     let frames = read_pcap(&dir.join(format!("{name}.pcap")));
     check_capture(&frames, &defs, &v);
-    assert_eq!(u(&v, "/mbufs_leaked"), 0, "{mode} {size}: mbufs leaked");
-    let attached = u(&v["tx"]["tasks"][0], "/attached_frames");
+    assert_eq!(
+        json_u64(&v, "/mbufs_leaked"),
+        0,
+        "{mode} {size}: mbufs leaked"
+    );
+    let attached = json_u64(&v["tx"]["tasks"][0], "/attached_frames");
     (frames, attached, v)
 }
 
@@ -536,7 +552,11 @@ fn attached_payload_is_byte_identical_to_copied() {
         let dir = tempfile::tempdir().unwrap();
         let (att, n_att, va) = capture_payload(dir.path(), size, "attach");
         let (copy, n_copy, _) = capture_payload(dir.path(), size, "copy");
-        assert_eq!(n_att, u(&va, "/tx/frames"), "{size}: every frame attached");
+        assert_eq!(
+            n_att,
+            json_u64(&va, "/tx/frames"),
+            "{size}: every frame attached"
+        );
         assert_eq!(n_copy, 0, "{size}: no frame attached in copy mode");
         let n = att.len().min(copy.len());
         assert!(n >= 8, "{size}: {n} frames to compare");
@@ -557,7 +577,7 @@ fn attached_payload_is_byte_identical_to_copied() {
 fn payload_auto_copies_on_a_port_without_multi_segment_tx_and_bad_words_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (_, attached, v) = capture_payload(dir.path(), 9130, "auto");
-    assert!(u(&v, "/tx/frames") > 0);
+    assert!(json_u64(&v, "/tx/frames") > 0);
     assert_eq!(attached, 0, "net_pcap does not report MULTI_SEGS: copied");
     let defs = [Def::simple("s", 1, false, false)];
     let yaml = with_payload(&profile("bad", &defs, "1M"), "glue");

@@ -8,42 +8,19 @@
 //! a CPU reports them `descheduled` (exit 3), and that is the only problem
 //! these runs may have.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::path::Path;
 
-use common::{by_id, f, parse_frame, read_json, read_pcap, u, write_file, write_pcap};
+use crate::common::{by_id, json_f64, json_u64, parse_frame, read_pcap, write_file, write_pcap};
 use landspeed::wire::stamp::Stamp;
 use serde_json::Value;
 
-/// Runs `yaml` (written as `name.yaml` in `dir`) with its JSON result:
-/// exit 0, or 3 when the only problem is that lcores sharing a CPU were
-/// descheduled.
+/// [`common::run_shared`], every mbuf back at the end.
 fn run_shared(dir: &Path, name: &str, yaml: &str) -> Value {
-    let p = write_file(dir, &format!("{name}.yaml"), yaml);
-    let json = dir.join(format!("{name}.json"));
-    let args = [
-        OsStr::new("run"),
-        p.as_os_str(),
-        OsStr::new("-q"),
-        OsStr::new("--json"),
-        json.as_os_str(),
-    ];
-    let out = common::landspeed(dir, args);
-    out.assert_exit_in(&[0, 3]);
-    let r = read_json(&json);
-    let problems = r["outcome"]["problems"]
-        .as_array()
-        .expect("outcome.problems");
-    assert!(
-        problems.iter().all(|p| p["kind"] == "descheduled"),
-        "only `descheduled` may qualify a run on shared CPUs: {problems:?}\n{}",
-        out.stderr
-    );
-    let status = if problems.is_empty() { 0 } else { 3 };
-    assert_eq!(out.status.code(), Some(status), "{}", out.stderr);
-    assert_eq!(u(&r, "/mbufs_leaked"), 0);
+    let r = common::run_shared(dir, name, yaml);
+    assert_eq!(json_u64(&r, "/mbufs_leaked"), 0);
     r
 }
 
@@ -76,53 +53,53 @@ fn two_tx_lcores_and_two_rx_lcores_share_one_ring_port() {
     let tasks = r["tx"]["tasks"].as_array().unwrap();
     assert_eq!(tasks.len(), 2);
     for (k, (lcore, target)) in [(1, 20_000), (2, 10_000)].into_iter().enumerate() {
-        assert_eq!(u(&tasks[k], "/lcore"), lcore);
-        assert_eq!(u(&tasks[k], "/queue"), k as u64);
+        assert_eq!(json_u64(&tasks[k], "/lcore"), lcore);
+        assert_eq!(json_u64(&tasks[k], "/queue"), k as u64);
         // Each task's rate is its own.
-        assert_eq!(u(&tasks[k], "/target_per_sec"), target);
+        assert_eq!(json_u64(&tasks[k], "/target_per_sec"), target);
         assert_eq!(tasks[k]["target_layer"], "frames");
     }
     let (sa, sb) = (
-        u(by_id(&r, "/tx/streams", 1), "/frames"),
-        u(by_id(&r, "/tx/streams", 2), "/frames"),
+        json_u64(by_id(&r, "/tx/streams", 1), "/frames"),
+        json_u64(by_id(&r, "/tx/streams", 2), "/frames"),
     );
-    assert_eq!(u(&tasks[0], "/frames"), sa);
-    assert_eq!(u(&tasks[1], "/frames"), sb);
-    let sent = u(&r, "/tx/frames");
+    assert_eq!(json_u64(&tasks[0], "/frames"), sa);
+    assert_eq!(json_u64(&tasks[1], "/frames"), sb);
+    let sent = json_u64(&r, "/tx/frames");
     assert_eq!(sent, sa + sb, "the port's total is its tasks' sum");
     assert!(sa > 100 && sb > 100, "{sa} {sb}");
     // The PMD's counters are the port's, both queues: they agree.
-    assert_eq!(u(&r, "/tx/pmd_frames"), sent);
+    assert_eq!(json_u64(&r, "/tx/pmd_frames"), sent);
     assert_eq!(r["tx"]["pmd_agrees"], true);
-    assert_eq!(u(&r, "/ports/0/stats/opackets"), sent);
-    assert_eq!(u(&r, "/ports/0/stats/ipackets"), sent);
-    assert_eq!(u(&r, "/rx/pmd/ipackets"), sent);
+    assert_eq!(json_u64(&r, "/ports/0/stats/opackets"), sent);
+    assert_eq!(json_u64(&r, "/ports/0/stats/ipackets"), sent);
+    assert_eq!(json_u64(&r, "/rx/pmd/ipackets"), sent);
     // The achieved total is the sum of the tasks' rates.
-    let fps = f(&tasks[0], "/achieved/fps") + f(&tasks[1], "/achieved/fps");
-    assert_eq!(f(&r, "/tx/achieved/fps"), fps);
+    let fps = json_f64(&tasks[0], "/achieved/fps") + json_f64(&tasks[1], "/achieved/fps");
+    assert_eq!(json_f64(&r, "/tx/achieved/fps"), fps);
     // Every frame came back, each stream on its own queue and lcore.
-    assert_eq!(u(&r, "/rx/frames"), sent);
-    assert_eq!(u(&r, "/rx/good"), sent);
+    assert_eq!(json_u64(&r, "/rx/frames"), sent);
+    assert_eq!(json_u64(&r, "/rx/good"), sent);
     for (id, frames) in [(1, sa), (2, sb)] {
         let st = by_id(&r, "/rx/streams", id);
-        assert_eq!(u(st, "/frames"), frames, "stream {id}");
-        assert_eq!(u(st, "/unique"), frames);
-        assert_eq!(u(st, "/max_seq"), frames - 1);
+        assert_eq!(json_u64(st, "/frames"), frames, "stream {id}");
+        assert_eq!(json_u64(st, "/unique"), frames);
+        assert_eq!(json_u64(st, "/max_seq"), frames - 1);
         for key in ["/lost", "/reordered", "/duplicated", "/corrupt_total"] {
-            assert_eq!(u(st, key), 0, "stream {id} {key}");
+            assert_eq!(json_u64(st, key), 0, "stream {id} {key}");
         }
     }
     let rx_tasks = r["rx"]["tasks"].as_array().unwrap();
     for (k, (lcore, id, frames)) in [(3, 1, sa), (4, 2, sb)].into_iter().enumerate() {
         let t = &rx_tasks[k];
-        assert_eq!(u(t, "/lcore"), lcore);
-        assert_eq!(u(t, "/frames"), frames);
+        assert_eq!(json_u64(t, "/lcore"), lcore);
+        assert_eq!(json_u64(t, "/frames"), frames);
         let own = t["streams"].as_array().unwrap();
         assert_eq!(own.len(), 1, "lcore {lcore}: {own:?}");
-        assert_eq!(u(&own[0], "/id"), id);
-        assert_eq!(u(&own[0], "/frames"), frames);
+        assert_eq!(json_u64(&own[0], "/id"), id);
+        assert_eq!(json_u64(&own[0], "/frames"), frames);
     }
-    assert_eq!(u(&r, "/rx/lost"), 0);
+    assert_eq!(json_u64(&r, "/rx/lost"), 0);
 }
 
 /// The sequence number landspeed stamped into `frame`.
@@ -147,7 +124,7 @@ fn copies_across_queues_are_duplicates_and_order_counts_per_queue() {
     );
     let t = run_shared(dir.path(), "tx", &tx);
     let frames = read_pcap(&dir.path().join("clean.pcap"));
-    let n = u(&t, "/tx/frames");
+    let n = json_u64(&t, "/tx/frames");
     assert_eq!(frames.len() as u64, n);
     assert!(n > 100, "{n} frames");
     let by_seq = |s: u64| frames[s as usize].clone();
@@ -180,24 +157,28 @@ fn copies_across_queues_are_duplicates_and_order_counts_per_queue() {
     );
     let r = run_shared(dir.path(), "rx", &rx);
     let st = by_id(&r, "/rx/streams", 1);
-    assert_eq!(u(st, "/frames"), n + 2);
-    assert_eq!(u(st, "/unique"), n, "each sequence number once");
-    assert_eq!(u(st, "/duplicated"), 2, "the copies that went to queue 0");
-    assert_eq!(u(st, "/lost"), 0);
-    assert_eq!(u(st, "/reordered"), 1, "7 before 5 on queue 1 only");
-    assert_eq!(u(st, "/max_seq"), n - 1);
-    assert_eq!(u(&r, "/rx/duplicated"), 2);
-    assert_eq!(u(&r, "/rx/reordered"), 1);
-    assert_eq!(u(&r, "/rx/lost"), 0);
+    assert_eq!(json_u64(st, "/frames"), n + 2);
+    assert_eq!(json_u64(st, "/unique"), n, "each sequence number once");
+    assert_eq!(
+        json_u64(st, "/duplicated"),
+        2,
+        "the copies that went to queue 0"
+    );
+    assert_eq!(json_u64(st, "/lost"), 0);
+    assert_eq!(json_u64(st, "/reordered"), 1, "7 before 5 on queue 1 only");
+    assert_eq!(json_u64(st, "/max_seq"), n - 1);
+    assert_eq!(json_u64(&r, "/rx/duplicated"), 2);
+    assert_eq!(json_u64(&r, "/rx/reordered"), 1);
+    assert_eq!(json_u64(&r, "/rx/lost"), 0);
     // Each lcore's own view: its frames, its order, its copies.
     let own = |k: usize| &r["rx"]["tasks"][k]["streams"][0];
-    assert_eq!(u(own(0), "/frames"), q0.len() as u64);
-    assert_eq!(u(own(0), "/unique"), q0.len() as u64);
-    assert_eq!(u(own(0), "/reordered"), 0);
-    assert_eq!(u(own(0), "/duplicated"), 0);
-    assert_eq!(u(own(1), "/frames"), q1.len() as u64);
-    assert_eq!(u(own(1), "/reordered"), 1);
-    assert_eq!(u(own(1), "/duplicated"), 0);
+    assert_eq!(json_u64(own(0), "/frames"), q0.len() as u64);
+    assert_eq!(json_u64(own(0), "/unique"), q0.len() as u64);
+    assert_eq!(json_u64(own(0), "/reordered"), 0);
+    assert_eq!(json_u64(own(0), "/duplicated"), 0);
+    assert_eq!(json_u64(own(1), "/frames"), q1.len() as u64);
+    assert_eq!(json_u64(own(1), "/reordered"), 1);
+    assert_eq!(json_u64(own(1), "/duplicated"), 0);
 }
 
 #[test]

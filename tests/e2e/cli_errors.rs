@@ -2,11 +2,11 @@
 //! panic. Errors from a profile name the file, the line and the key
 //! (`file:line: key.path: message`, docs/profile.md).
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 
-use common::{landspeed, write_file, Output};
+use crate::common::{landspeed, write_file, Output};
 use landspeed::result::RunResult;
 use serde_json::{json, Value};
 
@@ -76,7 +76,7 @@ fn base_profile_is_valid() {
     // The broken profiles below differ from this one by one edit.
     let dir = tempfile::tempdir().unwrap();
     let (_, v) = common::run_profile(dir.path(), "base", BASE, &["-t", "200ms", "-q"]);
-    assert!(common::u(&v, "/tx/frames") > 0);
+    assert!(common::json_u64(&v, "/tx/frames") > 0);
 }
 
 #[test]
@@ -556,7 +556,7 @@ fn report_joins_a_real_sender_and_receiver() {
     );
     let (_, t) = common::run_profile(dir.path(), "tx", &tx, &["-t", "300ms", "-q"]);
     let (_, r) = common::run_profile(dir.path(), "rx", &rx, &["-t", "1s", "-q"]);
-    assert!(common::u(&t, "/tx/frames") > 0);
+    assert!(common::json_u64(&t, "/tx/frames") > 0);
     assert_round_trip(&dir.path().join("tx.json"));
     assert_round_trip(&dir.path().join("rx.json"));
     let out = landspeed(
@@ -630,12 +630,16 @@ fn report_refuses_impossible_results_naming_file_and_field() {
     let (dir, t, r) = real_pair();
     let d = dir.path();
     let i = rx_index(&r, 1);
-    let sent = common::u(common::by_id(&t, "/tx/streams", 1), "/frames");
+    let sent = common::json_u64(common::by_id(&t, "/tx/streams", 1), "/frames");
     let st = format!("/rx/streams/{i}");
     // More distinct frames of stream 1 than the sender sent of it.
     let more = set(&r, &format!("{st}/unique"), json!(sent + 50));
     let more = set(&more, &format!("{st}/frames"), json!(sent + 50));
-    let more = set(&more, "/rx/frames", json!(common::u(&r, "/rx/frames") + 50));
+    let more = set(
+        &more,
+        "/rx/frames",
+        json!(common::json_u64(&r, "/rx/frames") + 50),
+    );
     report_of(d, &t, &more).assert_error(&[&format!(
         "b.json: rx.streams[{i}].unique: stream 1 has {} unique frames, more than the {sent} the \
          sender sent of it (a.json)",
@@ -673,7 +677,7 @@ fn report_judges_at_the_senders_rate() {
     // A sender that kept its target: everything it offered arrived (the
     // capture is replayed faster than it was sent, at the receiver's CPU
     // ceiling).
-    let offered = common::f(&t, "/tx/achieved/l2_bps");
+    let offered = common::json_f64(&t, "/tx/achieved/l2_bps");
     let kept = set(&t, "/tx/tasks/0/pace/target/l2_bps", json!(offered));
     let out = report_of(d, &kept, &r);
     out.assert_success();
@@ -737,7 +741,7 @@ fn report_judges_at_the_senders_rate() {
     old.as_object_mut().unwrap().remove("observation");
     let out = report_of(d, &t, &old);
     out.assert_success();
-    let all = common::u(&t, "/tx/frames");
+    let all = common::json_u64(&t, "/tx/frames");
     assert!(
         out.stdout
             .contains(&format!("verdict: none of the {all} frames sent arrived")),
@@ -890,6 +894,8 @@ fn mem_available_mib() -> u64 {
 
 #[test]
 fn eal_memory_above_the_hosts_is_refused_at_once() {
+    // What is timed is the run, not a wait for the lock.
+    let _alone = common::alone();
     let yaml = with_eal("  memory_mb: 4000000\n");
     let start = std::time::Instant::now();
     let out = run_here("mem", &yaml, &[]);
@@ -981,6 +987,8 @@ fn a_profile_above_its_cap_is_refused() {
 
 #[test]
 fn more_devices_than_dpdk_has_ports_are_refused_early() {
+    // What is timed is the run, not a wait for the lock.
+    let _alone = common::alone();
     let list: String = (0..33).map(|i| format!("    - net_null{i}\n")).collect();
     let yaml = with("  vdevs: [net_null0]\n", &format!("  vdevs:\n{list}"));
     let out = run_here("vdevs", &yaml, &[]);
@@ -1021,6 +1029,9 @@ fn host_has_hugepages() -> bool {
 
 #[test]
 fn hugepages_on_a_host_without_them_says_how_to_reserve_them() {
+    // The host's pages as read here are those of the run: no other test
+    // reserves any meanwhile.
+    let _alone = common::alone();
     if host_has_hugepages() {
         eprintln!("skipped: this host has hugepages reserved");
         return;
@@ -1131,7 +1142,7 @@ fn eal_extra_args_are_checked_against_a_known_list() {
     let dir = tempfile::tempdir().unwrap();
     let yaml = with_eal("  extra_args: [--iova-mode, va, --no-telemetry]\n");
     let (_, v) = common::run_profile(dir.path(), "extra", &yaml, &["-t", "200ms", "-q"]);
-    assert!(common::u(&v, "/tx/frames") > 0);
+    assert!(common::json_u64(&v, "/tx/frames") > 0);
 }
 
 #[test]

@@ -14,41 +14,27 @@
 //! them); without either the test prints `skipping ptp servo tests: ...`
 //! and passes.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use common::{f, landspeed, read_json, s, u, write_file, NULL_YAML};
+use crate::common::host::Need;
+use crate::common::{
+    find_problem, json_f64, json_str, json_u64, landspeed, read_json, write_file, NULL_YAML,
+};
 
-/// Why the lab cannot be built here, if it cannot.
-fn unavailable() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let euid = status
-        .lines()
-        .find(|l| l.starts_with("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(2));
-    if euid != Some("0") {
-        return Some("not root (namespaces and veth links need CAP_NET_ADMIN)".into());
-    }
-    for tool in ["ptp4l", "pmc", "ip"] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .stdout(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !found {
-            return Some(format!(
-                "`{tool}` not found (apt-get install linuxptp iproute2)"
-            ));
-        }
-    }
-    None
-}
+/// What the PTP lab needs of the host.
+const NEEDS: &[Need] = &[
+    Need::Root("namespaces and veth links need CAP_NET_ADMIN"),
+    Need::Program("ptp4l", "apt-get install linuxptp"),
+    Need::Program("pmc", "apt-get install linuxptp"),
+    Need::Program("ip", "apt-get install iproute2"),
+];
 
 fn ip(args: &[&str]) {
     let st = Command::new("ip").args(args).status().expect("ip runs");
@@ -229,18 +215,25 @@ impl Drop for PtpLab {
 fn servo_of<'a>(v: &'a Value, lab: &PtpLab, master: &str, slave: &str) -> &'a Value {
     let c = &v["tx"]["clock"];
     let servo = &c["servo"];
-    assert_eq!(s(servo, "/daemon"), "ptp4l");
-    assert_eq!(s(servo, "/socket"), lab.slave_sock().to_str().unwrap());
-    assert_eq!(s(servo, "/gm_identity"), master, "the master's identity");
-    assert_eq!(s(servo, "/clock_identity"), slave, "the slave's own");
-    assert_eq!(s(c, "/error_from"), "ptp4l");
+    assert_eq!(json_str(servo, "/daemon"), "ptp4l");
+    assert_eq!(
+        json_str(servo, "/socket"),
+        lab.slave_sock().to_str().unwrap()
+    );
+    assert_eq!(
+        json_str(servo, "/gm_identity"),
+        master,
+        "the master's identity"
+    );
+    assert_eq!(json_str(servo, "/clock_identity"), slave, "the slave's own");
+    assert_eq!(json_str(c, "/error_from"), "ptp4l");
     // A 5 s run: the first sample, one every 2 s, the last.
-    let samples = u(servo, "/samples");
+    let samples = json_u64(servo, "/samples");
     assert!((3..=5).contains(&samples), "{samples} samples in 5 s");
-    assert_eq!(u(servo, "/unanswered"), 0);
+    assert_eq!(json_u64(servo, "/unanswered"), 0);
     let (off, delay) = (
-        f(servo, "/max_abs_offset_ns"),
-        f(servo, "/max_path_delay_ns"),
+        json_f64(servo, "/max_abs_offset_ns"),
+        json_f64(servo, "/max_path_delay_ns"),
     );
     // Two namespaces of one kernel: one clock, a veth between them.
     assert!(off.is_finite() && off < 1e6, "offset {off}");
@@ -248,23 +241,27 @@ fn servo_of<'a>(v: &'a Value, lab: &PtpLab, master: &str, slave: &str) -> &'a Va
         delay.is_finite() && delay > 0.0 && delay < 1e6,
         "delay {delay}"
     );
-    assert!(f(servo, "/last_offset_ns").abs() <= off);
+    assert!(json_f64(servo, "/last_offset_ns").abs() <= off);
     servo
 }
 
 /// The `clock_not_synced` problem of the sender, if any.
 fn not_synced(v: &Value) -> Option<&Value> {
-    v["outcome"]["problems"]
-        .as_array()
-        .and_then(|ps| ps.iter().find(|p| p["kind"] == "clock_not_synced"))
+    find_problem(v, "clock_not_synced")
 }
 
 #[test]
 fn the_slaves_servo_is_read_as_pmc_reads_it() {
-    if let Some(why) = unavailable() {
-        eprintln!("skipping ptp servo tests: {why}");
+    if common::host::skip(
+        "ptp servo",
+        "the_slaves_servo_is_read_as_pmc_reads_it",
+        NEEDS,
+    ) {
         return;
     }
+    // The daemons answer within bounds and the runs read them: nothing
+    // else runs meanwhile.
+    let _alone = common::alone();
     let lab = PtpLab::up();
     lab.wait_for(
         "TIME_STATUS_NP",
@@ -291,17 +288,17 @@ fn the_slaves_servo_is_read_as_pmc_reads_it() {
     let servo = servo_of(&v, &lab, &master, &slave);
     assert_eq!(servo["port_states"], serde_json::json!(["UNCALIBRATED"]));
     assert_eq!(
-        (servo["locked"].as_bool(), s(servo, "/role")),
+        (servo["locked"].as_bool(), json_str(servo, "/role")),
         (Some(false), "unlocked")
     );
     assert_eq!(
-        s(servo, "/not_locked"),
+        json_str(servo, "/not_locked"),
         format!("port 1 UNCALIBRATED, grandmaster {master}: the servo has not locked")
     );
     let p = not_synced(&v).expect("a servo that has not locked is not synchronised");
-    assert_eq!(s(p, "/side"), "sender");
+    assert_eq!(json_str(p, "/side"), "sender");
     if v["tx"]["clock"]["kernel"]["synced"] == true {
-        assert!(s(p, "/servo").contains("UNCALIBRATED"), "{p}");
+        assert!(json_str(p, "/servo").contains("UNCALIBRATED"), "{p}");
     } else {
         assert!(
             p.get("servo").is_none(),
@@ -323,7 +320,7 @@ fn the_slaves_servo_is_read_as_pmc_reads_it() {
     let servo = servo_of(&v, &lab, &master, &slave);
     assert_eq!(servo["port_states"], serde_json::json!(["SLAVE"]));
     assert_eq!(
-        (servo["locked"].as_bool(), s(servo, "/role")),
+        (servo["locked"].as_bool(), json_str(servo, "/role")),
         (Some(true), "slave")
     );
     assert!(servo.get("not_locked").is_none(), "{servo}");

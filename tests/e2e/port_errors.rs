@@ -14,34 +14,23 @@
 //! Needs root (a tap device) and python3; skips with a line saying why
 //! otherwise. The tap goes away with the landspeed process that made it.
 
-mod common;
+use crate::common;
 
-use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use common::child::Proc;
-use common::{read_json, s, u, write_file};
+use crate::common::child::Proc;
+use crate::common::host::Need;
+use crate::common::{json_str, json_u64, read_json, write_file};
 use serde_json::Value;
 
-/// Why these tests cannot run here, if they cannot.
-fn unavailable() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let euid = (status.lines())
-        .find(|l| l.starts_with("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(2));
-    if euid != Some("0") {
-        return Some("not root (a tap device needs root)".into());
-    }
-    if !Path::new("/dev/net/tun").exists() {
-        return Some("no /dev/net/tun".into());
-    }
-    if Command::new("python3").arg("-V").output().is_err() {
-        return Some("no python3 for the raw-socket sender".into());
-    }
-    None
-}
+/// What these tests need of the host.
+const NEEDS: &[Need] = &[
+    Need::Root("a tap device needs root"),
+    Need::File("/dev/net/tun", "the tun driver"),
+    Need::Program("python3", "for the raw-socket sender"),
+];
 
 /// Sends `big` frames of `big_len` bytes (FCS excluded) and then `small`
 /// frames of 114 bytes out of the kernel side of `iface`, from a raw
@@ -101,8 +90,11 @@ fn line_markers(stdout: &str) -> Vec<u64> {
 
 #[test]
 fn frames_longer_than_the_tap_buffers_are_refused_by_the_port() {
-    if let Some(why) = unavailable() {
-        let _ = writeln!(std::io::stderr(), "skipping port error tests: {why}");
+    if common::host::skip(
+        "port error",
+        "frames_longer_than_the_tap_buffers_are_refused_by_the_port",
+        NEEDS,
+    ) {
         return;
     }
     const BIG: u32 = 25;
@@ -141,58 +133,78 @@ fn frames_longer_than_the_tap_buffers_are_refused_by_the_port() {
 
     // The port's own counters: exactly the frames too long for it.
     let port = &v["ports"][0];
-    assert_eq!(s(port, "/driver"), "net_tap");
-    assert!(u(port, "/rx_mbuf_room") < u64::from(BIG_LEN), "{port}");
-    assert_eq!(u(port, "/stats/ierrors"), u64::from(BIG));
+    assert_eq!(json_str(port, "/driver"), "net_tap");
+    assert!(
+        json_u64(port, "/rx_mbuf_room") < u64::from(BIG_LEN),
+        "{port}"
+    );
+    assert_eq!(json_u64(port, "/stats/ierrors"), u64::from(BIG));
     let errors = &port["errors"];
-    assert_eq!(u(errors, "/rx_refused"), u64::from(BIG));
-    assert_eq!(u(errors, "/tx_errors"), 0);
-    assert_eq!(u(errors, "/rx_drops"), 0);
+    assert_eq!(json_u64(errors, "/rx_refused"), u64::from(BIG));
+    assert_eq!(json_u64(errors, "/tx_errors"), 0);
+    assert_eq!(json_u64(errors, "/rx_drops"), 0);
     // When they began: the first interval that counted any.
     let series = errors["intervals"].as_array().expect("intervals");
-    let refused: Vec<&Value> = series.iter().filter(|i| u(i, "/rx_refused") > 0).collect();
+    let refused: Vec<&Value> = series
+        .iter()
+        .filter(|i| json_u64(i, "/rx_refused") > 0)
+        .collect();
     assert!(!refused.is_empty(), "{errors}");
     assert_eq!(
-        refused.iter().map(|i| u(i, "/rx_refused")).sum::<u64>(),
+        refused
+            .iter()
+            .map(|i| json_u64(i, "/rx_refused"))
+            .sum::<u64>(),
         u64::from(BIG)
     );
-    let first = u(refused[0], "/start_ms");
-    assert_eq!(u(errors, "/first_rx_refused_ms"), first);
+    let first = json_u64(refused[0], "/start_ms");
+    assert_eq!(json_u64(errors, "/first_rx_refused_ms"), first);
     assert_eq!(
-        u(errors, "/peak_rx_refused"),
-        refused.iter().map(|i| u(i, "/rx_refused")).max().unwrap()
+        json_u64(errors, "/peak_rx_refused"),
+        refused
+            .iter()
+            .map(|i| json_u64(i, "/rx_refused"))
+            .max()
+            .unwrap()
     );
     // The same in the run's intervals and on the interval lines.
     let intervals = v["intervals"].as_array().expect("intervals");
     assert_eq!(
-        intervals.iter().map(|i| u(i, "/rx_refused")).sum::<u64>(),
+        intervals
+            .iter()
+            .map(|i| json_u64(i, "/rx_refused"))
+            .sum::<u64>(),
         u64::from(BIG)
     );
     let markers = line_markers(&done.stdout);
     assert_eq!(markers.len(), intervals.len(), "{}", done.stdout);
     for (m, iv) in markers.iter().zip(intervals) {
-        assert_eq!(*m, u(iv, "/rx_refused"), "{}", done.stdout);
+        assert_eq!(*m, json_u64(iv, "/rx_refused"), "{}", done.stdout);
     }
-    let k = u(refused[0], "/interval") as usize;
+    let k = json_u64(refused[0], "/interval") as usize;
     assert_eq!(
-        u(&intervals[k], "/rx_refused"),
-        u(refused[0], "/rx_refused")
+        json_u64(&intervals[k], "/rx_refused"),
+        json_u64(refused[0], "/rx_refused")
     );
     // The frames that fit arrived (with whatever the kernel sent itself).
-    assert!(u(&v, "/rx/frames") >= u64::from(SMALL), "{}", v["rx"]);
+    assert!(
+        json_u64(&v, "/rx/frames") >= u64::from(SMALL),
+        "{}",
+        v["rx"]
+    );
 
     // The problem, the verdict and the summary say so, with the counter.
     let p = common::problem(&v, "port_rx_errors");
-    assert_eq!(s(p, "/port"), "rx0");
-    assert_eq!(u(p, "/frames"), u64::from(BIG));
+    assert_eq!(json_str(p, "/port"), "rx0");
+    assert_eq!(json_u64(p, "/frames"), u64::from(BIG));
     assert_eq!(p["counters"], serde_json::json!([["ierrors", BIG]]));
     assert_eq!(p["first_s"].as_f64(), Some(first as f64 / 1000.0));
     let others: Vec<&Value> = (v["outcome"]["problems"].as_array().unwrap().iter())
         .filter(|p| p["kind"] != "port_rx_errors" && p["kind"] != "descheduled")
         .collect();
     assert!(others.is_empty(), "{others:?}");
-    assert_eq!(s(&v, "/verdict/binding"), "port");
-    let explanation = s(&v, "/verdict/explanation");
+    assert_eq!(json_str(&v, "/verdict/binding"), "port");
+    let explanation = json_str(&v, "/verdict/explanation");
     assert!(
         explanation.contains(&format!(
             "the receiving port refused {BIG} frames (ierrors {BIG}): it counted them \

@@ -2,9 +2,9 @@
 //! prints interval lines and a summary, and writes a JSON result whose
 //! counts agree with each other and with the PMD's own counter.
 
-mod common;
+use crate::common;
 
-use common::{f, landspeed, read_json, run_profile, s, u, NULL_YAML};
+use crate::common::{json_f64, json_str, json_u64, landspeed, read_json, run_profile, NULL_YAML};
 
 /// configs/null.yaml with its mode replaced by `mode`.
 fn null_with_mode(mode: &str) -> String {
@@ -48,13 +48,21 @@ fn null_profile_runs_three_seconds() {
     assert!(out.stdout.contains("PMD counted"), "{}", out.stdout);
 
     let v = read_json(&json);
-    let frames = u(&v, "/tx/frames");
+    let frames = json_u64(&v, "/tx/frames");
     assert!(frames > 0);
-    assert_eq!(u(&v, "/tx/bytes"), frames * 9130);
-    assert_eq!(u(&v, "/tx/pmd_frames"), frames, "the PMD counted otherwise");
-    assert_eq!(u(&v, "/tx/pmd_errors"), 0);
-    assert_eq!(u(&v, "/mbufs_leaked"), 0, "every mbuf is back in its pool");
-    let elapsed = f(&v, "/elapsed_s");
+    assert_eq!(json_u64(&v, "/tx/bytes"), frames * 9130);
+    assert_eq!(
+        json_u64(&v, "/tx/pmd_frames"),
+        frames,
+        "the PMD counted otherwise"
+    );
+    assert_eq!(json_u64(&v, "/tx/pmd_errors"), 0);
+    assert_eq!(
+        json_u64(&v, "/mbufs_leaked"),
+        0,
+        "every mbuf is back in its pool"
+    );
+    let elapsed = json_f64(&v, "/elapsed_s");
     assert!(
         (2.5..=4.0).contains(&elapsed),
         "elapsed_s {elapsed} for a 3 s run"
@@ -70,9 +78,9 @@ fn null_profile_runs_three_seconds() {
         "interval frames {sum} exceed the total {frames}"
     );
     // One stream, one task: their counts are the totals.
-    assert_eq!(u(&v, "/tx/streams/0/frames"), frames);
-    assert_eq!(u(&v, "/tx/streams/0/bytes"), frames * 9130);
-    assert_eq!(u(&v, "/tx/tasks/0/frames"), frames);
+    assert_eq!(json_u64(&v, "/tx/streams/0/frames"), frames);
+    assert_eq!(json_u64(&v, "/tx/streams/0/bytes"), frames * 9130);
+    assert_eq!(json_u64(&v, "/tx/tasks/0/frames"), frames);
     assert!(v["rx"].is_null(), "null.yaml has no RX side");
 }
 
@@ -86,10 +94,10 @@ fn builtin_profile_runs_without_a_file() {
     );
     out.assert_success();
     let v = read_json(&json);
-    let frames = u(&v, "/tx/frames");
+    let frames = json_u64(&v, "/tx/frames");
     assert!(frames > 0);
-    assert_eq!(u(&v, "/tx/bytes"), frames * 9130);
-    assert_eq!(u(&v, "/tx/pmd_frames"), frames);
+    assert_eq!(json_u64(&v, "/tx/bytes"), frames * 9130);
+    assert_eq!(json_u64(&v, "/tx/pmd_frames"), frames);
 }
 
 #[test]
@@ -106,9 +114,9 @@ fn null_rx_profile_receives_the_1518_byte_frames_it_says() {
     );
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     let v = read_json(&json);
-    let frames = u(&v, "/rx/frames");
+    let frames = json_u64(&v, "/rx/frames");
     assert!(frames > 0);
-    assert_eq!(u(&v, "/rx/bytes"), frames * 1518);
+    assert_eq!(json_u64(&v, "/rx/bytes"), frames * 1518);
 }
 
 #[test]
@@ -121,11 +129,11 @@ fn rate_override_sets_the_target() {
         &yaml,
         &["--duration", "1s", "--rate", "1G", "-q"],
     );
-    assert_eq!(u(&v, "/tx/tasks/0/target_per_sec"), 1_000_000_000);
-    assert_eq!(s(&v, "/tx/tasks/0/target_layer"), "L1");
-    let frames = u(&v, "/tx/frames");
+    assert_eq!(json_u64(&v, "/tx/tasks/0/target_per_sec"), 1_000_000_000);
+    assert_eq!(json_str(&v, "/tx/tasks/0/target_layer"), "L1");
+    let frames = json_u64(&v, "/tx/frames");
     assert!(frames > 0);
-    assert_eq!(u(&v, "/tx/pmd_frames"), frames);
+    assert_eq!(json_u64(&v, "/tx/pmd_frames"), frames);
 }
 
 fn mode_runs(mode: &str) {
@@ -136,10 +144,10 @@ fn mode_runs(mode: &str) {
         &null_with_mode(mode),
         &["--duration", "1s", "-q"],
     );
-    let frames = u(&v, "/tx/frames");
+    let frames = json_u64(&v, "/tx/frames");
     assert!(frames > 0, "mode {mode}: nothing sent");
-    assert_eq!(u(&v, "/tx/bytes"), frames * 9130, "mode {mode}");
-    assert_eq!(u(&v, "/tx/pmd_frames"), frames, "mode {mode}");
+    assert_eq!(json_u64(&v, "/tx/bytes"), frames * 9130, "mode {mode}");
+    assert_eq!(json_u64(&v, "/tx/pmd_frames"), frames, "mode {mode}");
 }
 
 #[test]
@@ -170,9 +178,9 @@ fn intervals_add_up_to_the_totals_exactly() {
         &null_with_mode("max"),
         &["--duration", "2s"],
     );
-    let frames = u(&v, "/tx/frames");
+    let frames = json_u64(&v, "/tx/frames");
     let ivs = v["intervals"].as_array().expect("intervals");
-    let sum: u64 = ivs.iter().map(|i| u(i, "/tx/frames")).sum();
+    let sum: u64 = ivs.iter().map(|i| json_u64(i, "/tx/frames")).sum();
     assert_eq!(sum, frames, "JSON intervals against the total");
     let printed: u64 = out
         .stdout
@@ -183,7 +191,7 @@ fn intervals_add_up_to_the_totals_exactly() {
     assert_eq!(printed, frames, "printed intervals:\n{}", out.stdout);
     // The last interval ends when the senders stopped.
     let last = ivs.last().unwrap();
-    assert_eq!(f(last, "/tx/end_s"), f(&v, "/elapsed_s"));
+    assert_eq!(json_f64(last, "/tx/end_s"), json_f64(&v, "/elapsed_s"));
 }
 
 /// `max` and `gap` on the null PMD, which has no line rate: no share of
@@ -216,8 +224,8 @@ fn virtual_device_has_no_line_percentage_and_gap_frames_agree() {
             serde_json::Value::Bool(true),
             "{mode}"
         );
-        let (data, gap) = (u(&v, "/tx/frames"), u(&v, "/tx/gap_frames"));
-        assert_eq!(u(&v, "/tx/pmd_frames"), data + gap, "{mode}");
+        let (data, gap) = (json_u64(&v, "/tx/frames"), json_u64(&v, "/tx/gap_frames"));
+        assert_eq!(json_u64(&v, "/tx/pmd_frames"), data + gap, "{mode}");
         assert!(!text.contains("DIFFERS"), "{mode}:\n{text}");
         if mode == "gap" {
             assert!(gap > 0, "gap mode sent no gap frames");
@@ -254,16 +262,12 @@ fn a_port_that_stops_taking_frames_misses_the_target() {
     assert_eq!(v["outcome"]["target_met"], serde_json::Value::Bool(false));
     let task = &v["tx"]["tasks"][0];
     assert_eq!(task["target_met"], serde_json::Value::Bool(false));
-    let pct = f(task, "/achieved_pct");
+    let pct = json_f64(task, "/achieved_pct");
     assert!(pct < 5.0, "a full ring took {pct} % of the target");
-    let problems = v["outcome"]["problems"].as_array().unwrap();
-    let missed = problems
-        .iter()
-        .find(|p| p["kind"] == "target_missed")
-        .unwrap_or_else(|| panic!("{problems:?}"));
-    assert!(u(missed, "/refused") > 0, "{missed}");
-    assert_eq!(u(missed, "/target_per_sec"), 1_000_000_000);
-    assert_eq!(f(missed, "/achieved_pct"), pct);
+    let missed = common::problem(&v, "target_missed");
+    assert!(json_u64(missed, "/refused") > 0, "{missed}");
+    assert_eq!(json_u64(missed, "/target_per_sec"), 1_000_000_000);
+    assert_eq!(json_f64(missed, "/achieved_pct"), pct);
     assert!(
         out.stdout
             .contains("warning: TX lcore 1 (port 0) missed its target: 1000000000 L1/s asked"),
@@ -275,9 +279,9 @@ fn a_port_that_stops_taking_frames_misses_the_target() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|i| u(i, "/tx/frames"))
+        .map(|i| json_u64(i, "/tx/frames"))
         .sum();
-    assert_eq!(sum, u(&v, "/tx/frames"));
+    assert_eq!(sum, json_u64(&v, "/tx/frames"));
     assert_eq!(
         v["intervals"].as_array().unwrap().len(),
         2,

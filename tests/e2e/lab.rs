@@ -10,22 +10,19 @@
 //! Namespaces need root on Linux. Without it every test here that needs
 //! them prints `skipping lab tests: ...` and passes.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use common::child::Proc;
-use common::lab::{self, assert_gone as assert_lab_gone, Lab};
-use common::{f, read_json, u};
-
-const BIN: &str = env!("CARGO_BIN_EXE_landspeed");
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+use crate::common::child::{self, Proc};
+use crate::common::host::Need;
+use crate::common::lab::{self, assert_gone as assert_lab_gone, Lab};
+use crate::common::{assert_no_run_dir, json_f64, json_str, json_u64, problem, read_json, ROOT};
 
 /// Seconds of traffic per run.
 const TX_SECS: u64 = 3;
@@ -33,36 +30,14 @@ const TX_SECS: u64 = 3;
 /// once the sender has finished, so it always outlives the sender.
 const RX_BOUND: u64 = 30;
 
-/// Lab tests share two CPUs: one pair of processes at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// Prints the skip line and returns true when the lab is unavailable.
 fn skip(test: &str) -> bool {
-    match lab::unavailable() {
-        Some(why) => {
-            // Straight to the process's stderr: the test harness captures
-            // `eprintln!` of passing tests, and this line must be seen.
-            let _ = writeln!(std::io::stderr(), "skipping lab tests: {why} ({test})");
-            true
-        }
-        None => false,
-    }
+    common::host::skip("lab", test, lab::NEEDS)
 }
 
 /// A unique lab prefix per test (at most 12 characters).
 fn prefix(n: u32) -> String {
     format!("lt{}{n}", std::process::id() % 1_000_000)
-}
-
-/// Asserts that the DPDK runtime directory of the landspeed process `pid`
-/// (automatic prefix `ls<pid>`) is gone.
-fn assert_no_run_dir(pid: u32) {
-    let d = PathBuf::from(format!("/var/run/dpdk/ls{pid}"));
-    assert!(!d.exists(), "{} left behind", d.display());
 }
 
 /// A shipped lab profile with the lab's interface names replaced by those
@@ -120,9 +95,10 @@ fn run_pair(dir: &Path, lab: &Lab, tx: &Path, rx: &Path) -> Pair {
         ],
     );
     r.wait_ready(Duration::from_secs(20));
-    let t = Proc::start(
+    let limit = Duration::from_secs(TX_SECS + 30);
+    let (t, r) = child::side_by_side(
         dir,
-        "sender",
+        r,
         Some(&ns_a),
         &[
             "run",
@@ -133,12 +109,9 @@ fn run_pair(dir: &Path, lab: &Lab, tx: &Path, rx: &Path) -> Pair {
             "--json",
             txj.to_str().unwrap(),
         ],
+        (limit, limit),
+        Duration::from_secs(1),
     );
-    let limit = Duration::from_secs(TX_SECS + 30);
-    let t = t.wait(limit);
-    std::thread::sleep(Duration::from_secs(1));
-    r.interrupt();
-    let r = r.wait(limit);
     t.assert_success();
     // Stopped by SIGINT before its bound: an interrupted run (exit 4).
     assert_eq!(
@@ -151,21 +124,11 @@ fn run_pair(dir: &Path, lab: &Lab, tx: &Path, rx: &Path) -> Pair {
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     assert_no_run_dir(t.pid);
     assert_no_run_dir(r.pid);
-    let rep = Command::new(BIN)
-        .args(["report", txj.to_str().unwrap(), rxj.to_str().unwrap()])
-        .args(["--json", joinj.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&rep.stdout).into_owned();
-    assert!(
-        rep.status.success(),
-        "landspeed report failed:\n{text}{}",
-        String::from_utf8_lossy(&rep.stderr)
-    );
+    let (text, joined) = child::report(&txj, &rxj, &joinj);
     Pair {
         tx: read_json(&txj),
         rx: read_json(&rxj),
-        joined: read_json(&joinj),
+        joined,
         text,
     }
 }
@@ -173,7 +136,7 @@ fn run_pair(dir: &Path, lab: &Lab, tx: &Path, rx: &Path) -> Pair {
 /// Paced frames cross the lab exactly: every frame sent arrives once, in
 /// order, intact, and both processes count the same.
 fn exact_over_lab(n: u32, version: &str) {
-    let _g = serial();
+    let _alone = common::alone();
     let test = format!("paced {version} over the veth lab");
     if skip(&test) {
         return;
@@ -185,7 +148,7 @@ fn exact_over_lab(n: u32, version: &str) {
         let tx = profile(dir.path(), &format!("lab-{version}-tx.yaml"), &lab, &[]);
         let rx = profile(dir.path(), &format!("lab-{version}-rx.yaml"), &lab, &[]);
         let pair = run_pair(dir.path(), &lab, &tx, &rx);
-        let sent = u(&pair.tx, "/tx/frames");
+        let sent = json_u64(&pair.tx, "/tx/frames");
         // At least 80 % of 1 Gbit/s for TX_SECS (13,690 frames/s).
         assert!(
             sent as f64 >= 0.8 * 13_690.0 * TX_SECS as f64,
@@ -193,22 +156,31 @@ fn exact_over_lab(n: u32, version: &str) {
             pair.text
         );
         assert_eq!(
-            u(&pair.tx, "/tx/pmd_frames"),
+            json_u64(&pair.tx, "/tx/pmd_frames"),
             sent,
             "the sender's PMD counted otherwise"
         );
-        assert_eq!(u(&pair.tx, "/tx/pmd_errors"), 0);
-        assert_eq!(u(&pair.tx, "/tx/bytes"), sent * 9130);
+        assert_eq!(json_u64(&pair.tx, "/tx/pmd_errors"), 0);
+        assert_eq!(json_u64(&pair.tx, "/tx/bytes"), sent * 9130);
         let rs = &pair.rx["rx"]["streams"][0];
-        assert_eq!(u(rs, "/frames"), sent, "receiver's count:\n{}", pair.text);
-        assert_eq!(u(rs, "/unique"), sent);
+        assert_eq!(
+            json_u64(rs, "/frames"),
+            sent,
+            "receiver's count:\n{}",
+            pair.text
+        );
+        assert_eq!(json_u64(rs, "/unique"), sent);
         for k in ["lost", "reordered", "duplicated", "corrupt_total"] {
-            assert_eq!(u(rs, &format!("/{k}")), 0, "{k}:\n{}", pair.text);
+            assert_eq!(json_u64(rs, &format!("/{k}")), 0, "{k}:\n{}", pair.text);
         }
-        assert_eq!(u(&pair.rx, "/rx/good"), sent);
-        assert_eq!(u(&pair.rx, "/rx/corrupt"), 0);
-        assert_eq!(u(rs, "/bytes"), sent * 9130, "bytes received");
-        assert_eq!(u(rs, "/max_seq") + 1, sent, "the last frame's sequence");
+        assert_eq!(json_u64(&pair.rx, "/rx/good"), sent);
+        assert_eq!(json_u64(&pair.rx, "/rx/corrupt"), 0);
+        assert_eq!(json_u64(rs, "/bytes"), sent * 9130, "bytes received");
+        assert_eq!(
+            json_u64(rs, "/max_seq") + 1,
+            sent,
+            "the last frame's sequence"
+        );
         assert_eq!(pair.joined["exact"], Value::Bool(true), "{}", pair.text);
         // Nothing was lost, so nothing may be blamed on the network.
         let binding = pair.joined["verdict"]["binding"].as_str().unwrap_or("");
@@ -217,8 +189,8 @@ fn exact_over_lab(n: u32, version: &str) {
             "verdict `{binding}` for a lossless run: {}",
             pair.joined["verdict"]
         );
-        assert_eq!(u(&pair.joined, "/streams/0/sent"), sent);
-        assert_eq!(u(&pair.joined, "/streams/0/missing"), 0);
+        assert_eq!(json_u64(&pair.joined, "/streams/0/sent"), sent);
+        assert_eq!(json_u64(&pair.joined, "/streams/0/missing"), 0);
         assert!(
             pair.text
                 .contains("every frame sent arrived once, in order, intact"),
@@ -244,7 +216,7 @@ fn paced_ipv6_arrives_exactly() {
 /// verdict names a limit.
 #[test]
 fn overload_shows_loss_and_a_verdict() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("overload over the veth lab") {
         return;
     }
@@ -265,16 +237,16 @@ fn overload_shows_loss_and_a_verdict() {
             &[("verify: full", "slowdown_cycles: 200000\n    verify: full")],
         );
         let pair = run_pair(dir.path(), &lab, &tx, &rx);
-        let sent = u(&pair.tx, "/tx/frames");
-        let missing = u(&pair.joined, "/streams/0/missing");
-        let received = u(&pair.joined, "/streams/0/received");
+        let sent = json_u64(&pair.tx, "/tx/frames");
+        let missing = json_u64(&pair.joined, "/streams/0/missing");
+        let received = json_u64(&pair.joined, "/streams/0/received");
         assert!(
             missing > 0,
             "no loss at full speed into a slow receiver:\n{}",
             pair.text
         );
         assert_eq!(received + missing, sent, "{}", pair.text);
-        assert_eq!(u(&pair.rx, "/rx/corrupt"), 0, "{}", pair.text);
+        assert_eq!(json_u64(&pair.rx, "/rx/corrupt"), 0, "{}", pair.text);
         assert_eq!(pair.joined["exact"], Value::Bool(false));
         assert!(pair.text.contains("frames were lost"), "{}", pair.text);
         // The loss happens in the receiving socket's ring, which DPDK's
@@ -303,7 +275,7 @@ fn overload_shows_loss_and_a_verdict() {
 /// af_packet on an interface that does not exist: a message naming it.
 #[test]
 fn missing_interface_is_named() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("missing interface") {
         return;
     }
@@ -336,7 +308,7 @@ fn missing_interface_is_named() {
 /// the interface, its MTU and the MTU needed.
 #[test]
 fn mtu_too_small_is_refused() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("MTU too small") {
         return;
     }
@@ -365,7 +337,7 @@ fn mtu_too_small_is_refused() {
 #[test]
 fn same_file_prefix_twice_is_refused() {
     // No namespace needed: this one runs without root too.
-    let _g = serial();
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let fp = format!("ltfp{}", std::process::id());
     let text = std::fs::read_to_string(format!("{ROOT}/configs/null.yaml")).unwrap();
@@ -394,11 +366,7 @@ fn same_file_prefix_twice_is_refused() {
     let first = first.wait(Duration::from_secs(30));
     // An explicit prefix's files stay (another process may share them):
     // remove this test's, wherever DPDK put them.
-    let mut bases = vec![PathBuf::from("/var/run/dpdk"), PathBuf::from("/tmp/dpdk")];
-    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR") {
-        bases.push(PathBuf::from(x).join("dpdk"));
-    }
-    for b in bases {
+    for b in common::run_dir_bases() {
         let _ = std::fs::remove_dir_all(b.join(&fp));
     }
     first.assert_success();
@@ -414,21 +382,13 @@ fn set_link(ns: &str, dev: &str, state: &str) {
     assert!(st.success(), "ip -n {ns} link set {dev} {state}: {st}");
 }
 
-/// A problem of `kind` in a result's `outcome.problems`.
-fn problem<'a>(v: &'a Value, kind: &str) -> &'a Value {
-    v["outcome"]["problems"]
-        .as_array()
-        .and_then(|ps| ps.iter().find(|p| p["kind"] == kind))
-        .unwrap_or_else(|| panic!("no `{kind}` problem in {}", v["outcome"]))
-}
-
 /// The sender's veth set down 2 s into a 4 s run: the summary shows about
 /// half the target achieved, every interval (the empty ones too, adding
 /// up to the total), `target_met: false` with the refused frames and the
 /// link's outage, and the run exits 3 (SHORTFALL).
 #[test]
 fn sender_link_down_mid_run_is_a_shortfall() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("sender link down mid-run") {
         return;
     }
@@ -499,11 +459,15 @@ fn sender_link_down_mid_run_is_a_shortfall() {
         assert_eq!(v["tx"]["target_met"], Value::Bool(false));
         assert_eq!(v["tx"]["tasks"][0]["target_met"], Value::Bool(false));
         let ivs = v["intervals"].as_array().unwrap();
-        let sum: u64 = ivs.iter().map(|i| u(i, "/tx/frames")).sum();
-        assert_eq!(sum, u(&v, "/tx/frames"), "intervals add up to the total");
+        let sum: u64 = ivs.iter().map(|i| json_u64(i, "/tx/frames")).sum();
+        assert_eq!(
+            sum,
+            json_u64(&v, "/tx/frames"),
+            "intervals add up to the total"
+        );
         let missed = problem(&v, "target_missed");
         assert!(
-            u(missed, "/refused") > 0,
+            json_u64(missed, "/refused") > 0,
             "the port refused frames: {missed}"
         );
         assert_eq!(missed["achieved_pct"], v["tx"]["tasks"][0]["achieved_pct"]);
@@ -511,10 +475,10 @@ fn sender_link_down_mid_run_is_a_shortfall() {
         assert_eq!(down["port"], "a0");
         assert_eq!(down["side"], "TX");
         assert_eq!(down["down_at_end"], Value::Bool(true));
-        let (at, len) = (f(down, "/down_at_s"), f(down, "/down_s"));
+        let (at, len) = (json_f64(down, "/down_at_s"), json_f64(down, "/down_s"));
         assert!(at > 1.5 && at < 3.5, "down at {at} s");
         assert!(
-            (at + len - f(&v, "/elapsed_s")).abs() < 0.1,
+            (at + len - json_f64(&v, "/elapsed_s")).abs() < 0.1,
             "down {len} s from {at} s"
         );
     }
@@ -526,7 +490,7 @@ fn sender_link_down_mid_run_is_a_shortfall() {
 /// say that nothing bound the run, and it exits 3 (SHORTFALL).
 #[test]
 fn receiver_link_down_is_reported() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("receiver link down mid-run") {
         return;
     }
@@ -711,9 +675,11 @@ fn run_over_dut(dir: &Path, lab: &DutLab, tx: &Path, rx: &Path, secs: u64) -> Pa
     );
     r.wait_ready(Duration::from_secs(20));
     let tx_dur = format!("{secs}s");
-    let t = Proc::start(
+    let limit = Duration::from_secs(secs + 30);
+    // Frames still in the DUT's buffer or delay line arrive meanwhile.
+    let (t, r) = child::side_by_side(
         dir,
-        "sender",
+        r,
         Some(&ns),
         &[
             "run",
@@ -724,13 +690,9 @@ fn run_over_dut(dir: &Path, lab: &DutLab, tx: &Path, rx: &Path, secs: u64) -> Pa
             "--json",
             txj.to_str().unwrap(),
         ],
+        (limit, limit),
+        Duration::from_secs(2),
     );
-    let limit = Duration::from_secs(secs + 30);
-    let t = t.wait(limit);
-    // Frames still in the DUT's buffer or delay line arrive meanwhile.
-    std::thread::sleep(Duration::from_secs(2));
-    r.interrupt();
-    let r = r.wait(limit);
     assert!(
         matches!(t.status.code(), Some(0 | 3)) && !t.stderr.contains("panicked"),
         "sender\n{}\n{}",
@@ -746,21 +708,11 @@ fn run_over_dut(dir: &Path, lab: &DutLab, tx: &Path, rx: &Path, secs: u64) -> Pa
     );
     assert_no_run_dir(t.pid);
     assert_no_run_dir(r.pid);
-    let rep = Command::new(BIN)
-        .args(["report", txj.to_str().unwrap(), rxj.to_str().unwrap()])
-        .args(["--json", joinj.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&rep.stdout).into_owned();
-    assert!(
-        rep.status.success(),
-        "landspeed report failed:\n{text}{}",
-        String::from_utf8_lossy(&rep.stderr)
-    );
+    let (text, joined) = child::report(&txj, &rxj, &joinj);
     Pair {
         tx: read_json(&txj),
         rx: read_json(&rxj),
-        joined: read_json(&joinj),
+        joined,
         text,
     }
 }
@@ -792,7 +744,7 @@ const DUT_LIMIT_BPS: f64 = 50e6;
 /// leaves nothing.
 #[test]
 fn dut_lab_limits_1518_byte_frames_to_its_rate() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("DUT lab with a rate limit") {
         return;
     }
@@ -826,8 +778,12 @@ fn dut_lab_limits_1518_byte_frames_to_its_rate() {
         assert_eq!(String::from_utf8_lossy(&fwd.stdout).trim(), "0");
         let q = lab.qdisc("d1");
         assert_eq!(q["kind"], "tbf", "{q}");
-        assert_eq!(u(&q, "/options/rate") * 8, DUT_LIMIT_BPS as u64, "{q}");
-        assert_eq!(u(&q, "/options/overhead"), 24, "{q}");
+        assert_eq!(
+            json_u64(&q, "/options/rate") * 8,
+            DUT_LIMIT_BPS as u64,
+            "{q}"
+        );
+        assert_eq!(json_u64(&q, "/options/overhead"), 24, "{q}");
 
         let d0 = format!("{p}-d0");
         let d0_rx = lab.counter(&lab.dut(), &d0, "rx_packets");
@@ -840,8 +796,8 @@ fn dut_lab_limits_1518_byte_frames_to_its_rate() {
         );
         let rx = lab.profile(dir.path(), "lab-dut-rx.yaml", &[]);
         let pair = run_over_dut(dir.path(), &lab, &tx, &rx, 2 * TX_SECS);
-        let sent = u(&pair.tx, "/tx/frames");
-        let offered = f(&pair.tx, "/tx/tasks/0/achieved/l1_bps");
+        let sent = json_u64(&pair.tx, "/tx/frames");
+        let offered = json_f64(&pair.tx, "/tx/tasks/0/achieved/l1_bps");
         // The tester asks for three times the limit. Its af_packet socket
         // is flow-controlled by the DUT's queue (a frame keeps its socket
         // across the veth into the DUT, and the socket may hold 212,992
@@ -854,7 +810,7 @@ fn dut_lab_limits_1518_byte_frames_to_its_rate() {
             pair.text
         );
         let rs = &pair.rx["rx"]["streams"][0];
-        let received = u(rs, "/frames");
+        let received = json_u64(rs, "/frames");
         // What entered the DUT at d0 (nothing but the tester's frames: the
         // tester namespace is quiet) is what the sender's PMD took, but
         // for frames still in af_packet's TX ring when the sender closed
@@ -867,10 +823,13 @@ fn dut_lab_limits_1518_byte_frames_to_its_rate() {
         // ... and every frame that entered left through d1's limit and was
         // received, or was dropped there, at the tail of its buffer.
         let q2 = lab.qdisc("d1");
-        assert_eq!(u(&q2, "/packets") - u(&q1, "/packets"), received);
-        let dropped = u(&q2, "/drops") - u(&q1, "/drops");
+        assert_eq!(
+            json_u64(&q2, "/packets") - json_u64(&q1, "/packets"),
+            received
+        );
+        let dropped = json_u64(&q2, "/drops") - json_u64(&q1, "/drops");
         // Above the limit, the DUT dropped frames or held the sender back.
-        let achieved_pct = f(&pair.tx, "/tx/tasks/0/achieved_pct");
+        let achieved_pct = json_f64(&pair.tx, "/tx/tasks/0/achieved_pct");
         assert!(
             dropped > 0 || achieved_pct < 90.0,
             "the DUT neither dropped nor held back ({achieved_pct} % of 3 x the limit sent):\n{}",
@@ -878,19 +837,19 @@ fn dut_lab_limits_1518_byte_frames_to_its_rate() {
         );
         assert_eq!(received + dropped, entered, "{}\n{q2}", pair.text);
         assert_eq!(
-            u(&pair.joined, "/streams/0/missing"),
+            json_u64(&pair.joined, "/streams/0/missing"),
             dropped + (sent - entered)
         );
         for k in ["reordered", "duplicated", "corrupt_total"] {
-            assert_eq!(u(rs, &format!("/{k}")), 0, "{k}:\n{}", pair.text);
+            assert_eq!(json_u64(rs, &format!("/{k}")), 0, "{k}:\n{}", pair.text);
         }
-        assert_eq!(u(&pair.rx, "/rx/foreign"), 0, "{}", pair.text);
+        assert_eq!(json_u64(&pair.rx, "/rx/foreign"), 0, "{}", pair.text);
         // The DUT's output rate, first to last arrival, at L1: the limit.
-        let got = f(rs, "/achieved/l1_bps");
+        let got = json_f64(rs, "/achieved/l1_bps");
         assert!(
             (got / DUT_LIMIT_BPS - 1.0).abs() <= 0.05,
             "received {got} bit/s at L1 ({} frames/s) for a limit of {DUT_LIMIT_BPS}:\n{}",
-            f(rs, "/achieved/fps"),
+            json_f64(rs, "/achieved/fps"),
             pair.text
         );
         drop(lab);
@@ -903,15 +862,12 @@ fn dut_lab_limits_1518_byte_frames_to_its_rate() {
 /// least the delay; `down` stops the relay.
 #[test]
 fn dut_lab_relay_delays_every_frame() {
-    let _g = serial();
-    if skip("DUT lab with a delay") {
+    let _alone = common::alone();
+    let needs = [lab::NEEDS, &[Need::Program("python3", "for the relay")]].concat();
+    if common::host::skip("lab", "DUT lab with a delay", &needs) {
         return;
     }
     favour_this_thread();
-    if Command::new("python3").arg("-V").output().is_err() {
-        let _ = writeln!(std::io::stderr(), "skipping: no python3 for the relay");
-        return;
-    }
     let p = prefix(9);
     {
         let lab = DutLab::up(&p, &["--delay", "20ms", "--delay-via", "relay"]);
@@ -923,9 +879,9 @@ fn dut_lab_relay_delays_every_frame() {
         );
         let rx = lab.profile(dir.path(), "lab-dut-rx.yaml", &[]);
         let pair = run_over_dut(dir.path(), &lab, &tx, &rx, TX_SECS);
-        let sent = u(&pair.tx, "/tx/frames");
+        let sent = json_u64(&pair.tx, "/tx/frames");
         let rs = &pair.rx["rx"]["streams"][0];
-        let received = u(rs, "/frames");
+        let received = json_u64(rs, "/frames");
         assert!(sent > 0);
         // All but frames left in af_packet's TX ring at the sender's close
         // (none on an idle machine) arrive, each one once and in order.
@@ -935,9 +891,9 @@ fn dut_lab_relay_delays_every_frame() {
             pair.text
         );
         for k in ["lost", "reordered", "duplicated", "corrupt_total"] {
-            assert_eq!(u(rs, &format!("/{k}")), 0, "{k}:\n{}", pair.text);
+            assert_eq!(json_u64(rs, &format!("/{k}")), 0, "{k}:\n{}", pair.text);
         }
-        let min = f(rs, "/latency/min_ns");
+        let min = json_f64(rs, "/latency/min_ns");
         assert!(
             min >= 20e6,
             "one-way latency {min} ns below the 20 ms delay"
@@ -957,7 +913,7 @@ fn dut_lab_relay_delays_every_frame() {
 /// Bad DUT options: one line naming the option, exit 1, nothing made.
 #[test]
 fn dut_lab_bad_options_are_named() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("DUT lab options") {
         return;
     }
@@ -1057,17 +1013,24 @@ fn rfc2544_in_lab(
 fn assert_trials_exact(row: &Value, out: &str) {
     let trials = row["trials"].as_array().expect("trials");
     for (i, t) in trials.iter().enumerate() {
-        let (sent, got, lost) = (u(t, "/tx_frames"), u(t, "/rx_frames"), u(t, "/lost"));
+        let (sent, got, lost) = (
+            json_u64(t, "/tx_frames"),
+            json_u64(t, "/rx_frames"),
+            json_u64(t, "/lost"),
+        );
         assert!(sent > 0, "trial {i} sent nothing: {t}\n{out}");
         assert_eq!(
             sent,
             got + lost,
             "trial {i}: sent = received + lost: {t}\n{out}"
         );
-        assert_eq!(u(t, "/duplicated"), 0, "trial {i}: {t}");
-        assert_eq!(u(t, "/corrupt"), 0, "trial {i}: {t}");
+        assert_eq!(json_u64(t, "/duplicated"), 0, "trial {i}: {t}");
+        assert_eq!(json_u64(t, "/corrupt"), 0, "trial {i}: {t}");
         let pct = 100.0 * lost as f64 / sent as f64;
-        assert!((f(t, "/loss_pct") - pct).abs() < 1e-9, "trial {i}: {t}");
+        assert!(
+            (json_f64(t, "/loss_pct") - pct).abs() < 1e-9,
+            "trial {i}: {t}"
+        );
     }
 }
 
@@ -1101,37 +1064,30 @@ fn retried(trials: &[Value]) -> usize {
         .count()
 }
 
-/// The text at `ptr`.
-fn s_of<'a>(v: &'a Value, ptr: &str) -> &'a str {
-    v.pointer(ptr)
-        .and_then(Value::as_str)
-        .unwrap_or_else(|| panic!("no text at {ptr}"))
-}
-
 /// The JSON describes the host: its kernel (as `/proc` gives it), the
 /// CPUs, and `ports` each on af_packet with its link and `line`.
 fn assert_host_described(v: &Value, ports: &[&str], line: &str) {
     let h = &v["host"];
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
     assert_eq!(
-        s_of(h, "/kernel"),
+        json_str(h, "/kernel"),
         format!("Linux {}", release.trim()),
         "{h}"
     );
     let cpus = std::fs::read_to_string("/proc/cpuinfo").unwrap();
     let n = cpus.lines().filter(|l| l.starts_with("processor")).count();
-    assert_eq!(u(h, "/cpus"), n as u64, "{h}");
+    assert_eq!(json_u64(h, "/cpus"), n as u64, "{h}");
     let names: Vec<&str> = h["ports"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| s_of(p, "/name"))
+        .map(|p| json_str(p, "/name"))
         .collect();
     assert_eq!(names, ports, "{h}");
     for (i, p) in h["ports"].as_array().unwrap().iter().enumerate() {
-        assert_eq!(s_of(p, "/device"), format!("net_af_packet{i}"), "{p}");
-        assert_eq!(s_of(p, "/driver"), "net_af_packet", "{p}");
-        let link = s_of(p, "/link");
+        assert_eq!(json_str(p, "/device"), format!("net_af_packet{i}"), "{p}");
+        assert_eq!(json_str(p, "/driver"), "net_af_packet", "{p}");
+        let link = json_str(p, "/link");
         assert!(link.starts_with("up, ") && link.ends_with(line), "{link}");
     }
 }
@@ -1144,15 +1100,18 @@ fn assert_found_the_limit(v: &Value, code: Option<i32>, out: &str) {
     let trials = row["trials"].as_array().unwrap();
     assert_eq!(code, Some(0), "{out}");
     assert_eq!(row["bound"], "device", "{out}");
-    let rate = f(row, "/rate_pct");
+    let rate = json_f64(row, "/rate_pct");
     assert!(
         (rate / 50.0 - 1.0).abs() <= 0.05,
         "throughput {rate} % of line for a 50M@l1 DUT on a 100M line:\n{out}"
     );
     // The same rate at L1 and in frames/s: 1538 bytes a frame at L1.
-    assert!((f(row, "/l1_bps") - rate * 1e6).abs() < 1e-3, "{row}");
+    assert!(
+        (json_f64(row, "/l1_bps") - rate * 1e6).abs() < 1e-3,
+        "{row}"
+    );
     let fps = rate * 1e6 / (8.0 * 1538.0);
-    assert!((f(row, "/fps") - fps).abs() < 1e-6, "{row}");
+    assert!((json_f64(row, "/fps") - fps).abs() < 1e-6, "{row}");
     // 100 %, six halvings, the confirmation; at a rate this close to the
     // limit the confirmation may lose frames to the sender's jitter, and
     // then the search goes on below it (RFC 2544 26.1), with its own
@@ -1167,22 +1126,25 @@ fn assert_found_the_limit(v: &Value, code: Option<i32>, out: &str) {
         assert_eq!(trials[7]["passed"], Value::Bool(false), "{out}");
     }
     // 100 % is twice the limit: lost, by the DUT, not the tester.
-    assert_eq!(f(&trials[0], "/offered_pct"), 100.0);
-    assert!(u(&trials[0], "/lost") > 0, "{}", trials[0]);
+    assert_eq!(json_f64(&trials[0], "/offered_pct"), 100.0);
+    assert!(json_u64(&trials[0], "/lost") > 0, "{}", trials[0]);
     assert_eq!(trials[0]["tester_bound"], Value::Bool(false), "{out}");
     // The confirmation at the result passed, nothing lost.
     let last = trials.last().unwrap();
-    assert_eq!(f(last, "/offered_pct"), rate);
+    assert_eq!(json_f64(last, "/offered_pct"), rate);
     assert_eq!(last["passed"], Value::Bool(true), "{out}");
-    assert_eq!(u(last, "/lost"), 0);
+    assert_eq!(json_u64(last, "/lost"), 0);
     // A trial passes exactly when it lost nothing (the tolerance is 0),
     // and none above the result passed. Below it, a trial this close to
     // the limit may lose frames to the sender's jitter (the search then
     // went on below it), so it is not asked to pass.
     for t in trials {
         let passed = t["passed"] == Value::Bool(true);
-        assert_eq!(passed, u(t, "/lost") == 0, "{t}\n{out}");
-        assert!(!(passed && f(t, "/offered_pct") > rate), "{t}\n{out}");
+        assert_eq!(passed, json_u64(t, "/lost") == 0, "{t}\n{out}");
+        assert!(
+            !(passed && json_f64(t, "/offered_pct") > rate),
+            "{t}\n{out}"
+        );
     }
     assert!(v["problems"].as_array().unwrap().is_empty(), "{out}");
 }
@@ -1211,7 +1173,7 @@ const DUT_50M: &[&str] = &[
 /// so the DUT drops the excess rather than slowing the sender.
 #[test]
 fn rfc2544_finds_the_dut_limit_at_1518_bytes() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("rfc2544 against a rate-limited DUT") {
         return;
     }
@@ -1253,23 +1215,23 @@ fn rfc2544_finds_the_dut_limit_at_1518_bytes() {
         }
         let out = format!("{}\n{}", d.stdout, d.stderr);
         assert_eq!(v["complete"], Value::Bool(true), "{out}");
-        assert_eq!(u(&v, "/line_bps"), 100_000_000);
+        assert_eq!(json_u64(&v, "/line_bps"), 100_000_000);
         assert_host_described(
             &v,
             &["t0", "t1"],
             "line 100 Mbit/s at L1 (the profile's link:)",
         );
         assert!(
-            s_of(&v, "/device").starts_with("scripts/lab's DUT: a Linux bridge"),
+            json_str(&v, "/device").starts_with("scripts/lab's DUT: a Linux bridge"),
             "{}",
             v["device"]
         );
         assert_eq!(v["throughput"].as_array().map(Vec::len), Some(1), "{out}");
         let row = &v["throughput"][0];
-        assert_eq!(u(row, "/frame_size"), 1518);
+        assert_eq!(json_u64(row, "/frame_size"), 1518);
         assert_trials_exact(row, &out);
         let trials = row["trials"].as_array().unwrap();
-        assert_eq!(u(row, "/trial_count"), trials.len() as u64);
+        assert_eq!(json_u64(row, "/trial_count"), trials.len() as u64);
         if only_descheduled(row) && row["bound"] == "tester" {
             // Every figure the tester's, none passed off as the DUT's.
             let _ = writeln!(
@@ -1297,7 +1259,7 @@ fn rfc2544_finds_the_dut_limit_at_1518_bytes() {
 /// device's).
 #[test]
 fn rfc2544_names_the_testers_limit_not_the_duts() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("rfc2544 above the tester's own rate") {
         return;
     }
@@ -1322,7 +1284,7 @@ fn rfc2544_names_the_testers_limit_not_the_duts() {
         let out = format!("{}\n{}", d.stdout, d.stderr);
         assert_eq!(d.status.code(), Some(3), "{out}");
         assert_eq!(v["complete"], Value::Bool(true), "{out}");
-        assert_eq!(u(&v, "/line_bps"), 10_000_000_000);
+        assert_eq!(json_u64(&v, "/line_bps"), 10_000_000_000);
         assert_host_described(
             &v,
             &["t0", "t1"],
@@ -1335,7 +1297,7 @@ fn rfc2544_names_the_testers_limit_not_the_duts() {
         // 100 %, then 75 % (the span is then the resolution), then the
         // lower bound, as far as the tester's failures take it; a trial
         // that was the tester's is tried once more at its rate.
-        let mut offered: Vec<f64> = trials.iter().map(|t| f(t, "/offered_pct")).collect();
+        let mut offered: Vec<f64> = trials.iter().map(|t| json_f64(t, "/offered_pct")).collect();
         assert!(offered.len() <= 6, "{out}");
         offered.dedup();
         assert!([100.0, 75.0, 50.0].starts_with(&offered), "{out}");
@@ -1345,15 +1307,18 @@ fn rfc2544_names_the_testers_limit_not_the_duts() {
             // A trial passes only when the tester offered its load.
             if t["tester_bound"] == Value::Bool(true) {
                 assert_eq!(t["passed"], Value::Bool(false), "{t}");
-                assert!(f(t, "/sent_pct") < f(t, "/offered_pct"), "{t}");
+                assert!(
+                    json_f64(t, "/sent_pct") < json_f64(t, "/offered_pct"),
+                    "{t}"
+                );
             }
             if t["passed"] == Value::Bool(true) {
-                best = best.max(f(t, "/offered_pct"));
+                best = best.max(json_f64(t, "/offered_pct"));
             }
         }
         // The result is the highest rate the tester offered in full (its
         // limit, bound: tester), never a rate above it; 0 when none.
-        assert_eq!(f(row, "/rate_pct"), best, "{out}");
+        assert_eq!(json_f64(row, "/rate_pct"), best, "{out}");
         assert!(best < 100.0, "{out}");
         let probs = v["problems"].as_array().unwrap();
         let tb: Vec<&Value> = probs
@@ -1362,7 +1327,7 @@ fn rfc2544_names_the_testers_limit_not_the_duts() {
             .collect();
         assert_eq!(tb.len(), 1, "{out}");
         assert_eq!(tb[0]["test"], "throughput");
-        assert_eq!(u(tb[0], "/frame_size"), 1518);
+        assert_eq!(json_u64(tb[0], "/frame_size"), 1518);
         assert!(d.stdout.contains("tester"), "{out}");
         assert!(
             d.stdout.contains("is the tester's limit, not the device's"),
@@ -1500,19 +1465,23 @@ fn assert_reports_agree(v: &Value, csv: &str, html: &str) {
     let rows = v["throughput"].as_array().unwrap();
     assert_eq!(tput.len(), rows.len(), "{csv}");
     for (l, r) in tput.iter().zip(rows) {
-        assert_eq!(l["frame_size"], u(r, "/frame_size").to_string());
-        assert_eq!(l["rate_pct"], format!("{:.2}", f(r, "/rate_pct")), "{r}");
-        assert_eq!(l["fps"], format!("{:.0}", f(r, "/fps")), "{r}");
-        assert_eq!(l["trials"], u(r, "/trial_count").to_string());
-        assert_eq!(l["bound"], s_of(r, "/bound"));
+        assert_eq!(l["frame_size"], json_u64(r, "/frame_size").to_string());
+        assert_eq!(
+            l["rate_pct"],
+            format!("{:.2}", json_f64(r, "/rate_pct")),
+            "{r}"
+        );
+        assert_eq!(l["fps"], format!("{:.0}", json_f64(r, "/fps")), "{r}");
+        assert_eq!(l["trials"], json_u64(r, "/trial_count").to_string());
+        assert_eq!(l["bound"], json_str(r, "/bound"));
     }
     let lat = csv_lines(csv, "latency", "result");
     let rows = v["latency"].as_array().unwrap();
     assert_eq!(lat.len(), rows.len(), "{csv}");
     for (l, r) in lat.iter().zip(rows) {
-        assert_eq!(l["rate_pct"], format!("{:.2}", f(r, "/rate_pct")));
+        assert_eq!(l["rate_pct"], format!("{:.2}", json_f64(r, "/rate_pct")));
         for k in ["min_ns", "p50_ns", "p99_ns", "max_ns"] {
-            let want = format!("{:.0}", f(r, &format!("/summary/{k}")));
+            let want = format!("{:.0}", json_f64(r, &format!("/summary/{k}")));
             assert_eq!(l[k], want, "latency {k}: {r}");
         }
     }
@@ -1522,8 +1491,8 @@ fn assert_reports_agree(v: &Value, csv: &str, html: &str) {
         .collect();
     assert_eq!(loss.len(), points.len(), "{csv}");
     for (l, p) in loss.iter().zip(&points) {
-        assert_eq!(l["rate_pct"], format!("{:.2}", f(p, "/rate_pct")));
-        if u(p, "/trial/lost") == 0 {
+        assert_eq!(l["rate_pct"], format!("{:.2}", json_f64(p, "/rate_pct")));
+        if json_u64(p, "/trial/lost") == 0 {
             assert_eq!(l["loss_pct"], "0", "{p}");
         }
     }
@@ -1531,7 +1500,10 @@ fn assert_reports_agree(v: &Value, csv: &str, html: &str) {
     let rows = v["back_to_back"].as_array().unwrap();
     assert_eq!(b2b.len(), rows.len(), "{csv}");
     for (l, r) in b2b.iter().zip(rows) {
-        assert_eq!(l["mean_frames"], format!("{:.1}", f(r, "/mean_frames")));
+        assert_eq!(
+            l["mean_frames"],
+            format!("{:.1}", json_f64(r, "/mean_frames"))
+        );
         let searches = r["bursts"].as_array().unwrap().len();
         assert_eq!(l["searches"], searches.to_string());
     }
@@ -1545,9 +1517,16 @@ fn assert_reports_agree(v: &Value, csv: &str, html: &str) {
     for ((test, l), (jt, t)) in lines.iter().zip(&trials) {
         assert_eq!(test, jt);
         for k in ["tx_frames", "rx_frames", "lost", "duplicated", "corrupt"] {
-            assert_eq!(l[k], u(t, &format!("/{k}")).to_string(), "{test} {k}: {t}");
+            assert_eq!(
+                l[k],
+                json_u64(t, &format!("/{k}")).to_string(),
+                "{test} {k}: {t}"
+            );
         }
-        assert_eq!(l["offered_pct"], format!("{:.2}", f(t, "/offered_pct")));
+        assert_eq!(
+            l["offered_pct"],
+            format!("{:.2}", json_f64(t, "/offered_pct"))
+        );
     }
     // The HTML: one chart per test, nothing outside the file, and the
     // CSV's figures in its tables.
@@ -1600,7 +1579,8 @@ fn assert_reports_agree(v: &Value, csv: &str, html: &str) {
         }
         for (jt, t) in trials.iter().filter(|(jt, _)| *jt == test) {
             for k in ["tx_frames", "rx_frames", "lost"] {
-                let n = landspeed::certify::format::grouped(&u(t, &format!("/{k}")).to_string());
+                let n =
+                    landspeed::certify::format::grouped(&json_u64(t, &format!("/{k}")).to_string());
                 assert!(listed.contains(&n), "{jt} trial {k} {n} not in the HTML");
             }
         }
@@ -1645,7 +1625,7 @@ fn assert_reports_agree(v: &Value, csv: &str, html: &str) {
 /// rightly settles below it.
 #[test]
 fn rfc2544_runs_all_four_tests_against_the_dut() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("rfc2544: all four tests against a rate-limited DUT") {
         return;
     }
@@ -1701,7 +1681,7 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
 
         // The structure: complete, every test once per size, in order.
         assert_eq!(v["complete"], Value::Bool(true), "{out}");
-        assert_eq!(u(&v, "/line_bps"), 100_000_000);
+        assert_eq!(json_u64(&v, "/line_bps"), 100_000_000);
         assert_eq!(
             v["settings"]["tests"],
             serde_json::json!(["throughput", "latency", "loss", "back_to_back"]),
@@ -1709,7 +1689,7 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
         );
         let sizes = |key: &str| -> Vec<u64> {
             (v[key].as_array().unwrap().iter())
-                .map(|r| u(r, "/frame_size"))
+                .map(|r| json_u64(r, "/frame_size"))
                 .collect()
         };
         for key in ["throughput", "loss", "back_to_back"] {
@@ -1724,14 +1704,22 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
             .map(|(_, t)| *t)
             .collect();
         for (test, t) in &trials {
-            let (sent, got, lost) = (u(t, "/tx_frames"), u(t, "/rx_frames"), u(t, "/lost"));
+            let (sent, got, lost) = (
+                json_u64(t, "/tx_frames"),
+                json_u64(t, "/rx_frames"),
+                json_u64(t, "/lost"),
+            );
             // (A sender starved by the shared CPUs may send nothing: its
             // trial is tester-bound.)
             let starved = t["tester_bound"] == true;
             assert!(sent > 0 || starved, "{test} trial sent nothing: {t}\n{out}");
             assert_eq!(sent, got + lost, "{test}: sent = received + lost: {t}");
-            assert_eq!(u(t, "/duplicated") + u(t, "/corrupt"), 0, "{test}: {t}");
-            let most = dut_most_forwarded(u(t, "/frame_size"), f(t, "/duration_s"));
+            assert_eq!(
+                json_u64(t, "/duplicated") + json_u64(t, "/corrupt"),
+                0,
+                "{test}: {t}"
+            );
+            let most = dut_most_forwarded(json_u64(t, "/frame_size"), json_f64(t, "/duration_s"));
             assert!(
                 got as f64 <= most,
                 "{test}: {got} frames forwarded, more than the DUT's {most:.0} can: {t}"
@@ -1804,11 +1792,11 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
         for (i, &size) in ALL_FOUR_SIZES.iter().enumerate() {
             // Throughput: the DUT's limit, 50 % of line.
             let row = &v["throughput"][i];
-            let rate = f(row, "/rate_pct");
+            let rate = json_f64(row, "/rate_pct");
             let ts = row["trials"].as_array().unwrap();
-            assert_eq!(u(row, "/trial_count"), ts.len() as u64);
+            assert_eq!(json_u64(row, "/trial_count"), ts.len() as u64);
             for t in ts.iter().filter(|t| quiet(t)) {
-                assert_eq!(t["passed"] == true, u(t, "/lost") == 0, "{t}\n{out}");
+                assert_eq!(t["passed"] == true, json_u64(t, "/lost") == 0, "{t}\n{out}");
             }
             if row["bound"] == "tester" {
                 assert!(ts.iter().any(|t| !quiet(t)), "{out}");
@@ -1819,31 +1807,35 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
                     "throughput {rate} % of line at {size} B for a 50M@l1 DUT on a 100M line:\n{out}"
                 );
                 let last = ts.last().unwrap();
-                assert_eq!(f(last, "/offered_pct"), rate);
+                assert_eq!(json_f64(last, "/offered_pct"), rate);
                 assert_eq!(last["passed"], Value::Bool(true), "{out}");
             }
 
             // Latency: at that rate, each trial's frames measured.
-            let lat =
-                (v["latency"].as_array().unwrap().iter()).find(|r| u(r, "/frame_size") == size);
+            let lat = (v["latency"].as_array().unwrap().iter())
+                .find(|r| json_u64(r, "/frame_size") == size);
             if rate == 0.0 {
                 assert!(lat.is_none(), "latency without a throughput rate: {out}");
             } else {
                 let lat = lat.unwrap_or_else(|| panic!("no latency at {size} B:\n{out}"));
-                assert_eq!(f(lat, "/rate_pct"), rate, "{lat}");
+                assert_eq!(json_f64(lat, "/rate_pct"), rate, "{lat}");
                 let lts = lat["trials"].as_array().unwrap();
                 assert_eq!(lts.len(), 2, "latency_trials: 2\n{out}");
                 let mut count = 0;
                 for t in lts {
-                    assert_eq!(f(t, "/offered_pct"), rate, "{t}");
+                    assert_eq!(json_f64(t, "/offered_pct"), rate, "{t}");
                     let l = &t["latency"];
-                    assert_eq!(u(l, "/count"), u(t, "/rx_frames"), "every frame: {t}");
-                    count += u(l, "/count");
+                    assert_eq!(
+                        json_u64(l, "/count"),
+                        json_u64(t, "/rx_frames"),
+                        "every frame: {t}"
+                    );
+                    count += json_u64(l, "/count");
                     let (min, p50, p99, max) = (
-                        f(l, "/min_ns"),
-                        f(l, "/p50_ns"),
-                        f(l, "/p99_ns"),
-                        f(l, "/max_ns"),
+                        json_f64(l, "/min_ns"),
+                        json_f64(l, "/p50_ns"),
+                        json_f64(l, "/p99_ns"),
+                        json_f64(l, "/max_ns"),
                     );
                     assert!(
                         0.0 < min && min <= p50 && p50 <= p99 && p99 <= max,
@@ -1851,12 +1843,12 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
                     );
                 }
                 let sum = &lat["summary"];
-                assert_eq!(u(sum, "/count"), count, "{sum}");
+                assert_eq!(json_u64(sum, "/count"), count, "{sum}");
                 let (min, p50, p99, max) = (
-                    f(sum, "/min_ns"),
-                    f(sum, "/p50_ns"),
-                    f(sum, "/p99_ns"),
-                    f(sum, "/max_ns"),
+                    json_f64(sum, "/min_ns"),
+                    json_f64(sum, "/p50_ns"),
+                    json_f64(sum, "/p99_ns"),
+                    json_f64(sum, "/max_ns"),
                 );
                 assert!(0.0 < min && min <= p50 && p50 <= p99 && p99 <= max, "{sum}");
             }
@@ -1864,7 +1856,7 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
             // Loss: from 100 % down in steps of 10 %.
             let curve = &v["loss"][i];
             let points = curve["points"].as_array().unwrap();
-            let rates: Vec<f64> = points.iter().map(|p| f(p, "/rate_pct")).collect();
+            let rates: Vec<f64> = points.iter().map(|p| json_f64(p, "/rate_pct")).collect();
             let want: Vec<f64> = (0..points.len()).map(|k| 100.0 - 10.0 * k as f64).collect();
             assert_eq!(rates, want, "{size} B:\n{out}");
             assert!(
@@ -1875,15 +1867,18 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
             );
             for p in points {
                 let t = &p["trial"];
-                assert_eq!(f(p, "/loss_pct"), f(t, "/loss_pct"), "{p}");
-                if quiet(t) && f(t, "/sent_pct") >= 55.0 {
-                    assert!(u(t, "/lost") > 0, "{size} B above the limit: {t}\n{out}");
+                assert_eq!(json_f64(p, "/loss_pct"), json_f64(t, "/loss_pct"), "{p}");
+                if quiet(t) && json_f64(t, "/sent_pct") >= 55.0 {
+                    assert!(
+                        json_u64(t, "/lost") > 0,
+                        "{size} B above the limit: {t}\n{out}"
+                    );
                 }
             }
             let top = &points[0]["trial"];
             if quiet(top) {
-                let want = 100.0 * (1.0 - 50.0 / f(top, "/sent_pct"));
-                let got = f(top, "/loss_pct");
+                let want = 100.0 * (1.0 - 50.0 / json_f64(top, "/sent_pct"));
+                let got = json_f64(top, "/loss_pct");
                 assert!(
                     (got - want).abs() <= 5.0,
                     "at 100 % of line, {size} B: lost {got} % of frames, the limit drops {want} %:\n{top}\n{out}"
@@ -1892,7 +1887,11 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
             let tail = &points[points.len() - 2..];
             if points.len() < 10 || tail.iter().all(|p| quiet(&p["trial"])) {
                 for p in tail {
-                    assert_eq!(u(p, "/trial/lost"), 0, "the last steps, {size} B:\n{out}");
+                    assert_eq!(
+                        json_u64(p, "/trial/lost"),
+                        0,
+                        "the last steps, {size} B:\n{out}"
+                    );
                 }
             }
 
@@ -1906,12 +1905,15 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
             let longest = (0.1 * 100e6 / (8.0 * (size as f64 + 20.0))).ceil() as u64;
             let first = &bts[0];
             if quiet(first) {
-                assert_eq!(u(first, "/tx_frames"), longest, "{first}");
-                assert!(u(first, "/lost") > 0, "{size} B, {longest} frames: {first}");
+                assert_eq!(json_u64(first, "/tx_frames"), longest, "{first}");
+                assert!(
+                    json_u64(first, "/lost") > 0,
+                    "{size} B, {longest} frames: {first}"
+                );
             }
             assert_eq!(b2b["at_limit"], Value::Bool(false), "{out}");
             let mean = bursts.iter().sum::<u64>() as f64 / 2.0;
-            assert_eq!(f(b2b, "/mean_frames"), mean);
+            assert_eq!(json_f64(b2b, "/mean_frames"), mean);
             let at_line = 2 * (dut_buffer_frames(size) + dut_bucket_frames(size) + 2);
             // (A search whose every burst the starved tester could not
             // send at line rate found none: its row is the tester's.)
@@ -1924,14 +1926,14 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
             for &b in bursts.iter().filter(|&&b| b > 0) {
                 let by = bts
                     .iter()
-                    .find(|t| t["passed"] == true && u(t, "/tx_frames") == b)
+                    .find(|t| t["passed"] == true && json_u64(t, "/tx_frames") == b)
                     .unwrap_or_else(|| panic!("no passing burst of {b} frames:\n{out}"));
-                let most = dut_most_forwarded(size, f(by, "/duration_s"));
+                let most = dut_most_forwarded(size, json_f64(by, "/duration_s"));
                 assert!(
                     b as f64 <= most,
                     "{b} frames passed, more than the DUT holds: {by}"
                 );
-                if f(by, "/sent_pct") >= 99.0 {
+                if json_f64(by, "/sent_pct") >= 99.0 {
                     assert!(
                         b <= at_line,
                         "{b} frames at line rate, more than {at_line}: {by}"
@@ -1959,7 +1961,7 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
 /// source: it floods the test frames, and the hook's output lacks it.
 #[test]
 fn learning_frames_teach_the_dut_bridge_where_the_receiver_is() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("learning frames in the DUT lab") {
         return;
     }
@@ -2003,8 +2005,8 @@ fn learning_frames_teach_the_dut_bridge_where_the_receiver_is() {
                 serde_json::json!(["02:00:00:00:00:02 from t1"]),
                 "{t}"
             );
-            assert_eq!(u(l, "/frames"), 3, "{t}");
-            let fdb = s_of(&t["hooks"][0], "/output");
+            assert_eq!(json_u64(l, "/frames"), 3, "{t}");
+            let fdb = json_str(&t["hooks"][0], "/output");
             assert_eq!(t["hooks"][0]["status"], 0, "{t}");
             assert!(fdb.contains(&learned), "no `{learned}` in:\n{fdb}");
         }
@@ -2013,7 +2015,7 @@ fn learning_frames_teach_the_dut_bridge_where_the_receiver_is() {
         assert!(matches!(d.status.code(), Some(0 | 3)), "{out}");
         let first = &v["throughput"][0]["trials"][0];
         assert!(first["learning"].is_null(), "{first}");
-        let fdb = s_of(&first["hooks"][0], "/output");
+        let fdb = json_str(&first["hooks"][0], "/output");
         assert!(
             !fdb.contains("02:00:00:00:00:02"),
             "learnt without learning:\n{fdb}"
@@ -2034,7 +2036,7 @@ fn learning_frames_teach_the_dut_bridge_where_the_receiver_is() {
 /// the gap in the frames is that second, within 10 %.
 #[test]
 fn recovery_and_reset_against_the_dut_bridge() {
-    let _g = serial();
+    let _alone = common::alone();
     if skip("rfc2544 recovery and reset against the DUT bridge") {
         return;
     }
@@ -2097,20 +2099,23 @@ fn recovery_and_reset_against_the_dut_bridge() {
             assert_dut_gone(&p);
             return;
         }
-        let rate = f(&v["throughput"][0], "/rate_pct");
+        let rate = json_f64(&v["throughput"][0], "/rate_pct");
         assert!(
             (rate / 50.0 - 1.0).abs() <= 0.1,
             "throughput {rate} %:\n{out}"
         );
 
         let rec = &v["recovery"][0];
-        assert_eq!(u(rec, "/frame_size"), 1518, "{rec}");
-        let over = f(rec, "/overload_pct");
+        assert_eq!(json_u64(rec, "/frame_size"), 1518, "{rec}");
+        let over = json_f64(rec, "/overload_pct");
         assert!(
             (over - rate * 1.1).abs() < 1e-6,
             "overload {over} % at {rate} %"
         );
-        assert!((f(rec, "/reduced_pct") - over / 2.0).abs() < 1e-9, "{rec}");
+        assert!(
+            (json_f64(rec, "/reduced_pct") - over / 2.0).abs() < 1e-9,
+            "{rec}"
+        );
         let times: Vec<f64> = (rec["recovery_s"].as_array().unwrap().iter())
             .map(|x| x.as_f64().unwrap())
             .collect();
@@ -2124,18 +2129,21 @@ fn recovery_and_reset_against_the_dut_bridge() {
             assert!(*t >= 0.0 && *t < 0.1, "recovery {t} s:\n{out}");
         }
         let mean = times.iter().sum::<f64>() / times.len() as f64;
-        assert!((f(rec, "/mean_s") - mean).abs() < 1e-12, "{rec}");
+        assert!((json_f64(rec, "/mean_s") - mean).abs() < 1e-12, "{rec}");
         // The overload lost frames in every counted trial (else there was
         // nothing to recover from).
         for t in rec["trials"].as_array().unwrap() {
             if t["excluded"].is_null() {
-                assert!(u(t, "/lost") > 0, "{t}");
+                assert!(json_u64(t, "/lost") > 0, "{t}");
             }
         }
 
         let reset = &v["reset"][0];
-        assert_eq!(u(reset, "/frame_size"), 1518, "{reset}");
-        assert!((f(reset, "/rate_pct") - rate).abs() < 1e-9, "{reset}");
+        assert_eq!(json_u64(reset, "/frame_size"), 1518, "{reset}");
+        assert!(
+            (json_f64(reset, "/rate_pct") - rate).abs() < 1e-9,
+            "{reset}"
+        );
         let gaps: Vec<f64> = (reset["reset_s"].as_array().unwrap().iter())
             .map(|x| x.as_f64().unwrap())
             .collect();

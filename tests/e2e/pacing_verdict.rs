@@ -8,15 +8,9 @@
 //! frames. The receive test slows its RX lcore by 20,000 cycles a frame and
 //! expects the verdict to name the CPU with the cycles it measured.
 
-mod common;
+use crate::common;
 
-use common::{f, landspeed, run_profile, s, u};
-
-use std::sync::Mutex;
-
-/// Both tests pin a busy lcore to the same CPU: running them side by side
-/// would stall the paced sender and turn its trace bursty.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+use crate::common::{json_f64, json_str, json_u64, landspeed, run_profile};
 
 fn traced(pattern: &str, trace: &str) -> String {
     format!(
@@ -48,7 +42,9 @@ fn replay(dir: &std::path::Path, trace: &str) -> serde_json::Value {
 
 #[test]
 fn paced_trace_loses_nothing_where_bursts_lose_frames() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // Both runs alone and back to back: a run beside them would stall the
+    // paced sender and turn its trace bursty.
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let (_, paced) = run_profile(dir.path(), "paced", &traced("cbr", "paced.trace"), &[]);
     let (_, bursty) = run_profile(
@@ -59,34 +55,38 @@ fn paced_trace_loses_nothing_where_bursts_lose_frames() {
     );
     // Both offered the same average rate.
     for v in [&paced, &bursty] {
-        let pct = f(v, "/tx/tasks/0/achieved_pct");
+        let pct = json_f64(v, "/tx/tasks/0/achieved_pct");
         assert!(pct > 90.0, "achieved {pct} % of 450 Mbit/s");
     }
 
     let p = replay(dir.path(), "paced.trace");
     let b = replay(dir.path(), "bursty.trace");
     assert_eq!(
-        u(&p, "/frames"),
-        u(&paced, "/tx/frames"),
+        json_u64(&p, "/frames"),
+        json_u64(&paced, "/tx/frames"),
         "every departure was traced"
     );
-    assert_eq!(u(&b, "/frames"), u(&bursty, "/tx/frames"));
-    assert_eq!(u(&p, "/dropped"), 0, "paced traffic lost frames: {p}");
-    assert!(u(&b, "/dropped") > 0, "bursts lost nothing: {b}");
-    assert!(u(&b, "/peak_queue_bytes") > u(&p, "/peak_queue_bytes"));
+    assert_eq!(json_u64(&b, "/frames"), json_u64(&bursty, "/tx/frames"));
+    assert_eq!(
+        json_u64(&p, "/dropped"),
+        0,
+        "paced traffic lost frames: {p}"
+    );
+    assert!(json_u64(&b, "/dropped") > 0, "bursts lost nothing: {b}");
+    assert!(json_u64(&b, "/peak_queue_bytes") > json_u64(&p, "/peak_queue_bytes"));
 }
 
 #[test]
 fn slowed_receiver_is_cpu_bound_with_its_cycles() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let yaml = "eal: { cores: [0, 1], vdevs: [\"net_null0,size=1518\"] }\n\
                 ports: [ { name: p0, device: net_null0, link: 10g } ]\n\
                 rx: [ { lcore: 1, port: p0, verify: none, slowdown_cycles: 20000 } ]\n\
                 run: { duration: 1s }\n";
     let (out, v) = run_profile(dir.path(), "slow", yaml, &[]);
-    assert_eq!(s(&v, "/verdict/binding"), "cpu", "{}", out.stdout);
-    let cpf = f(&v, "/rx/tasks/0/cycles_per_frame");
+    assert_eq!(json_str(&v, "/verdict/binding"), "cpu", "{}", out.stdout);
+    let cpf = json_f64(&v, "/rx/tasks/0/cycles_per_frame");
     // Each frame costs at least the 20,000 cycles spent on purpose; the
     // span from the first to the last arrival leaves out one poll's worth
     // of work, hence the small margin.
@@ -95,7 +95,7 @@ fn slowed_receiver_is_cpu_bound_with_its_cycles() {
         cpf < 40_000.0,
         "cycles per frame {cpf}: more than twice the slowdown"
     );
-    let explanation = s(&v, "/verdict/explanation");
+    let explanation = json_str(&v, "/verdict/explanation");
     assert!(explanation.contains("cycles/frame"), "{explanation}");
     assert!(
         out.stdout.contains("verdict: cpu bound the run"),

@@ -3,9 +3,7 @@
 //! loss. The frames are a capture made by the TX side, split by sequence
 //! number parity into the two receive queues of DPDK's pcap PMD.
 
-mod common;
-
-use common::{by_id, parse_frame, read_json, read_pcap, u, write_file, write_pcap};
+use crate::common::{by_id, json_u64, parse_frame, read_pcap, run_shared, write_pcap};
 use landspeed::wire::stamp::Stamp;
 
 const STREAM: &str = "streams:
@@ -31,7 +29,7 @@ fn a_stream_over_two_rx_lcores_is_one_stream() {
     // what it sent all the same.
     let t = run_shared(dir.path(), "tx", &tx);
     let frames = read_pcap(&dir.path().join("clean.pcap"));
-    let sent = u(&t, "/tx/frames");
+    let sent = json_u64(&t, "/tx/frames");
     assert_eq!(frames.len() as u64, sent);
     // Even sequence numbers, less one, to queue 0; odd ones to queue 1.
     let even: Vec<Vec<u8>> = frames
@@ -61,51 +59,25 @@ fn a_stream_over_two_rx_lcores_is_one_stream() {
     assert_eq!(list.len(), 1, "one entry for stream 1: {list:?}");
     let st = by_id(&r, "/rx/streams", 1);
     let got = sent - 1;
-    assert_eq!(u(st, "/frames"), got, "frames of both lcores");
-    assert_eq!(u(st, "/unique"), got);
-    assert_eq!(u(st, "/lost"), 1, "only sequence number 10 is missing");
-    assert_eq!(u(st, "/max_seq"), sent - 1);
-    assert_eq!(u(&r, "/rx/lost"), 1);
-    assert_eq!(u(st, "/duplicated"), 0);
-    assert_eq!(u(st, "/corrupt_total"), 0);
+    assert_eq!(json_u64(st, "/frames"), got, "frames of both lcores");
+    assert_eq!(json_u64(st, "/unique"), got);
+    assert_eq!(
+        json_u64(st, "/lost"),
+        1,
+        "only sequence number 10 is missing"
+    );
+    assert_eq!(json_u64(st, "/max_seq"), sent - 1);
+    assert_eq!(json_u64(&r, "/rx/lost"), 1);
+    assert_eq!(json_u64(st, "/duplicated"), 0);
+    assert_eq!(json_u64(st, "/corrupt_total"), 0);
     assert_eq!(r["rx"]["tasks"].as_array().unwrap().len(), 2);
     // Each lcore's own view of the stream is kept beside the merged one.
     for (k, part) in [(0, &even), (1, &odd)] {
         let own = &r["rx"]["tasks"][k]["streams"];
         assert_eq!(own.as_array().unwrap().len(), 1, "{own}");
-        assert_eq!(u(&own[0], "/id"), 1);
-        assert_eq!(u(&own[0], "/frames"), part.len() as u64);
-        assert_eq!(u(&own[0], "/unique"), part.len() as u64);
-        assert_eq!(u(&own[0], "/duplicated"), 0);
+        assert_eq!(json_u64(&own[0], "/id"), 1);
+        assert_eq!(json_u64(&own[0], "/frames"), part.len() as u64);
+        assert_eq!(json_u64(&own[0], "/unique"), part.len() as u64);
+        assert_eq!(json_u64(&own[0], "/duplicated"), 0);
     }
-}
-
-/// Runs `yaml` (written as `name.yaml` in `dir`) with its JSON result,
-/// whose lcores share CPUs: exit 0, or 3 when the only problem is that
-/// they were descheduled (as they are, taking turns on one CPU).
-fn run_shared(dir: &std::path::Path, name: &str, yaml: &str) -> serde_json::Value {
-    let p = write_file(dir, &format!("{name}.yaml"), yaml);
-    let json = dir.join(format!("{name}.json"));
-    let out = common::landspeed(
-        dir,
-        [
-            std::ffi::OsStr::new("run"),
-            p.as_os_str(),
-            std::ffi::OsStr::new("-q"),
-            std::ffi::OsStr::new("--json"),
-            json.as_os_str(),
-        ],
-    );
-    let r = read_json(&json);
-    let problems = r["outcome"]["problems"]
-        .as_array()
-        .expect("outcome.problems");
-    assert!(
-        problems.iter().all(|p| p["kind"] == "descheduled"),
-        "only `descheduled` may qualify a run of shared CPUs: {problems:?}\n{}",
-        out.stderr
-    );
-    let status = if problems.is_empty() { 0 } else { 3 };
-    assert_eq!(out.status.code(), Some(status), "{}", out.stderr);
-    r
 }

@@ -8,59 +8,27 @@
 //! Every process is bounded by `timeout`; the peer, its socket and both
 //! DPDK runtime directories are removed on every path (a guard's drop).
 
-mod common;
+use crate::common;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::child::Proc;
-use common::{by_id, read_json, u, write_file, Output};
+use crate::common::child::Proc;
+use crate::common::host::Need;
+use crate::common::{by_id, json_u64, read_json, write_file, Output};
 use serde_json::Value;
 
-/// Why these tests cannot run here, if they cannot.
-fn unavailable() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let euid = (status.lines())
-        .find(|l| l.starts_with("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(2));
-    if euid != Some("0") {
-        return Some("not root (vhost-user sockets in the DPDK runtime need root)".into());
-    }
-    match Command::new("dpdk-testpmd")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-    {
-        Ok(_) => {}
-        Err(e) => return Some(format!("no dpdk-testpmd (package dpdk-dev): {e}")),
-    }
-    let pmds = ["librte_net_vhost.so", "librte_net_virtio.so"];
-    let dirs = std::fs::read_dir("/usr/lib/x86_64-linux-gnu/dpdk").ok();
-    let found = |pmd: &str| {
-        (dirs
-            .iter()
-            .flat_map(|_| std::fs::read_dir("/usr/lib/x86_64-linux-gnu/dpdk").ok()))
-        .flatten()
-        .flatten()
-        .any(|d| d.path().join(pmd).exists())
-    };
-    pmds.iter()
-        .find(|p| !found(p))
-        .map(|p| format!("DPDK's {p} is not installed"))
-}
-
-/// Prints the skip line and returns true when the tests cannot run.
+/// Prints the skip line and returns true when the tests cannot run here:
+/// they need root, `dpdk-testpmd` and DPDK's vhost and virtio PMDs.
 fn skip(test: &str) -> bool {
-    match unavailable() {
-        Some(why) => {
-            let _ = writeln!(std::io::stderr(), "skipping virtio tests: {why} ({test})");
-            true
-        }
-        None => false,
-    }
+    let needs = [
+        Need::Root("vhost-user sockets in the DPDK runtime need root"),
+        Need::Program("dpdk-testpmd", "package dpdk-dev"),
+        Need::Pmd("librte_net_vhost.so"),
+        Need::Pmd("librte_net_virtio.so"),
+    ];
+    common::host::skip("virtio", test, &needs)
 }
 
 /// A `dpdk-testpmd` peer, bounded by `timeout`; on drop it is stopped,
@@ -233,22 +201,26 @@ fn assert_complete(out: &Output, v: &Value) {
         out.stdout,
         out.stderr
     );
-    assert_eq!(u(v, "/mbufs_leaked"), 0);
+    assert_eq!(json_u64(v, "/mbufs_leaked"), 0);
 }
 
 /// Every frame of each stream came back good: exact counts, nothing lost,
 /// corrupt or foreign.
 fn assert_every_frame_back(v: &Value) {
     for id in [1u64, 2] {
-        let sent = u(by_id(v, "/tx/streams", id), "/frames");
+        let sent = json_u64(by_id(v, "/tx/streams", id), "/frames");
         let st = by_id(v, "/rx/streams", id);
         assert!(sent > 0, "stream {id}: nothing sent");
-        assert_eq!(u(st, "/frames"), sent, "stream {id}: received vs sent");
-        assert_eq!(u(st, "/bytes"), sent * 9130, "stream {id}: bytes");
-        assert_eq!(u(st, "/lost"), 0, "stream {id}: lost");
-        assert_eq!(u(st, "/corrupt_total"), 0, "stream {id}: corrupt");
+        assert_eq!(
+            json_u64(st, "/frames"),
+            sent,
+            "stream {id}: received vs sent"
+        );
+        assert_eq!(json_u64(st, "/bytes"), sent * 9130, "stream {id}: bytes");
+        assert_eq!(json_u64(st, "/lost"), 0, "stream {id}: lost");
+        assert_eq!(json_u64(st, "/corrupt_total"), 0, "stream {id}: corrupt");
     }
-    assert_eq!(u(v, "/rx/foreign"), 0);
+    assert_eq!(json_u64(v, "/rx/foreign"), 0);
 }
 
 /// The DPDK runtime directory of an explicit prefix, removed on drop.
@@ -274,6 +246,8 @@ fn jumbo_frames_cross_virtio_user_and_vhost_on_two_queues() {
     if skip("jumbo_frames_cross_virtio_user_and_vhost_on_two_queues") {
         return;
     }
+    // The peer polls both CPUs from its start: no other run meanwhile.
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let mut cleanup = Vec::new();
     let sock = socket(&mut cleanup, "q2");
@@ -328,7 +302,7 @@ fn jumbo_frames_cross_virtio_user_and_vhost_on_two_queues() {
     assert_complete(&out, &v);
     assert_every_frame_back(&v);
     assert_eq!(v["ports"][0]["line_source"], "declared");
-    assert_eq!(u(&v, "/ports/0/link_bps"), 10_000_000_000);
+    assert_eq!(json_u64(&v, "/ports/0/link_bps"), 10_000_000_000);
     // Both queue pairs carried their stream: testpmd forwards each queue
     // back on itself, and each TX task sends one stream on its own queue.
     let xs = &v["ports"][0]["xstats"];
@@ -337,7 +311,7 @@ fn jumbo_frames_cross_virtio_user_and_vhost_on_two_queues() {
         let got = (xs.as_array().into_iter().flatten())
             .find(|x| x[0] == name.as_str())
             .and_then(|x| x[1].as_u64());
-        let sent = u(by_id(&v, "/tx/streams", q + 1), "/frames");
+        let sent = json_u64(by_id(&v, "/tx/streams", q + 1), "/frames");
         assert_eq!(got, Some(sent), "{name} in {xs}");
     }
 }
@@ -406,17 +380,17 @@ fn the_run_waits_for_its_vhost_peer_then_runs() {
     // testpmd shares the CPUs: what it still held when the run stopped
     // is not back, but everything that is back is good.
     for id in [1u64, 2] {
-        let sent = u(by_id(&v, "/tx/streams", id), "/frames");
-        let got = u(by_id(&v, "/rx/streams", id), "/frames");
+        let sent = json_u64(by_id(&v, "/tx/streams", id), "/frames");
+        let got = json_u64(by_id(&v, "/rx/streams", id), "/frames");
         assert!(got > 0 && got <= sent, "stream {id}: {got} of {sent}");
         let st = by_id(&v, "/rx/streams", id);
-        assert_eq!(u(st, "/bytes"), got * 9130, "stream {id}: bytes");
-        assert_eq!(u(st, "/corrupt_total"), 0, "stream {id}: corrupt");
+        assert_eq!(json_u64(st, "/bytes"), got * 9130, "stream {id}: bytes");
+        assert_eq!(json_u64(st, "/corrupt_total"), 0, "stream {id}: corrupt");
     }
-    assert_eq!(u(&v, "/rx/foreign"), 0);
+    assert_eq!(json_u64(&v, "/rx/foreign"), 0);
     // vhost reports 10 Gbit/s once its peer is up.
     assert_eq!(v["ports"][0]["line_source"], "reported");
-    assert_eq!(u(&v, "/ports/0/link_bps"), 10_000_000_000);
+    assert_eq!(json_u64(&v, "/ports/0/link_bps"), 10_000_000_000);
     drop(peer);
 }
 
@@ -428,6 +402,8 @@ fn a_link_that_stays_down_stops_the_run() {
     if skip("a_link_that_stays_down_stops_the_run") {
         return;
     }
+    // What is timed is the run, not a wait for the lock.
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let mut cleanup = Vec::new();
     let sock = socket(&mut cleanup, "down");
@@ -524,7 +500,7 @@ fn a_peer_that_pauses_fills_the_ring_and_the_target_is_missed() {
         done.stdout,
         done.stderr
     );
-    assert_eq!(u(&v, "/mbufs_leaked"), 0);
+    assert_eq!(json_u64(&v, "/mbufs_leaked"), 0);
     let kinds: Vec<&str> = (v["outcome"]["problems"].as_array().into_iter().flatten())
         .filter_map(|p| p["kind"].as_str())
         .collect();
@@ -535,26 +511,26 @@ fn a_peer_that_pauses_fills_the_ring_and_the_target_is_missed() {
         "{kinds:?}"
     );
     // Sent is what the PMD took: landspeed's count, the PMD's opackets.
-    let sent = u(&v, "/tx/frames");
+    let sent = json_u64(&v, "/tx/frames");
     assert!(sent > 0);
-    assert_eq!(u(&v, "/tx/pmd_frames"), sent);
+    assert_eq!(json_u64(&v, "/tx/pmd_frames"), sent);
     assert_eq!(v["tx"]["pmd_agrees"], true);
-    assert_eq!(u(&v, "/ports/0/stats/opackets"), sent);
+    assert_eq!(json_u64(&v, "/ports/0/stats/opackets"), sent);
     assert_eq!(
-        u(&v, "/ports/0/stats/obytes"),
+        json_u64(&v, "/ports/0/stats/obytes"),
         sent * (9130 - 4),
         "obytes: the frames without FCS"
     );
     assert_eq!(
         (STREAMS_IDS.iter())
-            .map(|&id| u(by_id(&v, "/tx/streams", id), "/frames"))
+            .map(|&id| json_u64(by_id(&v, "/tx/streams", id), "/frames"))
             .sum::<u64>(),
         sent
     );
     // The full ring refused frames; each was retried, counted once in the
     // task and in its missed target alike.
     let task = &v["tx"]["tasks"][0];
-    let refused = u(task, "/refused");
+    let refused = json_u64(task, "/refused");
     assert!(
         refused > 0,
         "no frame refused with the peer stopped: {task}"
@@ -567,7 +543,7 @@ fn a_peer_that_pauses_fills_the_ring_and_the_target_is_missed() {
         "achieved {pct} % with the peer stopped for 2 s of 3"
     );
     let missed = common::problem(&v, "target_missed");
-    assert_eq!(u(missed, "/refused"), refused, "{missed}");
+    assert_eq!(json_u64(missed, "/refused"), refused, "{missed}");
     assert!(
         done.stdout.contains("missed its target")
             && done
@@ -579,15 +555,15 @@ fn a_peer_that_pauses_fills_the_ring_and_the_target_is_missed() {
     // What came back is good; what testpmd held when the run ended is not
     // back.
     for id in STREAMS_IDS {
-        let sent = u(by_id(&v, "/tx/streams", id), "/frames");
+        let sent = json_u64(by_id(&v, "/tx/streams", id), "/frames");
         let st = by_id(&v, "/rx/streams", id);
-        let got = u(st, "/frames");
+        let got = json_u64(st, "/frames");
         assert!(got > 0 && got <= sent, "stream {id}: {got} of {sent}");
-        assert_eq!(u(st, "/bytes"), got * 9130, "stream {id}: bytes");
-        assert_eq!(u(st, "/corrupt_total"), 0, "stream {id}: corrupt");
-        assert_eq!(u(st, "/duplicated"), 0, "stream {id}: duplicated");
+        assert_eq!(json_u64(st, "/bytes"), got * 9130, "stream {id}: bytes");
+        assert_eq!(json_u64(st, "/corrupt_total"), 0, "stream {id}: corrupt");
+        assert_eq!(json_u64(st, "/duplicated"), 0, "stream {id}: duplicated");
     }
-    assert_eq!(u(&v, "/rx/foreign"), 0);
+    assert_eq!(json_u64(&v, "/rx/foreign"), 0);
     drop(peer);
 }
 

@@ -13,15 +13,15 @@
 //! otherwise. Every process is bounded; the namespace, with its taps and
 //! bridge, is removed on every path (a guard's drop).
 
-mod common;
+use crate::common;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::child::{Done, Proc};
-use common::{by_id, read_json, u, write_file};
+use crate::common::child::{Done, Proc};
+use crate::common::host::Need;
+use crate::common::{by_id, json_u64, read_json, write_file};
 use serde_json::Value;
 
 const TAP_PMD: &str = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0/librte_net_tap.so";
@@ -29,33 +29,15 @@ const TAP_PMD: &str = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0/librte_net_tap.s
 /// The largest frame DPDK 22.11's tap PMD carries, FCS included.
 const TAP_MAX_FRAME: u64 = 1522;
 
-/// Why these tests cannot run here, if they cannot.
-fn unavailable() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let euid = (status.lines())
-        .find(|l| l.starts_with("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(2));
-    if euid != Some("0") {
-        return Some("not root (network namespaces and taps need root)".into());
-    }
-    if !Path::new("/dev/net/tun").exists() {
-        return Some("no /dev/net/tun".into());
-    }
-    if !Path::new(TAP_PMD).exists() {
-        return Some(format!("DPDK's tap PMD is not installed ({TAP_PMD})"));
-    }
-    None
-}
-
-/// Prints the skip line and returns true when the tests cannot run.
+/// Prints the skip line and returns true when the tests cannot run here:
+/// they need root, the tun driver and DPDK's tap PMD.
 fn skip(test: &str) -> bool {
-    match unavailable() {
-        Some(why) => {
-            let _ = writeln!(std::io::stderr(), "skipping tap tests: {why} ({test})");
-            true
-        }
-        None => false,
-    }
+    let needs = [
+        Need::Root("network namespaces and taps need root"),
+        Need::File("/dev/net/tun", "the tun driver"),
+        Need::File(TAP_PMD, "DPDK's tap PMD"),
+    ];
+    common::host::skip("tap", test, &needs)
 }
 
 /// Runs `ip ARGS` (bounded by `timeout`), panicking with its error unless
@@ -249,7 +231,7 @@ fn assert_exit(done: &Done, v: &Value, code: i32, expected: &[&str]) {
         done.stdout,
         done.stderr
     );
-    assert_eq!(u(v, "/mbufs_leaked"), 0);
+    assert_eq!(json_u64(v, "/mbufs_leaked"), 0);
 }
 
 /// The result's port named `name`.
@@ -302,21 +284,29 @@ fn the_largest_tap_frame_crosses_a_bridge_and_jumbo_frames_are_refused() {
     assert_exit(&done, &v, 0, &[]);
     let mut total = 0;
     for id in [1u64, 2] {
-        let sent = u(by_id(&v, "/tx/streams", id), "/frames");
+        let sent = json_u64(by_id(&v, "/tx/streams", id), "/frames");
         let st = by_id(&v, "/rx/streams", id);
         assert!(sent > 0, "stream {id}: nothing sent");
-        assert_eq!(u(st, "/frames"), sent, "stream {id}: received vs sent");
-        assert_eq!(u(st, "/bytes"), sent * TAP_MAX_FRAME, "stream {id}: bytes");
-        assert_eq!(u(st, "/lost"), 0, "stream {id}: lost");
-        assert_eq!(u(st, "/corrupt_total"), 0, "stream {id}: corrupt");
+        assert_eq!(
+            json_u64(st, "/frames"),
+            sent,
+            "stream {id}: received vs sent"
+        );
+        assert_eq!(
+            json_u64(st, "/bytes"),
+            sent * TAP_MAX_FRAME,
+            "stream {id}: bytes"
+        );
+        assert_eq!(json_u64(st, "/lost"), 0, "stream {id}: lost");
+        assert_eq!(json_u64(st, "/corrupt_total"), 0, "stream {id}: corrupt");
         total += sent;
     }
-    assert_eq!(u(&v, "/tx/frames"), total);
-    assert_eq!(u(&v, "/rx/good"), total);
+    assert_eq!(json_u64(&v, "/tx/frames"), total);
+    assert_eq!(json_u64(&v, "/rx/good"), total);
     // The kernel may put a frame of its own on the bridge when the taps
     // come up (seen once in a CI run, as in the tests below): foreign,
     // never one of ours, and in the receiving PMD's counts.
-    let foreign = u(&v, "/rx/foreign");
+    let foreign = json_u64(&v, "/rx/foreign");
     assert!(
         foreign <= 4,
         "{foreign} foreign frames: {}",
@@ -324,10 +314,10 @@ fn the_largest_tap_frame_crosses_a_bridge_and_jumbo_frames_are_refused() {
     );
     // What the PMDs counted is what landspeed counted: FCS not included.
     assert_eq!(v["tx"]["pmd_agrees"], true);
-    assert_eq!(u(port(&v, "t0"), "/stats/opackets"), total);
-    assert_eq!(u(port(&v, "t1"), "/stats/ipackets"), total + foreign);
+    assert_eq!(json_u64(port(&v, "t0"), "/stats/opackets"), total);
+    assert_eq!(json_u64(port(&v, "t1"), "/stats/ipackets"), total + foreign);
     // (A foreign frame is no larger than the tap's MTU and its header.)
-    let ibytes = u(port(&v, "t1"), "/stats/ibytes");
+    let ibytes = json_u64(port(&v, "t1"), "/stats/ibytes");
     let ours = total * (TAP_MAX_FRAME - 4);
     assert!(
         (ours..=ours + foreign * (TAP_MAX_FRAME - 4)).contains(&ibytes),
@@ -338,11 +328,15 @@ fn the_largest_tap_frame_crosses_a_bridge_and_jumbo_frames_are_refused() {
         ibytes == ours,
         "{ibytes} bytes, {foreign} foreign"
     );
-    assert_eq!(u(port(&v, "t1"), "/stats/ierrors"), 0);
+    assert_eq!(json_u64(port(&v, "t1"), "/stats/ierrors"), 0);
     for name in ["t0", "t1"] {
         assert_eq!(port(&v, name)["line_source"], "reported", "{name}");
-        assert_eq!(u(port(&v, name), "/link_bps"), 10_000_000_000, "{name}");
-        assert_eq!(u(port(&v, name), "/mtu"), 1504, "{name}");
+        assert_eq!(
+            json_u64(port(&v, name), "/link_bps"),
+            10_000_000_000,
+            "{name}"
+        );
+        assert_eq!(json_u64(port(&v, name), "/mtu"), 1504, "{name}");
     }
 }
 
@@ -387,8 +381,11 @@ fn a_tap_set_down_mid_run_is_reported_and_its_frames_counted() {
     // was lost at the port, so there is no port_tx_errors problem.
     assert_exit(&done, &v, 3, &["link_down"]);
     let t0 = port(&v, "t0");
-    assert!(u(t0, "/stats/oerrors") > 0, "tap's own oerrors: {t0}");
-    assert_eq!(u(t0, "/errors/tx_errors"), 0, "{t0}");
+    assert!(
+        json_u64(t0, "/stats/oerrors") > 0,
+        "tap's own oerrors: {t0}"
+    );
+    assert_eq!(json_u64(t0, "/errors/tx_errors"), 0, "{t0}");
     let downs: Vec<&Value> = (v["outcome"]["problems"].as_array().into_iter().flatten())
         .filter(|p| p["kind"] == "link_down")
         .collect();
@@ -398,7 +395,7 @@ fn a_tap_set_down_mid_run_is_reported_and_its_frames_counted() {
             .find(|d| d["port"] == p)
             .unwrap_or_else(|| panic!("no link_down of {p}: {downs:?}"));
         assert_eq!(d["side"], side, "{d}");
-        assert_eq!(u(d, "/outages"), 1, "{d}");
+        assert_eq!(json_u64(d, "/outages"), 1, "{d}");
         assert_eq!(d["down_at_end"], false, "{d}");
         // Set down for 1 s (t1) and 0.7 s (t0); the port reads down until
         // the kernel says the tap runs again, which its link watch may
@@ -417,19 +414,19 @@ fn a_tap_set_down_mid_run_is_reported_and_its_frames_counted() {
     // the sequence gaps, exactly.
     let mut lost_total = 0;
     for id in [1u64, 2] {
-        let sent = u(by_id(&v, "/tx/streams", id), "/frames");
+        let sent = json_u64(by_id(&v, "/tx/streams", id), "/frames");
         let st = by_id(&v, "/rx/streams", id);
-        let got = u(st, "/frames");
+        let got = json_u64(st, "/frames");
         assert!(got < sent, "stream {id}: {got} of {sent} with lt1 down");
-        assert_eq!(u(st, "/lost"), sent - got, "stream {id}: lost");
-        assert_eq!(u(st, "/corrupt_total"), 0, "stream {id}: corrupt");
+        assert_eq!(json_u64(st, "/lost"), sent - got, "stream {id}: lost");
+        assert_eq!(json_u64(st, "/corrupt_total"), 0, "stream {id}: corrupt");
         lost_total += sent - got;
     }
-    assert_eq!(u(&v, "/rx/lost"), lost_total);
+    assert_eq!(json_u64(&v, "/rx/lost"), lost_total);
     // The kernel may put a frame of its own on a link that comes back up
     // (seen once in a hundred runs, never caught in a capture): such a
     // frame is foreign, never one of ours, and still counted below.
-    let foreign = u(&v, "/rx/foreign");
+    let foreign = json_u64(&v, "/rx/foreign");
     assert!(
         foreign <= 4,
         "{foreign} foreign frames: {}",
@@ -437,13 +434,17 @@ fn a_tap_set_down_mid_run_is_reported_and_its_frames_counted() {
     );
     // lt0 down: its PMD's writes failed; each refused frame was retried,
     // and counted sent only when the PMD took it.
-    let tx_frames = u(&v, "/tx/frames");
+    let tx_frames = json_u64(&v, "/tx/frames");
     assert_eq!(v["tx"]["pmd_agrees"], true);
-    assert_eq!(u(port(&v, "t0"), "/stats/opackets"), tx_frames);
-    assert!(u(&v, "/tx/tasks/0/refused") > 0, "{}", v["tx"]["tasks"]);
-    assert!(u(&v, "/tx/pmd_errors") > 0, "{}", v["tx"]);
+    assert_eq!(json_u64(port(&v, "t0"), "/stats/opackets"), tx_frames);
+    assert!(
+        json_u64(&v, "/tx/tasks/0/refused") > 0,
+        "{}",
+        v["tx"]["tasks"]
+    );
+    assert!(json_u64(&v, "/tx/pmd_errors") > 0, "{}", v["tx"]);
     assert_eq!(
-        u(port(&v, "t1"), "/stats/ipackets"),
+        json_u64(port(&v, "t1"), "/stats/ipackets"),
         tx_frames - lost_total + foreign
     );
 }
@@ -475,21 +476,21 @@ fn frames_over_the_kernel_mtu_are_counted_lost_not_as_port_errors() {
     let done = finish(run);
     let v = read_json(&json);
     // The big stream lost what the bridge dropped, counted exactly.
-    let sent = u(by_id(&v, "/tx/streams", 1), "/frames");
+    let sent = json_u64(by_id(&v, "/tx/streams", 1), "/frames");
     let st = by_id(&v, "/rx/streams", 1);
-    let got = u(st, "/frames");
+    let got = json_u64(st, "/frames");
     assert!(got < sent, "stream 1: {got} of {sent} over the MTU");
-    assert_eq!(u(st, "/lost"), sent - got, "stream 1: lost");
-    assert_eq!(u(st, "/corrupt_total"), 0);
+    assert_eq!(json_u64(st, "/lost"), sent - got, "stream 1: lost");
+    assert_eq!(json_u64(st, "/corrupt_total"), 0);
     // The small stream fits the lowered MTU: every frame arrived.
-    let sent2 = u(by_id(&v, "/tx/streams", 2), "/frames");
+    let sent2 = json_u64(by_id(&v, "/tx/streams", 2), "/frames");
     let st2 = by_id(&v, "/rx/streams", 2);
-    assert_eq!(u(st2, "/frames"), sent2, "stream 2");
-    assert_eq!(u(st2, "/lost"), 0, "stream 2");
-    assert_eq!(u(&v, "/rx/lost"), sent - got);
+    assert_eq!(json_u64(st2, "/frames"), sent2, "stream 2");
+    assert_eq!(json_u64(st2, "/lost"), 0, "stream 2");
+    assert_eq!(json_u64(&v, "/rx/lost"), sent - got);
     // A frame of the kernel's own on the link whose MTU changed is foreign
     // (seen a few times in a hundred runs): counted, never one of ours.
-    let foreign = u(&v, "/rx/foreign");
+    let foreign = json_u64(&v, "/rx/foreign");
     assert!(
         foreign <= 4,
         "{foreign} foreign frames: {}",
@@ -498,10 +499,10 @@ fn frames_over_the_kernel_mtu_are_counted_lost_not_as_port_errors() {
     // Nothing on the DPDK side saw them: the receiving PMD counted only
     // what arrived and no error; the sending one everything it sent.
     let t1 = &port(&v, "t1")["stats"];
-    assert_eq!(u(t1, "/ipackets"), got + sent2 + foreign, "{t1}");
-    assert_eq!(u(t1, "/ierrors"), 0, "{t1}");
-    assert_eq!(u(t1, "/imissed"), 0, "{t1}");
-    assert_eq!(u(port(&v, "t0"), "/stats/opackets"), sent + sent2);
+    assert_eq!(json_u64(t1, "/ipackets"), got + sent2 + foreign, "{t1}");
+    assert_eq!(json_u64(t1, "/ierrors"), 0, "{t1}");
+    assert_eq!(json_u64(t1, "/imissed"), 0, "{t1}");
+    assert_eq!(json_u64(port(&v, "t0"), "/stats/opackets"), sent + sent2);
     // Nor did the kernel count them dropped anywhere: it received every
     // frame on lt0 and sent lt1's PMD only what arrived.
     assert_eq!(lab.counter("lt0", "rx_packets"), sent + sent2);

@@ -4,9 +4,9 @@
 //! the frame less the driver's L2 overhead; a profile that would drive a
 //! PCI device without hugepages is refused before DPDK starts.
 
-mod common;
+use crate::common;
 
-use common::{by_id, landspeed, parse_frame, read_pcap, u, write_file};
+use crate::common::{by_id, json_u64, landspeed, parse_frame, read_pcap, write_file};
 use serde_json::Value;
 
 const STREAM: &str = "streams:\n  - { name: a, id: 1, frame_size: 9130, \
@@ -28,16 +28,16 @@ fn ring_profile(payload: &str) -> String {
 
 /// Every frame sent arrived whole and good: counts and bytes exact.
 fn assert_all_whole(v: &Value) {
-    let sent = u(v, "/tx/frames");
+    let sent = json_u64(v, "/tx/frames");
     assert!(sent > 100, "{sent} frames sent");
     let st = by_id(v, "/rx/streams", 1);
-    assert_eq!(u(st, "/frames"), sent);
-    assert_eq!(u(st, "/unique"), sent);
-    assert_eq!(u(st, "/bytes"), sent * 9130);
-    assert_eq!(u(st, "/lost"), 0);
-    assert_eq!(u(st, "/corrupt_total"), 0);
-    assert_eq!(u(v, "/rx/foreign"), 0);
-    assert_eq!(u(v, "/rx/foreign_breakdown/too_short"), 0);
+    assert_eq!(json_u64(st, "/frames"), sent);
+    assert_eq!(json_u64(st, "/unique"), sent);
+    assert_eq!(json_u64(st, "/bytes"), sent * 9130);
+    assert_eq!(json_u64(st, "/lost"), 0);
+    assert_eq!(json_u64(st, "/corrupt_total"), 0);
+    assert_eq!(json_u64(v, "/rx/foreign"), 0);
+    assert_eq!(json_u64(v, "/rx/foreign_breakdown/too_short"), 0);
 }
 
 /// Runs `yaml` as `name`; a loaded machine may deschedule a worker or
@@ -74,12 +74,12 @@ fn a_9130_byte_frame_arrives_whole_in_a_loopback() {
     let dir = tempfile::tempdir().unwrap();
     let v = run(dir.path(), "copy", &ring_profile("copy"));
     assert_all_whole(&v);
-    assert_eq!(u(&v, "/tx/tasks/0/attached_frames"), 0);
+    assert_eq!(json_u64(&v, "/tx/tasks/0/attached_frames"), 0);
     // A receiver that learns its streams may get any frame up to 16383
     // bytes: MTU 16383 − 18 (net_ring sets no MTU limit: Ethernet header
     // and FCS), room roundup(16383 + 8, 1024).
-    assert_eq!(u(&v, "/ports/0/mtu"), 16365);
-    assert_eq!(u(&v, "/ports/0/rx_mbuf_room"), 17408);
+    assert_eq!(json_u64(&v, "/ports/0/mtu"), 16365);
+    assert_eq!(json_u64(&v, "/ports/0/rx_mbuf_room"), 17408);
 }
 
 /// `payload: auto` on net_ring, which offers multi-segment TX: asked
@@ -92,7 +92,10 @@ fn multi_segment_tx_is_asked_only_when_a_fill_attaches() {
     let dir = tempfile::tempdir().unwrap();
     let v = run(dir.path(), "big", &ring_profile("auto"));
     assert_all_whole(&v);
-    assert_eq!(u(&v, "/tx/tasks/0/attached_frames"), u(&v, "/tx/frames"));
+    assert_eq!(
+        json_u64(&v, "/tx/tasks/0/attached_frames"),
+        json_u64(&v, "/tx/frames")
+    );
     let setup = &v["ports"][0]["setup"];
     assert_eq!(setup["tx_offloads"], serde_json::json!(["tx-multi-segs"]));
     assert_eq!(setup["rx_offloads"], serde_json::json!([]));
@@ -118,7 +121,7 @@ fn multi_segment_tx_is_asked_only_when_a_fill_attaches() {
         ],
     );
     let v = common::read_json(&json);
-    assert_eq!(u(&v, "/tx/tasks/0/attached_frames"), 0);
+    assert_eq!(json_u64(&v, "/tx/tasks/0/attached_frames"), 0);
     assert_eq!(v["ports"][0]["setup"]["tx_offloads"], serde_json::json!([]));
     assert!(
         out.stdout.contains(
@@ -136,8 +139,8 @@ fn a_chained_9130_byte_frame_is_made_whole_not_too_short() {
     let v = run(dir.path(), "attach", &ring_profile("attach"));
     assert_all_whole(&v);
     assert_eq!(
-        u(&v, "/tx/tasks/0/attached_frames"),
-        u(&v, "/tx/frames"),
+        json_u64(&v, "/tx/tasks/0/attached_frames"),
+        json_u64(&v, "/tx/frames"),
         "every frame was a chain of two segments"
     );
 }
@@ -153,7 +156,7 @@ fn a_receiver_of_known_9130_byte_streams_gets_9k_mbufs() {
     );
     let t = run(dir.path(), "tx", &tx);
     let frames = read_pcap(&dir.path().join("sent.pcap"));
-    assert_eq!(frames.len() as u64, u(&t, "/tx/frames"));
+    assert_eq!(frames.len() as u64, json_u64(&t, "/tx/frames"));
     assert!(frames
         .iter()
         .all(|f| f.len() == 9126 && parse_frame(f).is_ok()));
@@ -166,15 +169,15 @@ fn a_receiver_of_known_9130_byte_streams_gets_9k_mbufs() {
     );
     let v = run(dir.path(), "rx", &rx);
     let st = by_id(&v, "/rx/streams", 1);
-    assert_eq!(u(st, "/frames"), frames.len() as u64);
-    assert_eq!(u(st, "/bytes"), frames.len() as u64 * 9130);
-    assert_eq!(u(st, "/corrupt_total"), 0);
-    assert_eq!(u(&v, "/rx/foreign_breakdown/too_short"), 0);
-    assert_eq!(u(&v, "/ports/0/mtu"), 9112);
+    assert_eq!(json_u64(st, "/frames"), frames.len() as u64);
+    assert_eq!(json_u64(st, "/bytes"), frames.len() as u64 * 9130);
+    assert_eq!(json_u64(st, "/corrupt_total"), 0);
+    assert_eq!(json_u64(&v, "/rx/foreign_breakdown/too_short"), 0);
+    assert_eq!(json_u64(&v, "/ports/0/mtu"), 9112);
     // roundup(9130 + 8, 1024): one segment on every PMD, ixgbe included
     // (the old frame + headroom rounded to 64 left 9152, which ixgbe
     // takes as 8192: two segments).
-    assert_eq!(u(&v, "/ports/0/rx_mbuf_room"), 9216);
+    assert_eq!(json_u64(&v, "/ports/0/rx_mbuf_room"), 9216);
 }
 
 #[test]

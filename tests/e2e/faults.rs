@@ -3,35 +3,18 @@
 //! cut short, signals (one, two, three), a reader that goes away, and
 //! DPDK runtime directories left by killed runs.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use common::child::{Done, Proc};
-use common::{landspeed, read_json, s, u, write_file, BIN, NULL_YAML};
+use crate::common::child::{Done, Proc};
+use crate::common::{
+    assert_no_run_dir, json_str, json_u64, landspeed, read_json, write_file, BIN, NULL_YAML, ROOT,
+};
 use serde_json::Value;
-
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-/// Where DPDK keeps runtime directories (root, then the others).
-fn run_dir_bases() -> Vec<PathBuf> {
-    let mut bases = vec![PathBuf::from("/var/run/dpdk"), PathBuf::from("/tmp/dpdk")];
-    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR") {
-        bases.push(PathBuf::from(x).join("dpdk"));
-    }
-    bases
-}
-
-/// No DPDK runtime directory of process `pid` (automatic prefix) is left.
-fn assert_no_run_dir(pid: u32) {
-    for b in run_dir_bases() {
-        let d = b.join(format!("ls{pid}"));
-        assert!(!d.exists(), "{} left behind", d.display());
-    }
-}
 
 /// `kill -SIG pid`.
 fn send(sig: &str, pid: u32) {
@@ -111,6 +94,8 @@ fn ports_with_a_pcap_profile_leaves_the_capture_alone() {
 
 #[test]
 fn a_json_into_a_missing_folder_fails_before_the_run() {
+    // What is timed is the run, not a wait for the lock.
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let start = Instant::now();
     let out = landspeed(
@@ -231,12 +216,12 @@ fn a_capture_cut_short_is_a_problem() {
     assert_eq!(st.code(), Some(3), "{stdout}\n{err}");
     let r = read_json(&dir.path().join("r.json"));
     let p = common::problem(&r, "capture_short");
-    assert_eq!(s(p, "/kind"), "capture_short");
-    let frames = u(&r, "/ports/0/stats/opackets");
-    let bytes = u(&r, "/ports/0/stats/obytes");
-    assert_eq!(u(p, "/frames_sent"), frames);
-    assert_eq!(u(p, "/bytes_expected"), 24 + 16 * frames + bytes);
-    assert_eq!(u(p, "/bytes_written"), 512 * 512);
+    assert_eq!(json_str(p, "/kind"), "capture_short");
+    let frames = json_u64(&r, "/ports/0/stats/opackets");
+    let bytes = json_u64(&r, "/ports/0/stats/obytes");
+    assert_eq!(json_u64(p, "/frames_sent"), frames);
+    assert_eq!(json_u64(p, "/bytes_expected"), 24 + 16 * frames + bytes);
+    assert_eq!(json_u64(p, "/bytes_written"), 512 * 512);
     assert_eq!(
         std::fs::metadata(dir.path().join("cut.pcap"))
             .unwrap()
@@ -272,8 +257,8 @@ fn a_whole_capture_is_no_problem() {
     out.assert_success();
     let r = read_json(&dir.path().join("r.json"));
     assert_eq!(r["outcome"]["problems"], Value::Array(vec![]));
-    let frames = u(&r, "/ports/0/stats/opackets");
-    let bytes = u(&r, "/ports/0/stats/obytes");
+    let frames = json_u64(&r, "/ports/0/stats/opackets");
+    let bytes = json_u64(&r, "/ports/0/stats/obytes");
     assert!(frames > 0);
     assert_eq!(
         std::fs::metadata(dir.path().join("whole.pcap"))
@@ -308,8 +293,8 @@ fn assert_interrupted(d: &Done, dir: &Path, sig: &str) {
     assert!(d.stdout.contains("frames"), "no summary: {}", d.stdout);
     let r = read_json(&dir.join("r.json"));
     assert_eq!(r["outcome"]["complete"], Value::Bool(false));
-    assert_eq!(s(&r, "/outcome/interrupted_by"), sig);
-    assert!(u(&r, "/tx/frames") > 0);
+    assert_eq!(json_str(&r, "/outcome/interrupted_by"), sig);
+    assert!(json_u64(&r, "/tx/frames") > 0);
     assert_no_run_dir(d.pid);
 }
 
@@ -354,12 +339,13 @@ fn a_third_signal_ends_the_process_and_removes_its_runtime_directory() {
 
 #[test]
 fn a_stale_runtime_directory_of_a_dead_run_is_removed() {
+    // No other test's run may remove the stale directory in its stead.
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     // pid_max is at most 2^22: no process has this pid.
     let stale = PathBuf::from("/var/run/dpdk/ls4999998");
     std::fs::create_dir_all(&stale).unwrap();
     std::fs::write(stale.join("dpdk_telemetry.v2"), "").unwrap();
-    // `landspeed` runs alone (it holds the lock the other runs take).
     let out = landspeed(dir.path(), ["run", NULL_YAML, "-t", "100ms", "-q"]);
     // What is tested is the directory: a 100 ms run on CPUs the other
     // tests share may be descheduled (exit 3, said so), and that is fine.
@@ -498,6 +484,8 @@ fn traced_profile(dir: &Path, trace: &str) -> PathBuf {
 
 #[test]
 fn a_trace_that_cannot_be_written_fails_before_the_run() {
+    // What is timed is each run, not a wait for the lock.
+    let _alone = common::alone();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::create_dir(d.join("folder")).unwrap();
@@ -606,7 +594,7 @@ fn the_report_carries_the_receivers_link_loss_and_untracked_streams() {
     let text = out.stdout.clone();
     assert!(out.status.success(), "{text}{}", out.stderr.clone());
     let j = read_json(&d.join("j.json"));
-    let e = s(&j, "/joined_verdict/explanation");
+    let e = json_str(&j, "/joined_verdict/explanation");
     assert!(
         e.starts_with(
             "The receiving port p0's link went down 0.10 s into the run for 0.05 s: what was sent meanwhile never reached it. "
@@ -619,13 +607,13 @@ fn the_report_carries_the_receivers_link_loss_and_untracked_streams() {
         ),
         "{e}"
     );
-    assert_ne!(s(&j, "/joined_verdict/binding"), "none");
+    assert_ne!(json_str(&j, "/joined_verdict/binding"), "none");
     assert!(text.contains(&format!("      {e}\n")), "{text}");
     // Without the problems, the report's verdict says neither.
     let out = landspeed(d, ["report", "tx.json", "rx.json", "--json", "k.json"]);
     assert!(out.status.success());
     let k = read_json(&d.join("k.json"));
-    let e = s(&k, "/joined_verdict/explanation");
+    let e = json_str(&k, "/joined_verdict/explanation");
     assert!(
         !e.contains("link went down") && !e.contains("streams tracked"),
         "{e}"

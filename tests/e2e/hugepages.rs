@@ -4,14 +4,14 @@
 //! host that is not root, or whose kernel gives no pages, the test says so
 //! and skips.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use common::{run_profile_sharing_cpus, u};
+use crate::common::{json_u64, run_profile_sharing_cpus};
 
 /// The pool of 2 MB pages.
 const POOL: &str = "/sys/kernel/mm/hugepages/hugepages-2048kB";
@@ -65,7 +65,7 @@ impl Drop for Reserved {
 /// Reserves [`PAGES`] more 2 MB pages and mounts hugetlbfs on a directory
 /// of its own; `None` (with the reason printed) when the host cannot.
 fn reserve() -> Option<Reserved> {
-    if !is_root() {
+    if !common::host::is_root() {
         eprintln!("skipped: reserving hugepages needs root");
         return None;
     }
@@ -99,22 +99,13 @@ fn reserve() -> Option<Reserved> {
     Some(r)
 }
 
-/// Whether this process runs as root (uid 0, read from /proc).
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("Uid:"))?.to_string();
-            Some(line.split_whitespace().nth(2)? == "0")
-        })
-        .unwrap_or(false)
-}
-
 /// A short ring loop on hugepages: every frame sent comes back, counted
 /// exactly; while the run held them the pages were used, and once the
 /// mount is gone every page is free again.
 #[test]
 fn a_run_on_hugepages_counts_exactly_and_gives_them_back() {
+    // The pool's counts are this test's alone: no other run meanwhile.
+    let _alone = common::alone();
     let Some(r) = reserve() else { return };
     let dir = tempfile::tempdir().unwrap();
     let huge_dir = r.mount.as_ref().unwrap().display().to_string();
@@ -149,14 +140,14 @@ fn a_run_on_hugepages_counts_exactly_and_gives_them_back() {
         least_free <= total - 64,
         "the run never held its 64 pages: {least_free} of {total} stayed free"
     );
-    let sent = u(&v, "/tx/frames");
+    let sent = json_u64(&v, "/tx/frames");
     assert!(sent > 0);
-    assert_eq!(u(&v, "/tx/bytes"), 1518 * sent);
-    assert_eq!(u(&v, "/tx/pmd_frames"), sent);
-    assert_eq!(u(&v, "/rx/frames"), sent, "every frame came back");
-    assert_eq!(u(&v, "/rx/lost"), 0);
-    assert_eq!(u(&v, "/ports/0/stats/ipackets"), sent);
-    assert_eq!(u(&v, "/mbufs_leaked"), 0);
+    assert_eq!(json_u64(&v, "/tx/bytes"), 1518 * sent);
+    assert_eq!(json_u64(&v, "/tx/pmd_frames"), sent);
+    assert_eq!(json_u64(&v, "/rx/frames"), sent, "every frame came back");
+    assert_eq!(json_u64(&v, "/rx/lost"), 0);
+    assert_eq!(json_u64(&v, "/ports/0/stats/ipackets"), sent);
+    assert_eq!(json_u64(&v, "/mbufs_leaked"), 0);
     drop(r);
     assert_eq!(
         pool("nr_hugepages"),

@@ -2,9 +2,7 @@
 //! a virtual device, what could not be checked said so, and the exit
 //! status (0 all good, 3 warnings, 1 errors).
 
-mod common;
-
-use common::{landspeed, write_file, NULL_YAML};
+use crate::common::{landspeed, write_file, NULL_YAML};
 
 #[test]
 fn the_null_profile_s_port_is_opened_and_reported() {

@@ -16,11 +16,11 @@
 //! sequence number twice, one missing) or, caught half-written, with a bad
 //! checksum, stamp or fill.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 
-use common::{by_id, read_json, u, write_file};
+use crate::common::{by_id, json_u64, read_json, write_file};
 
 /// Frames a template pool holds with the default `tx_ring` of 1024
 /// (`tx::template_pools`): the ring's 1024 slots, two batches of 32 and
@@ -67,8 +67,12 @@ fn frames_a_full_ring_holds_are_never_rewritten_one_stream() {
 #[test]
 fn frames_with_held_fill_segments_a_full_ring_holds_are_never_rewritten() {
     let v = held(&[1, 2], "payload: attach, tx_ring: 64");
-    let attached = u(&v, "/tx/tasks/0/attached_frames");
-    assert_eq!(attached, u(&v, "/tx/frames"), "every frame's fill attached");
+    let attached = json_u64(&v, "/tx/tasks/0/attached_frames");
+    assert_eq!(
+        attached,
+        json_u64(&v, "/tx/frames"),
+        "every frame's fill attached"
+    );
 }
 
 /// Runs the profile with the streams of `ids` (1: `a`, 2: `b`) and the
@@ -96,8 +100,8 @@ fn held(ids: &[u64], payload: &str) -> serde_json::Value {
             json.as_os_str(),
         ],
     );
-    for base in ["/var/run/dpdk", "/tmp/dpdk"] {
-        let _ = std::fs::remove_dir_all(format!("{base}/{prefix}"));
+    for base in common::run_dir_bases() {
+        let _ = std::fs::remove_dir_all(base.join(&prefix));
     }
     // Two lcores sharing a CPU are descheduled by design: exit 3 with that
     // problem alone is the expected outcome, as is a clean 0.
@@ -108,19 +112,19 @@ fn held(ids: &[u64], payload: &str) -> serde_json::Value {
         problems.iter().all(|p| p["kind"] == "descheduled"),
         "only `descheduled` may qualify a run on a shared CPU: {problems:?}"
     );
-    assert_eq!(u(&r, "/mbufs_leaked"), 0);
+    assert_eq!(json_u64(&r, "/mbufs_leaked"), 0);
 
     // The ring was full: the PMD held frames and refused more.
     let task = &r["tx"]["tasks"][0];
     assert!(
-        u(task, "/refused") > 0,
+        json_u64(task, "/refused") > 0,
         "the ring never filled: nothing was held while the sender sent"
     );
     // Each pool's mbufs went round: more frames than it has mbufs, twice
     // over (on a loaded host the two lcores get little of their CPU).
-    let sent = u(&r, "/tx/frames");
+    let sent = json_u64(&r, "/tx/frames");
     let per_stream: Vec<(u64, u64)> = (ids.iter())
-        .map(|&id| (id, u(by_id(&r, "/tx/streams", id), "/frames")))
+        .map(|&id| (id, json_u64(by_id(&r, "/tx/streams", id), "/frames")))
         .collect();
     assert_eq!(r["tx"]["streams"].as_array().unwrap().len(), ids.len());
     assert_eq!(per_stream.iter().map(|s| s.1).sum::<u64>(), sent);
@@ -128,9 +132,9 @@ fn held(ids: &[u64], payload: &str) -> serde_json::Value {
     for &(id, frames) in &per_stream {
         let st = by_id(&r, "/tx/streams", id);
         let overhead = if id == 1 { 46 } else { 78 };
-        assert_eq!(u(st, "/bytes"), 1024 * frames, "stream {id}");
+        assert_eq!(json_u64(st, "/bytes"), 1024 * frames, "stream {id}");
         assert_eq!(
-            u(st, "/payload_bytes"),
+            json_u64(st, "/payload_bytes"),
             (1024 - overhead) * frames,
             "stream {id}"
         );
@@ -142,26 +146,26 @@ fn held(ids: &[u64], payload: &str) -> serde_json::Value {
 
     // Sent = received + drops, and nothing was dropped: what the PMD took
     // came out of the ring, every frame whole.
-    assert_eq!(u(&r, "/tx/pmd_frames"), sent);
-    assert_eq!(u(&r, "/ports/0/stats/opackets"), sent);
-    assert_eq!(u(&r, "/ports/0/stats/ipackets"), sent);
-    assert_eq!(u(&r, "/ports/0/stats/imissed"), 0);
-    assert_eq!(u(&r, "/ports/0/stats/oerrors"), 0);
-    assert_eq!(u(&r, "/rx/frames"), sent);
-    assert_eq!(u(&r, "/rx/good"), sent);
-    assert_eq!(u(&r, "/rx/foreign"), 0);
-    assert_eq!(u(&r, "/rx/corrupt"), 0);
-    assert_eq!(u(&r, "/rx/lost"), 0);
-    assert_eq!(u(&r, "/rx/duplicated"), 0);
+    assert_eq!(json_u64(&r, "/tx/pmd_frames"), sent);
+    assert_eq!(json_u64(&r, "/ports/0/stats/opackets"), sent);
+    assert_eq!(json_u64(&r, "/ports/0/stats/ipackets"), sent);
+    assert_eq!(json_u64(&r, "/ports/0/stats/imissed"), 0);
+    assert_eq!(json_u64(&r, "/ports/0/stats/oerrors"), 0);
+    assert_eq!(json_u64(&r, "/rx/frames"), sent);
+    assert_eq!(json_u64(&r, "/rx/good"), sent);
+    assert_eq!(json_u64(&r, "/rx/foreign"), 0);
+    assert_eq!(json_u64(&r, "/rx/corrupt"), 0);
+    assert_eq!(json_u64(&r, "/rx/lost"), 0);
+    assert_eq!(json_u64(&r, "/rx/duplicated"), 0);
     // Per stream: each sequence number 0..frames once, in order, and every
     // frame's checksums, stamp and fill as the stamp says.
     for (id, frames) in per_stream {
         let st = by_id(&r, "/rx/streams", id);
-        assert_eq!(u(st, "/frames"), frames, "stream {id}");
-        assert_eq!(u(st, "/unique"), frames, "stream {id}");
-        assert_eq!(u(st, "/max_seq"), frames - 1, "stream {id}");
+        assert_eq!(json_u64(st, "/frames"), frames, "stream {id}");
+        assert_eq!(json_u64(st, "/unique"), frames, "stream {id}");
+        assert_eq!(json_u64(st, "/max_seq"), frames - 1, "stream {id}");
         for key in ["/lost", "/reordered", "/duplicated", "/corrupt_total"] {
-            assert_eq!(u(st, key), 0, "stream {id} {key}");
+            assert_eq!(json_u64(st, key), 0, "stream {id} {key}");
         }
     }
     r

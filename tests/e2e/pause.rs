@@ -3,9 +3,9 @@
 //! against the capture by an independent parser), and each port's JSON
 //! entry says what became of its 802.3x flow control.
 
-mod common;
-
-use common::{parse_frame, read_pcap, run_profile, run_profile_sharing_cpus, s, u};
+use crate::common::{
+    json_str, json_u64, parse_frame, read_pcap, run_profile, run_profile_sharing_cpus,
+};
 
 /// Ethertype of MAC Control frames (PAUSE).
 const MAC_CONTROL: u16 = 0x8808;
@@ -31,8 +31,8 @@ fn gap_frames_are_counted_in_the_pmd_comparison() {
     let dir = tempfile::tempdir().unwrap();
     let yaml = gap_profile("net_pcap0,tx_pcap=out.pcap", "net_pcap0");
     let (out, v) = run_profile(dir.path(), "gap", &yaml, &["--duration", "300ms"]);
-    let (data, gap) = (u(&v, "/tx/frames"), u(&v, "/tx/gap_frames"));
-    let (data_bytes, gap_bytes) = (u(&v, "/tx/bytes"), u(&v, "/tx/gap_bytes"));
+    let (data, gap) = (json_u64(&v, "/tx/frames"), json_u64(&v, "/tx/gap_frames"));
+    let (data_bytes, gap_bytes) = (json_u64(&v, "/tx/bytes"), json_u64(&v, "/tx/gap_bytes"));
     assert!(data > 0 && gap > 0, "data {data}, gap {gap}");
     assert_eq!(data_bytes, 64 * data);
     let frames = read_pcap(&dir.path().join("out.pcap"));
@@ -57,11 +57,11 @@ fn gap_frames_are_counted_in_the_pmd_comparison() {
     assert_eq!(captured(&pause), gap_bytes, "gap bytes, FCS included");
     assert_eq!(captured(&other), data_bytes, "data bytes, FCS included");
     let on_wire = data_bytes + gap_bytes - 4 * (data + gap);
-    assert_eq!(u(&v, "/tx/pmd_frames"), data + gap);
-    assert_eq!(u(&v, "/tx/pmd_bytes"), on_wire);
+    assert_eq!(json_u64(&v, "/tx/pmd_frames"), data + gap);
+    assert_eq!(json_u64(&v, "/tx/pmd_bytes"), on_wire);
     assert_eq!(v["tx"]["pmd_agrees"], true);
     assert_eq!(v["tx"]["pmd_bytes_agree"], true);
-    assert_eq!(u(&v, "/ports/0/stats/obytes"), on_wire);
+    assert_eq!(json_u64(&v, "/ports/0/stats/obytes"), on_wire);
     let line = format!(
         "PMD counted {} frames sent (agrees: {data} data + {gap} gap frames), \
          {on_wire} bytes (agrees), 0 errors",
@@ -77,10 +77,10 @@ fn a_pmd_that_counts_no_bytes_is_not_compared_by_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let yaml = gap_profile("net_null0", "net_null0");
     let (out, v) = run_profile(dir.path(), "null", &yaml, &["--duration", "300ms"]);
-    let (data, gap) = (u(&v, "/tx/frames"), u(&v, "/tx/gap_frames"));
+    let (data, gap) = (json_u64(&v, "/tx/frames"), json_u64(&v, "/tx/gap_frames"));
     assert!(gap > 0, "gap mode sent no gap frames");
-    assert_eq!(u(&v, "/tx/pmd_frames"), data + gap);
-    assert_eq!(u(&v, "/tx/pmd_bytes"), 0);
+    assert_eq!(json_u64(&v, "/tx/pmd_frames"), data + gap);
+    assert_eq!(json_u64(&v, "/tx/pmd_bytes"), 0);
     assert_eq!(v["tx"]["pmd_bytes_agree"], serde_json::Value::Null);
     assert!(
         out.stdout
@@ -104,8 +104,8 @@ fn flow_control_state_is_reported_per_port() {
                 rx: [ { lcore: 2, port: loop } ]\n\
                 run: { duration: 1s }\n";
     let (_, v) = run_profile_sharing_cpus(dir.path(), "fc", yaml, &[]);
-    assert_eq!(s(&v, "/ports/0/flow_control"), "not_supported");
-    assert_eq!(s(&v, "/ports/1/flow_control"), "not_supported");
+    assert_eq!(json_str(&v, "/ports/0/flow_control"), "not_supported");
+    assert_eq!(json_str(&v, "/ports/1/flow_control"), "not_supported");
     let problems = v["outcome"]["problems"].as_array().unwrap();
     assert!(
         !problems.iter().any(|p| p["kind"] == "flow_control_not_off"),

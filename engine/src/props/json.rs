@@ -8,10 +8,10 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use crate::report::join::join_files;
-use crate::stats::Percentiles;
 use crate::result::{StreamResult, TxStreamResult};
 use crate::rx::seq::SeqCounts;
 use crate::rx::CorruptCounts;
+use crate::stats::Percentiles;
 
 /// A sender's and a receiver's result, as `landspeed run --json` wrote
 /// them (the seeds every case starts from).

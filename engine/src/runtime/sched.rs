@@ -30,7 +30,6 @@
 
 use std::time::Instant;
 
-
 /// The calling thread's scheduler counters.
 pub const SCHEDSTAT_PATH: &str = "/proc/thread-self/schedstat";
 

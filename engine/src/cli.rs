@@ -45,10 +45,29 @@ pub struct RunArgs {
     /// Print only the summary, not the interval lines.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Write one JSON object per interval to standard output instead of
+    /// the interval lines (each task's totals so far; the last one with
+    /// `"last": true`), and the summary to standard error: for programs
+    /// that follow a run live.
+    #[arg(long, conflicts_with = "quiet")]
+    pub json_stream: bool,
     /// Show DPDK's own log in full (its `info` level) instead of its
     /// errors only (overrides eal.log_level).
     #[arg(long)]
     pub dpdk_log: bool,
+}
+
+/// Writes each [`runtime::Totals`] as one line of JSON on standard
+/// output, and nothing else (`run --json-stream`).
+struct JsonStream;
+
+impl Sink for JsonStream {
+    fn line(&mut self, _: &str) {}
+    fn totals(&mut self, totals: &runtime::Totals) {
+        if let Ok(s) = serde_json::to_string(totals) {
+            output::print(&format!("{s}\n"));
+        }
+    }
 }
 
 /// `landspeed ports`.
@@ -283,15 +302,23 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         let _ = writeln!(std::io::stderr(), "landspeed: warning: {w}");
     }
     signal::on_interrupt(&INTERRUPT, runtime::remove_own_run_dirs);
-    let mut out = Stdout;
-    let mut quiet = Quiet;
-    let sink: &mut dyn Sink = if args.quiet { &mut quiet } else { &mut out };
+    let (mut out, mut quiet, mut stream) = (Stdout, Quiet, JsonStream);
+    let sink: &mut dyn Sink = match (args.quiet, args.json_stream) {
+        (_, true) => &mut stream,
+        (true, false) => &mut quiet,
+        (false, false) => &mut out,
+    };
     let mut result = runtime::execute(&plan, sink, &INTERRUPT)?;
     mark_interruption(&mut result, plan.run.duration, &INTERRUPT);
     if let Some(pcap) = &args.capture {
         check_captures(&mut result, &capture_ports(&plan, pcap));
     }
-    output::print(&crate::report::summary::summary(&result));
+    let summary = crate::report::summary::summary(&result);
+    if args.json_stream {
+        let _ = write!(std::io::stderr(), "{summary}");
+    } else {
+        output::print(&summary);
+    }
     if let Some(path) = &args.json {
         write_json(path, &result)?;
     }

@@ -289,3 +289,58 @@ fn a_port_that_stops_taking_frames_misses_the_target() {
         out.stdout
     );
 }
+
+/// `tx[].frames` sends exactly that many frames and ends the run as soon as
+/// they are sent (well before `run.duration`); `--json-stream` prints one
+/// JSON line per interval on standard output, the last one marked, with the
+/// run's final counts, and the summary on standard error.
+#[test]
+fn a_frame_limit_ends_the_run_and_the_stream_follows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = "eal: { cores: [0, 1, 2], cpus: [0, 1, 0], vdevs: [net_ring0] }\n\
+                ports: [ { name: p0, device: net_ring0, link: 10g } ]\n\
+                streams: [ { name: s, frame_size: 1518, ipv4: { src: 198.18.0.1, dst: 198.19.0.1 }, udp: { src: 1, dst: 2 } } ]\n\
+                tx: [ { lcore: 1, port: p0, rate: 100M, frames: 1000 } ]\n\
+                rx: [ { lcore: 2, port: p0 } ]\n\
+                run: { duration: 60s }\n";
+    let p = common::write_file(dir.path(), "limit.yaml", yaml);
+    let json = dir.path().join("limit.json");
+    let started = std::time::Instant::now();
+    let out = landspeed(
+        dir.path(),
+        [
+            "run",
+            p.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+            "--json-stream",
+        ],
+    );
+    assert!(out.status.success(), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        started.elapsed().as_secs() < 30,
+        "the run waited for its duration"
+    );
+    let v = read_json(&json);
+    assert_eq!(json_u64(&v, "/tx/frames"), 1000);
+    assert_eq!(json_u64(&v, "/rx/frames"), 1000);
+    assert_eq!(json_u64(&v, "/rx/lost"), 0);
+    assert_eq!(v["outcome"]["complete"], serde_json::Value::Bool(true));
+    let lines: Vec<serde_json::Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))
+        .collect();
+    let last = lines.last().expect("at least the last totals");
+    assert_eq!(last["last"], serde_json::Value::Bool(true));
+    assert!(lines[..lines.len() - 1].iter().all(|l| l["last"] == false));
+    assert_eq!(
+        last["tx"],
+        serde_json::json!([{ "port": "p0", "frames": 1000, "bytes": 1_518_000 }])
+    );
+    assert_eq!(
+        last["rx"],
+        serde_json::json!([{ "port": "p0", "frames": 1000, "bytes": 1_518_000, "lost": 0 }])
+    );
+    assert!(out.stderr.contains("verdict:"), "{}", out.stderr);
+}

@@ -475,6 +475,14 @@ impl Plan {
         if s.sizes.is_empty() {
             return err("certify.sizes", "name at least one frame size".into());
         }
+        if let Some(t) = self.tx.iter().position(|t| t.frames.is_some()) {
+            return err(
+                &format!("tx[{t}].frames"),
+                "a certification sets each trial's frames itself (its rate and trial time, \
+                 or the back-to-back burst): remove frames:"
+                    .into(),
+            );
+        }
         self.check_departures()?;
         if s.learning != Learning::Off && !(0.0..=60.0).contains(&s.learning_wait_s) {
             return err(
@@ -693,6 +701,18 @@ mod tests {
              rx:\n  - lcore: 2\n    port: p0\n\
              certify:\n{section}"
         )
+    }
+
+    #[test]
+    fn a_frame_limit_is_refused() {
+        let limited =
+            with("  sizes: [64]\n").replace("    rate: line\n", "    rate: line\n    frames: 10\n");
+        let p = load_str(&limited, "c.yaml").unwrap();
+        assert_eq!(
+            p.check_certify().unwrap_err().to_string(),
+            "c.yaml:16: tx[0].frames: a certification sets each trial's frames itself (its rate \
+             and trial time, or the back-to-back burst): remove frames:"
+        );
     }
 
     #[test]

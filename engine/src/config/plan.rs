@@ -293,6 +293,10 @@ pub struct TxTaskPlan {
     pub trace: Option<PathBuf>,
     /// At most this many departures are traced.
     pub trace_frames: u64,
+    /// The task stops after sending this many frames (`tx[].frames`;
+    /// `None`: it sends until the run ends). A run whose every TX task
+    /// has a limit ends once they all reached it.
+    pub frames: Option<u64>,
     /// What its stamps carry: the TSC, or a synchronised clock's ns.
     pub clock: TxClock,
     /// The PTP servo its synchronised clock reads (`tx[].clock_servo`).

@@ -240,6 +240,8 @@ pub(crate) struct Tx {
     #[serde(default = "default_trace_frames")]
     pub trace_frames: u64,
     #[serde(default)]
+    pub frames: Option<u64>,
+    #[serde(default)]
     pub clock: Option<Scalar>,
     #[serde(default)]
     pub clock_error: Option<Scalar>,

@@ -523,6 +523,17 @@ fn bad_tcp_flags() {
 }
 
 #[test]
+fn a_frame_limit() {
+    let plan = load_str(&with("    rate: 5G", "    rate: 5G\n    frames: 1000"), "t").unwrap();
+    assert_eq!(plan.tx[0].frames, Some(1000));
+    let m = err_with("    rate: 5G", "    rate: 5G\n    frames: 0");
+    assert_eq!(
+        m,
+        "t.yaml:28: tx[0].frames: a task that sends no frame: frames must be at least 1 (or absent: no limit)"
+    );
+}
+
+#[test]
 fn rates() {
     let m = err_with("    rate: 5G", "    rate: fast");
     assert!(

@@ -163,6 +163,12 @@ impl Checker<'_> {
                 ),
             ));
         }
+        if task.frames == Some(0) {
+            return Err(self.err(
+                format!("{at}.frames"),
+                "a task that sends no frame: frames must be at least 1 (or absent: no limit)",
+            ));
+        }
         let clock = self.tx_clock(at, task)?;
         let clock_servo = self.clock_servo(
             at,
@@ -191,6 +197,7 @@ impl Checker<'_> {
             pattern,
             trace,
             trace_frames: task.trace_frames,
+            frames: task.frames,
             clock,
             clock_servo,
             timestamps,

@@ -90,6 +90,63 @@ const REPORT_POLL: Duration = Duration::from_millis(20);
 pub trait Sink {
     /// Print one line.
     fn line(&mut self, s: &str);
+    /// Each task's totals so far, at every interval's end and once more
+    /// when the workers have ended (`last`): for a machine reader
+    /// (`run --json-stream`, `serve`). Nothing by default.
+    fn totals(&mut self, _totals: &Totals) {}
+}
+
+/// Each task's counter totals at one moment of a run, in the plan's task
+/// order: what a live reader needs per port and per task.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Totals {
+    /// Seconds since the workers were launched.
+    pub t_s: f64,
+    /// The workers have ended: these are the run's final counts.
+    pub last: bool,
+    /// Each TX task's frames and bytes (L2) handed to the PMD.
+    pub tx: Vec<TaskTotals>,
+    /// Each RX task's frames and bytes (L2) received, and lost so far.
+    pub rx: Vec<TaskTotals>,
+}
+
+/// One task's totals ([`Totals`]).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct TaskTotals {
+    /// The port's name in the profile.
+    pub port: String,
+    /// Frames.
+    pub frames: u64,
+    /// Bytes (L2, FCS included).
+    pub bytes: u64,
+    /// Frames lost so far (RX tasks).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost: Option<u64>,
+}
+
+/// The live counters as [`Totals`].
+fn totals(plan: &Plan, live: &LiveCounters, t_s: f64, last: bool) -> Totals {
+    let port = |i: usize| plan.ports[i].name.clone();
+    Totals {
+        t_s,
+        last,
+        tx: (plan.tx.iter().zip(&live.tx))
+            .map(|(t, l)| TaskTotals {
+                port: port(t.port),
+                frames: l.frames.get(),
+                bytes: l.bytes.get(),
+                lost: None,
+            })
+            .collect(),
+        rx: (plan.rx.iter().zip(&live.rx))
+            .map(|(t, l)| TaskTotals {
+                port: port(t.port),
+                frames: l.frames.get(),
+                bytes: l.bytes.get(),
+                lost: Some(l.lost.get()),
+            })
+            .collect(),
+    }
 }
 
 /// Prints to standard output (quiet once its reader has gone: see
@@ -724,7 +781,7 @@ fn report_loop(
     loop {
         let now = started.elapsed();
         watch.poll(now.as_secs_f64());
-        if stop_early.stopped() || now >= total {
+        if stop_early.stopped() || now >= total || all_sent(plan, live) {
             break;
         }
         if let Some(p) = watch.peer_left() {
@@ -737,6 +794,7 @@ fn report_loop(
             let mut iv = cur.interval_since(&prev, prev_t, t);
             iv.add_errors(&watch.close_interval(prev_t, t));
             sink.line(&report::interval_line(&iv, has_tx, has_rx));
+            sink.totals(&totals(plan, live, t, false));
             intervals.push(iv);
             prev = cur;
             prev_t = t;
@@ -758,6 +816,17 @@ fn report_loop(
         peer_left,
         syncs: clock::Syncs::default(),
     }
+}
+
+/// Every TX task has a frame limit (`tx[].frames`) and has sent it: the
+/// run is over (less the grace that lets the last frames arrive).
+fn all_sent(plan: &Plan, live: &LiveCounters) -> bool {
+    !plan.tx.is_empty()
+        && plan
+            .tx
+            .iter()
+            .zip(&live.tx)
+            .all(|(t, l)| t.frames.is_some_and(|n| l.frames.get() >= n))
 }
 
 /// Close the last interval once the workers have ended, at the counters
@@ -782,10 +851,12 @@ fn close_last_interval(
     // takes every error the run counted.
     iv.add_errors(&watch.close_interval(prev_t, iv.tx.end_s.max(iv.rx.end_s)));
     let empty = iv.tx.frames == 0 && iv.rx.frames == 0 && !iv.has_errors();
+    let end_s = iv.tx.end_s.max(iv.rx.end_s);
     if !empty || iv.tx.secs().max(iv.rx.secs()) > 0.001 {
         sink.line(&report::interval_line(&iv, has_tx, has_rx));
         timing.intervals.push(iv);
     }
+    sink.totals(&totals(plan, live, end_s, true));
 }
 
 /// Join the senders (already told to stop), give frames in flight `grace`

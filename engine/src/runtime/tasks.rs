@@ -488,7 +488,7 @@ fn tx_task<'e: 'q, 'q>(
         live: Arc::new(Padded::new(TxLive::default())),
         stop: Arc::clone(&shared.stop),
         peer: None,
-        frame_limit: u64::MAX,
+        frame_limit: t.frames.unwrap_or(u64::MAX),
         clock: None,
         stamps: None,
     })

@@ -42,6 +42,9 @@ pub enum Error {
     /// A departure trace could not be read, parsed or written.
     #[error(transparent)]
     Trace(#[from] TraceError),
+    /// `serve` could not start or serve: what, and why.
+    #[error("{0}")]
+    Serve(String),
     /// A command-line option's value is wrong: `--option value: message`.
     #[error("{option}: {message}")]
     Option {

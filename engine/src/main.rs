@@ -42,6 +42,9 @@ enum Cmd {
     /// Certify a device under test as RFC 2544 asks: throughput, latency,
     /// frame loss rate, back-to-back frames, system recovery and reset.
     Rfc2544(cli::Rfc2544Args),
+    /// Serve the Open Traffic Generator API (snappi, OTG test suites) and
+    /// a Prometheus scrape; each traffic start runs the engine.
+    Serve(landspeed::serve::ServeArgs),
     /// Check this host (hugepages, IOMMU, CPU isolation, TSC, governor)
     /// and a profile's ports (driver, burst paths, offloads, fast free,
     /// MTU, link); each finding says what to do. Exit 0 all good, 3
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Cmd::Replay(args) => ok(cli::replay(&args)),
         Cmd::Report { tx, rx, json } => ok(cli::report(&tx, &rx, json.as_deref())),
         Cmd::Rfc2544(args) => cli::rfc2544(&args),
+        Cmd::Serve(args) => landspeed::serve::serve(&args),
         Cmd::Doctor { profile } => landspeed::doctor::run(profile.as_deref()),
     };
     match result {

@@ -95,6 +95,33 @@ pub fn kill_group(pgid: u32) -> std::io::Result<()> {
     }
 }
 
+/// Sends SIGINT to process `pid` (a child of this process): a landspeed
+/// run takes it as the operator's Ctrl-C, stops its senders and still
+/// reports. A process that is gone already is no error; ids 0 and 1 are
+/// refused.
+pub fn interrupt(pid: u32) -> std::io::Result<()> {
+    let id = libc::pid_t::try_from(pid)
+        .ok()
+        .filter(|&id| id > 1)
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{pid} is not a process a child of this process can be"),
+            )
+        })?;
+    // SAFETY: kill(2) takes no memory of ours; a pid above 1 names one
+    // process (never a group, nor "every process").
+    let r = unsafe { libc::kill(id, libc::SIGINT) };
+    if r == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::ESRCH) => Ok(()),
+        _ => Err(e),
+    }
+}
+
 /// The name of a signal this module handles (`SIGINT`, ...), or its number.
 pub fn name(signal: i32) -> String {
     match signal {

@@ -909,7 +909,7 @@ pub(super) fn check_lcores_exist(plan: &Plan) -> Result<()> {
 }
 
 /// The CPUs the kernel lists as online (empty when it cannot be read).
-fn online_cpus() -> Vec<u32> {
+pub fn online_cpus() -> Vec<u32> {
     let Ok(text) = std::fs::read_to_string("/sys/devices/system/cpu/online") else {
         return Vec::new();
     };

@@ -37,6 +37,7 @@ mod clock;
 pub(crate) mod collect;
 mod depart;
 mod devices;
+pub use devices::online_cpus;
 pub mod sched;
 mod servo;
 pub(crate) mod session;

@@ -1,0 +1,494 @@
+//! The OTG endpoints: config, control state, metrics, version; and the
+//! Prometheus scrape of the same counters.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use tokio::sync::Mutex;
+
+use super::engine::{Live, Run};
+use super::otg::{self, Host, Mapped};
+
+/// The largest request body taken (a config with many flows fits).
+pub const MAX_BODY: usize = 4 * 1024 * 1024;
+
+/// How long a stop waits for the engine to end.
+const STOP_WAIT: Duration = Duration::from_secs(60);
+
+/// The server's state.
+pub struct Served {
+    /// The landspeed binary the engine runs as.
+    pub exe: PathBuf,
+    /// What the mapping needs from this host.
+    pub host: Host,
+    /// The bearer token every request must carry, if any.
+    pub token: Option<String>,
+    /// The config and the current (or last) run.
+    pub now: Mutex<Now>,
+}
+
+/// The config and its run.
+#[derive(Default)]
+pub struct Now {
+    /// The config set last.
+    pub config: Option<Mapped>,
+    /// The run of it, running or ended.
+    pub run: Option<Run>,
+}
+
+/// An OTG error response: `{code, kind, errors}` with the HTTP status.
+pub struct OtgError {
+    code: StatusCode,
+    kind: &'static str,
+    errors: Vec<String>,
+}
+
+impl OtgError {
+    /// A request the model or landspeed refuses (400).
+    pub fn validation(e: impl Into<String>) -> Self {
+        OtgError {
+            code: StatusCode::BAD_REQUEST,
+            kind: "validation",
+            errors: vec![e.into()],
+        }
+    }
+
+    /// A request that conflicts with what runs (409).
+    fn conflict(e: impl Into<String>) -> Self {
+        OtgError {
+            code: StatusCode::CONFLICT,
+            kind: "validation",
+            errors: vec![e.into()],
+        }
+    }
+
+    /// The engine failed (500).
+    fn internal(e: impl Into<String>) -> Self {
+        OtgError {
+            code: StatusCode::INTERNAL_SERVER_ERROR,
+            kind: "internal",
+            errors: vec![e.into()],
+        }
+    }
+}
+
+impl IntoResponse for OtgError {
+    fn into_response(self) -> Response {
+        let body = json!({ "code": self.code.as_u16(), "kind": self.kind, "errors": self.errors });
+        (self.code, Json(body)).into_response()
+    }
+}
+
+/// A handler's answer.
+type Answer = Result<Response, OtgError>;
+
+/// OTG's success for set-config and control: its warnings.
+fn warnings(w: &[String]) -> Response {
+    Json(json!({ "warnings": w })).into_response()
+}
+
+/// The request body as JSON, or the OTG error naming what is wrong.
+fn body(bytes: &Bytes) -> Result<Value, OtgError> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| OtgError::validation(format!("the request body is not JSON: {e}")))
+}
+
+/// The router with every endpoint, behind the token check.
+pub fn router(state: Arc<Served>) -> Router {
+    Router::new()
+        .route("/config", post(set_config).get(get_config))
+        .route("/control/state", post(control_state))
+        .route("/monitor/metrics", post(metrics))
+        .route("/monitor/capture", post(capture))
+        .route("/capabilities/version", get(version))
+        .route("/metrics", get(prometheus))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            authorise,
+        ))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
+        .with_state(state)
+}
+
+/// Refuses a request without the bearer token (401), when there is one.
+async fn authorise(State(s): State<Arc<Served>>, req: Request, next: Next) -> Response {
+    if let Some(token) = &s.token {
+        let given = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        let ok = given.is_some_and(|g| constant_time_eq(g.as_bytes(), token.as_bytes()));
+        if !ok {
+            return OtgError {
+                code: StatusCode::UNAUTHORIZED,
+                kind: "validation",
+                errors: vec!["a bearer token is required (Authorization: Bearer …)".into()],
+            }
+            .into_response();
+        }
+    }
+    next.run(req).await
+}
+
+/// Compares two secrets in a time that does not depend on where they
+/// differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The run exists and has not ended.
+fn running(now: &Now) -> bool {
+    now.run.as_ref().is_some_and(|r| !r.ended())
+}
+
+/// `POST /config`.
+async fn set_config(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
+    let config = body(&bytes)?;
+    let mut now = s.now.lock().await;
+    if running(&now) {
+        return Err(OtgError::conflict(
+            "traffic is running: stop it before setting a config",
+        ));
+    }
+    let mapped = otg::map(&config, &s.host).map_err(OtgError::validation)?;
+    let w = mapped.warnings.clone();
+    now.config = Some(mapped);
+    now.run = None;
+    Ok(warnings(&w))
+}
+
+/// `GET /config`.
+async fn get_config(State(s): State<Arc<Served>>) -> Answer {
+    let now = s.now.lock().await;
+    let c = now
+        .config
+        .as_ref()
+        .map_or_else(|| json!({}), |m| m.config.clone());
+    Ok(Json(c).into_response())
+}
+
+/// `POST /control/state`: traffic start and stop.
+async fn control_state(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
+    let v = body(&bytes)?;
+    let state = match (v["choice"].as_str(), v["traffic"]["choice"].as_str()) {
+        (Some("traffic"), Some("flow_transmit")) => v["traffic"]["flow_transmit"]["state"].as_str(),
+        (Some("traffic"), c) => {
+            return Err(OtgError::validation(format!(
+                "traffic.choice: {} is not supported",
+                c.unwrap_or("(none)")
+            )))
+        }
+        (Some("port"), _) => {
+            return Err(OtgError::validation(
+                "port: port capture and link control are not supported yet",
+            ))
+        }
+        (c, _) => {
+            return Err(OtgError::validation(format!(
+                "choice: {} is not supported",
+                c.unwrap_or("(none)")
+            )))
+        }
+    };
+    let names = &v["traffic"]["flow_transmit"]["flow_names"];
+    if names.as_array().is_some_and(|n| !n.is_empty()) {
+        return Err(OtgError::validation(
+            "traffic.flow_transmit.flow_names: every flow starts and stops together: leave it empty",
+        ));
+    }
+    let mut now = s.now.lock().await;
+    match state {
+        Some("start") => {
+            if running(&now) {
+                return Err(OtgError::conflict("traffic is running already"));
+            }
+            let Some(m) = &now.config else {
+                return Err(OtgError::validation("no config is set"));
+            };
+            if m.flows.is_empty() {
+                return Err(OtgError::validation(
+                    "flows: the config has no flow to start",
+                ));
+            }
+            let profile = m.profile.clone();
+            now.run = None;
+            let run = Run::start(&s.exe, &profile)
+                .await
+                .map_err(OtgError::internal)?;
+            now.run = Some(run);
+            Ok(warnings(&[]))
+        }
+        Some("stop") | Some("pause") => {
+            if state == Some("pause") {
+                return Err(OtgError::validation(
+                    "traffic.flow_transmit.state: pause is not supported (stop, then start)",
+                ));
+            }
+            if let Some(r) = &now.run {
+                r.stop(STOP_WAIT).await.map_err(OtgError::internal)?;
+            }
+            Ok(warnings(&[]))
+        }
+        other => Err(OtgError::validation(format!(
+            "traffic.flow_transmit.state: {} is not supported",
+            other.unwrap_or("(none)")
+        ))),
+    }
+}
+
+/// `GET /capabilities/version`.
+async fn version() -> Json<Value> {
+    Json(json!({
+        "api_spec_version": otg::API_SPEC_VERSION,
+        "sdk_version": "",
+        "app_version": env!("CARGO_PKG_VERSION"),
+    }))
+}
+
+/// `POST /monitor/capture`.
+async fn capture() -> Answer {
+    Err(OtgError::validation("port capture is not supported yet"))
+}
+
+/// A task's counters in a totals line: `(frames, bytes)`.
+fn counts(totals: Option<&Value>, side: &str, task: usize) -> Option<(u64, u64)> {
+    let t = totals?.get(side)?.get(task)?;
+    Some((t["frames"].as_u64()?, t["bytes"].as_u64()?))
+}
+
+/// Frames per second of task `task` between the last two totals.
+fn fps(live: &Live, side: &str, task: usize) -> f64 {
+    if live.ended {
+        return 0.0;
+    }
+    let (Some(now), Some(at), Some((prev, pat))) = (&live.totals, live.at, &live.prev) else {
+        return 0.0;
+    };
+    let dt = at.duration_since(*pat).as_secs_f64();
+    match (
+        counts(Some(now), side, task),
+        counts(Some(prev), side, task),
+    ) {
+        (Some(a), Some(b)) if dt > 0.0 => a.0.saturating_sub(b.0) as f64 / dt,
+        _ => 0.0,
+    }
+}
+
+/// The RX task index of each port (RX tasks follow the order in which
+/// flows first name their receiving port).
+fn rx_tasks(m: &Mapped) -> Vec<Option<usize>> {
+    let mut out = vec![None; m.ports.len()];
+    let mut next = 0;
+    for f in &m.flows {
+        if out[f.rx_port].is_none() {
+            out[f.rx_port] = Some(next);
+            next += 1;
+        }
+    }
+    out
+}
+
+/// The RX task of port `p`, if it receives a flow.
+pub(super) fn rx_task_of(m: &Mapped, p: usize) -> Option<usize> {
+    rx_tasks(m).get(p).copied().flatten()
+}
+
+/// The names a metrics request asks for (empty: all).
+fn asked(v: &Value, list: &str) -> Vec<String> {
+    v[list]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|n| n.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// One flow's OTG metrics.
+fn flow_metric(m: &Mapped, i: usize, live: Option<&Live>) -> Value {
+    let f = &m.flows[i];
+    let mut out = json!({
+        "name": f.name,
+        "port_tx": m.ports[f.tx_port].name,
+        "port_rx": m.ports[f.rx_port].name,
+        "transmit": "stopped",
+        "frames_tx": 0, "frames_rx": 0, "bytes_tx": 0, "bytes_rx": 0,
+        "frames_tx_rate": 0.0, "frames_rx_rate": 0.0, "loss": 0.0,
+    });
+    let Some(live) = live else { return out };
+    if !live.ended {
+        out["transmit"] = json!("started");
+    }
+    if let Some((frames, bytes)) = counts(live.totals.as_ref(), "tx", f.tx_task) {
+        out["frames_tx"] = json!(frames);
+        out["bytes_tx"] = json!(bytes);
+        out["frames_tx_rate"] = json!(fps(live, "tx", f.tx_task));
+    }
+    // While the run goes on, a port's RX counts are per port: they are a
+    // flow's only when the flow is the only one received there.
+    let alone = m.flows.iter().filter(|g| g.rx_port == f.rx_port).count() == 1;
+    let rx = rx_tasks(m)[f.rx_port];
+    if let (Some(task), true, None) = (rx, alone, &live.result) {
+        if let Some((frames, bytes)) = counts(live.totals.as_ref(), "rx", task) {
+            out["frames_rx"] = json!(frames);
+            out["bytes_rx"] = json!(bytes);
+            out["frames_rx_rate"] = json!(fps(live, "rx", task));
+        }
+    }
+    let stream = live.result.as_ref().and_then(|r| {
+        r["rx"]["streams"]
+            .as_array()?
+            .iter()
+            .find(|s| s["id"].as_u64() == Some(u64::from(f.stream_id)))
+            .cloned()
+    });
+    if let Some(s) = stream {
+        let frames = s["frames"].as_u64().unwrap_or(0);
+        out["frames_rx"] = json!(frames);
+        out["bytes_rx"] = json!(s["bytes"].as_u64().unwrap_or(0));
+        // OTG's loss: frames sent that never arrived, over frames sent
+        // (a duplicate is no arrival of another frame).
+        let sent = out["frames_tx"].as_u64().unwrap_or(0);
+        let lost = sent.saturating_sub(s["unique"].as_u64().unwrap_or(frames));
+        if sent > 0 {
+            out["loss"] = json!(100.0 * lost as f64 / sent as f64);
+        }
+        if f.latency {
+            let l = &s["latency"];
+            out["latency"] = json!({
+                "minimum_ns": l["min_ns"].as_f64().unwrap_or(0.0),
+                "maximum_ns": l["max_ns"].as_f64().unwrap_or(0.0),
+                "average_ns": l["mean_ns"].as_f64().unwrap_or(0.0),
+            });
+        }
+    } else if live.result.is_some() {
+        // The run ended and received nothing of this flow.
+        out["frames_rx"] = json!(0);
+        if out["frames_tx"].as_u64().unwrap_or(0) > 0 {
+            out["loss"] = json!(100.0);
+        }
+    }
+    out
+}
+
+/// One port's OTG metrics.
+fn port_metric(m: &Mapped, p: usize, live: Option<&Live>) -> Value {
+    let mut out = json!({
+        "name": m.ports[p].name, "location": m.ports[p].location,
+        "link": "up", "capture": "stopped", "transmit": "stopped",
+        "frames_tx": 0, "frames_rx": 0, "bytes_tx": 0, "bytes_rx": 0,
+        "frames_tx_rate": 0.0, "frames_rx_rate": 0.0,
+    });
+    let Some(live) = live else { return out };
+    let (mut ft, mut bt, mut rate) = (0, 0, 0.0);
+    for f in m.flows.iter().filter(|f| f.tx_port == p) {
+        if let Some((a, b)) = counts(live.totals.as_ref(), "tx", f.tx_task) {
+            ft += a;
+            bt += b;
+            rate += fps(live, "tx", f.tx_task);
+        }
+    }
+    out["frames_tx"] = json!(ft);
+    out["bytes_tx"] = json!(bt);
+    out["frames_tx_rate"] = json!(rate);
+    if let Some(task) = rx_tasks(m)[p] {
+        if let Some((a, b)) = counts(live.totals.as_ref(), "rx", task) {
+            out["frames_rx"] = json!(a);
+            out["bytes_rx"] = json!(b);
+            out["frames_rx_rate"] = json!(fps(live, "rx", task));
+        }
+    }
+    if !live.ended && m.flows.iter().any(|f| f.tx_port == p) {
+        out["transmit"] = json!("started");
+    }
+    out
+}
+
+/// `POST /monitor/metrics`: flow or port metrics.
+async fn metrics(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
+    let v = body(&bytes)?;
+    let now = s.now.lock().await;
+    let Some(m) = &now.config else {
+        return Err(OtgError::validation("no config is set"));
+    };
+    let live = now.run.as_ref().map(|r| r.live());
+    let live = live.as_deref();
+    match v["choice"].as_str() {
+        Some("flow") => {
+            let names = asked(&v["flow"], "flow_names");
+            if let Some(n) = names
+                .iter()
+                .find(|n| !m.flows.iter().any(|f| &f.name == *n))
+            {
+                return Err(OtgError::validation(format!(
+                    "flow.flow_names: {n} is no flow of the config"
+                )));
+            }
+            let list: Vec<Value> = (0..m.flows.len())
+                .filter(|&i| m.flows[i].metrics)
+                .filter(|&i| names.is_empty() || names.contains(&m.flows[i].name))
+                .map(|i| flow_metric(m, i, live))
+                .collect();
+            Ok(Json(json!({ "choice": "flow_metrics", "flow_metrics": list })).into_response())
+        }
+        Some("port") => {
+            let names = asked(&v["port"], "port_names");
+            if let Some(n) = names
+                .iter()
+                .find(|n| !m.ports.iter().any(|p| &p.name == *n))
+            {
+                return Err(OtgError::validation(format!(
+                    "port.port_names: {n} is no port of the config"
+                )));
+            }
+            let list: Vec<Value> = (0..m.ports.len())
+                .filter(|&p| names.is_empty() || names.contains(&m.ports[p].name))
+                .map(|p| port_metric(m, p, live))
+                .collect();
+            Ok(Json(json!({ "choice": "port_metrics", "port_metrics": list })).into_response())
+        }
+        other => Err(OtgError::validation(format!(
+            "choice: {} is not supported (flow or port)",
+            other.unwrap_or("(none)")
+        ))),
+    }
+}
+
+/// `GET /metrics`: the port and flow counters, in OpenMetrics text when
+/// the scraper asks for it (as Prometheus does), else in the classic text
+/// format.
+async fn prometheus(State(s): State<Arc<Served>>, headers: axum::http::HeaderMap) -> Response {
+    let open = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("application/openmetrics-text"));
+    let now = s.now.lock().await;
+    let live = now.run.as_ref().map(|r| r.live());
+    let text = match &now.config {
+        Some(m) => super::prom::render(
+            m,
+            live.as_deref(),
+            |i| flow_metric(m, i, live.as_deref()),
+            |p| port_metric(m, p, live.as_deref()),
+        ),
+        None => super::prom::render_empty(),
+    };
+    if open {
+        let kind = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+        ([(header::CONTENT_TYPE, kind)], text).into_response()
+    } else {
+        let kind = "text/plain; version=0.0.4; charset=utf-8";
+        ([(header::CONTENT_TYPE, kind)], super::prom::classic(&text)).into_response()
+    }
+}

@@ -1,0 +1,167 @@
+"""Flows driven by snappi through `landspeed serve`, counted exactly."""
+
+import ipaddress
+import struct
+
+from conftest import flow_metrics, port_metrics, start, stop, wait_stopped
+
+
+def udp_flow(config, name, tx, rx, packets, pps=20000, size=1518):
+    f = config.flows.flow(name=name)[-1]
+    f.tx_rx.port.tx_name = tx
+    f.tx_rx.port.rx_names = [rx]
+    f.metrics.enable = True
+    f.metrics.loss = True
+    f.metrics.latency.enable = True
+    f.size.fixed = size
+    f.rate.pps = pps
+    f.duration.fixed_packets.packets = packets
+    eth, ip, udp = f.packet.ethernet().ipv4().udp()
+    eth.src.value = "02:00:00:00:00:01"
+    eth.dst.value = "02:00:00:00:00:02"
+    ip.src.value = "198.18.0.1"
+    ip.dst.value = "198.19.0.1"
+    udp.src_port.increment.start = 1000
+    udp.src_port.increment.step = 1
+    udp.src_port.increment.count = 10
+    udp.dst_port.value = 5001
+    return f
+
+
+def test_fixed_packets_back_to_back_on_a_ring(api):
+    c = api.config()
+    c.ports.port(name="p1", location="net_ring0")
+    udp_flow(c, "f1", "p1", "p1", 5000)
+    assert api.set_config(c).warnings == []
+    start(api)
+    (m,) = wait_stopped(api)
+    assert (m.name, m.port_tx, m.port_rx) == ("f1", "p1", "p1")
+    assert m.frames_tx == 5000
+    assert m.frames_rx == 5000
+    assert m.bytes_tx == 5000 * 1518
+    assert m.bytes_rx == 5000 * 1518
+    assert m.loss == 0.0
+    assert 0 < m.latency.minimum_ns <= m.latency.average_ns <= m.latency.maximum_ns
+    (p,) = port_metrics(api, ["p1"])
+    assert (p.frames_tx, p.frames_rx, p.bytes_tx, p.bytes_rx) == (5000, 5000, 5000 * 1518, 5000 * 1518)
+    assert p.link == "up" and p.transmit == "stopped"
+
+
+def test_two_flows_imix_and_tcp_for_fixed_seconds(api):
+    c = api.config()
+    c.ports.port(name="p1", location="net_ring0")
+    for name, tcp in (("udp-imix", False), ("tcp-1518", True)):
+        f = c.flows.flow(name=name)[-1]
+        f.tx_rx.port.tx_name = "p1"
+        f.tx_rx.port.rx_names = ["p1"]
+        f.metrics.enable = True
+        f.rate.pps = 5000
+        f.duration.fixed_seconds.seconds = 1
+        if tcp:
+            f.size.fixed = 1518
+            eth, ip6, l4 = f.packet.ethernet().ipv6().tcp()
+            ip6.src.value = "2001:db8::1"
+            ip6.dst.value = "2001:db8::2"
+            l4.src_port.values = [40000, 40001, 40002]
+            l4.dst_port.value = 5001
+        else:
+            f.size.weight_pairs.predefined = "imix"
+            eth, ip, l4 = f.packet.ethernet().ipv4().udp()
+            l4.dst_port.decrement.start = 6000
+            l4.dst_port.decrement.step = 2
+            l4.dst_port.decrement.count = 4
+        eth.src.value = "02:00:00:00:00:01"
+    api.set_config(c)
+    start(api)
+    fm = wait_stopped(api)
+    assert [m.name for m in fm] == ["udp-imix", "tcp-1518"]
+    for m in fm:
+        # 5000 frames/s for 1 s, give or take the run's edges.
+        assert 4500 <= m.frames_tx <= 5500, m
+        assert m.frames_rx == m.frames_tx, m
+        assert m.bytes_rx == m.bytes_tx, m
+        assert m.loss == 0.0
+        assert not m._properties.get("latency"), "latency was not asked"
+    tcp = fm[1]
+    assert tcp.bytes_tx == tcp.frames_tx * 1518
+    # IMIX: 64, 570 and 1518 bytes at 7:4:1, twelve frames a turn.
+    imix = fm[0]
+    turns, rest = divmod(imix.frames_tx, 12)
+    turn = [64, 570, 64, 1518, 64, 570, 64, 570, 64, 64, 570, 64]
+    assert imix.bytes_tx == turns * sum(turn) + sum(turn[:rest])
+
+
+def read_pcap(path):
+    with open(path, "rb") as fh:
+        data = fh.read()
+    magic, = struct.unpack_from("<I", data, 0)
+    assert magic in (0xA1B2C3D4, 0xA1B23C4D), hex(magic)
+    off, frames = 24, []
+    while off < len(data):
+        _, _, caplen, wirelen = struct.unpack_from("<IIII", data, off)
+        frames.append(data[off + 16 : off + 16 + caplen])
+        off += 16 + caplen
+    return frames
+
+
+def ones_complement(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+def test_the_frames_on_the_wire_carry_the_flow_field_by_field(api, tmp_path):
+    pcap = tmp_path / "sent.pcap"
+    c = api.config()
+    c.ports.port(name="wire", location=f"net_pcap0,tx_pcap={pcap}")
+    c.ports.port(name="ring", location="net_ring0")
+    udp_flow(c, "f1", "wire", "ring", 25, size=256)
+    api.set_config(c)
+    start(api)
+    (m,) = wait_stopped(api)
+    # Sent into the capture file: nothing comes back on the ring.
+    assert (m.frames_tx, m.frames_rx, m.loss) == (25, 0, 100.0)
+    frames = read_pcap(pcap)
+    assert len(frames) == 25
+    for i, f in enumerate(frames):
+        assert len(f) == 256 - 4, "the frame size counts the FCS"
+        assert f[0:6] == bytes.fromhex("020000000002")
+        assert f[6:12] == bytes.fromhex("020000000001")
+        assert f[12:14] == b"\x08\x00"
+        ip = f[14:34]
+        assert ip[0] == 0x45
+        assert ipaddress.IPv4Address(ip[12:16]) == ipaddress.IPv4Address("198.18.0.1")
+        assert ipaddress.IPv4Address(ip[16:20]) == ipaddress.IPv4Address("198.19.0.1")
+        assert ones_complement(ip) == 0xFFFF, "IPv4 header checksum"
+        total = struct.unpack("!H", ip[2:4])[0]
+        assert total == 256 - 4 - 14
+        udp = f[34 : 14 + total]
+        sport, dport, ulen, _ = struct.unpack("!HHHH", udp[:8])
+        assert (sport, dport) == (1000 + i % 10, 5001)
+        assert ulen == len(udp)
+        pseudo = ip[12:20] + struct.pack("!BBH", 0, 17, ulen)
+        assert ones_complement(pseudo + udp) == 0xFFFF, "UDP checksum"
+
+
+def test_continuous_traffic_stops_when_told(api):
+    c = api.config()
+    c.ports.port(name="p1", location="net_ring0")
+    f = udp_flow(c, "f1", "p1", "p1", 1)
+    f.duration.continuous.gap = 12
+    f.rate.pps = 10000
+    api.set_config(c)
+    start(api)
+    import time
+
+    time.sleep(1.0)
+    (m,) = flow_metrics(api)
+    assert m.transmit == "started"
+    assert m.frames_tx > 0
+    stop(api)
+    (m,) = flow_metrics(api)
+    assert m.transmit == "stopped"
+    assert m.frames_rx == m.frames_tx > 5000
+    assert m.loss == 0.0

@@ -51,6 +51,11 @@ pub struct RunArgs {
     /// that follow a run live.
     #[arg(long, conflicts_with = "quiet")]
     pub json_stream: bool,
+    /// Serve the run's live per-port counters for Prometheus at
+    /// `http://ADDR/metrics` (a loopback address, e.g. 127.0.0.1:9464),
+    /// updated every interval, until the run ends.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<std::net::SocketAddr>,
     /// Show DPDK's own log in full (its `info` level) instead of its
     /// errors only (overrides eal.log_level).
     #[arg(long)]
@@ -67,6 +72,25 @@ impl Sink for JsonStream {
         if let Ok(s) = serde_json::to_string(totals) {
             output::print(&format!("{s}\n"));
         }
+    }
+}
+
+/// Keeps each interval's totals for the `--metrics` endpoint, and passes
+/// everything on to the sink it wraps.
+struct Scraped<'a> {
+    /// The sink that prints.
+    inner: &'a mut dyn Sink,
+    /// Where the endpoint reads the newest totals.
+    latest: crate::scrape::Latest,
+}
+
+impl Sink for Scraped<'_> {
+    fn line(&mut self, s: &str) {
+        self.inner.line(s);
+    }
+    fn totals(&mut self, totals: &runtime::Totals) {
+        *self.latest.lock().unwrap_or_else(|p| p.into_inner()) = Some(totals.clone());
+        self.inner.totals(totals);
     }
 }
 
@@ -301,13 +325,24 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     for w in plan.stream_tracking_warnings(crate::rx::MAX_STREAMS) {
         let _ = writeln!(std::io::stderr(), "landspeed: warning: {w}");
     }
+    let scrape = args.metrics.map(crate::scrape::bind).transpose()?;
     signal::on_interrupt(&INTERRUPT, runtime::remove_own_run_dirs);
     let (mut out, mut quiet, mut stream) = (Stdout, Quiet, JsonStream);
-    let sink: &mut dyn Sink = match (args.quiet, args.json_stream) {
+    let mut sink: &mut dyn Sink = match (args.quiet, args.json_stream) {
         (_, true) => &mut stream,
         (true, false) => &mut quiet,
         (false, false) => &mut out,
     };
+    let mut scraped;
+    if let Some(listener) = scrape {
+        let latest = crate::scrape::Latest::default();
+        crate::scrape::spawn(listener, latest.clone())?;
+        scraped = Scraped {
+            inner: sink,
+            latest,
+        };
+        sink = &mut scraped;
+    }
     let mut result = runtime::execute(&plan, sink, &INTERRUPT)?;
     mark_interruption(&mut result, plan.run.duration, &INTERRUPT);
     if let Some(pcap) = &args.capture {

@@ -27,6 +27,7 @@ pub mod result;
 pub(crate) mod rng;
 pub(crate) mod runtime;
 pub(crate) mod rx;
+pub mod scrape;
 pub mod serve;
 pub(crate) mod stats;
 pub(crate) mod tx;

@@ -469,10 +469,6 @@ async fn metrics(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
 /// the scraper asks for it (as Prometheus does), else in the classic text
 /// format.
 async fn prometheus(State(s): State<Arc<Served>>, headers: axum::http::HeaderMap) -> Response {
-    let open = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|a| a.contains("application/openmetrics-text"));
     let now = s.now.lock().await;
     let live = now.run.as_ref().map(|r| r.live());
     let text = match &now.config {
@@ -484,11 +480,5 @@ async fn prometheus(State(s): State<Arc<Served>>, headers: axum::http::HeaderMap
         ),
         None => super::prom::render_empty(),
     };
-    if open {
-        let kind = "application/openmetrics-text; version=1.0.0; charset=utf-8";
-        ([(header::CONTENT_TYPE, kind)], text).into_response()
-    } else {
-        let kind = "text/plain; version=0.0.4; charset=utf-8";
-        ([(header::CONTENT_TYPE, kind)], super::prom::classic(&text)).into_response()
-    }
+    crate::scrape::respond(&headers, text)
 }

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::process::{ChildStderr, ChildStdout};
 use tokio::sync::watch;
 
 use crate::dpdk::signal;
@@ -58,6 +59,41 @@ fn lock(live: &Mutex<Live>) -> MutexGuard<'_, Live> {
     live.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Reads the engine's totals lines into `live`, telling `changed` of each.
+async fn follow(stdout: ChildStdout, live: Arc<Mutex<Live>>, changed: Arc<watch::Sender<u64>>) {
+    let mut lines = BufReader::new(stdout).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let Ok(v) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let mut g = lock(&live);
+        if let (Some(old), Some(at)) = (g.totals.take(), g.at) {
+            g.prev = Some((old, at));
+        }
+        g.totals = Some(v);
+        g.at = Some(Instant::now());
+        drop(g);
+        changed.send_modify(|n| *n += 1);
+    }
+}
+
+/// Keeps the last [`STDERR_KEPT`] bytes of the engine's standard error in
+/// `live` once it closes.
+async fn keep_tail(mut stderr: ChildStderr, live: Arc<Mutex<Live>>) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = stderr.read(&mut chunk).await {
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if buf.len() > STDERR_KEPT {
+            buf.drain(..buf.len() - STDERR_KEPT);
+        }
+    }
+    lock(&live).stderr = String::from_utf8_lossy(&buf).into_owned();
+}
+
 impl Run {
     /// Starts `exe run PROFILE --json … --json-stream`, waits until it
     /// reports its first totals or ends, and returns it; an engine that
@@ -84,40 +120,9 @@ impl Run {
         let (tx, changed) = watch::channel(0u64);
         let tx = Arc::new(tx);
         let stdout = child.stdout.take().ok_or("the engine's standard output")?;
-        let mut stderr = child.stderr.take().ok_or("the engine's standard error")?;
-        let (l, t) = (live.clone(), tx.clone());
-        let reader = tokio::spawn(async move {
-            let mut lines = BufReader::new(stdout).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                let Ok(v) = serde_json::from_str::<Value>(&line) else {
-                    continue;
-                };
-                let mut g = lock(&l);
-                let now = Instant::now();
-                if let (Some(old), Some(at)) = (g.totals.take(), g.at) {
-                    g.prev = Some((old, at));
-                }
-                g.totals = Some(v);
-                g.at = Some(now);
-                drop(g);
-                t.send_modify(|n| *n += 1);
-            }
-        });
-        let l = live.clone();
-        let errs = tokio::spawn(async move {
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 4096];
-            while let Ok(n) = stderr.read(&mut chunk).await {
-                if n == 0 {
-                    break;
-                }
-                buf.extend_from_slice(&chunk[..n]);
-                if buf.len() > STDERR_KEPT {
-                    buf.drain(..buf.len() - STDERR_KEPT);
-                }
-            }
-            lock(&l).stderr = String::from_utf8_lossy(&buf).into_owned();
-        });
+        let stderr = child.stderr.take().ok_or("the engine's standard error")?;
+        let reader = tokio::spawn(follow(stdout, live.clone(), tx.clone()));
+        let errs = tokio::spawn(keep_tail(stderr, live.clone()));
         let l = live.clone();
         tokio::spawn(async move {
             let status = child.wait().await.ok().and_then(|s| s.code());

@@ -1,0 +1,279 @@
+//! The mapping's unit tests: exact profiles from OTG configs as snappi
+//! sends them, and exact refusals.
+
+use serde_json::{json, Value};
+
+use super::{map, Host};
+
+/// A host with two CPUs and a 600 s bound.
+fn host() -> Host {
+    Host {
+        cpus: vec![0, 1],
+        max_duration_s: 600,
+    }
+}
+
+/// `config` mapped, its profile parsed back.
+fn profile(config: Value) -> (super::Mapped, Value) {
+    let m = map(&config, &host()).unwrap_or_else(|e| panic!("{e}"));
+    let p: Value = serde_json::from_str(&m.profile).expect("the profile is JSON");
+    (m, p)
+}
+
+/// The refusal of `config`.
+fn refusal(config: Value) -> String {
+    map(&config, &host()).expect_err("a refusal")
+}
+
+/// One UDP flow p1 → p2 with `packet` headers after ethernet/ipv4.
+fn flow(extra: Value) -> Value {
+    let mut f = json!({
+        "name": "f1",
+        "tx_rx": { "choice": "port", "port": { "tx_name": "p1", "rx_names": ["p2"] } },
+        "packet": [
+            { "choice": "ethernet", "ethernet": {
+                "src": { "choice": "value", "value": "02:00:00:00:00:01" },
+                "dst": { "choice": "value", "value": "02:00:00:00:00:02" } } },
+            { "choice": "ipv4", "ipv4": {
+                "src": { "choice": "value", "value": "198.18.0.1" },
+                "dst": { "choice": "value", "value": "198.19.0.1" } } },
+            { "choice": "udp", "udp": {
+                "src_port": { "choice": "value", "value": 1000 },
+                "dst_port": { "choice": "value", "value": 5001 } } }
+        ],
+        "size": { "choice": "fixed", "fixed": 1518 },
+        "rate": { "choice": "pps", "pps": "1000" },
+        "duration": { "choice": "fixed_packets", "fixed_packets": { "gap": 12, "packets": 500 } },
+        "metrics": { "enable": true, "loss": true, "latency": { "enable": true, "mode": "cut_through" } }
+    });
+    if let (Some(f), Some(e)) = (f.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            f.insert(k.clone(), v.clone());
+        }
+    }
+    f
+}
+
+/// Two ring ports and `flows`.
+fn config(flows: Vec<Value>) -> Value {
+    json!({
+        "ports": [ { "name": "p1", "location": "net_ring0" }, { "name": "p2", "location": "net_ring1" } ],
+        "layer1": [ { "name": "l1", "port_names": ["p1", "p2"], "speed": "speed_10_gbps", "mtu": 9000, "promiscuous": true } ],
+        "flows": flows
+    })
+}
+
+/// The UDP header's `src_port` replaced by `pattern`.
+fn with_src_port(pattern: Value) -> Value {
+    let mut f = flow(json!({}));
+    f["packet"][2]["udp"]["src_port"] = pattern;
+    config(vec![f])
+}
+
+#[test]
+fn a_flow_becomes_a_task_on_a_queue_of_its_own() {
+    let second = flow(json!({
+        "name": "f2",
+        "tx_rx": { "choice": "port", "port": { "tx_name": "p1", "rx_names": ["p2"] } },
+        "rate": { "choice": "percentage", "percentage": 10 },
+    }));
+    let (m, p) = profile(config(vec![flow(json!({})), second]));
+    assert_eq!(
+        p["eal"],
+        json!({ "cores": [0, 1, 2, 3], "cpus": [0, 1, 0, 1], "vdevs": ["net_ring0", "net_ring1"], "pci": [] })
+    );
+    assert_eq!(
+        p["ports"],
+        json!([
+            { "name": "p1", "device": "net_ring0", "tx_queues": 2, "rx_queues": 1, "link": "10g", "promiscuous": true },
+            { "name": "p2", "device": "net_ring1", "tx_queues": 1, "rx_queues": 1, "link": "10g", "promiscuous": true }
+        ])
+    );
+    assert_eq!(
+        p["streams"][0],
+        json!({
+            "name": "f1", "id": 1, "frame_size": 1518,
+            "eth": { "src": "02:00:00:00:00:01", "dst": "02:00:00:00:00:02" },
+            "ipv4": { "src": "198.18.0.1", "dst": "198.19.0.1", "ttl": 64, "df": false },
+            "udp": { "src": 1000, "dst": 5001 }
+        })
+    );
+    assert_eq!(
+        p["tx"],
+        json!([
+            { "lcore": 1, "port": "p1", "queue": 0, "streams": ["f1"], "rate": "1000pps", "frames": 500 },
+            { "lcore": 2, "port": "p1", "queue": 1, "streams": ["f2"], "rate": "10%", "frames": 500 }
+        ])
+    );
+    assert_eq!(
+        p["rx"],
+        json!([{ "lcore": 3, "port": "p2", "queues": [0] }])
+    );
+    assert_eq!(p["run"], json!({ "duration": "600s", "interval": "500ms" }));
+    assert_eq!(m.flows[1].tx_task, 1);
+    assert_eq!(
+        (m.flows[1].tx_port, m.flows[1].rx_port, m.flows[1].stream_id),
+        (0, 1, 2)
+    );
+    assert!(m.flows[0].metrics && m.flows[0].latency);
+    assert_eq!(m.flows[0].packets, Some(500));
+    assert!(m.warnings.is_empty());
+}
+
+#[test]
+fn patterns_become_ranges_lists_and_random_draws() {
+    let inc = |step: u64| json!({ "choice": "increment", "increment": { "start": 1000, "step": step, "count": 4 } });
+    let (_, p) = profile(with_src_port(inc(1)));
+    assert_eq!(p["streams"][0]["udp"]["src"], json!("1000-1003"));
+    let (_, p) = profile(with_src_port(inc(2)));
+    assert_eq!(
+        p["streams"][0]["udp"]["src"],
+        json!([1000, 1002, 1004, 1006])
+    );
+    let dec =
+        json!({ "choice": "decrement", "decrement": { "start": 1000, "step": 1, "count": 3 } });
+    let (_, p) = profile(with_src_port(dec));
+    assert_eq!(p["streams"][0]["udp"]["src"], json!([1000, 999, 998]));
+    let (_, p) = profile(with_src_port(
+        json!({ "choice": "values", "values": [7, 5] }),
+    ));
+    assert_eq!(p["streams"][0]["udp"]["src"], json!([7, 5]));
+    let random =
+        json!({ "choice": "random", "random": { "min": 10, "max": 20, "seed": 7, "count": 5 } });
+    let (m, p) = profile(with_src_port(random));
+    assert_eq!(p["streams"][0]["udp"]["src"], json!("10-20"));
+    assert_eq!(p["streams"][0]["vary"], json!({ "random": 7 }));
+    assert_eq!(
+        m.warnings,
+        ["flows[0].packet[2].udp.src_port.random.count: 5 ignored: landspeed draws every frame's value from the whole range 10..20"]
+    );
+    let mut f = flow(json!({}));
+    f["packet"][1]["ipv4"]["dst"] = json!({ "choice": "increment", "increment": { "start": "198.19.0.250", "step": "0.0.0.3", "count": 3 } });
+    let (_, p) = profile(config(vec![f]));
+    assert_eq!(
+        p["streams"][0]["ipv4"]["dst"],
+        json!(["198.19.0.250", "198.19.0.253", "198.19.1.0"])
+    );
+}
+
+#[test]
+fn sizes_imix_and_custom_weights_become_turns() {
+    let imix = flow(
+        json!({ "size": { "choice": "weight_pairs", "weight_pairs": { "choice": "predefined", "predefined": "imix" } } }),
+    );
+    let (_, p) = profile(config(vec![imix]));
+    assert_eq!(
+        p["streams"][0]["frame_size"],
+        json!([64, 570, 64, 1518, 64, 570, 64, 570, 64, 64, 570, 64])
+    );
+    let custom = flow(
+        json!({ "size": { "choice": "weight_pairs", "weight_pairs": { "choice": "custom",
+        "custom": [ { "size": 128, "weight": 1 }, { "size": 256, "weight": 3 } ] } } }),
+    );
+    let (_, p) = profile(config(vec![custom]));
+    assert_eq!(p["streams"][0]["frame_size"], json!([256, 128, 256, 256]));
+    let inc = flow(
+        json!({ "size": { "choice": "increment", "increment": { "start": 64, "end": 100, "step": 12 } } }),
+    );
+    let (_, p) = profile(config(vec![inc]));
+    assert_eq!(p["streams"][0]["frame_size"], json!([64, 76, 88, 100]));
+}
+
+#[test]
+fn rates_and_durations() {
+    for (rate, want) in [
+        (json!({ "choice": "bps", "bps": 672000 }), "672000"),
+        (json!({ "choice": "kbps", "kbps": "500" }), "500k"),
+        (json!({ "choice": "mbps", "mbps": 100 }), "100M"),
+        (json!({ "choice": "gbps", "gbps": 9 }), "9G"),
+        (
+            json!({ "choice": "percentage", "percentage": 99.5 }),
+            "99.5%",
+        ),
+    ] {
+        let (_, p) = profile(config(vec![flow(json!({ "rate": rate }))]));
+        assert_eq!(p["tx"][0]["rate"], json!(want));
+    }
+    let secs =
+        json!({ "duration": { "choice": "fixed_seconds", "fixed_seconds": { "seconds": 2.5 } } });
+    let (m, p) = profile(config(vec![flow(secs)]));
+    assert_eq!(p["run"]["duration"], json!("2.5s"));
+    assert_eq!(p["tx"][0].get("frames"), None);
+    assert_eq!(m.flows[0].packets, None);
+    let cont = json!({ "duration": { "choice": "continuous", "continuous": { "gap": 12 } } });
+    let (_, p) = profile(config(vec![flow(cont)]));
+    assert_eq!(p["run"]["duration"], json!("600s"));
+    assert_eq!(p["tx"][0].get("frames"), None);
+}
+
+#[test]
+fn what_is_not_mapped_is_refused_by_its_path() {
+    let cases: Vec<(Value, &str)> = vec![
+        (
+            with_src_port(json!({ "choice": "values", "values": [1, 2, 1] })),
+            "flows[0].packet[2].udp.src_port.values[2]: 1 repeats a value: landspeed sends each value of a list once per turn",
+        ),
+        (
+            with_src_port(json!({ "choice": "increment", "increment": { "start": 65535, "step": 1, "count": 2 } })),
+            "flows[0].packet[2].udp.src_port.increment: 2 steps of 1 from 65535 leave the field's range: landspeed does not wrap",
+        ),
+        (
+            with_src_port(json!({ "choice": "value", "value": 70000 })),
+            "flows[0].packet[2].udp.src_port.value: 70000 does not fit in 16 bits",
+        ),
+        (
+            config(vec![flow(json!({ "duration": { "choice": "burst", "burst": { "packets": 3 } } }))]),
+            "flows[0].duration.choice: burst is not supported: landspeed paces every frame at the flow's rate",
+        ),
+        (
+            config(vec![flow(json!({ "size": { "choice": "fixed", "fixed": 9100 } }))]),
+            "flows[0].size: 9100-byte frames do not pass the layer1 mtu of 9000 bytes",
+        ),
+        (
+            config(vec![flow(json!({ "size": { "choice": "weight_pairs", "weight_pairs": { "choice": "predefined", "predefined": "ipv6_imix" } } }))]),
+            "flows[0].size.weight_pairs.predefined: ipv6_imix is not supported: its weights are not whole numbers (imix, or custom pairs with whole weights)",
+        ),
+        (
+            config(vec![
+                flow(json!({ "duration": { "choice": "fixed_seconds", "fixed_seconds": { "seconds": 1 } } })),
+                flow(json!({ "name": "f2" })),
+            ]),
+            "flows[1].duration: flows of fixed_seconds (f1: 1 s) run with flows of the same seconds only: landspeed's run has one duration",
+        ),
+        (
+            config(vec![flow(json!({ "tx_rx": { "choice": "port", "port": { "tx_name": "p1", "rx_names": ["p1", "p2"] } } }))]),
+            "flows[0].tx_rx.port.rx_names: one receiving port per flow is supported",
+        ),
+        (
+            config(vec![flow(json!({ "rate": { "choice": "pps", "pps": "fast" } }))]),
+            "flows[0].rate.pps: \"fast\" is not a whole number of 0 or more",
+        ),
+        (
+            json!({ "ports": [ { "name": "a", "location": "net_ring0" }, { "name": "b", "location": "net_ring0,x=1" } ] }),
+            "ports[1].location: net_ring0,x=1 is port a's already",
+        ),
+        (json!({ "lags": [ { "name": "l" } ] }), "lags: is not supported"),
+        (json!({ "flows": [], "unknown": 1 }), "unknown: is not supported"),
+    ];
+    for (config, want) in cases {
+        assert_eq!(refusal(config), want);
+    }
+    let mut f = flow(json!({}));
+    f["packet"][1]["ipv4"]["dst"] =
+        json!({ "choice": "values", "values": ["198.19.0.1", "198.19.0.2"] });
+    f["packet"][2]["udp"]["src_port"] =
+        json!({ "choice": "random", "random": { "min": 1, "max": 9 } });
+    assert_eq!(
+        refusal(config(vec![f])),
+        "flows[0].packet[1].ipv4.dst: a stepping field with a random one (flows[0].packet[2].udp.src_port) is not supported: landspeed varies a flow's fields one way"
+    );
+}
+
+#[test]
+fn a_config_without_flows_maps_its_ports_only() {
+    let (m, p) = profile(json!({ "ports": [ { "name": "p1", "location": "0000:03:00.0" } ] }));
+    assert_eq!(m.ports[0].location, "0000:03:00.0");
+    assert_eq!(p["eal"]["pci"], json!(["0000:03:00.0"]));
+    assert_eq!(p["ports"][0]["device"], json!("0000:03:00.0"));
+    assert!(m.flows.is_empty());
+}

@@ -15,6 +15,7 @@
 mod corpus;
 mod frame;
 mod json;
+mod otg;
 mod profile;
 mod ptp;
 mod trace;

@@ -47,6 +47,9 @@ pub(super) fn size(at: At) -> Result<Vec<u64>, Refusal> {
     }
 }
 
+/// The most frames one turn of custom weight pairs may hold.
+const TURN_MAX: u64 = 4096;
+
 /// A size's `weight_pairs` (at `p`, the size's path): `imix`, or custom
 /// pairs with whole weights, as one turn of sizes.
 fn weight_pairs(m: &Map<String, Value>, p: &str) -> Result<Vec<u64>, Refusal> {
@@ -79,12 +82,19 @@ fn weight_pairs(m: &Map<String, Value>, p: &str) -> Result<Vec<u64>, Refusal> {
                 "{pp}.weight: {wt} is not supported: landspeed sends sizes in a turn, so weights are whole numbers of 1 or more"
             ));
         }
+        if wt > TURN_MAX as f64 {
+            return Err(format!(
+                "{pp}.weight: {} is more than the {TURN_MAX} frames a turn may hold",
+                pm["weight"]
+            ));
+        }
         turn.push((s, wt as u64));
     }
+    // At most `pairs.len()` weights of at most TURN_MAX each: no overflow.
     let total: u64 = turn.iter().map(|t| t.1).sum();
-    if turn.is_empty() || total > 4096 {
+    if turn.is_empty() || total > TURN_MAX {
         return Err(format!(
-            "{cp}: 1 to 4096 frames in a turn (the weights' sum)"
+            "{cp}: 1 to {TURN_MAX} frames in a turn (the weights' sum)"
         ));
     }
     Ok(spread(&turn))

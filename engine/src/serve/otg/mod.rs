@@ -333,7 +333,8 @@ fn tx_rx(m: &Map<String, Value>, p: &str, ports: &[PortMap]) -> Result<(usize, u
 /// `mtu` of the flow's ports does not pass (`vlan`: the tag's bytes).
 fn fits_mtu(sizes: &[u64], vlan: u64, tx: &L1, rx: &L1, sp: &str) -> Result<(), Refusal> {
     if let Some(mtu) = rx.mtu.into_iter().chain(tx.mtu).min() {
-        if let Some(big) = sizes.iter().find(|&&s| s > mtu + 18 + vlan) {
+        let most = mtu.saturating_add(18 + vlan);
+        if let Some(big) = sizes.iter().find(|&&s| s > most) {
             return Err(format!(
                 "{sp}: {big}-byte frames do not pass the layer1 mtu of {mtu} bytes"
             ));

@@ -128,8 +128,8 @@ impl Kind {
 }
 
 /// Reads an OTG pattern (`{choice, value | values | increment | decrement
-/// | random}`) of `kind` at `at`; `None` when the pattern is absent and the
-/// field keeps its OTG default `default`.
+/// | random}`) of `kind` at `at` (an absent pattern is the caller's:
+/// [`field`] gives the OTG default then).
 fn pattern(at: At, kind: Kind, warnings: &mut Vec<String>) -> Result<Field, Refusal> {
     let m = at.obj(&[
         "choice",

@@ -252,6 +252,21 @@ fn what_is_not_mapped_is_refused_by_its_path() {
             json!({ "ports": [ { "name": "a", "location": "net_ring0" }, { "name": "b", "location": "net_ring0,x=1" } ] }),
             "ports[1].location: net_ring0,x=1 is port a's already",
         ),
+        (
+            config(vec![flow(json!({ "size": { "choice": "weight_pairs", "weight_pairs": { "choice": "custom",
+                "custom": [ { "size": 64, "weight": 1e300 }, { "size": 128, "weight": 7 } ] } } }))]),
+            "flows[0].size.weight_pairs.custom[0].weight: 1e+300 is more than the 4096 frames a turn may hold",
+        ),
+        (
+            {
+                let mut c = config(vec![flow(json!({ "size": { "choice": "fixed", "fixed": 9000 } }))]);
+                c["layer1"][0]["mtu"] = json!(u64::MAX);
+                c["flows"][0]["size"]["fixed"] = json!(u64::MAX);
+                c
+            },
+            "the engine refuses the mapped config: otg:56: streams[0].frame_size: frame size \
+             18446744073709551615 is above the maximum 16383",
+        ),
         (json!({ "lags": [ { "name": "l" } ] }), "lags: is not supported"),
         (json!({ "flows": [], "unknown": 1 }), "unknown: is not supported"),
     ];

@@ -284,25 +284,6 @@ fn fps(live: &Live, side: &str, task: usize) -> f64 {
     }
 }
 
-/// The RX task index of each port (RX tasks follow the order in which
-/// flows first name their receiving port).
-fn rx_tasks(m: &Mapped) -> Vec<Option<usize>> {
-    let mut out = vec![None; m.ports.len()];
-    let mut next = 0;
-    for f in &m.flows {
-        if out[f.rx_port].is_none() {
-            out[f.rx_port] = Some(next);
-            next += 1;
-        }
-    }
-    out
-}
-
-/// The RX task of port `p`, if it receives a flow.
-pub(super) fn rx_task_of(m: &Mapped, p: usize) -> Option<usize> {
-    rx_tasks(m).get(p).copied().flatten()
-}
-
 /// The names a metrics request asks for (empty: all).
 fn asked(v: &Value, list: &str) -> Vec<String> {
     v[list]
@@ -338,7 +319,7 @@ fn flow_metric(m: &Mapped, i: usize, live: Option<&Live>) -> Value {
     // While the run goes on, a port's RX counts are per port: they are a
     // flow's only when the flow is the only one received there.
     let alone = m.flows.iter().filter(|g| g.rx_port == f.rx_port).count() == 1;
-    let rx = rx_tasks(m)[f.rx_port];
+    let rx = m.rx_task(f.rx_port);
     if let (Some(task), true, None) = (rx, alone, &live.result) {
         if let Some((frames, bytes)) = counts(live.totals.as_ref(), "rx", task) {
             out["frames_rx"] = json!(frames);
@@ -402,7 +383,7 @@ fn port_metric(m: &Mapped, p: usize, live: Option<&Live>) -> Value {
     out["frames_tx"] = json!(ft);
     out["bytes_tx"] = json!(bt);
     out["frames_tx_rate"] = json!(rate);
-    if let Some(task) = rx_tasks(m)[p] {
+    if let Some(task) = m.rx_task(p) {
         if let Some((a, b)) = counts(live.totals.as_ref(), "rx", task) {
             out["frames_rx"] = json!(a);
             out["bytes_rx"] = json!(b);

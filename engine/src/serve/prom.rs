@@ -29,7 +29,7 @@ pub fn render(
             let v = port(p);
             let lost = live
                 .and_then(|l| l.totals.as_ref())
-                .and_then(|t| t["rx"][super::api::rx_task_of(m, p)?]["lost"].as_u64())
+                .and_then(|t| t["rx"][m.rx_task(p)?]["lost"].as_u64())
                 .unwrap_or(0);
             let counts = [
                 n(&v, "frames_tx"),

@@ -84,6 +84,21 @@ pub struct Mapped {
     pub warnings: Vec<String>,
 }
 
+impl Mapped {
+    /// The RX task of port `p` in the profile's `rx:` list, if the port
+    /// receives a flow (RX tasks follow the order in which flows first name
+    /// their receiving port).
+    pub fn rx_task(&self, p: usize) -> Option<usize> {
+        let mut seen: Vec<usize> = Vec::new();
+        for f in &self.flows {
+            if !seen.contains(&f.rx_port) {
+                seen.push(f.rx_port);
+            }
+        }
+        seen.iter().position(|&q| q == p)
+    }
+}
+
 /// A refusal: `path: why`, as OTG's error `errors` list carries it.
 pub type Refusal = String;
 

@@ -68,23 +68,26 @@ pub fn exit_on_interrupt(flag: &'static StopFlag, cleanup: fn()) {
     }
 }
 
-/// Kills every process of process group `pgid` with SIGKILL (a child
-/// started in a group of its own: the group's id is the child's). A
-/// group whose processes are all gone already is no error; ids 0 and 1
-/// (this process's own group, init) are refused.
-pub fn kill_group(pgid: u32) -> std::io::Result<()> {
-    let id = libc::pid_t::try_from(pgid)
+/// `n` as a pid above 1 (never this process's group nor init), or the
+/// error naming it as `what`.
+fn pid_above_one(n: u32, what: &str) -> std::io::Result<libc::pid_t> {
+    libc::pid_t::try_from(n)
         .ok()
         .filter(|&id| id > 1)
         .ok_or_else(|| {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
-                format!("{pgid} is not a process group a child of this process leads"),
+                format!("{n} is not {what}"),
             )
-        })?;
-    // SAFETY: kill(2) takes no memory of ours; a negative pid names the
-    // process group `id` (above 1: never "every process" nor our own).
-    let r = unsafe { libc::kill(-id, libc::SIGKILL) };
+        })
+}
+
+/// Sends `sig` to `target` (kill(2)'s pid: a process, or a group when
+/// negative). A target that is gone already is no error.
+fn send(target: libc::pid_t, sig: libc::c_int) -> std::io::Result<()> {
+    // SAFETY: kill(2) takes no memory of ours; callers pass a pid or a
+    // negated group id above 1 (never "every process" nor our own group).
+    let r = unsafe { libc::kill(target, sig) };
     if r == 0 {
         return Ok(());
     }
@@ -95,31 +98,24 @@ pub fn kill_group(pgid: u32) -> std::io::Result<()> {
     }
 }
 
+/// Kills every process of process group `pgid` with SIGKILL (a child
+/// started in a group of its own: the group's id is the child's). A
+/// group whose processes are all gone already is no error; ids 0 and 1
+/// (this process's own group, init) are refused.
+pub fn kill_group(pgid: u32) -> std::io::Result<()> {
+    let id = pid_above_one(pgid, "a process group a child of this process leads")?;
+    send(-id, libc::SIGKILL)
+}
+
 /// Sends SIGINT to process `pid` (a child of this process): a landspeed
 /// run takes it as the operator's Ctrl-C, stops its senders and still
 /// reports. A process that is gone already is no error; ids 0 and 1 are
 /// refused.
 pub fn interrupt(pid: u32) -> std::io::Result<()> {
-    let id = libc::pid_t::try_from(pid)
-        .ok()
-        .filter(|&id| id > 1)
-        .ok_or_else(|| {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("{pid} is not a process a child of this process can be"),
-            )
-        })?;
-    // SAFETY: kill(2) takes no memory of ours; a pid above 1 names one
-    // process (never a group, nor "every process").
-    let r = unsafe { libc::kill(id, libc::SIGINT) };
-    if r == 0 {
-        return Ok(());
-    }
-    let e = std::io::Error::last_os_error();
-    match e.raw_os_error() {
-        Some(libc::ESRCH) => Ok(()),
-        _ => Err(e),
-    }
+    send(
+        pid_above_one(pid, "a process a child of this process can be")?,
+        libc::SIGINT,
+    )
 }
 
 /// The name of a signal this module handles (`SIGINT`, ...), or its number.

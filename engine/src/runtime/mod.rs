@@ -850,9 +850,9 @@ fn close_last_interval(
     }
     // The ports' counters as the workers left them: the last interval
     // takes every error the run counted.
-    iv.add_errors(&watch.close_interval(prev_t, iv.tx.end_s.max(iv.rx.end_s)));
-    let empty = iv.tx.frames == 0 && iv.rx.frames == 0 && !iv.has_errors();
     let end_s = iv.tx.end_s.max(iv.rx.end_s);
+    iv.add_errors(&watch.close_interval(prev_t, end_s));
+    let empty = iv.tx.frames == 0 && iv.rx.frames == 0 && !iv.has_errors();
     if !empty || iv.tx.secs().max(iv.rx.secs()) > 0.001 {
         sink.line(&report::interval_line(&iv, has_tx, has_rx));
         timing.intervals.push(iv);

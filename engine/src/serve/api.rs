@@ -284,16 +284,23 @@ fn fps(live: &Live, side: &str, task: usize) -> f64 {
     }
 }
 
-/// The names a metrics request asks for (empty: all).
-fn asked(v: &Value, list: &str) -> Vec<String> {
-    v[list]
+/// The indices, among `all`, of the flows or ports (`kind`) a metrics
+/// request names in `{kind}.{kind}_names` (none named: all of them), or
+/// the error naming one the config does not have.
+fn chosen(v: &Value, kind: &str, all: &[&str]) -> Result<Vec<usize>, OtgError> {
+    let list = format!("{kind}_names");
+    let names: Vec<&str> = v[kind][&list]
         .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|n| n.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(n) = names.iter().find(|n| !all.contains(n)) {
+        return Err(OtgError::validation(format!(
+            "{kind}.{list}: {n} is no {kind} of the config"
+        )));
+    }
+    Ok((0..all.len())
+        .filter(|&i| names.is_empty() || names.contains(&all[i]))
+        .collect())
 }
 
 /// One flow's OTG metrics.
@@ -407,34 +414,18 @@ async fn metrics(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
     let live = live.as_deref();
     match v["choice"].as_str() {
         Some("flow") => {
-            let names = asked(&v["flow"], "flow_names");
-            if let Some(n) = names
-                .iter()
-                .find(|n| !m.flows.iter().any(|f| &f.name == *n))
-            {
-                return Err(OtgError::validation(format!(
-                    "flow.flow_names: {n} is no flow of the config"
-                )));
-            }
-            let list: Vec<Value> = (0..m.flows.len())
+            let all: Vec<&str> = m.flows.iter().map(|f| f.name.as_str()).collect();
+            let list: Vec<Value> = chosen(&v, "flow", &all)?
+                .into_iter()
                 .filter(|&i| m.flows[i].metrics)
-                .filter(|&i| names.is_empty() || names.contains(&m.flows[i].name))
                 .map(|i| flow_metric(m, i, live))
                 .collect();
             Ok(Json(json!({ "choice": "flow_metrics", "flow_metrics": list })).into_response())
         }
         Some("port") => {
-            let names = asked(&v["port"], "port_names");
-            if let Some(n) = names
-                .iter()
-                .find(|n| !m.ports.iter().any(|p| &p.name == *n))
-            {
-                return Err(OtgError::validation(format!(
-                    "port.port_names: {n} is no port of the config"
-                )));
-            }
-            let list: Vec<Value> = (0..m.ports.len())
-                .filter(|&p| names.is_empty() || names.contains(&m.ports[p].name))
+            let all: Vec<&str> = m.ports.iter().map(|p| p.name.as_str()).collect();
+            let list: Vec<Value> = chosen(&v, "port", &all)?
+                .into_iter()
                 .map(|p| port_metric(m, p, live))
                 .collect();
             Ok(Json(json!({ "choice": "port_metrics", "port_metrics": list })).into_response())

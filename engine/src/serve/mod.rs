@@ -76,7 +76,7 @@ fn read_token(path: &PathBuf) -> Result<String> {
 
 /// The TLS settings: the given certificate and key, or a self-signed
 /// certificate for `localhost` and the listen address made now.
-fn tls_config(args: &ServeArgs) -> Result<axum_server::tls_rustls::RustlsConfig> {
+async fn tls_config(args: &ServeArgs) -> Result<axum_server::tls_rustls::RustlsConfig> {
     let (cert, key) = match (&args.cert, &args.key) {
         (Some(c), Some(k)) => {
             let read = |p: &PathBuf, what: &str| {
@@ -99,10 +99,8 @@ fn tls_config(args: &ServeArgs) -> Result<axum_server::tls_rustls::RustlsConfig>
     // deprecated; a lab's control API does not need it.
     #[allow(deprecated)]
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .map_err(|e| usage(format!("tokio: {e}")))?;
-    rt.block_on(axum_server::tls_rustls::RustlsConfig::from_pem(cert, key))
+    axum_server::tls_rustls::RustlsConfig::from_pem(cert, key)
+        .await
         .map_err(|e| usage(format!("the certificate and key: {e}")))
 }
 
@@ -117,11 +115,7 @@ pub fn serve(args: &ServeArgs) -> Result<u8> {
             args.listen
         )));
     }
-    let tls = if !loopback || args.tls || args.cert.is_some() {
-        Some(tls_config(args)?)
-    } else {
-        None
-    };
+    let tls_wanted = !loopback || args.tls || args.cert.is_some();
     let exe = std::env::current_exe().map_err(|e| usage(format!("this program's path: {e}")))?;
     let host = otg::Host {
         cpus: crate::runtime::online_cpus(),
@@ -140,6 +134,10 @@ pub fn serve(args: &ServeArgs) -> Result<u8> {
         .build()
         .map_err(|e| usage(format!("tokio: {e}")))?;
     rt.block_on(async move {
+        let tls = match tls_wanted {
+            true => Some(tls_config(args).await?),
+            false => None,
+        };
         let std_listener = std::net::TcpListener::bind(args.listen)
             .map_err(|e| usage(format!("--listen {}: {e}", args.listen)))?;
         std_listener.set_nonblocking(true).map_err(|e| usage(format!("--listen: {e}")))?;

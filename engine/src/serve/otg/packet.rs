@@ -217,15 +217,24 @@ fn ipv6(b: At, h: &mut Headers, warnings: &mut Vec<String>) -> Result<(), Refusa
 fn udp(b: At, h: &mut Headers, warnings: &mut Vec<String>) -> Result<(), Refusal> {
     let bp = b.path;
     let m = b.obj(&["src_port", "dst_port"])?;
+    let udp = ports(m, bp, h, warnings)?;
+    h.keys.insert("udp".into(), udp);
+    Ok(())
+}
+
+/// A UDP or TCP header's `src_port` and `dst_port` (at `bp`), noted as
+/// varying where they do, as the profile's `{src, dst}`.
+fn ports(
+    m: &Map<String, Value>,
+    bp: &str,
+    h: &mut Headers,
+    warnings: &mut Vec<String>,
+) -> Result<Value, Refusal> {
     let src = field(m, bp, "src_port", Kind::Int(16), "0", warnings)?;
     let dst = field(m, bp, "dst_port", Kind::Int(16), "0", warnings)?;
     h.note(join(bp, "src_port"), &src);
     h.note(join(bp, "dst_port"), &dst);
-    h.keys.insert(
-        "udp".into(),
-        json!({ "src": src.yaml_num(), "dst": dst.yaml_num() }),
-    );
-    Ok(())
+    Ok(json!({ "src": src.yaml_num(), "dst": dst.yaml_num() }))
 }
 
 /// Reads a `tcp` header (at `b`) into `h`: ports, the numbers it keeps
@@ -238,11 +247,7 @@ fn tcp(b: At, h: &mut Headers, warnings: &mut Vec<String>) -> Result<(), Refusal
     let ctl: Vec<String> = FLAGS.iter().map(|f| format!("ctl_{f}")).collect();
     known.extend(ctl.iter().map(String::as_str));
     let m = b.obj(&known)?;
-    let src = field(m, bp, "src_port", Kind::Int(16), "0", warnings)?;
-    let dst = field(m, bp, "dst_port", Kind::Int(16), "0", warnings)?;
-    h.note(join(bp, "src_port"), &src);
-    h.note(join(bp, "dst_port"), &dst);
-    let mut tcp = json!({ "src": src.yaml_num(), "dst": dst.yaml_num() });
+    let mut tcp = ports(m, bp, h, warnings)?;
     for (key, name) in [("seq_num", "seq"), ("ack_num", "ack"), ("window", "window")] {
         if m.contains_key(key) {
             let bits = if key == "window" { 16 } else { 32 };

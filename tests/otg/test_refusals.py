@@ -122,3 +122,50 @@ def test_a_non_loopback_address_needs_a_token():
         "landspeed: error: --listen 0.0.0.0:0: an address other than loopback needs "
         "--token-file (and serves HTTPS only)\n"
     )
+
+
+def run_binary(*args):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=60)
+
+
+def test_a_token_file_that_cannot_serve_is_refused(tmp_path):
+    short = tmp_path / "short"
+    short.write_text("tooshort\n")
+    p = run_binary("serve", "--token-file", str(short))
+    assert p.returncode == 1
+    assert p.stderr == (
+        f"landspeed: error: --token-file {short}: the token on its first line must have "
+        "at least 16 characters\n"
+    )
+    missing = tmp_path / "missing"
+    p = run_binary("serve", "--token-file", str(missing))
+    assert p.returncode == 1
+    assert p.stderr == (
+        f"landspeed: error: --token-file {missing}: No such file or directory (os error 2)\n"
+    )
+
+
+def test_a_certificate_needs_its_key():
+    p = run_binary("serve", "--cert", "server.pem")
+    assert p.returncode == 2
+    assert "the following required arguments were not provided:\n  --key <KEY>" in p.stderr
+
+
+def test_json_stream_and_quiet_exclude_each_other():
+    p = run_binary("run", "--json-stream", "-q")
+    assert p.returncode == 2
+    assert "the argument '--json-stream' cannot be used with '--quiet'" in p.stderr
+
+
+def test_a_scrape_address_in_use_is_refused_before_the_run():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        p = run_binary("run", "--metrics", f"127.0.0.1:{port}", "--duration", "1s")
+    assert p.returncode == 1
+    assert p.stderr == (
+        f"landspeed: error: --metrics 127.0.0.1:{port}: Address already in use (os error 98)\n"
+    )

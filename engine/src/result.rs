@@ -678,6 +678,20 @@ pub struct TxTaskResult {
     pub cpu_time: Option<CpuTime>,
 }
 
+/// An RX task's capture: the pcap file written, and how much of what the
+/// task received it holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaptureResult {
+    /// The pcap file.
+    pub file: String,
+    /// Frames the task received.
+    pub frames_seen: u64,
+    /// Frames the file holds.
+    pub frames_kept: u64,
+    /// Bytes kept of a frame at most.
+    pub snap: u64,
+}
+
 /// The sender's side of a run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TxResult {
@@ -774,6 +788,9 @@ pub struct RxTaskResult {
     /// waiting, its cycle figures are not trustworthy.
     #[serde(default)]
     pub cpu_time: Option<CpuTime>,
+    /// What its capture kept (`rx[].capture`; `None`: it kept none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<CaptureResult>,
 }
 
 /// One stream as one RX lcore counted it: the frames its queues

@@ -410,20 +410,52 @@ pub fn read_pcap(path: &Path) -> Vec<Vec<u8>> {
     parse_pcap(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Parses the bytes of a classic libpcap file.
+/// Parses the bytes of a classic libpcap file whose records hold their
+/// frames whole.
 pub fn parse_pcap(data: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    let mut frames = Vec::new();
+    for r in parse_pcap_records(data)? {
+        if r.bytes.len() != r.len as usize {
+            return Err(format!(
+                "record {}: {} of {} bytes captured (snap length too small)",
+                frames.len(),
+                r.bytes.len(),
+                r.len
+            ));
+        }
+        frames.push(r.bytes);
+    }
+    Ok(frames)
+}
+
+/// One record of a pcap file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PcapRecord {
+    /// Its time in ns since the epoch.
+    pub ns: u64,
+    /// The frame's length as received.
+    pub len: u32,
+    /// The bytes kept of it.
+    pub bytes: Vec<u8>,
+}
+
+/// Parses the bytes of a classic libpcap file (either byte order, micro- or
+/// nanosecond timestamps) of Ethernet frames, records cut at the snap
+/// length as they are.
+pub fn parse_pcap_records(data: &[u8]) -> Result<Vec<PcapRecord>, String> {
     if data.len() < 24 {
         return Err(format!("{} bytes: too short for a pcap header", data.len()));
     }
     let le = |o: usize| u32::from_le_bytes(data[o..o + 4].try_into().expect("4 bytes"));
     let be = |o: usize| u32::from_be_bytes(data[o..o + 4].try_into().expect("4 bytes"));
-    let big = match le(0) {
-        PCAP_MAGIC_US | PCAP_MAGIC_NS => false,
+    let (big, magic) = match le(0) {
+        m @ (PCAP_MAGIC_US | PCAP_MAGIC_NS) => (false, m),
         _ => match be(0) {
-            PCAP_MAGIC_US | PCAP_MAGIC_NS => true,
+            m @ (PCAP_MAGIC_US | PCAP_MAGIC_NS) => (true, m),
             m => return Err(format!("magic {m:#010x} is not a classic pcap magic")),
         },
     };
+    let frac_ns = if magic == PCAP_MAGIC_NS { 1 } else { 1_000 };
     let rd32 = |o: usize| if big { be(o) } else { le(o) };
     let rd16 = |o: usize| {
         let b = [data[o], data[o + 1]];
@@ -437,21 +469,23 @@ pub fn parse_pcap(data: &[u8]) -> Result<Vec<Vec<u8>>, String> {
     if (major, minor) != (2, 4) {
         return Err(format!("version {major}.{minor}, expected 2.4"));
     }
+    let snap = rd32(16) as usize;
     let linktype = rd32(20) & 0x03ff_ffff;
     if linktype != LINKTYPE_ETHERNET {
         return Err(format!("link type {linktype}, expected 1 (Ethernet)"));
     }
-    let mut frames = Vec::new();
+    let mut records = Vec::new();
     let mut off = 24;
     while off < data.len() {
         if data.len() - off < 16 {
             return Err(format!("record header at {off} is cut short"));
         }
+        let ns = u64::from(rd32(off)) * 1_000_000_000 + u64::from(rd32(off + 4)) * frac_ns;
         let incl = rd32(off + 8) as usize;
-        let orig = rd32(off + 12) as usize;
-        if incl != orig {
+        let orig = rd32(off + 12);
+        if incl > snap || incl > orig as usize {
             return Err(format!(
-                "record at {off}: {incl} of {orig} bytes captured (snap length too small)"
+                "record at {off}: {incl} bytes kept of {orig}, snap length {snap}"
             ));
         }
         let start = off + 16;
@@ -459,10 +493,14 @@ pub fn parse_pcap(data: &[u8]) -> Result<Vec<Vec<u8>>, String> {
             .checked_add(incl)
             .filter(|&e| e <= data.len())
             .ok_or_else(|| format!("record at {off}: {incl} bytes run past the end"))?;
-        frames.push(data[start..end].to_vec());
+        records.push(PcapRecord {
+            ns,
+            len: orig,
+            bytes: data[start..end].to_vec(),
+        });
         off = end;
     }
-    Ok(frames)
+    Ok(records)
 }
 
 /// Writes `frames` as a classic libpcap file (microsecond timestamps, one

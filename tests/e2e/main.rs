@@ -33,6 +33,7 @@ mod port_errors;
 mod profile_errors;
 mod ptp_servo;
 mod run_null;
+mod rx_capture;
 mod rx_check;
 mod rx_split;
 mod scale;

@@ -1,8 +1,10 @@
 """Fixtures for the OTG suite: a `landspeed serve` on a free loopback port,
 driven by the unmodified `snappi` client from PyPI."""
 
+import ipaddress
 import os
 import socket
+import struct
 import subprocess
 import time
 
@@ -99,3 +101,50 @@ def wait_stopped(api, limit=60):
             return fm
         time.sleep(0.2)
     raise AssertionError(f"flows still running after {limit} s")
+
+
+def pcap_records(data):
+    """The records of a classic pcap file (little-endian, us or ns): each
+    (time in ns, length received, bytes kept)."""
+    magic, major, minor, _, _, snap, link = struct.unpack_from("<IHHiIII", data, 0)
+    assert magic in (0xA1B2C3D4, 0xA1B23C4D), hex(magic)
+    assert (major, minor, link) == (2, 4, 1), (major, minor, link)
+    frac = 1 if magic == 0xA1B23C4D else 1000
+    off, records = 24, []
+    while off < len(data):
+        sec, sub, caplen, wirelen = struct.unpack_from("<IIII", data, off)
+        assert caplen <= min(snap, wirelen), (caplen, snap, wirelen)
+        records.append((sec * 10**9 + sub * frac, wirelen, data[off + 16 : off + 16 + caplen]))
+        off += 16 + caplen
+    assert off == len(data), "a record runs past the end"
+    return records
+
+
+def ones_complement(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+def assert_udp_frame(f, i):
+    """Frame `i` of the UDP flow the tests build (udp_flow): its MACs,
+    addresses, stepped source port and both checksums, verified here."""
+    assert f[0:6] == bytes.fromhex("020000000002")
+    assert f[6:12] == bytes.fromhex("020000000001")
+    assert f[12:14] == b"\x08\x00"
+    ip = f[14:34]
+    assert ip[0] == 0x45
+    assert ipaddress.IPv4Address(ip[12:16]) == ipaddress.IPv4Address("198.18.0.1")
+    assert ipaddress.IPv4Address(ip[16:20]) == ipaddress.IPv4Address("198.19.0.1")
+    assert ones_complement(ip) == 0xFFFF, "IPv4 header checksum"
+    total = struct.unpack("!H", ip[2:4])[0]
+    assert total == len(f) - 14
+    udp = f[34 : 14 + total]
+    sport, dport, ulen, _ = struct.unpack("!HHHH", udp[:8])
+    assert (sport, dport) == (1000 + i % 10, 5001)
+    assert ulen == len(udp)
+    pseudo = ip[12:20] + struct.pack("!BBH", 0, 17, ulen)
+    assert ones_complement(pseudo + udp) == 0xFFFF, "UDP checksum"

@@ -483,6 +483,14 @@ impl Plan {
                     .into(),
             );
         }
+        if let Some(r) = self.rx.iter().position(|t| t.capture.is_some()) {
+            return err(
+                &format!("rx[{r}].capture"),
+                "a certification runs many trials on its RX tasks: capture in a \
+                 `landspeed run` of the profile instead"
+                    .into(),
+            );
+        }
         self.check_departures()?;
         if s.learning != Learning::Off && !(0.0..=60.0).contains(&s.learning_wait_s) {
             return err(

@@ -36,8 +36,8 @@ pub use error::ConfigError;
 #[cfg(test)]
 use plan::RunPlan;
 pub use plan::{
-    Checksum, Clock, ClockServo, CountFrom, Device, Payload, Plan, PortPlan, RxStreams,
-    SyncedClock, TxClock, Verify, DEFAULT_DPDK_LOG, FULL_DPDK_LOG,
+    CaptureKeep, CapturePlan, Checksum, Clock, ClockServo, CountFrom, Device, Payload, Plan,
+    PortPlan, RxStreams, SyncedClock, TxClock, Verify, DEFAULT_DPDK_LOG, FULL_DPDK_LOG,
 };
 
 use check::Checker;

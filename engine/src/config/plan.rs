@@ -399,6 +399,33 @@ pub struct RxTaskPlan {
     pub timestamps: crate::clock::nic::Want,
     /// The PTP servo its synchronised clock reads (`rx[].clock_servo`).
     pub clock_servo: ClockServo,
+    /// The frames it keeps for a pcap file (`rx[].capture`), if any.
+    pub capture: Option<CapturePlan>,
+}
+
+/// An RX task's capture: which frames it keeps, how much of each, and
+/// where they are written when the run ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CapturePlan {
+    /// The pcap file written.
+    pub file: std::path::PathBuf,
+    /// Frames kept at most.
+    pub frames: usize,
+    /// Bytes kept of a frame at most (unless the profile says less, the
+    /// largest frame landspeed receives: whole frames).
+    pub snap: usize,
+    /// The first frames, or the latest.
+    pub keep: CaptureKeep,
+}
+
+/// Which frames a full capture keeps (`rx[].capture.keep`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaptureKeep {
+    /// The first frames received (`first`).
+    First,
+    /// The latest ones, each new frame taking the oldest one's place
+    /// (`last`).
+    Last,
 }
 
 /// Whose TSC stamped the frames an RX task receives.

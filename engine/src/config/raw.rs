@@ -278,6 +278,24 @@ pub(crate) struct Rx {
     pub timestamps: Option<Scalar>,
     #[serde(default)]
     pub clock_servo: Option<Scalar>,
+    #[serde(default)]
+    pub capture: Option<Capture>,
+}
+
+/// `rx[].capture:`
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a capture: a mapping with file: and optional frames:, snap:, keep:"
+)]
+pub(crate) struct Capture {
+    pub file: String,
+    #[serde(default)]
+    pub frames: Option<u64>,
+    #[serde(default)]
+    pub snap: Option<u64>,
+    #[serde(default)]
+    pub keep: Option<Scalar>,
 }
 
 /// `run:`

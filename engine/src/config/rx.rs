@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use super::check::Checker;
 use super::error::ConfigError;
 use super::plan::{
-    Clock, CountFrom, EalPlan, PortPlan, RxStreams, RxTaskPlan, SyncedClock, Verify,
+    CaptureKeep, CapturePlan, Clock, CountFrom, EalPlan, PortPlan, RxStreams, RxTaskPlan,
+    SyncedClock, Verify,
 };
 use super::raw;
 use super::validate::widen_max_frame;
@@ -15,11 +16,22 @@ use super::yaml::{describe, Value};
 use crate::clock::nic::Want;
 use crate::clock::sync::ClockId;
 use crate::units::group;
-use crate::wire::spec::StreamSpec;
+use crate::wire::spec::{StreamSpec, MAX_FRAME_SIZE};
 
 /// The most extra cycles an RX task may spend per frame
 /// (`rx[i].slowdown_cycles`): about 4 ms at 2.5 GHz, 250 frames/s.
 pub(crate) const MAX_SLOWDOWN_CYCLES: u64 = 10_000_000;
+
+/// Frames an RX task's capture keeps unless it says (`rx[].capture.frames`).
+pub const CAPTURE_FRAMES: u64 = 10_000;
+/// The most frames a capture keeps.
+const CAPTURE_FRAMES_MAX: u64 = 10_000_000;
+/// The most memory one capture takes (frames × snap).
+const CAPTURE_BYTES_MAX: u64 = 1 << 30;
+/// The shortest snap length: an Ethernet header.
+const CAPTURE_SNAP_MIN: u64 = 14;
+/// The longest snap length a pcap reader takes.
+const CAPTURE_SNAP_MAX: u64 = 65_535;
 
 impl Checker<'_> {
     /// `rx[r].clock` and `rx[r].clock_error`.
@@ -77,6 +89,8 @@ impl Checker<'_> {
                 RxStreams::Auto => (0..streams.len()).collect(),
             };
             widen_max_frame(&mut ports[port], streams, &expected);
+            let mut plan = plan;
+            plan.capture = self.rx_capture(&at, task.capture.as_ref(), &rx)?;
             rx.push(plan);
         }
         self.every_rx_queue_polled(ports, &queue_users)?;
@@ -152,7 +166,90 @@ impl Checker<'_> {
             clock,
             timestamps,
             clock_servo,
+            capture: None,
         })
+    }
+
+    /// `rx[r].capture`, the tasks before it in `before`: a file no other task writes, in a folder that exists, and
+    /// memory (frames × snap) within [`CAPTURE_BYTES_MAX`].
+    fn rx_capture(
+        &self,
+        at: &str,
+        c: Option<&raw::Capture>,
+        before: &[RxTaskPlan],
+    ) -> Result<Option<CapturePlan>, ConfigError> {
+        let Some(c) = c else { return Ok(None) };
+        let at = format!("{at}.capture");
+        let file = std::path::PathBuf::from(&c.file);
+        let folder = match file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        if c.file.is_empty() || c.file.ends_with('/') {
+            return Err(self.err(format!("{at}.file"), "name the pcap file to write"));
+        }
+        if !folder.is_dir() {
+            return Err(self.err(
+                format!("{at}.file"),
+                format!("the folder {} does not exist", folder.display()),
+            ));
+        }
+        if let Some(r) = before
+            .iter()
+            .position(|t| t.capture.as_ref().is_some_and(|o| o.file == file))
+        {
+            return Err(self.err(
+                format!("{at}.file"),
+                format!("rx[{r}] writes its capture to {} already", c.file),
+            ));
+        }
+        let frames = c.frames.unwrap_or(CAPTURE_FRAMES);
+        if !(1..=CAPTURE_FRAMES_MAX).contains(&frames) {
+            return Err(self.err(
+                format!("{at}.frames"),
+                format!(
+                    "{frames} frames: a capture keeps 1 to {} frames",
+                    group(CAPTURE_FRAMES_MAX as f64)
+                ),
+            ));
+        }
+        let snap = c.snap.unwrap_or(MAX_FRAME_SIZE as u64);
+        if let Some(s) = c
+            .snap
+            .filter(|s| !(CAPTURE_SNAP_MIN..=CAPTURE_SNAP_MAX).contains(s))
+        {
+            return Err(self.err(
+                format!("{at}.snap"),
+                format!(
+                    "{s} bytes: a frame is kept from {CAPTURE_SNAP_MIN} (its Ethernet header) \
+                     to {CAPTURE_SNAP_MAX} bytes"
+                ),
+            ));
+        }
+        if frames * snap > CAPTURE_BYTES_MAX {
+            return Err(self.err(
+                format!("{at}.frames"),
+                format!(
+                    "{} frames of {snap} bytes need {} MiB: a capture takes at most {} MiB \
+                     (keep fewer frames, or set a shorter snap)",
+                    group(frames as f64),
+                    (frames * snap) >> 20,
+                    CAPTURE_BYTES_MAX >> 20
+                ),
+            ));
+        }
+        let keep = self.keyword(
+            &format!("{at}.keep"),
+            "frames to keep",
+            c.keep.as_ref(),
+            &[("first", CaptureKeep::First), ("last", CaptureKeep::Last)],
+        )?;
+        Ok(Some(CapturePlan {
+            file,
+            frames: frames as usize,
+            snap: snap as usize,
+            keep,
+        }))
     }
 
     /// Every RX queue of a port that an RX task reads is polled by some

@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use crate::serve::otg::{map, Host};
+use crate::serve::otg::{map, with_captures, Host};
 
 /// A config as snappi serialises it: two ports, two flows of every kind
 /// of pattern, size and rate the mapping reads.
@@ -15,6 +15,7 @@ fn seed() -> Value {
     json!({
         "ports": [ { "name": "p1", "location": "net_ring0" }, { "name": "p2", "location": "net_ring1" } ],
         "layer1": [ { "name": "l1", "port_names": ["p1", "p2"], "speed": "speed_10_gbps", "mtu": 9000, "promiscuous": true } ],
+        "captures": [ { "name": "c1", "port_names": ["p2"], "overwrite": false, "packet_size": 128, "format": "pcap" } ],
         "flows": [
             {
                 "name": "f1",
@@ -150,6 +151,16 @@ fn check(config: &Value) {
         Ok(m) => {
             assert!(!m.ports.is_empty() || m.flows.is_empty());
             serde_json::from_str::<Value>(&m.profile).expect("the profile is JSON");
+            // Every captured port has an RX task its capture goes into.
+            let all: Vec<usize> = m.captures.iter().map(|c| c.port).collect();
+            let dir = std::path::Path::new("/d");
+            let (text, files) = with_captures(&m.profile, &m, &all, dir).expect("captures fit");
+            assert_eq!(files.len(), all.len());
+            let v: Value = serde_json::from_str(&text).expect("the profile is JSON");
+            for c in &m.captures {
+                let task = m.rx_task(c.port).expect("a captured port's RX task");
+                assert!(v["rx"][task]["capture"]["file"].is_string());
+            }
         }
         Err(e) => {
             assert!(
@@ -168,6 +179,7 @@ fn the_seed_maps() {
     };
     let m = map(&seed(), &host).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(m.flows.len(), 2);
+    assert_eq!(m.captures.len(), 1);
 }
 
 proptest! {

@@ -8,8 +8,9 @@ use super::bytes_str;
 use crate::limits::verdict::Verdict;
 use crate::result::{
     descheduled_text, pmd_bytes_expected, reorder_detail, LineSource, PortResult, RunResult,
-    RxResult, TxResult, TxTaskResult,
+    RxResult, RxTaskResult, TxResult, TxTaskResult,
 };
+use crate::units::group;
 
 /// The human summary printed after the interval lines.
 pub fn summary(r: &RunResult) -> String {
@@ -253,18 +254,33 @@ fn rx_lines(s: &mut String, rx: &RxResult, elapsed_s: f64) {
         );
     }
     for t in &rx.tasks {
-        let _ = writeln!(
-            s,
-            "      RX lcore {}: {:.1} cycles/frame, {:.3} cycles/byte, busy {:.1} %, could sustain {:.3} Mframes/s{}",
-            t.lcore,
-            t.cycles_per_frame,
-            t.cycles_per_byte,
-            t.utilisation_pct,
-            t.max_fps / 1e6,
-            descheduled_text(&t.cpu_time)
-        );
+        rx_task_lines(s, t);
     }
     let _ = writeln!(s, "      latency: {}", rx.latency_kind);
+}
+
+/// One RX lcore's cost, and what its capture kept.
+fn rx_task_lines(s: &mut String, t: &RxTaskResult) {
+    let _ = writeln!(
+        s,
+        "      RX lcore {}: {:.1} cycles/frame, {:.3} cycles/byte, busy {:.1} %, could sustain {:.3} Mframes/s{}",
+        t.lcore,
+        t.cycles_per_frame,
+        t.cycles_per_byte,
+        t.utilisation_pct,
+        t.max_fps / 1e6,
+        descheduled_text(&t.cpu_time)
+    );
+    if let Some(c) = &t.capture {
+        let _ = writeln!(
+            s,
+            "        capture: kept {} of {} frames received (at most {} bytes each) in {}",
+            group(c.frames_kept as f64),
+            group(c.frames_seen as f64),
+            c.snap,
+            c.file
+        );
+    }
 }
 
 /// One line per receiving port: where its arrival and departure times

@@ -922,6 +922,7 @@ fn build_result(on: &Started, ended: Ended) -> Result<RunResult> {
         watched,
     } = ended;
     save_traces(plan, &outcomes.tx)?;
+    save_captures(plan, &outcomes.rx)?;
     let port_results = port_results(plan, ports, starts, &watched);
     let mut result = RunResult::new(
         &plan.origin,
@@ -932,6 +933,7 @@ fn build_result(on: &Started, ended: Ended) -> Result<RunResult> {
         timing.intervals,
     );
     add_task_results(plan, &mut result, &meta, &outcomes, starts);
+    note_captures(plan, &mut result, &outcomes.rx);
     let mut syncs = timing.syncs;
     syncs.record(&mut result);
     let mut problems = flow_control_problems(plan, &result.ports);
@@ -1006,6 +1008,40 @@ fn save_traces(plan: &Plan, tx: &[TxOutcome]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Writes each RX task's capture (`rx[].capture`) as a pcap file.
+fn save_captures(plan: &Plan, rx: &[RxOutcome]) -> Result<()> {
+    for (ri, (o, t)) in rx.iter().zip(&plan.rx).enumerate() {
+        let (Some(c), Some(p)) = (&o.capture, &t.capture) else {
+            continue;
+        };
+        let field = format!("rx[{ri}].capture.file");
+        let fail =
+            |e: &dyn std::fmt::Display| perr(plan, &field, format!("{}: {e}", p.file.display()));
+        let mut bytes = Vec::new();
+        c.write_pcap(&mut bytes).map_err(|e| fail(&e))?;
+        crate::output::write_atomic("capture", &p.file, &bytes).map_err(|e| match e {
+            Error::Io { source, .. } => fail(&source),
+            other => other,
+        })?;
+    }
+    Ok(())
+}
+
+/// What each RX task's capture kept, in its task's result.
+fn note_captures(plan: &Plan, result: &mut RunResult, rx: &[RxOutcome]) {
+    let Some(r) = &mut result.rx else { return };
+    for ((t, o), p) in r.tasks.iter_mut().zip(rx).zip(&plan.rx) {
+        if let (Some(c), Some(p)) = (&o.capture, &p.capture) {
+            t.capture = Some(result::CaptureResult {
+                file: p.file.display().to_string(),
+                frames_seen: c.seen(),
+                frames_kept: c.kept() as u64,
+                snap: c.snap() as u64,
+            });
+        }
+    }
 }
 
 /// Each port's counters over the run (from `seen`, their values at the

@@ -806,7 +806,28 @@ fn rx_task<'q>(
         stop: Arc::clone(stop),
         peer: None,
         nic: None,
+        capture: r.capture.as_ref().map(|c| capture(c, tsc_hz)),
     }
+}
+
+/// The memory of a capture, taken now, with the wall clock and the TSC
+/// read together to time its frames.
+fn capture(c: &crate::config::CapturePlan, tsc_hz: u64) -> Box<crate::rx::capture::Capture> {
+    use crate::rx::capture::{Capture, Keep};
+    let wall = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let keep = match c.keep {
+        crate::config::CaptureKeep::First => Keep::First,
+        crate::config::CaptureKeep::Last => Keep::Last,
+    };
+    Box::new(Capture::new(
+        c.frames,
+        c.snap,
+        keep,
+        (wall, crate::dpdk::tsc::now()),
+        tsc_hz,
+    ))
 }
 
 #[cfg(test)]

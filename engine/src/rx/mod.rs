@@ -14,6 +14,7 @@
 //! other in a poll (a run) look their stream up once and add their counts
 //! (frames, bytes, payload, span, same-poll arrivals) to it once.
 
+pub mod capture;
 mod nic;
 pub mod seq;
 mod stream;
@@ -94,6 +95,8 @@ pub struct RxTask<'q> {
     /// The NIC's RX timestamps, when its port gives them and the profile
     /// takes them (`rx[].timestamps`): latency is measured from them.
     pub nic: Option<NicStamps>,
+    /// Where the frames it keeps go (`rx[].capture`), if it keeps any.
+    pub capture: Option<Box<capture::Capture>>,
 }
 
 /// Intact frames of one stream that came one after another in one poll:
@@ -160,6 +163,8 @@ pub struct RxOutcome {
     pub first_rx_tsc: u64,
     /// TSC of the last poll that returned frames.
     pub last_rx_tsc: u64,
+    /// The frames it kept (`rx[].capture`), to be written out.
+    pub capture: Option<Box<capture::Capture>>,
 }
 
 /// What is checked in a frame whose checksum the NIC found bad: the stamp
@@ -345,6 +350,8 @@ struct Rx {
     whole: Vec<u8>,
     /// The intact frames of one stream counted so far in this poll.
     run: Run,
+    /// See [`RxTask::capture`].
+    capture: Option<Box<capture::Capture>>,
 }
 
 impl Rx {
@@ -374,6 +381,7 @@ impl Rx {
             live: Arc::clone(&t.live),
             whole: Vec::new(),
             run: Run::default(),
+            capture: t.capture.take(),
         }
     }
 
@@ -406,6 +414,9 @@ impl Rx {
             n.convert(batch, self.lat, self.clock.as_deref());
         }
         let bytes = self.account(batch, now);
+        if let Some(c) = &mut self.capture {
+            c.take(batch, now);
+        }
         let out = &mut self.out;
         if out.first_rx_tsc == 0 {
             out.first_rx_tsc = now;
@@ -621,6 +632,7 @@ impl Rx {
         self.live.lost.set(self.table.lost());
         out.overflow_streams = self.table.overflow_streams;
         out.streams = self.table.into_streams();
+        out.capture = self.capture;
         self.out
     }
 }
@@ -681,6 +693,7 @@ mod tests {
             stop: Arc::default(),
             peer: None,
             nic: None,
+            capture: None,
         };
         Rx::new(&mut task)
     }

@@ -43,6 +43,9 @@ pub struct Now {
     pub config: Option<Mapped>,
     /// The run of it, running or ended.
     pub run: Option<Run>,
+    /// The ports (by index) whose capture the client started: the next
+    /// traffic start captures on them.
+    pub capturing: Vec<usize>,
 }
 
 /// An OTG error response: `{code, kind, errors}` with the HTTP status.
@@ -164,6 +167,7 @@ async fn set_config(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
     let w = mapped.warnings.clone();
     now.config = Some(mapped);
     now.run = None;
+    now.capturing.clear();
     Ok(warnings(&w))
 }
 
@@ -177,7 +181,8 @@ async fn get_config(State(s): State<Arc<Served>>) -> Answer {
     Ok(Json(c).into_response())
 }
 
-/// `POST /control/state`: traffic start and stop.
+/// `POST /control/state`: traffic start and stop, port capture start and
+/// stop.
 async fn control_state(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
     let v = body(&bytes)?;
     let state = match (v["choice"].as_str(), v["traffic"]["choice"].as_str()) {
@@ -188,11 +193,7 @@ async fn control_state(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
                 c.unwrap_or("(none)")
             )))
         }
-        (Some("port"), _) => {
-            return Err(OtgError::validation(
-                "port: port capture and link control are not supported yet",
-            ))
-        }
+        (Some("port"), _) => return port_capture(&s, &v).await,
         (c, _) => {
             return Err(OtgError::validation(format!(
                 "choice: {} is not supported",
@@ -206,41 +207,112 @@ async fn control_state(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
             "traffic.flow_transmit.flow_names: every flow starts and stops together: leave it empty",
         ));
     }
-    let mut now = s.now.lock().await;
     match state {
-        Some("start") => {
-            if running(&now) {
-                return Err(OtgError::conflict("traffic is running already"));
-            }
-            let Some(m) = &now.config else {
-                return Err(OtgError::validation("no config is set"));
-            };
-            if m.flows.is_empty() {
-                return Err(OtgError::validation(
-                    "flows: the config has no flow to start",
-                ));
-            }
-            let profile = m.profile.clone();
-            now.run = None;
-            let run = Run::start(&s.exe, &profile)
-                .await
-                .map_err(OtgError::internal)?;
-            now.run = Some(run);
-            Ok(warnings(&[]))
-        }
-        Some("stop") | Some("pause") => {
-            if state == Some("pause") {
-                return Err(OtgError::validation(
-                    "traffic.flow_transmit.state: pause is not supported (stop, then start)",
-                ));
-            }
+        Some("start") => start_traffic(&s).await,
+        Some("stop") => {
+            let now = s.now.lock().await;
             if let Some(r) = &now.run {
                 r.stop(STOP_WAIT).await.map_err(OtgError::internal)?;
             }
             Ok(warnings(&[]))
         }
+        Some("pause") => Err(OtgError::validation(
+            "traffic.flow_transmit.state: pause is not supported (stop, then start)",
+        )),
         other => Err(OtgError::validation(format!(
             "traffic.flow_transmit.state: {} is not supported",
+            other.unwrap_or("(none)")
+        ))),
+    }
+}
+
+/// A traffic start: the engine runs the config, capturing on the ports
+/// whose capture was started.
+async fn start_traffic(s: &Served) -> Answer {
+    let mut now = s.now.lock().await;
+    if running(&now) {
+        return Err(OtgError::conflict("traffic is running already"));
+    }
+    let Some(m) = &now.config else {
+        return Err(OtgError::validation("no config is set"));
+    };
+    if m.flows.is_empty() {
+        return Err(OtgError::validation(
+            "flows: the config has no flow to start",
+        ));
+    }
+    let m = m.clone();
+    let capturing = now.capturing.clone();
+    now.run = None;
+    let run = Run::start(&s.exe, |dir| {
+        otg::with_captures(&m.profile, &m, &capturing, dir)
+    })
+    .await
+    .map_err(OtgError::internal)?;
+    now.run = Some(run);
+    Ok(warnings(&[]))
+}
+
+/// `port.capture` of a control state: start marks the ports the next
+/// traffic start captures on (none named: every captured port), stop
+/// unmarks them.
+async fn port_capture(s: &Served, v: &Value) -> Answer {
+    match v["port"]["choice"].as_str() {
+        Some("capture") => {}
+        c => {
+            return Err(OtgError::validation(format!(
+                "port.choice: {} is not supported (capture)",
+                c.unwrap_or("(none)")
+            )))
+        }
+    }
+    let c = &v["port"]["capture"];
+    let mut now = s.now.lock().await;
+    let Some(m) = &now.config else {
+        return Err(OtgError::validation("no config is set"));
+    };
+    let mut ports = Vec::new();
+    let names = c["port_names"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    for (k, n) in names.iter().enumerate() {
+        let at = format!("port.capture.port_names[{k}]");
+        let name = n.as_str().unwrap_or_default();
+        let p = (m.ports.iter().position(|p| p.name == name))
+            .ok_or_else(|| OtgError::validation(format!("{at}: {n} is no port of the config")))?;
+        if !m.captures.iter().any(|c| c.port == p) {
+            return Err(OtgError::validation(format!(
+                "{at}: {name} is in no capture of the config"
+            )));
+        }
+        ports.push(p);
+    }
+    if names.is_empty() {
+        ports = m.captures.iter().map(|c| c.port).collect();
+    }
+    match c["state"].as_str() {
+        Some("start") => {
+            if running(&now) {
+                return Err(OtgError::conflict(
+                    "traffic is running: a capture starts with the traffic (start it before)",
+                ));
+            }
+            for p in ports {
+                if !now.capturing.contains(&p) {
+                    now.capturing.push(p);
+                }
+            }
+            Ok(warnings(&[]))
+        }
+        Some("stop") => {
+            now.capturing.retain(|p| !ports.contains(p));
+            let w = if running(&now) {
+                vec!["port.capture: a capture ends with the traffic that runs".to_string()]
+            } else {
+                Vec::new()
+            };
+            Ok(warnings(&w))
+        }
+        other => Err(OtgError::validation(format!(
+            "port.capture.state: {} is not supported",
             other.unwrap_or("(none)")
         ))),
     }
@@ -255,9 +327,48 @@ async fn version() -> Json<Value> {
     }))
 }
 
-/// `POST /monitor/capture`.
-async fn capture() -> Answer {
-    Err(OtgError::validation("port capture is not supported yet"))
+/// `POST /monitor/capture`: a captured port's pcap file, once the traffic
+/// that made it has ended.
+async fn capture(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
+    let v = body(&bytes)?;
+    let now = s.now.lock().await;
+    let Some(m) = &now.config else {
+        return Err(OtgError::validation("no config is set"));
+    };
+    let name = v["port_name"].as_str().unwrap_or_default();
+    let Some(p) = m.ports.iter().position(|p| p.name == name) else {
+        return Err(OtgError::validation(format!(
+            "port_name: {} is no port of the config",
+            v["port_name"]
+        )));
+    };
+    match v["packets"]["choice"].as_str() {
+        None | Some("all") => {}
+        Some(c) => {
+            return Err(OtgError::validation(format!(
+                "packets.choice: {c} is not supported (all)"
+            )))
+        }
+    }
+    let file = now
+        .run
+        .as_ref()
+        .and_then(|r| r.captures.iter().find(|(q, _)| *q == p))
+        .map(|(_, f)| f);
+    let Some(file) = file else {
+        return Err(OtgError::validation(format!(
+            "port_name: {name} was not captured: start its capture (control state \
+             port.capture) before the traffic"
+        )));
+    };
+    if running(&now) {
+        return Err(OtgError::conflict(
+            "traffic is running: the capture is written when it stops",
+        ));
+    }
+    let data = std::fs::read(file)
+        .map_err(|e| OtgError::internal(format!("the capture of {name}: {e}")))?;
+    Ok(([(header::CONTENT_TYPE, "application/octet-stream")], data).into_response())
 }
 
 /// A task's counters in a totals line: `(frames, bytes)`.
@@ -370,14 +481,17 @@ fn flow_metric(m: &Mapped, i: usize, live: Option<&Live>) -> Value {
     out
 }
 
-/// One port's OTG metrics.
-fn port_metric(m: &Mapped, p: usize, live: Option<&Live>) -> Value {
+/// One port's OTG metrics; `capturing`: its capture is started.
+fn port_metric(m: &Mapped, p: usize, live: Option<&Live>, capturing: bool) -> Value {
     let mut out = json!({
         "name": m.ports[p].name, "location": m.ports[p].location,
         "link": "up", "capture": "stopped", "transmit": "stopped",
         "frames_tx": 0, "frames_rx": 0, "bytes_tx": 0, "bytes_rx": 0,
         "frames_tx_rate": 0.0, "frames_rx_rate": 0.0,
     });
+    if capturing {
+        out["capture"] = json!("started");
+    }
     let Some(live) = live else { return out };
     let (mut ft, mut bt, mut rate) = (0, 0, 0.0);
     for f in m.flows.iter().filter(|f| f.tx_port == p) {
@@ -426,7 +540,7 @@ async fn metrics(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
             let all: Vec<&str> = m.ports.iter().map(|p| p.name.as_str()).collect();
             let list: Vec<Value> = chosen(&v, "port", &all)?
                 .into_iter()
-                .map(|p| port_metric(m, p, live))
+                .map(|p| port_metric(m, p, live, now.capturing.contains(&p)))
                 .collect();
             Ok(Json(json!({ "choice": "port_metrics", "port_metrics": list })).into_response())
         }
@@ -448,7 +562,7 @@ async fn prometheus(State(s): State<Arc<Served>>, headers: axum::http::HeaderMap
             m,
             live.as_deref(),
             |i| flow_metric(m, i, live.as_deref()),
-            |p| port_metric(m, p, live.as_deref()),
+            |p| port_metric(m, p, live.as_deref(), now.capturing.contains(&p)),
         ),
         None => super::prom::render_empty(),
     };

@@ -7,7 +7,7 @@
 //! run that crashes or is killed takes no server state with it; and the
 //! server's threads never share a CPU's cache with the lcores.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -49,7 +49,11 @@ pub struct Run {
     live: Arc<Mutex<Live>>,
     /// Changes when `live` does.
     changed: watch::Receiver<u64>,
-    /// Holds the profile and the result file until the run is dropped.
+    /// The pcap file of each captured port (by index), written when the
+    /// run ends.
+    pub captures: Vec<(usize, PathBuf)>,
+    /// Holds the profile, the result and the captures until the run is
+    /// dropped.
     _dir: tempfile::TempDir,
 }
 
@@ -95,11 +99,17 @@ async fn keep_tail(mut stderr: ChildStderr, live: Arc<Mutex<Live>>) {
 }
 
 impl Run {
-    /// Starts `exe run PROFILE --json … --json-stream`, waits until it
-    /// reports its first totals or ends, and returns it; an engine that
-    /// ended without a result is an error carrying its standard error.
-    pub async fn start(exe: &PathBuf, profile: &str) -> Result<Run, String> {
+    /// Starts `exe run PROFILE --json … --json-stream` on the profile
+    /// `make` writes for the run's folder (and the files it captures to),
+    /// waits until it reports its first totals or ends, and returns it; an
+    /// engine that ended without a result is an error carrying its
+    /// standard error.
+    pub async fn start(
+        exe: &PathBuf,
+        make: impl FnOnce(&Path) -> Result<(String, Vec<(usize, PathBuf)>), String>,
+    ) -> Result<Run, String> {
         let dir = tempfile::tempdir().map_err(|e| format!("a folder for the run: {e}"))?;
+        let (profile, captures) = make(dir.path())?;
         let path = dir.path().join("otg.yaml");
         let result = dir.path().join("result.json");
         std::fs::write(&path, profile).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -142,6 +152,7 @@ impl Run {
             pid,
             live,
             changed,
+            captures,
             _dir: dir,
         };
         run.wait_for(Duration::from_secs(120), |l| l.totals.is_some() || l.ended)

@@ -10,6 +10,7 @@
 //! landspeed differ in a way a figure depends on (a random pattern's
 //! `count`), the mapping says so in the response's warnings.
 
+mod capture;
 mod flow;
 mod packet;
 mod pattern;
@@ -17,6 +18,7 @@ mod read;
 
 use serde_json::{json, Map, Value};
 
+pub use capture::{with_captures, CaptureMap};
 use flow::{device, duration, rate, size, speed, Lasts, L1};
 use packet::{headers, Headers};
 use read::{choice, join, opt, req, At};
@@ -82,20 +84,18 @@ pub struct Mapped {
     pub flows: Vec<FlowMap>,
     /// What the client should know (OTG's `warnings`).
     pub warnings: Vec<String>,
+    /// The captured ports.
+    pub captures: Vec<CaptureMap>,
+    /// The ports with an RX task, in the profile's `rx:` order: those
+    /// flows are received on, in the order flows first name them, then
+    /// the captured ports that receive no flow.
+    pub rx_ports: Vec<usize>,
 }
 
 impl Mapped {
-    /// The RX task of port `p` in the profile's `rx:` list, if the port
-    /// receives a flow (RX tasks follow the order in which flows first name
-    /// their receiving port).
+    /// The RX task of port `p` in the profile's `rx:` list, if it has one.
     pub fn rx_task(&self, p: usize) -> Option<usize> {
-        let mut seen: Vec<usize> = Vec::new();
-        for f in &self.flows {
-            if !seen.contains(&f.rx_port) {
-                seen.push(f.rx_port);
-            }
-        }
-        seen.iter().position(|&q| q == p)
+        self.rx_ports.iter().position(|&q| q == p)
     }
 }
 
@@ -118,6 +118,8 @@ struct Parts {
     rates: Vec<String>,
     /// What the client should know (OTG's `warnings`).
     warnings: Vec<String>,
+    /// The captured ports.
+    captures: Vec<CaptureMap>,
 }
 
 /// Maps an OTG config onto a landspeed profile.
@@ -125,6 +127,8 @@ pub fn map(config: &Value, host: &Host) -> Result<Mapped, Refusal> {
     let top = top_level(config)?;
     let ports = ports(top)?;
     let l1 = layer1(top, &ports)?;
+    let mut warnings = Vec::new();
+    let captures = capture::captures(top, &ports, &mut warnings)?;
     let mut parts = Parts {
         ports,
         l1,
@@ -132,7 +136,8 @@ pub fn map(config: &Value, host: &Host) -> Result<Mapped, Refusal> {
         streams: Vec::new(),
         lasts: Vec::new(),
         rates: Vec::new(),
-        warnings: Vec::new(),
+        warnings,
+        captures,
     };
     for (i, v) in opt(top, "", "flows", |a| a.list())?
         .unwrap_or(&[])
@@ -145,7 +150,7 @@ pub fn map(config: &Value, host: &Host) -> Result<Mapped, Refusal> {
 }
 
 /// The config's top-level object, refused when it holds what landspeed
-/// does not map (captures, devices, lags, lldp, options, events).
+/// does not map (devices, lags, lldp, options, events).
 fn top_level(config: &Value) -> Result<&Map<String, Value>, Refusal> {
     let root = At {
         v: config,
@@ -154,7 +159,7 @@ fn top_level(config: &Value) -> Result<&Map<String, Value>, Refusal> {
     let top = root.obj(&[
         "ports", "layer1", "flows", "captures", "devices", "lags", "options", "events", "lldp",
     ])?;
-    for key in ["captures", "devices", "lags", "lldp"] {
+    for key in ["devices", "lags", "lldp"] {
         if opt(top, "", key, |a| a.list())?.is_some_and(|l| !l.is_empty()) {
             return Err(format!("{key}: is not supported"));
         }
@@ -401,6 +406,8 @@ fn build(config: &Value, host: &Host, parts: Parts) -> Result<Mapped, Refusal> {
         ports: parts.ports,
         flows: parts.flows,
         warnings: parts.warnings,
+        captures: parts.captures,
+        rx_ports: tasks.rx_ports,
     })
 }
 
@@ -445,16 +452,17 @@ fn run_seconds(parts: &Parts, host: &Host) -> Result<f64, Refusal> {
 struct Tasks {
     /// The TX tasks, one per flow, in the flows' order.
     tx: Vec<Value>,
-    /// The RX tasks, one per receiving port.
+    /// The RX tasks, one per receiving or captured port.
     rx: Vec<Value>,
     /// The TX queues of each port (by index), one per flow it sends.
     queues: Vec<usize>,
-    /// The receiving ports' indices, in the order of their first flow.
+    /// The receiving ports' indices, in the order of their first flow,
+    /// then the captured ports that receive none.
     rx_ports: Vec<usize>,
 }
 
 /// Tasks: a TX task per flow, each on a queue of its port of its own; an
-/// RX task per receiving port.
+/// RX task per receiving or captured port.
 fn tasks(parts: &Parts) -> Tasks {
     let (ports, flows) = (&parts.ports, &parts.flows);
     let mut queues = vec![0usize; ports.len()];
@@ -474,9 +482,10 @@ fn tasks(parts: &Parts) -> Tasks {
         tx.push(task);
     }
     let mut rx_ports: Vec<usize> = Vec::new();
-    for f in flows {
-        if !rx_ports.contains(&f.rx_port) {
-            rx_ports.push(f.rx_port);
+    let captured = parts.captures.iter().map(|c| c.port);
+    for p in flows.iter().map(|f| f.rx_port).chain(captured) {
+        if !rx_ports.contains(&p) {
+            rx_ports.push(p);
         }
     }
     let rx: Vec<Value> = rx_ports

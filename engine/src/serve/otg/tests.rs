@@ -292,3 +292,104 @@ fn a_config_without_flows_maps_its_ports_only() {
     assert_eq!(p["ports"][0]["device"], json!("0000:03:00.0"));
     assert!(m.flows.is_empty());
 }
+
+/// `config` with `captures`.
+fn with_captures(captures: Value) -> Value {
+    let mut c = config(vec![flow(json!({}))]);
+    c["captures"] = captures;
+    c
+}
+
+#[test]
+fn a_captured_port_gets_an_rx_task_and_its_capture_when_started() {
+    let (m, p) = profile(with_captures(json!([
+        { "name": "c1", "port_names": ["p2", "p1"], "packet_size": 128 }
+    ])));
+    assert_eq!(
+        p["rx"],
+        json!([
+            { "lcore": 2, "port": "p2", "queues": [0] },
+            { "lcore": 3, "port": "p1", "queues": [0] }
+        ])
+    );
+    assert_eq!((m.rx_task(1), m.rx_task(0)), (Some(0), Some(1)));
+    assert_eq!(
+        m.warnings,
+        vec!["captures[0]: landspeed keeps the last 10000 frames each of its ports receives"]
+    );
+    let dir = std::path::Path::new("/run/x");
+    let (text, files) = super::with_captures(&m.profile, &m, &[0], dir).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["rx"][0].get("capture"),
+        None,
+        "p2's capture is not started"
+    );
+    assert_eq!(
+        v["rx"][1]["capture"],
+        json!({ "file": "/run/x/capture-0.pcap", "frames": 10000, "keep": "last", "snap": 128 })
+    );
+    assert_eq!(files, vec![(0, dir.join("capture-0.pcap"))]);
+    // Nothing started: the profile as mapped.
+    let (text, files) = super::with_captures(&m.profile, &m, &[], dir).unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), p);
+    assert!(files.is_empty());
+}
+
+#[test]
+fn overwrite_false_keeps_the_first_frames() {
+    let (m, _) = profile(with_captures(json!([
+        { "name": "c1", "port_names": ["p2"], "overwrite": false }
+    ])));
+    let (text, _) = super::with_captures(&m.profile, &m, &[1], std::path::Path::new("/d")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["rx"][0]["capture"],
+        json!({ "file": "/d/capture-1.pcap", "frames": 10000, "keep": "first" })
+    );
+    assert_eq!(
+        m.warnings,
+        vec!["captures[0]: landspeed keeps the first 10000 frames each of its ports receives"]
+    );
+}
+
+#[test]
+fn captures_landspeed_cannot_make_are_refused_with_their_path() {
+    let cases = [
+        (
+            json!([{ "name": "c", "port_names": ["p1"], "format": "pcapng" }]),
+            "captures[0].format: pcapng is not supported (pcap)",
+        ),
+        (
+            json!([{ "name": "c", "port_names": ["p1"], "filters": [{ "choice": "ethernet" }] }]),
+            "captures[0].filters: is not supported (a capture keeps every frame its port receives)",
+        ),
+        (
+            json!([{ "name": "c", "port_names": ["p1"], "packet_size": 8 }]),
+            "captures[0].packet_size: 8 bytes: a frame is kept from 14 (its Ethernet header) to 65535 bytes",
+        ),
+        (
+            json!([{ "name": "c", "port_names": ["p1"] }, { "name": "d", "port_names": ["p2", "p1"] }]),
+            "captures[1].port_names[1]: p1 is captured by c already",
+        ),
+        (
+            json!([{ "name": "c", "port_names": ["p9"] }]),
+            "captures[0].port_names[0]: p9 is no port of the config",
+        ),
+        (
+            json!([{ "name": "c", "port_names": [] }]),
+            "captures[0].port_names: name a port to capture on",
+        ),
+        (
+            json!([{ "port_names": ["p1"] }]),
+            "captures[0].name: is required",
+        ),
+        (
+            json!([{ "name": "c", "port_names": ["p1"], "ring": 4 }]),
+            "captures[0].ring: is not supported",
+        ),
+    ];
+    for (captures, want) in cases {
+        assert_eq!(refusal(with_captures(captures)), want);
+    }
+}

@@ -41,6 +41,9 @@ pub struct TxLive {
     pub frames: Counter,
     /// Bytes of those frames, FCS included (L2).
     pub bytes: Counter,
+    /// The worker thread's kernel id (0 until it starts), for the
+    /// reporter to read its scheduler counters.
+    pub tid: Counter,
 }
 
 /// What an RX lcore publishes while it runs.
@@ -52,6 +55,10 @@ pub struct RxLive {
     pub bytes: Counter,
     /// Frames lost so far (sequence gaps), summed over streams.
     pub lost: Counter,
+    /// TSC cycles spent on polls that returned nothing.
+    pub idle_cycles: Counter,
+    /// See [`TxLive::tid`].
+    pub tid: Counter,
 }
 
 /// A block of live counters for one worker, padded to its own cache lines.

@@ -80,6 +80,36 @@ pub fn ports(reg: &mut Registry, rows: &[(String, [u64; 5])]) {
     }
 }
 
+/// Per-lcore gauges from the totals `t`: each worker's descheduled share
+/// and each RX lcore's busy share over the latest interval, where known.
+pub fn lcores(reg: &mut Registry, t: &Totals) {
+    let desched = gauges(
+        reg,
+        "lcore_descheduled_ratio",
+        "Share of the latest interval the lcore's thread waited for its CPU or had it stolen \
+         (above 0.05 its cycle figures are not trusted)",
+    );
+    let busy = gauges(
+        reg,
+        "lcore_busy_ratio",
+        "Share of the latest interval the RX lcore spent on polls that returned frames",
+    );
+    let sides = (t.tx.iter().map(|k| ("tx", k))).chain(t.rx.iter().map(|k| ("rx", k)));
+    for (role, task) in sides {
+        let l: Labels = vec![
+            ("role".into(), role.into()),
+            ("lcore".into(), task.lcore.to_string()),
+            ("port".into(), task.port.clone()),
+        ];
+        if let Some(d) = task.descheduled {
+            desched.get_or_create(&l).set(d);
+        }
+        if let Some(b) = task.busy {
+            busy.get_or_create(&l).set(b);
+        }
+    }
+}
+
 /// OpenMetrics text as Prometheus's classic text format (0.0.4), for a
 /// scraper that does not ask for OpenMetrics (`promtool check metrics`,
 /// older Prometheus): a counter's HELP and TYPE name its `_total` sample,
@@ -149,6 +179,9 @@ pub fn render_totals(t: Option<&Totals>) -> String {
         }
     }
     ports(&mut reg, &rows);
+    if let Some(t) = t {
+        lcores(&mut reg, t);
+    }
     text(&reg)
 }
 
@@ -214,9 +247,12 @@ mod tests {
     fn task(port: &str, frames: u64, lost: Option<u64>) -> TaskTotals {
         TaskTotals {
             port: port.into(),
+            lcore: frames as u32,
             frames,
             bytes: frames * 100,
             lost,
+            descheduled: None,
+            busy: None,
         }
     }
 
@@ -230,7 +266,11 @@ mod tests {
                 task("p0", 5, None),
                 task("p1", 7, None),
             ],
-            rx: vec![task("p1", 12, Some(3))],
+            rx: vec![TaskTotals {
+                descheduled: Some(0.25),
+                busy: Some(0.5),
+                ..task("p1", 12, Some(3))
+            }],
         };
         let open = render_totals(Some(&t));
         // A family's samples come in no set order.
@@ -248,6 +288,8 @@ mod tests {
             "landspeed_port_rx_bytes_total{port=\"p1\"} 1200",
             "landspeed_port_rx_lost_frames_total{port=\"p0\"} 0",
             "landspeed_port_rx_lost_frames_total{port=\"p1\"} 3",
+            "landspeed_lcore_descheduled_ratio{role=\"rx\",lcore=\"12\",port=\"p1\"} 0.25",
+            "landspeed_lcore_busy_ratio{role=\"rx\",lcore=\"12\",port=\"p1\"} 0.5",
         ];
         want.sort_unstable();
         assert_eq!(samples, want);

@@ -8,7 +8,7 @@ import time
 
 import requests
 
-from conftest import flow_metrics, port_metrics, start, wait_stopped
+from conftest import flow_metrics, port_metrics, start, stop, wait_stopped
 
 
 def scrape(server):
@@ -42,9 +42,14 @@ def test_a_scrape_mid_run_passes_promtool_and_ends_equal_to_the_run(api, server)
     f.packet.ethernet().ipv4().udp()
     api.set_config(c)
     start(api)
-    time.sleep(0.8)
+    # Two report intervals (500 ms): the lcores' shares of the second.
+    time.sleep(1.3)
     mid = scrape(server)
     assert value(mid, "landspeed_traffic_running", "") == 1.0
+    for labels in ('role="tx",lcore="1",port="p1"', 'role="rx",lcore="2",port="p1"'):
+        assert 0.0 <= value(mid, "landspeed_lcore_descheduled_ratio", labels) <= 1.0
+    assert 0.0 < value(mid, "landspeed_lcore_busy_ratio", 'role="rx",lcore="2",port="p1"') <= 1.0
+    assert "landspeed_run_complete" not in mid, "no outcome before the run ends"
     check = subprocess.run([promtool, "check", "metrics"], input=mid, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     assert 0 < value(mid, "landspeed_flow_tx_frames_total", 'flow="f1"') < 40000
@@ -58,6 +63,18 @@ def test_a_scrape_mid_run_passes_promtool_and_ends_equal_to_the_run(api, server)
     assert value(end, "landspeed_port_tx_bytes_total", 'port="p1"') == p.bytes_tx == 40000 * 512
     assert value(end, "landspeed_port_rx_frames_total", 'port="p1"') == p.frames_rx
     assert value(end, "landspeed_flow_latency_seconds", 'flow="f1",stat="max"') * 1e9 == m.latency.maximum_ns
+    # The outcome: complete, its target met or not, and as many problems
+    # as the stop's warnings name (on this 2-CPU host the lcores share
+    # CPUs, so `descheduled` is likely; a clean run has none).
+    assert value(end, "landspeed_run_complete", "") == 1.0
+    assert value(end, "landspeed_run_target_met", "") in (0.0, 1.0)
+    warnings = stop(api).warnings
+    problems = re.findall(r'^landspeed_run_problems\{kind="(\w+)"\} (\S+)$', end, re.M)
+    assert sum(float(n) for _, n in problems) == len(warnings), (problems, warnings)
+    for kind, n in problems:
+        if kind == "descheduled":
+            assert sum("descheduled" in w for w in warnings) == float(n), warnings
+    assert re.search(r'^landspeed_verdict_binding\{limit="\w+"\} 1\.0$', end, re.M), end
 
 
 def test_prometheus_itself_gets_openmetrics(server):
@@ -102,7 +119,9 @@ def test_a_run_serves_its_live_counters(tmp_path):
         while time.time() < deadline:
             try:
                 r = requests.get(f"http://127.0.0.1:{port}/metrics", timeout=1)
-                if value(r.text, "landspeed_traffic_running", "") == 1.0 and "port=" in r.text:
+                running = value(r.text, "landspeed_traffic_running", "") == 1.0
+                shares = ("landspeed_lcore_busy_ratio", 'descheduled_ratio{role="tx"')
+                if running and all(x in r.text for x in shares):
                     text = r.text
                     break
             except (requests.ConnectionError, AssertionError):
@@ -115,6 +134,8 @@ def test_a_run_serves_its_live_counters(tmp_path):
         rx = value(text, "landspeed_port_rx_frames_total", 'port="p0"')
         assert value(text, "landspeed_port_tx_bytes_total", 'port="p0"') == tx * 1518
         assert 0 < rx <= tx
+        assert 0.0 <= value(text, "landspeed_lcore_descheduled_ratio", 'role="tx",lcore="1",port="p0"') <= 1.0
+        assert 0.0 < value(text, "landspeed_lcore_busy_ratio", 'role="rx",lcore="2",port="p0"') <= 1.0
     finally:
         stdout, stderr = run.communicate(timeout=60)
     # 3: the run's figures are doubtful (its lcores shared a CPU here).

@@ -180,7 +180,7 @@ impl Checker<'_> {
     ) -> Result<Option<CapturePlan>, ConfigError> {
         let Some(c) = c else { return Ok(None) };
         let at = format!("{at}.capture");
-        let file = std::path::PathBuf::from(&c.file);
+        let file = self.resolve(&c.file);
         let folder = match file.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => std::path::Path::new("."),

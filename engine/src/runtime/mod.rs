@@ -42,6 +42,7 @@ pub mod sched;
 mod servo;
 pub(crate) mod session;
 pub(crate) mod setup;
+mod shares;
 mod tasks;
 mod watch;
 
@@ -99,7 +100,7 @@ pub trait Sink {
 
 /// Each task's counter totals at one moment of a run, in the plan's task
 /// order: what a live reader needs per port and per task.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Totals {
     /// Seconds since the workers were launched.
     pub t_s: f64,
@@ -112,39 +113,57 @@ pub struct Totals {
 }
 
 /// One task's totals ([`Totals`]).
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct TaskTotals {
     /// The port's name in the profile.
     pub port: String,
+    /// The task's lcore.
+    pub lcore: u32,
     /// Frames.
     pub frames: u64,
     /// Bytes (L2, FCS included).
     pub bytes: u64,
     /// Frames lost so far (RX tasks).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost: Option<u64>,
+    /// The share (0..=1) of the latest interval the lcore's thread waited
+    /// for its CPU or had it stolen (`None`: not known yet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub descheduled: Option<f64>,
+    /// The share (0..=1) of the latest interval an RX lcore spent on polls
+    /// that returned frames.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy: Option<f64>,
 }
 
-/// The live counters as [`Totals`].
-fn totals(plan: &Plan, live: &LiveCounters, t_s: f64, last: bool) -> Totals {
+/// The live counters as [`Totals`], with the lcores' shares `shares` of
+/// the latest interval.
+fn totals(plan: &Plan, live: &LiveCounters, t_s: f64, last: bool, shares: &shares::Now) -> Totals {
     let port = |i: usize| plan.ports[i].name.clone();
+    let at = |v: &[Option<f64>], i: usize| v.get(i).copied().flatten();
     Totals {
         t_s,
         last,
-        tx: (plan.tx.iter().zip(&live.tx))
-            .map(|(t, l)| TaskTotals {
+        tx: (plan.tx.iter().zip(&live.tx).enumerate())
+            .map(|(i, (t, l))| TaskTotals {
                 port: port(t.port),
+                lcore: t.lcore,
                 frames: l.frames.get(),
                 bytes: l.bytes.get(),
                 lost: None,
+                descheduled: at(&shares.tx_descheduled, i),
+                busy: None,
             })
             .collect(),
-        rx: (plan.rx.iter().zip(&live.rx))
-            .map(|(t, l)| TaskTotals {
+        rx: (plan.rx.iter().zip(&live.rx).enumerate())
+            .map(|(i, (t, l))| TaskTotals {
                 port: port(t.port),
+                lcore: t.lcore,
                 frames: l.frames.get(),
                 bytes: l.bytes.get(),
                 lost: Some(l.lost.get()),
+                descheduled: at(&shares.rx_descheduled, i),
+                busy: at(&shares.rx_busy, i),
             })
             .collect(),
     }
@@ -704,7 +723,10 @@ fn launch<'scope, 'q: 'scope>(
         "rx",
         tasks.rx,
         |t| t.lcore,
-        |t| timed(|| rx::run(t)),
+        |t| {
+            let live = Arc::clone(&t.live);
+            timed_as(&live.tid, || rx::run(t))
+        },
     )?;
     let tx = launch_each(
         s,
@@ -713,7 +735,10 @@ fn launch<'scope, 'q: 'scope>(
         "tx",
         tasks.tx,
         |t| t.lcore,
-        |t| timed(|| tx::run(t)),
+        |t| {
+            let live = Arc::clone(&t.live);
+            timed_as(&live.tid, || tx::run(t))
+        },
     )?;
     Ok(Workers { tx, rx })
 }
@@ -756,6 +781,13 @@ fn timed<T>(work: impl FnOnce() -> T) -> (T, Option<CpuTime>) {
     (out, start.finish())
 }
 
+/// [`timed`], the worker's thread id published in `tid` first (the
+/// reporter reads its scheduler counters as the run goes).
+fn timed_as<T>(tid: &crate::counter::Counter, work: impl FnOnce() -> T) -> (T, Option<CpuTime>) {
+    tid.set(sched::thread_id().unwrap_or(0));
+    timed(work)
+}
+
 /// Print an interval line every `plan.run.interval`, empty ones included,
 /// watching the ports' links meanwhile, until the duration is over,
 /// `stop_early` is set or a watched memif peer left; then stop the
@@ -779,6 +811,8 @@ fn report_loop(
     let mut prev_t = 0.0f64;
     let mut next_tick = plan.run.interval.min(total);
     let mut peer_left = None;
+    let mut shares = shares::Shares::default();
+    shares.update(&live.tx, &live.rx);
     loop {
         let now = started.elapsed();
         watch.poll(now.as_secs_f64());
@@ -795,7 +829,8 @@ fn report_loop(
             let mut iv = cur.interval_since(&prev, prev_t, t);
             iv.add_errors(&watch.close_interval(prev_t, t));
             sink.line(&report::interval_line(&iv, has_tx, has_rx));
-            sink.totals(&totals(plan, live, t, false));
+            let now_shares = shares.update(&live.tx, &live.rx);
+            sink.totals(&totals(plan, live, t, false, &now_shares));
             intervals.push(iv);
             prev = cur;
             prev_t = t;
@@ -857,7 +892,7 @@ fn close_last_interval(
         sink.line(&report::interval_line(&iv, has_tx, has_rx));
         timing.intervals.push(iv);
     }
-    sink.totals(&totals(plan, live, end_s, true));
+    sink.totals(&totals(plan, live, end_s, true, &shares::Now::default()));
 }
 
 /// Join the senders (already told to stop), give frames in flight `grace`

@@ -93,8 +93,55 @@ pub fn parse_steal(text: &str, cpu: u32) -> Option<u64> {
 
 /// The CPU the calling thread runs on and that CPU's steal ticks now.
 fn read_steal() -> Option<(u32, u64)> {
-    let cpu = parse_processor(&std::fs::read_to_string(THREAD_STAT_PATH).ok()?)?;
+    steal_of_thread(THREAD_STAT_PATH)
+}
+
+/// The CPU of the thread whose status line is at `stat_path`, and that
+/// CPU's steal ticks now.
+fn steal_of_thread(stat_path: &str) -> Option<(u32, u64)> {
+    let cpu = parse_processor(&std::fs::read_to_string(stat_path).ok()?)?;
     Some((cpu, read_steal_of(cpu)?))
+}
+
+/// The calling thread's kernel id (`/proc/thread-self` links to
+/// `PID/task/TID`).
+pub fn thread_id() -> Option<u64> {
+    let link = std::fs::read_link("/proc/thread-self").ok()?;
+    link.file_name()?.to_str()?.parse().ok()
+}
+
+/// One reading of another thread of this process, taken from the
+/// reporter: its counters, its CPU's steal, and when.
+#[derive(Clone, Copy, Debug)]
+pub struct Reading {
+    at: Instant,
+    stat: SchedStat,
+    steal: Option<(u32, u64)>,
+}
+
+impl Reading {
+    /// Thread `tid` of this process now; `None` when it has ended or the
+    /// kernel keeps no counters.
+    pub fn of(tid: u64) -> Option<Reading> {
+        let dir = format!("/proc/self/task/{tid}");
+        let stat = parse(&std::fs::read_to_string(format!("{dir}/schedstat")).ok()?)?;
+        Some(Reading {
+            at: Instant::now(),
+            stat,
+            steal: steal_of_thread(&format!("{dir}/stat")),
+        })
+    }
+
+    /// The figures from `earlier` to this reading (the steal counted when
+    /// the thread stayed on one CPU).
+    pub fn since(&self, earlier: &Reading) -> CpuTime {
+        let wall_ns = u64::try_from(self.at.duration_since(earlier.at).as_nanos()).unwrap_or(0);
+        let steal = match (earlier.steal, self.steal) {
+            (Some((a, x)), Some((b, y))) if a == b => y.saturating_sub(x),
+            _ => 0,
+        };
+        CpuTime::between(earlier.stat, self.stat, steal, wall_ns)
+    }
 }
 
 /// The steal ticks of `cpu` now.

@@ -390,6 +390,9 @@ impl Rx {
     fn idle(&mut self, cycles: u64) {
         self.out.idle_polls += 1;
         self.out.idle_cycles += cycles;
+        // Nothing came: a store costs nothing here, and gives the
+        // reporter the lcore's busy share as it goes.
+        self.live.idle_cycles.set(self.out.idle_cycles);
         if self.out.first_rx_tsc != 0 {
             self.idle_after_first += cycles;
             self.idle_since_last += cycles;

@@ -17,6 +17,7 @@ use tokio::sync::Mutex;
 
 use super::engine::{Live, Run};
 use super::otg::{self, Host, Mapped};
+use crate::outcome::Problem;
 
 /// The largest request body taken (a config with many flows fits).
 pub const MAX_BODY: usize = 4 * 1024 * 1024;
@@ -211,10 +212,12 @@ async fn control_state(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
         Some("start") => start_traffic(&s).await,
         Some("stop") => {
             let now = s.now.lock().await;
-            if let Some(r) = &now.run {
-                r.stop(STOP_WAIT).await.map_err(OtgError::internal)?;
-            }
-            Ok(warnings(&[]))
+            let Some(r) = &now.run else {
+                return Ok(warnings(&[]));
+            };
+            r.stop(STOP_WAIT).await.map_err(OtgError::internal)?;
+            let w = run_warnings(r.live().result.as_ref());
+            Ok(warnings(&w))
         }
         Some("pause") => Err(OtgError::validation(
             "traffic.flow_transmit.state: pause is not supported (stop, then start)",
@@ -224,6 +227,26 @@ async fn control_state(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
             other.unwrap_or("(none)")
         ))),
     }
+}
+
+/// The problems of an ended run's result `r` (a missed target, a link
+/// that went down, a descheduled lcore, port errors …), each as the line
+/// its summary prints: OTG's warnings, so that a client sees what casts
+/// doubt on the figures its metrics give.
+fn run_warnings(r: Option<&Value>) -> Vec<String> {
+    let problems = r.and_then(|r| r["outcome"]["problems"].as_array());
+    (problems.into_iter().flatten())
+        .map(|p| match serde_json::from_value::<Problem>(p.clone()) {
+            Ok(p) => p.text(),
+            Err(_) => p.to_string(),
+        })
+        .collect()
+}
+
+/// The port `name` went down during the ended run whose result is `r`.
+fn link_went_down(r: Option<&Value>, name: &str) -> bool {
+    let problems = r.and_then(|r| r["outcome"]["problems"].as_array());
+    (problems.into_iter().flatten()).any(|p| p["kind"] == "link_down" && p["port"] == name)
 }
 
 /// A traffic start: the engine runs the config, capturing on the ports
@@ -493,6 +516,9 @@ fn port_metric(m: &Mapped, p: usize, live: Option<&Live>, capturing: bool) -> Va
         out["capture"] = json!("started");
     }
     let Some(live) = live else { return out };
+    if link_went_down(live.result.as_ref(), &m.ports[p].name) {
+        out["link"] = json!("down");
+    }
     let (mut ft, mut bt, mut rate) = (0, 0, 0.0);
     for f in m.flows.iter().filter(|f| f.tx_port == p) {
         if let Some((a, b)) = counts(live.totals.as_ref(), "tx", f.tx_task) {
@@ -567,4 +593,50 @@ async fn prometheus(State(s): State<Arc<Served>>, headers: axum::http::HeaderMap
         None => super::prom::render_empty(),
     };
     crate::scrape::respond(&headers, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A result whose run had a port go down and an lcore descheduled.
+    fn result() -> Value {
+        json!({ "outcome": { "complete": true, "target_met": false, "problems": [
+            { "kind": "link_down", "port": "p2", "side": "RX", "down_at_s": 1.5,
+              "down_s": 0.25, "outages": 1, "down_at_end": false },
+            { "kind": "descheduled", "role": "TX", "lcore": 1, "descheduled_pct": 12.5,
+              "wait_ns": 125_000_000, "stolen_ns": 0, "wall_ns": 1_000_000_000 },
+            { "kind": "from_a_newer_engine", "x": 1 }
+        ] } })
+    }
+
+    #[test]
+    fn a_runs_problems_are_its_warnings_line_by_line() {
+        let r = result();
+        let w = run_warnings(Some(&r));
+        assert_eq!(w.len(), 3);
+        assert_eq!(
+            w[0],
+            "the link of port p2 (RX) went down 1.50 s into the run: down 0.25 s in all, 1 time(s)"
+        );
+        assert!(
+            w[1].contains("TX lcore 1") && w[1].contains("12.5 %"),
+            "{}",
+            w[1]
+        );
+        assert_eq!(
+            w[2], r#"{"kind":"from_a_newer_engine","x":1}"#,
+            "kept as it came"
+        );
+        assert!(run_warnings(None).is_empty());
+        assert!(run_warnings(Some(&json!({ "outcome": { "problems": [] } }))).is_empty());
+    }
+
+    #[test]
+    fn a_port_whose_link_went_down_is_down_in_its_metrics() {
+        let r = result();
+        assert!(link_went_down(Some(&r), "p2"));
+        assert!(!link_went_down(Some(&r), "p1"));
+        assert!(!link_went_down(None, "p2"));
+    }
 }

@@ -46,8 +46,20 @@ pub struct TxLive {
     pub tid: Counter,
 }
 
-/// What an RX lcore publishes while it runs.
+/// Stream ids below this have live per-stream counts ([`RxLive::streams`]).
+pub const LIVE_STREAMS: usize = 256;
+
+/// One stream's live counts on one RX lcore.
 #[derive(Debug, Default)]
+pub struct StreamLive {
+    /// Intact frames of the stream received so far.
+    pub frames: Counter,
+    /// Their bytes, FCS included (L2).
+    pub bytes: Counter,
+}
+
+/// What an RX lcore publishes while it runs.
+#[derive(Debug)]
 pub struct RxLive {
     /// Frames received (all kinds).
     pub frames: Counter,
@@ -59,6 +71,22 @@ pub struct RxLive {
     pub idle_cycles: Counter,
     /// See [`TxLive::tid`].
     pub tid: Counter,
+    /// Per stream id below [`LIVE_STREAMS`], its intact frames so far
+    /// (added once per run of a stream's frames in a poll, not per frame).
+    pub streams: Box<[StreamLive]>,
+}
+
+impl Default for RxLive {
+    fn default() -> Self {
+        RxLive {
+            frames: Counter::default(),
+            bytes: Counter::default(),
+            lost: Counter::default(),
+            idle_cycles: Counter::default(),
+            tid: Counter::default(),
+            streams: (0..LIVE_STREAMS).map(|_| StreamLive::default()).collect(),
+        }
+    }
 }
 
 /// A block of live counters for one worker, padded to its own cache lines.

@@ -253,6 +253,7 @@ mod tests {
             lost,
             descheduled: None,
             busy: None,
+            streams: Vec::new(),
         }
     }
 

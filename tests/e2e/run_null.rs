@@ -336,11 +336,23 @@ fn a_frame_limit_ends_the_run_and_the_stream_follows_it() {
     assert!(lines[..lines.len() - 1].iter().all(|l| l["last"] == false));
     assert_eq!(
         last["tx"],
-        serde_json::json!([{ "port": "p0", "frames": 1000, "bytes": 1_518_000 }])
+        serde_json::json!([{ "port": "p0", "lcore": 1, "frames": 1000, "bytes": 1_518_000 }])
     );
     assert_eq!(
         last["rx"],
-        serde_json::json!([{ "port": "p0", "frames": 1000, "bytes": 1_518_000, "lost": 0 }])
+        serde_json::json!([{
+            "port": "p0", "lcore": 2, "frames": 1000, "bytes": 1_518_000, "lost": 0,
+            "streams": [ { "id": 1, "frames": 1000, "bytes": 1_518_000 } ]
+        }])
     );
+    // Mid-run lines carry each stream's count so far, never more than the
+    // task's, and the lcores' shares once an interval has passed.
+    for l in &lines[..lines.len() - 1] {
+        let rx = &l["rx"][0];
+        let s = rx["streams"]
+            .as_array()
+            .map_or(0, |a| a[0]["frames"].as_u64().unwrap());
+        assert!(s <= rx["frames"].as_u64().unwrap(), "{l}");
+    }
     assert!(out.stderr.contains("verdict:"), "{}", out.stderr);
 }

@@ -134,6 +134,22 @@ pub struct TaskTotals {
     /// that returned frames.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busy: Option<f64>,
+    /// An RX task's intact frames and bytes so far per stream, for the
+    /// streams with ids below [`crate::counter::LIVE_STREAMS`] it has
+    /// received.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<StreamTotals>,
+}
+
+/// One stream's totals on one RX task ([`TaskTotals::streams`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StreamTotals {
+    /// The stream's id.
+    pub id: u32,
+    /// Intact frames received.
+    pub frames: u64,
+    /// Their bytes (L2, FCS included).
+    pub bytes: u64,
 }
 
 /// The live counters as [`Totals`], with the lcores' shares `shares` of
@@ -153,6 +169,7 @@ fn totals(plan: &Plan, live: &LiveCounters, t_s: f64, last: bool, shares: &share
                 lost: None,
                 descheduled: at(&shares.tx_descheduled, i),
                 busy: None,
+                streams: Vec::new(),
             })
             .collect(),
         rx: (plan.rx.iter().zip(&live.rx).enumerate())
@@ -164,6 +181,14 @@ fn totals(plan: &Plan, live: &LiveCounters, t_s: f64, last: bool, shares: &share
                 lost: Some(l.lost.get()),
                 descheduled: at(&shares.rx_descheduled, i),
                 busy: at(&shares.rx_busy, i),
+                streams: (l.streams.iter().enumerate())
+                    .filter(|(_, s)| s.frames.get() > 0)
+                    .map(|(id, s)| StreamTotals {
+                        id: id as u32,
+                        frames: s.frames.get(),
+                        bytes: s.bytes.get(),
+                    })
+                    .collect(),
             })
             .collect(),
     }

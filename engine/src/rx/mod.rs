@@ -620,6 +620,10 @@ impl Rx {
             let run = std::mem::take(&mut self.run);
             self.table.accs[run.idx].add_run(&run);
             self.out.payload_bytes += run.payload_bytes;
+            if let Some(l) = self.live.streams.get(run.id as usize) {
+                l.frames.add(run.frames);
+                l.bytes.add(run.bytes);
+            }
         }
     }
 

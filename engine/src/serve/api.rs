@@ -400,6 +400,36 @@ fn counts(totals: Option<&Value>, side: &str, task: usize) -> Option<(u64, u64)>
     Some((t["frames"].as_u64()?, t["bytes"].as_u64()?))
 }
 
+/// Stream `id`'s intact frames and bytes so far on RX task `task`, in a
+/// totals line (none received yet: zero).
+fn stream_counts(totals: Option<&Value>, task: usize, id: u32) -> Option<(u64, u64)> {
+    let streams = totals?.get("rx")?.get(task)?;
+    let s = (streams["streams"].as_array().into_iter().flatten())
+        .find(|s| s["id"].as_u64() == Some(u64::from(id)));
+    Some(s.map_or((0, 0), |s| {
+        (
+            s["frames"].as_u64().unwrap_or(0),
+            s["bytes"].as_u64().unwrap_or(0),
+        )
+    }))
+}
+
+/// Frames per second of stream `id` on RX task `task` between the last
+/// two totals.
+fn stream_fps(live: &Live, task: usize, id: u32) -> f64 {
+    let (Some(now), Some(at), Some((prev, pat))) = (&live.totals, live.at, &live.prev) else {
+        return 0.0;
+    };
+    let dt = at.duration_since(*pat).as_secs_f64();
+    match (
+        stream_counts(Some(now), task, id),
+        stream_counts(Some(prev), task, id),
+    ) {
+        (Some(a), Some(b)) if dt > 0.0 && !live.ended => a.0.saturating_sub(b.0) as f64 / dt,
+        _ => 0.0,
+    }
+}
+
 /// Frames per second of task `task` between the last two totals.
 fn fps(live: &Live, side: &str, task: usize) -> f64 {
     if live.ended {
@@ -457,15 +487,15 @@ fn flow_metric(m: &Mapped, i: usize, live: Option<&Live>) -> Value {
         out["bytes_tx"] = json!(bytes);
         out["frames_tx_rate"] = json!(fps(live, "tx", f.tx_task));
     }
-    // While the run goes on, a port's RX counts are per port: they are a
-    // flow's only when the flow is the only one received there.
-    let alone = m.flows.iter().filter(|g| g.rx_port == f.rx_port).count() == 1;
-    let rx = m.rx_task(f.rx_port);
-    if let (Some(task), true, None) = (rx, alone, &live.result) {
-        if let Some((frames, bytes)) = counts(live.totals.as_ref(), "rx", task) {
+    // While the run goes on, the flow's intact frames so far on its
+    // port's RX task (a count per stream, published once per run of
+    // frames in a poll).
+    if let (Some(task), None) = (m.rx_task(f.rx_port), &live.result) {
+        let now = stream_counts(live.totals.as_ref(), task, f.stream_id);
+        if let Some((frames, bytes)) = now {
             out["frames_rx"] = json!(frames);
             out["bytes_rx"] = json!(bytes);
-            out["frames_rx_rate"] = json!(fps(live, "rx", task));
+            out["frames_rx_rate"] = json!(stream_fps(live, task, f.stream_id));
         }
     }
     let stream = live.result.as_ref().and_then(|r| {

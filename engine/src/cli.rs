@@ -60,6 +60,35 @@ pub struct RunArgs {
     /// errors only (overrides eal.log_level).
     #[arg(long)]
     pub dpdk_log: bool,
+    /// Start sending and receiving at this wall-clock time, in seconds
+    /// since the Unix epoch (e.g. `$(date -d '+10 sec' +%s)`), once the
+    /// ports are up: runs on two hosts whose clocks are synchronised start
+    /// together. A time that has passed when the ports are up is an error,
+    /// before any frame is sent.
+    #[arg(long, value_name = "UNIX_SECONDS")]
+    pub start_at: Option<String>,
+}
+
+/// The most a start time may lie ahead (`run --start-at`).
+const START_AHEAD_MAX: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// `--start-at TEXT` as a wall-clock instant: seconds since the Unix
+/// epoch, at most a day ahead.
+fn start_at(text: &str) -> Result<std::time::SystemTime> {
+    let bad = |why: &str| Error::option(format!("--start-at {text}"), why);
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .ok()
+        .filter(|s: &f64| s.is_finite() && *s > 0.0)
+        .ok_or_else(|| {
+            bad("a time in seconds since the Unix epoch, e.g. $(date -d '+10 sec' +%s)")
+        })?;
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(secs);
+    if at > std::time::SystemTime::now() + START_AHEAD_MAX {
+        return Err(bad("is more than a day ahead"));
+    }
+    Ok(at)
 }
 
 /// Writes each [`runtime::Totals`] as one line of JSON on standard
@@ -156,6 +185,9 @@ pub fn load_plan(args: &RunArgs) -> Result<Plan> {
     }
     if let Some(pcap) = &args.capture {
         apply_capture(&mut plan, pcap)?;
+    }
+    if let Some(t) = &args.start_at {
+        plan.run.start_at = Some(start_at(t)?);
     }
     Ok(plan)
 }

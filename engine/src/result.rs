@@ -1022,6 +1022,10 @@ pub struct RunResult {
     /// results written before it was kept: read as a clean, complete run).
     #[serde(default)]
     pub outcome: Outcome,
+    /// The wall clock when the workers started, ns since the Unix epoch
+    /// (0: not recorded), after `run --start-at` where given.
+    #[serde(default)]
+    pub started_unix_ns: u64,
 }
 
 impl RunResult {
@@ -1048,6 +1052,7 @@ impl RunResult {
             verdict: None,
             observation: None,
             mbufs_leaked: 0,
+            started_unix_ns: 0,
             outcome: Outcome::default(),
         }
     }

@@ -356,3 +356,52 @@ fn a_frame_limit_ends_the_run_and_the_stream_follows_it() {
     }
     assert!(out.stderr.contains("verdict:"), "{}", out.stderr);
 }
+
+/// `--start-at` holds the workers until that wall-clock instant (two hosts
+/// on one synchronised clock start together), records when they started,
+/// and refuses a time already passed before any frame is sent.
+#[test]
+fn a_start_time_holds_the_run_until_then() {
+    let _one = common::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let p = std::path::Path::new(NULL_YAML);
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64()
+    };
+    let at = (now() + 4.0).floor();
+    let json = dir.path().join("at.json");
+    let args = |at: &str| {
+        vec![
+            "run".to_string(),
+            p.to_str().unwrap().into(),
+            "-q".into(),
+            "--duration".into(),
+            "1s".into(),
+            "--json".into(),
+            json.to_str().unwrap().into(),
+            "--start-at".into(),
+            at.into(),
+        ]
+    };
+    let out = landspeed(dir.path(), args(&format!("{at}")));
+    out.assert_exit_in(&[0, 3]);
+    let v = read_json(&json);
+    let started = json_u64(&v, "/started_unix_ns") as f64 / 1e9;
+    assert!(
+        started >= at && started - at < 1.0,
+        "asked {at}, started {started}"
+    );
+    assert!(json_u64(&v, "/tx/frames") > 0);
+    std::fs::remove_file(&json).unwrap();
+    // A time that has passed: nothing is sent, no result is written.
+    let out = landspeed(dir.path(), args("1000"));
+    out.assert_error(&["--start-at 1000.000", "the time passed", "give a later one"]);
+    assert!(!json.exists());
+    let out = landspeed(dir.path(), args("soon"));
+    out.assert_error(&["--start-at soon", "seconds since the Unix epoch"]);
+    let out = landspeed(dir.path(), args(&format!("{}", now() + 200_000.0)));
+    out.assert_error(&["--start-at", "is more than a day ahead"]);
+}

@@ -456,6 +456,9 @@ pub struct RunPlan {
     pub duration: Duration,
     /// Time between report lines.
     pub interval: Duration,
+    /// The wall-clock instant the workers start at (`run --start-at`):
+    /// two hosts' runs started on one synchronised clock.
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 /// The checked `certify:` section.

@@ -348,6 +348,7 @@ impl Checker<'_> {
         Ok(RunPlan {
             duration: get("duration", &r.duration, true)?,
             interval,
+            start_at: None,
         })
     }
 }

@@ -724,6 +724,7 @@ mod tests {
             observation: None,
             mbufs_leaked: 0,
             outcome: Outcome::default(),
+            started_unix_ns: 0,
         };
         let text = crate::report::summary::summary(&run);
         assert!(text.contains("  foreign 6\n"), "{text}");

@@ -691,6 +691,8 @@ struct Timing {
     peer_left: Option<Problem>,
     /// The synchronised clocks, a pair read every interval.
     syncs: clock::Syncs,
+    /// The wall clock when the workers were launched, ns since the epoch.
+    started_unix_ns: u64,
 }
 
 /// Sets both stop flags when dropped: however the body of the scope ends
@@ -722,16 +724,56 @@ fn run_workers<'scope, 'q: 'scope>(
         tx: tasks.tx.iter().map(|t| Arc::clone(&t.live)).collect(),
         rx: tasks.rx.iter().map(|t| Arc::clone(&t.live)).collect(),
     };
+    wait_for_start(plan.run.start_at, console.stop_early)?;
+    let started_unix_ns = unix_ns(std::time::SystemTime::now());
     let started = Instant::now();
     let t0 = clock::sample();
     let workers = launch(s, eal, plan, tasks)?;
     let clock = (started, t0);
     let mut timing = report_loop(plan, console, &live, &stop_tx, clock, watch, &mut syncs);
     timing.syncs = syncs;
+    timing.started_unix_ns = started_unix_ns;
     let (outcomes, rx_end_s) =
         collect(workers, &stop_rx, grace, console.stop_early, started, watch);
     close_last_interval(plan, console.sink, &live, &mut timing, rx_end_s, watch);
     Ok((outcomes, timing))
+}
+
+/// `t` in ns since the Unix epoch (0 before it).
+fn unix_ns(t: std::time::SystemTime) -> u64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// Waits until the wall clock reaches `at` (`run --start-at`), if given:
+/// asleep until the last 2 ms, which it spins through. A time already
+/// passed (the ports took longer to come up) is an error before any frame
+/// is sent, as is a stop asked for meanwhile.
+fn wait_for_start(at: Option<std::time::SystemTime>, stop: &StopFlag) -> Result<()> {
+    let Some(at) = at else { return Ok(()) };
+    let option = |message: String| Error::Option {
+        option: format!("--start-at {:.3}", unix_ns(at) as f64 / 1e9),
+        message,
+    };
+    if let Ok(late) = std::time::SystemTime::now().duration_since(at) {
+        return Err(option(format!(
+            "the time passed {:.3} s before the ports were up: give a later one",
+            late.as_secs_f64()
+        )));
+    }
+    loop {
+        let Ok(left) = at.duration_since(std::time::SystemTime::now()) else {
+            return Ok(());
+        };
+        if stop.stopped() {
+            return Err(option("stopped before the start time".into()));
+        }
+        if left > Duration::from_millis(2) {
+            std::thread::sleep((left - Duration::from_millis(2)).min(REPORT_POLL));
+        } else {
+            std::hint::spin_loop();
+        }
+    }
 }
 
 /// Launch every task on its lcore, receivers first.
@@ -876,6 +918,7 @@ fn report_loop(
         elapsed_s,
         peer_left,
         syncs: clock::Syncs::default(),
+        started_unix_ns: 0,
     }
 }
 
@@ -994,6 +1037,7 @@ fn build_result(on: &Started, ended: Ended) -> Result<RunResult> {
     );
     add_task_results(plan, &mut result, &meta, &outcomes, starts);
     note_captures(plan, &mut result, &outcomes.rx);
+    result.started_unix_ns = timing.started_unix_ns;
     let mut syncs = timing.syncs;
     syncs.record(&mut result);
     let mut problems = flow_control_problems(plan, &result.ports);

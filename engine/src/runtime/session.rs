@@ -679,6 +679,7 @@ fn drive<'scope, 'q: 'scope>(
         elapsed_s,
         peer_left: None,
         syncs: clock::Syncs::default(),
+        started_unix_ns: 0,
     };
     Ok((outcomes, timing, reset))
 }

@@ -316,7 +316,9 @@ fn a_frame_limit_ends_the_run_and_the_stream_follows_it() {
             "--json-stream",
         ],
     );
-    assert!(out.status.success(), "{}\n{}", out.stdout, out.stderr);
+    // Its main lcore shares CPU 0 with the receiver by design: a
+    // descheduled warning (exit 3) is the run saying so, nothing else is.
+    out.assert_success();
     assert!(
         started.elapsed().as_secs() < 30,
         "the run waited for its duration"

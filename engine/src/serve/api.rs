@@ -414,38 +414,27 @@ fn stream_counts(totals: Option<&Value>, task: usize, id: u32) -> Option<(u64, u
     }))
 }
 
-/// Frames per second of stream `id` on RX task `task` between the last
-/// two totals.
-fn stream_fps(live: &Live, task: usize, id: u32) -> f64 {
+/// Frames per second between the last two totals, of the count `count`
+/// reads from a totals line (0 once the run has ended).
+fn rate(live: &Live, count: impl Fn(&Value) -> Option<(u64, u64)>) -> f64 {
     let (Some(now), Some(at), Some((prev, pat))) = (&live.totals, live.at, &live.prev) else {
         return 0.0;
     };
     let dt = at.duration_since(*pat).as_secs_f64();
-    match (
-        stream_counts(Some(now), task, id),
-        stream_counts(Some(prev), task, id),
-    ) {
+    match (count(now), count(prev)) {
         (Some(a), Some(b)) if dt > 0.0 && !live.ended => a.0.saturating_sub(b.0) as f64 / dt,
         _ => 0.0,
     }
 }
 
-/// Frames per second of task `task` between the last two totals.
+/// Frames per second of task `task` (`side`: `tx` or `rx`).
 fn fps(live: &Live, side: &str, task: usize) -> f64 {
-    if live.ended {
-        return 0.0;
-    }
-    let (Some(now), Some(at), Some((prev, pat))) = (&live.totals, live.at, &live.prev) else {
-        return 0.0;
-    };
-    let dt = at.duration_since(*pat).as_secs_f64();
-    match (
-        counts(Some(now), side, task),
-        counts(Some(prev), side, task),
-    ) {
-        (Some(a), Some(b)) if dt > 0.0 => a.0.saturating_sub(b.0) as f64 / dt,
-        _ => 0.0,
-    }
+    rate(live, |t| counts(Some(t), side, task))
+}
+
+/// Frames per second of stream `id` on RX task `task`.
+fn stream_fps(live: &Live, task: usize, id: u32) -> f64 {
+    rate(live, |t| stream_counts(Some(t), task, id))
 }
 
 /// The indices, among `all`, of the flows or ports (`kind`) a metrics

@@ -181,17 +181,22 @@ fn totals(plan: &Plan, live: &LiveCounters, t_s: f64, last: bool, shares: &share
                 lost: Some(l.lost.get()),
                 descheduled: at(&shares.rx_descheduled, i),
                 busy: at(&shares.rx_busy, i),
-                streams: (l.streams.iter().enumerate())
-                    .filter(|(_, s)| s.frames.get() > 0)
-                    .map(|(id, s)| StreamTotals {
-                        id: id as u32,
-                        frames: s.frames.get(),
-                        bytes: s.bytes.get(),
-                    })
-                    .collect(),
+                streams: stream_totals(l),
             })
             .collect(),
     }
+}
+
+/// An RX lcore's live per-stream counts, the streams it has received.
+fn stream_totals(l: &RxLive) -> Vec<StreamTotals> {
+    (l.streams.iter().enumerate())
+        .filter(|(_, s)| s.frames.get() > 0)
+        .map(|(id, s)| StreamTotals {
+            id: id as u32,
+            frames: s.frames.get(),
+            bytes: s.bytes.get(),
+        })
+        .collect()
 }
 
 /// Prints to standard output (quiet once its reader has gone: see

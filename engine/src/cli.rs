@@ -8,7 +8,6 @@ use serde::Serialize;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::time::Duration;
 
 use crate::config::{self, Plan};
 use crate::counter::StopFlag;
@@ -67,6 +66,12 @@ pub struct RunArgs {
     /// before any frame is sent.
     #[arg(long, value_name = "UNIX_SECONDS")]
     pub start_at: Option<String>,
+    /// Keep receiving until the duration is over or the run is stopped
+    /// (Ctrl-C, SIGINT), also once every TX task has sent its frames: for
+    /// a run whose senders are on other hosts too, which a controller
+    /// stops once they are all done.
+    #[arg(long)]
+    pub until_stopped: bool,
 }
 
 /// The most a start time may lie ahead (`run --start-at`).
@@ -189,6 +194,7 @@ pub fn load_plan(args: &RunArgs) -> Result<Plan> {
     if let Some(t) = &args.start_at {
         plan.run.start_at = Some(start_at(t)?);
     }
+    plan.run.until_stopped = args.until_stopped;
     Ok(plan)
 }
 
@@ -322,14 +328,24 @@ fn check_captures(result: &mut RunResult, captures: &[(usize, PathBuf)]) {
 }
 
 /// A signal that stopped the run before its duration makes it incomplete;
-/// one that came after (while it wound down) does not.
-fn mark_interruption(result: &mut RunResult, duration: Duration, stop: &StopFlag) {
-    if let Some(sig) = stop.cause() {
-        if result.elapsed_s < duration.as_secs_f64() {
-            result.outcome.complete = false;
-            result.outcome.interrupted_by = Some(signal::name(sig));
-        }
+/// one that came after (while it wound down) does not, nor, in a run that
+/// ends by a stop (`--until-stopped`), one that came once every TX task
+/// had sent its frames (an RX-only run's stop by its controller).
+fn mark_interruption(result: &mut RunResult, plan: &Plan, stop: &StopFlag) {
+    let Some(sig) = stop.cause() else { return };
+    let done = plan.run.until_stopped && every_limit_sent(result, plan);
+    if result.elapsed_s < plan.run.duration.as_secs_f64() && !done {
+        result.outcome.complete = false;
+        result.outcome.interrupted_by = Some(signal::name(sig));
     }
+}
+
+/// Every TX task of `plan` has a frame limit and sent that many frames
+/// (true of a run without TX tasks).
+fn every_limit_sent(result: &RunResult, plan: &Plan) -> bool {
+    let sent = result.tx.as_ref().map_or(&[][..], |t| &t.tasks[..]);
+    plan.tx.len() == sent.len()
+        && (plan.tx.iter().zip(sent)).all(|(t, r)| t.frames.is_some_and(|n| r.frames >= n))
 }
 
 /// The run's stop flag: SIGINT, SIGTERM and SIGHUP set it (see [`signal`]).
@@ -376,7 +392,7 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         sink = &mut scraped;
     }
     let mut result = runtime::execute(&plan, sink, &INTERRUPT)?;
-    mark_interruption(&mut result, plan.run.duration, &INTERRUPT);
+    mark_interruption(&mut result, &plan, &INTERRUPT);
     if let Some(pcap) = &args.capture {
         check_captures(&mut result, &capture_ports(&plan, pcap));
     }

@@ -321,6 +321,70 @@ fn sighup_stops_like_sigint() {
     assert_interrupted(&d, dir.path(), "SIGHUP");
 }
 
+/// A null run of 30 s in `dir` whose TX task `tx` (YAML flow mapping
+/// entries) runs until stopped (`run --until-stopped`), ready.
+fn until_stopped(dir: &Path, name: &str, tx: &str) -> Proc {
+    let yaml = format!(
+        "eal: {{ cores: [0, 1], vdevs: [net_null0] }}\n\
+         ports: [ {{ name: p0, device: net_null0, link: 10g }} ]\n\
+         streams: [ {{ name: s, frame_size: 1518, ipv4: {{ src: 198.18.0.1, dst: 198.19.0.1 }}, udp: {{ src: 1, dst: 2 }} }} ]\n\
+         tx: [ {{ lcore: 1, port: p0, {tx} }} ]\n\
+         run: {{ duration: 30s }}\n"
+    );
+    write_file(dir, &format!("{name}.yaml"), &yaml);
+    let profile = format!("{name}.yaml");
+    let args = ["run", &profile, "--until-stopped", "--json", "r.json"];
+    let mut p = Proc::start_plain(dir, name, &args);
+    p.wait_ready(Duration::from_secs(20));
+    p
+}
+
+#[test]
+fn until_stopped_a_run_waits_for_its_stop_which_completes_it_once_its_frames_are_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let _alone = common::alone();
+    // 1000 frames at 100 Mbit/s take 0.12 s; the run goes on until its stop.
+    let mut p = until_stopped(dir.path(), "limit", "rate: 100M, frames: 1000");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        p.child.try_wait().unwrap().is_none(),
+        "the run ended by itself"
+    );
+    send("INT", p.child.id());
+    let d = p.wait(Duration::from_secs(10));
+    // A descheduled warning (exit 3) on this shared machine is the run
+    // saying so; an interruption (4) is not allowed.
+    assert!(
+        matches!(d.status.code(), Some(0 | 3)),
+        "{}\n{}",
+        d.stdout,
+        d.stderr
+    );
+    let r = read_json(&dir.path().join("r.json"));
+    assert_eq!(r["outcome"]["complete"], Value::Bool(true));
+    assert!(
+        r["outcome"]
+            .get("interrupted_by")
+            .is_none_or(Value::is_null),
+        "{}",
+        r["outcome"]
+    );
+    assert_eq!(json_u64(&r, "/tx/frames"), 1000);
+    assert!(
+        r["elapsed_s"].as_f64().unwrap() >= 1.4,
+        "{}",
+        r["elapsed_s"]
+    );
+
+    // Without a frame limit, the same stop is an interruption.
+    let dir = tempfile::tempdir().unwrap();
+    let p = until_stopped(dir.path(), "open", "rate: 100M");
+    std::thread::sleep(Duration::from_millis(500));
+    send("INT", p.child.id());
+    let d = p.wait(Duration::from_secs(10));
+    assert_interrupted(&d, dir.path(), "SIGINT");
+}
+
 #[test]
 fn a_third_signal_ends_the_process_and_removes_its_runtime_directory() {
     let dir = tempfile::tempdir().unwrap();

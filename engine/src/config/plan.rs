@@ -459,6 +459,10 @@ pub struct RunPlan {
     /// The wall-clock instant the workers start at (`run --start-at`):
     /// two hosts' runs started on one synchronised clock.
     pub start_at: Option<std::time::SystemTime>,
+    /// The run ends at its duration or a stop only, not once every TX
+    /// task has sent its frames (`run --until-stopped`), and receivers
+    /// get the in-flight grace after a stop.
+    pub until_stopped: bool,
 }
 
 /// The checked `certify:` section.

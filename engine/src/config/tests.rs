@@ -151,6 +151,7 @@ fn base_profile_loads_into_a_plan() {
             duration: Duration::from_secs(3),
             interval: Duration::from_millis(500),
             start_at: None,
+            until_stopped: false,
         }
     );
 }

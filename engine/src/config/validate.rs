@@ -349,6 +349,7 @@ impl Checker<'_> {
             duration: get("duration", &r.duration, true)?,
             interval,
             start_at: None,
+            until_stopped: false,
         })
     }
 }

@@ -56,6 +56,15 @@ fn seed() -> Value {
     })
 }
 
+/// The seed with its port p2 on another host and its capture on p1: a
+/// config this server fans out.
+fn fanned_seed() -> Value {
+    let mut v = seed();
+    v["ports"][1]["location"] = json!("192.0.2.2:8443;net_ring1");
+    v["captures"][0]["port_names"] = json!(["p1"]);
+    v
+}
+
 /// Every JSON pointer into `v`.
 fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
     match v {
@@ -116,10 +125,10 @@ fn edits() -> impl Strategy<Value = Vec<Edit>> {
     )
 }
 
-/// The seed with `edits` applied (each picks a pointer of the config as it
+/// `seed` with `edits` applied (each picks a pointer of the config as it
 /// stands).
-fn edited(edits: &[Edit]) -> Value {
-    let mut v = seed();
+fn edited(seed: Value, edits: &[Edit]) -> Value {
+    let mut v = seed;
     for (pick, with) in edits {
         let mut all = Vec::new();
         pointers(&v, String::new(), &mut all);
@@ -141,14 +150,33 @@ fn edited(edits: &[Edit]) -> Value {
     v
 }
 
-/// What must hold of any config.
-fn check(config: &Value) {
-    let host = Host {
+/// A host with two CPUs and a 600 s bound.
+fn host() -> Host {
+    Host {
         cpus: vec![0, 1],
         max_duration_s: 600,
-    };
-    match map(config, &host) {
+        clock_error: None,
+    }
+}
+
+/// What must hold of any config: it maps or is refused in one line; a
+/// config fanned out gives every other host a share that maps or is
+/// refused in one line too, and between them every flow is sent by one
+/// host.
+fn check(config: &Value) {
+    match map(config, &host()) {
         Ok(m) => {
+            for peer in &m.peers {
+                match map(&peer.config, &host()) {
+                    Ok(share) => {
+                        assert!(share.peers.is_empty());
+                        for (f, g) in m.flows.iter().zip(&share.flows) {
+                            assert_ne!(f.tx_task.is_some(), g.tx_task.is_some(), "{}", f.name);
+                        }
+                    }
+                    Err(e) => assert!(!e.is_empty() && !e.contains('\n'), "{e:?}"),
+                }
+            }
             assert!(!m.ports.is_empty() || m.flows.is_empty());
             serde_json::from_str::<Value>(&m.profile).expect("the profile is JSON");
             // Every captured port has an RX task its capture goes into.
@@ -172,14 +200,13 @@ fn check(config: &Value) {
 }
 
 #[test]
-fn the_seed_maps() {
-    let host = Host {
-        cpus: vec![0, 1],
-        max_duration_s: 600,
-    };
-    let m = map(&seed(), &host).unwrap_or_else(|e| panic!("{e}"));
+fn the_seeds_map() {
+    let m = map(&seed(), &host()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(m.flows.len(), 2);
     assert_eq!(m.captures.len(), 1);
+    let m = map(&fanned_seed(), &host()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.peers.len(), 1);
+    check(&fanned_seed());
 }
 
 proptest! {
@@ -188,6 +215,12 @@ proptest! {
     /// Any field replaced or removed: a profile or a clean refusal.
     #[test]
     fn configs_map_or_are_refused_cleanly(edits in edits()) {
-        check(&edited(&edits));
+        check(&edited(seed(), &edits));
+    }
+
+    /// The same of a config fanned out to another host.
+    #[test]
+    fn fanned_out_configs_map_or_are_refused_cleanly(edits in edits()) {
+        check(&edited(fanned_seed(), &edits));
     }
 }

@@ -651,7 +651,7 @@ const VIRTUAL_DRIVERS: [&str; 4] = ["net_null", "net_ring", "net_pcap", "net_mem
 /// How long receivers keep running after the senders stopped.
 fn drain_grace(plan: &Plan, ports: &[PortRt]) -> Duration {
     let (has_tx, has_rx) = (!plan.tx.is_empty(), !plan.rx.is_empty());
-    if has_tx && has_rx {
+    if has_rx && (has_tx || plan.run.until_stopped) {
         IN_FLIGHT_GRACE
     } else if has_tx && ports.iter().any(|p| p.port.info().driver == "net_memif") {
         MEMIF_PEER_GRACE
@@ -930,7 +930,8 @@ fn report_loop(
 /// Every TX task has a frame limit (`tx[].frames`) and has sent it: the
 /// run is over (less the grace that lets the last frames arrive).
 fn all_sent(plan: &Plan, live: &LiveCounters) -> bool {
-    !plan.tx.is_empty()
+    !plan.run.until_stopped
+        && !plan.tx.is_empty()
         && plan
             .tx
             .iter()

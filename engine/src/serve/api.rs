@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -16,7 +16,9 @@ use serde_json::{json, Value};
 use tokio::sync::Mutex;
 
 use super::engine::{Live, Run};
+use super::fanout::{self, Fan, There};
 use super::otg::{self, Host, Mapped};
+use super::peer::Peers;
 use crate::outcome::Problem;
 
 /// The largest request body taken (a config with many flows fits).
@@ -33,6 +35,11 @@ pub struct Served {
     pub host: Host,
     /// The bearer token every request must carry, if any.
     pub token: Option<String>,
+    /// The other hosts' servers a config's ports may be on.
+    pub peers: Peers,
+    /// How far ahead a fanned-out start is set, for every host's ports to
+    /// come up first.
+    pub lead: Duration,
     /// The config and the current (or last) run.
     pub now: Mutex<Now>,
 }
@@ -47,6 +54,8 @@ pub struct Now {
     /// The ports (by index) whose capture the client started: the next
     /// traffic start captures on them.
     pub capturing: Vec<usize>,
+    /// The fanned-out run, when the config's ports are on other hosts too.
+    pub fan: Option<Arc<Fan>>,
 }
 
 /// An OTG error response: `{code, kind, errors}` with the HTTP status.
@@ -150,9 +159,10 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// The run exists and has not ended.
+/// The run exists and has not ended (here, or on any host of a
+/// fanned-out run).
 fn running(now: &Now) -> bool {
-    now.run.as_ref().is_some_and(|r| !r.ended())
+    now.run.as_ref().is_some_and(|r| !r.ended()) || now.fan.as_ref().is_some_and(|f| !f.done())
 }
 
 /// `POST /config`.
@@ -165,10 +175,16 @@ async fn set_config(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
         ));
     }
     let mapped = otg::map(&config, &s.host).map_err(OtgError::validation)?;
-    let w = mapped.warnings.clone();
-    now.config = Some(mapped);
+    let mut w = mapped.warnings.clone();
+    now.config = None;
     now.run = None;
+    now.fan = None;
     now.capturing.clear();
+    if !mapped.peers.is_empty() {
+        let theirs = fanout::set_config(&s.peers, &mapped).await;
+        w.extend(theirs.map_err(OtgError::validation)?);
+    }
+    now.config = Some(mapped);
     Ok(warnings(&w))
 }
 
@@ -184,7 +200,7 @@ async fn get_config(State(s): State<Arc<Served>>) -> Answer {
 
 /// `POST /control/state`: traffic start and stop, port capture start and
 /// stop.
-async fn control_state(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
+async fn control_state(State(s): State<Arc<Served>>, headers: HeaderMap, bytes: Bytes) -> Answer {
     let v = body(&bytes)?;
     let state = match (v["choice"].as_str(), v["traffic"]["choice"].as_str()) {
         (Some("traffic"), Some("flow_transmit")) => v["traffic"]["flow_transmit"]["state"].as_str(),
@@ -209,9 +225,17 @@ async fn control_state(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
         ));
     }
     match state {
-        Some("start") => start_traffic(&s).await,
+        Some("start") => {
+            let at = headers.get(fanout::START_AT).and_then(|v| v.to_str().ok());
+            start_traffic(&s, at.map(str::to_string)).await
+        }
         Some("stop") => {
             let now = s.now.lock().await;
+            if let (Some(fan), Some(m)) = (&now.fan, &now.config) {
+                let w = stop_everywhere(&s, &now, m).await;
+                fan.finish();
+                return Ok(warnings(&w));
+            }
             let Some(r) = &now.run else {
                 return Ok(warnings(&[]));
             };
@@ -250,8 +274,9 @@ fn link_went_down(r: Option<&Value>, name: &str) -> bool {
 }
 
 /// A traffic start: the engine runs the config, capturing on the ports
-/// whose capture was started.
-async fn start_traffic(s: &Served) -> Answer {
+/// whose capture was started. `at`: the instant a fanned-out start
+/// carries (this host's share of another server's config).
+async fn start_traffic(s: &Arc<Served>, at: Option<String>) -> Answer {
     let mut now = s.now.lock().await;
     if running(&now) {
         return Err(OtgError::conflict("traffic is running already"));
@@ -267,13 +292,131 @@ async fn start_traffic(s: &Served) -> Answer {
     let m = m.clone();
     let capturing = now.capturing.clone();
     now.run = None;
-    let run = Run::start(&s.exe, |dir| {
-        otg::with_captures(&m.profile, &m, &capturing, dir)
-    })
-    .await
-    .map_err(OtgError::internal)?;
-    now.run = Some(run);
+    now.fan = None;
+    if !m.peers.is_empty() {
+        return fan_out(s, &mut now, m).await;
+    }
+    let extra: Vec<String> = match at {
+        Some(t) => vec!["--start-at".into(), t, "--until-stopped".into()],
+        None => Vec::new(),
+    };
+    if m.runs_here {
+        let run = Run::start(&s.exe, &extra, |dir| {
+            otg::with_captures(&m.profile, &m, &capturing, dir)
+        })
+        .await
+        .map_err(OtgError::internal)?;
+        now.run = Some(run);
+    }
     Ok(warnings(&[]))
+}
+
+/// A traffic start of a config with ports on other hosts: every host's
+/// engine (this one's too, if it has a share) starts at one instant and
+/// runs until this server stops them all; a watcher does so once every
+/// fixed flow is sent or no port sends any more. A host that fails to
+/// start stops the others.
+async fn fan_out(s: &Arc<Served>, now: &mut Now, m: Mapped) -> Answer {
+    let at = fanout::start_instant(s.lead);
+    let extra = [
+        "--start-at".into(),
+        format!("{at:.6}"),
+        "--until-stopped".into(),
+    ];
+    let capturing = now.capturing.clone();
+    let here = async {
+        match m.runs_here {
+            true => Some(
+                Run::start(&s.exe, &extra, |dir| {
+                    otg::with_captures(&m.profile, &m, &capturing, dir)
+                })
+                .await,
+            ),
+            false => None,
+        }
+    };
+    let (here, (started, error)) = tokio::join!(here, fanout::start(&s.peers, &m, at));
+    let (run, error) = match here {
+        Some(Ok(r)) => (Some(r), error),
+        Some(Err(e)) => (None, Some(e)),
+        None => (None, error),
+    };
+    if let Some(e) = error {
+        let _ = fanout::stop(&s.peers, &started).await;
+        if let Some(r) = &run {
+            let _ = r.stop(STOP_WAIT).await;
+        }
+        return Err(OtgError::internal(e));
+    }
+    let fan = fanout::new_fan();
+    now.run = run;
+    now.fan = Some(fan.clone());
+    let bound = s.lead + Duration::from_secs_f64(m.duration_s) + STOP_WAIT;
+    tokio::spawn(watch(
+        s.clone(),
+        m,
+        fan,
+        tokio::time::Instant::now() + bound,
+    ));
+    Ok(warnings(&[]))
+}
+
+/// Watches a fanned-out run's port metrics on every host and stops every
+/// engine once it is [`fanout::finished`], a host stops answering, or
+/// `deadline` passes (a run that outlives its duration: a client that
+/// vanished leaves nothing running).
+async fn watch(s: Arc<Served>, m: Mapped, fan: Arc<Fan>, deadline: tokio::time::Instant) {
+    let mut failures = fanout::Failures::default();
+    loop {
+        fanout::tick().await;
+        if fan.done() {
+            return;
+        }
+        let over = match fanout::metrics(&s.peers, &m, "port").await {
+            Ok(there) => {
+                failures.give_up(true);
+                let now = s.now.lock().await;
+                let here = local_ports(&now, &m);
+                drop(now);
+                fanout::finished(&m, &fanout::join_ports(&m, &here, &there))
+            }
+            Err(_) => failures.give_up(false),
+        };
+        if over || tokio::time::Instant::now() >= deadline {
+            let now = s.now.lock().await;
+            if !fan.done() {
+                stop_everywhere(&s, &now, &m).await;
+                fan.finish();
+            }
+            return;
+        }
+    }
+}
+
+/// Stops the engine here and on every other host of `m`, all at once;
+/// the problems of every run, those of other hosts after their address.
+async fn stop_everywhere(s: &Served, now: &Now, m: &Mapped) -> Vec<String> {
+    let addrs: Vec<String> = m.peers.iter().map(|p| p.addr.clone()).collect();
+    let here = async {
+        let Some(r) = &now.run else {
+            return Vec::new();
+        };
+        match r.stop(STOP_WAIT).await {
+            Ok(()) => run_warnings(r.live().result.as_ref()),
+            Err(e) => vec![e],
+        }
+    };
+    let (mut w, there) = tokio::join!(here, fanout::stop(&s.peers, &addrs));
+    w.extend(there);
+    w
+}
+
+/// This host's metrics of every port of `m`.
+fn local_ports(now: &Now, m: &Mapped) -> Vec<Value> {
+    let live = now.run.as_ref().map(|r| r.live());
+    (0..m.ports.len())
+        .map(|p| port_metric(m, p, live.as_deref(), now.capturing.contains(&p)))
+        .collect()
 }
 
 /// `port.capture` of a control state: start marks the ports the next
@@ -471,10 +614,12 @@ fn flow_metric(m: &Mapped, i: usize, live: Option<&Live>) -> Value {
     if !live.ended {
         out["transmit"] = json!("started");
     }
-    if let Some((frames, bytes)) = counts(live.totals.as_ref(), "tx", f.tx_task) {
-        out["frames_tx"] = json!(frames);
-        out["bytes_tx"] = json!(bytes);
-        out["frames_tx_rate"] = json!(fps(live, "tx", f.tx_task));
+    if let Some(task) = f.tx_task {
+        if let Some((frames, bytes)) = counts(live.totals.as_ref(), "tx", task) {
+            out["frames_tx"] = json!(frames);
+            out["bytes_tx"] = json!(bytes);
+            out["frames_tx_rate"] = json!(fps(live, "tx", task));
+        }
     }
     // While the run goes on, the flow's intact frames so far on its
     // port's RX task (a count per stream, published once per run of
@@ -487,40 +632,43 @@ fn flow_metric(m: &Mapped, i: usize, live: Option<&Live>) -> Value {
             out["frames_rx_rate"] = json!(stream_fps(live, task, f.stream_id));
         }
     }
-    let stream = live.result.as_ref().and_then(|r| {
-        r["rx"]["streams"]
-            .as_array()?
-            .iter()
-            .find(|s| s["id"].as_u64() == Some(u64::from(f.stream_id)))
-            .cloned()
-    });
-    if let Some(s) = stream {
-        let frames = s["frames"].as_u64().unwrap_or(0);
-        out["frames_rx"] = json!(frames);
-        out["bytes_rx"] = json!(s["bytes"].as_u64().unwrap_or(0));
-        // OTG's loss: frames sent that never arrived, over frames sent
-        // (a duplicate is no arrival of another frame).
-        let sent = out["frames_tx"].as_u64().unwrap_or(0);
-        let lost = sent.saturating_sub(s["unique"].as_u64().unwrap_or(frames));
-        if sent > 0 {
-            out["loss"] = json!(100.0 * lost as f64 / sent as f64);
-        }
-        if f.latency {
-            let l = &s["latency"];
-            out["latency"] = json!({
-                "minimum_ns": l["min_ns"].as_f64().unwrap_or(0.0),
-                "maximum_ns": l["max_ns"].as_f64().unwrap_or(0.0),
-                "average_ns": l["mean_ns"].as_f64().unwrap_or(0.0),
-            });
-        }
-    } else if live.result.is_some() {
-        // The run ended and received nothing of this flow.
-        out["frames_rx"] = json!(0);
-        if out["frames_tx"].as_u64().unwrap_or(0) > 0 {
-            out["loss"] = json!(100.0);
-        }
+    if let (Some(r), true) = (&live.result, m.ports[f.rx_port].here()) {
+        received(&mut out, f, r);
     }
     out
+}
+
+/// A flow's receiving side in its metrics `out`, from the ended run's
+/// result `r` on the host of its RX port: its frames, loss and latency
+/// (all lost when its stream never arrived). A flow sent from another
+/// host also gets its distinct frames received, from which the server
+/// that fanned the config out works out its loss.
+fn received(out: &mut Value, f: &otg::FlowMap, r: &Value) {
+    let stream = (r["rx"]["streams"].as_array().into_iter().flatten())
+        .find(|s| s["id"].as_u64() == Some(u64::from(f.stream_id)));
+    let null = Value::Null;
+    let s = stream.unwrap_or(&null);
+    let frames = s["frames"].as_u64().unwrap_or(0);
+    out["frames_rx"] = json!(frames);
+    out["bytes_rx"] = json!(s["bytes"].as_u64().unwrap_or(0));
+    // OTG's loss: frames sent that never arrived, over frames sent (a
+    // duplicate is no arrival of another frame).
+    let unique = s["unique"].as_u64().unwrap_or(frames);
+    let sent = out["frames_tx"].as_u64().unwrap_or(0);
+    if sent > 0 {
+        out["loss"] = json!(100.0 * sent.saturating_sub(unique) as f64 / sent as f64);
+    }
+    if f.tx_task.is_none() {
+        out["landspeed"] = json!({ "frames_rx_unique": unique });
+    }
+    if f.latency && stream.is_some() {
+        let l = &s["latency"];
+        out["latency"] = json!({
+            "minimum_ns": l["min_ns"].as_f64().unwrap_or(0.0),
+            "maximum_ns": l["max_ns"].as_f64().unwrap_or(0.0),
+            "average_ns": l["mean_ns"].as_f64().unwrap_or(0.0),
+        });
+    }
 }
 
 /// One port's OTG metrics; `capturing`: its capture is started.
@@ -539,11 +687,16 @@ fn port_metric(m: &Mapped, p: usize, live: Option<&Live>, capturing: bool) -> Va
         out["link"] = json!("down");
     }
     let (mut ft, mut bt, mut rate) = (0, 0, 0.0);
-    for f in m.flows.iter().filter(|f| f.tx_port == p) {
-        if let Some((a, b)) = counts(live.totals.as_ref(), "tx", f.tx_task) {
+    for task in m
+        .flows
+        .iter()
+        .filter(|f| f.tx_port == p)
+        .filter_map(|f| f.tx_task)
+    {
+        if let Some((a, b)) = counts(live.totals.as_ref(), "tx", task) {
             ft += a;
             bt += b;
-            rate += fps(live, "tx", f.tx_task);
+            rate += fps(live, "tx", task);
         }
     }
     out["frames_tx"] = json!(ft);
@@ -556,59 +709,108 @@ fn port_metric(m: &Mapped, p: usize, live: Option<&Live>, capturing: bool) -> Va
             out["frames_rx_rate"] = json!(fps(live, "rx", task));
         }
     }
-    if !live.ended && m.flows.iter().any(|f| f.tx_port == p) {
+    if !live.ended
+        && m.flows
+            .iter()
+            .any(|f| f.tx_port == p && f.tx_task.is_some())
+    {
         out["transmit"] = json!("started");
     }
     out
 }
 
-/// `POST /monitor/metrics`: flow or port metrics.
+/// `POST /monitor/metrics`: flow or port metrics (of a fanned-out
+/// config: joined from every host).
 async fn metrics(State(s): State<Arc<Served>>, bytes: Bytes) -> Answer {
     let v = body(&bytes)?;
     let now = s.now.lock().await;
     let Some(m) = &now.config else {
         return Err(OtgError::validation("no config is set"));
     };
-    let live = now.run.as_ref().map(|r| r.live());
-    let live = live.as_deref();
-    match v["choice"].as_str() {
-        Some("flow") => {
-            let all: Vec<&str> = m.flows.iter().map(|f| f.name.as_str()).collect();
-            let list: Vec<Value> = chosen(&v, "flow", &all)?
-                .into_iter()
-                .filter(|&i| m.flows[i].metrics)
-                .map(|i| flow_metric(m, i, live))
-                .collect();
-            Ok(Json(json!({ "choice": "flow_metrics", "flow_metrics": list })).into_response())
+    let choice = match v["choice"].as_str() {
+        Some(c @ ("flow" | "port")) => c,
+        other => {
+            return Err(OtgError::validation(format!(
+                "choice: {} is not supported (flow or port)",
+                other.unwrap_or("(none)")
+            )))
         }
-        Some("port") => {
-            let all: Vec<&str> = m.ports.iter().map(|p| p.name.as_str()).collect();
-            let list: Vec<Value> = chosen(&v, "port", &all)?
-                .into_iter()
-                .map(|p| port_metric(m, p, live, now.capturing.contains(&p)))
-                .collect();
-            Ok(Json(json!({ "choice": "port_metrics", "port_metrics": list })).into_response())
-        }
-        other => Err(OtgError::validation(format!(
-            "choice: {} is not supported (flow or port)",
-            other.unwrap_or("(none)")
-        ))),
+    };
+    let there = match m.peers.is_empty() {
+        true => Vec::new(),
+        false => (fanout::metrics(&s.peers, m, choice).await).map_err(OtgError::internal)?,
+    };
+    let (flows, ports) = match choice {
+        "flow" => all_metrics(&now, m, &there, &[]),
+        _ => all_metrics(&now, m, &[], &there),
+    };
+    if choice == "flow" {
+        let all: Vec<&str> = m.flows.iter().map(|f| f.name.as_str()).collect();
+        let chosen = chosen(&v, "flow", &all)?;
+        let list: Vec<Value> = (chosen.into_iter())
+            .filter(|&i| m.flows[i].metrics)
+            .map(|i| flows[i].clone())
+            .collect();
+        Ok(Json(json!({ "choice": "flow_metrics", "flow_metrics": list })).into_response())
+    } else {
+        let all: Vec<&str> = m.ports.iter().map(|p| p.name.as_str()).collect();
+        let list: Vec<Value> = (chosen(&v, "port", &all)?.into_iter())
+            .map(|p| ports[p].clone())
+            .collect();
+        Ok(Json(json!({ "choice": "port_metrics", "port_metrics": list })).into_response())
     }
+}
+
+/// The metrics of every flow and every port of `m`: this host's, joined
+/// with the other hosts' flow and port metrics when the config is fanned
+/// out.
+fn all_metrics(
+    now: &Now,
+    m: &Mapped,
+    flows_there: &There,
+    ports_there: &There,
+) -> (Vec<Value>, Vec<Value>) {
+    let live = now.run.as_ref().map(|r| r.live());
+    let flows: Vec<Value> = (0..m.flows.len())
+        .map(|i| flow_metric(m, i, live.as_deref()))
+        .collect();
+    drop(live);
+    let ports = local_ports(now, m);
+    if m.peers.is_empty() {
+        return (flows, ports);
+    }
+    (
+        fanout::join_flows(m, &flows, flows_there),
+        fanout::join_ports(m, &ports, ports_there),
+    )
 }
 
 /// `GET /metrics`: the port and flow counters, in OpenMetrics text when
 /// the scraper asks for it (as Prometheus does), else in the classic text
-/// format.
-async fn prometheus(State(s): State<Arc<Served>>, headers: axum::http::HeaderMap) -> Response {
+/// format. A fanned-out config's flows and ports are joined from every
+/// host; the lcores and the outcome are this host's.
+async fn prometheus(State(s): State<Arc<Served>>, headers: HeaderMap) -> Response {
     let now = s.now.lock().await;
-    let live = now.run.as_ref().map(|r| r.live());
     let text = match &now.config {
-        Some(m) => super::prom::render(
-            m,
-            live.as_deref(),
-            |i| flow_metric(m, i, live.as_deref()),
-            |p| port_metric(m, p, live.as_deref(), now.capturing.contains(&p)),
-        ),
+        Some(m) => {
+            let (mut ft, mut pt) = (Vec::new(), Vec::new());
+            if !m.peers.is_empty() {
+                ft = fanout::metrics(&s.peers, m, "flow")
+                    .await
+                    .unwrap_or_default();
+                pt = fanout::metrics(&s.peers, m, "port")
+                    .await
+                    .unwrap_or_default();
+            }
+            let (flows, ports) = all_metrics(&now, m, &ft, &pt);
+            let live = now.run.as_ref().map(|r| r.live());
+            super::prom::render(
+                m,
+                live.as_deref(),
+                |i| flows[i].clone(),
+                |p| ports[p].clone(),
+            )
+        }
         None => super::prom::render_empty(),
     };
     crate::scrape::respond(&headers, text)

@@ -99,13 +99,14 @@ async fn keep_tail(mut stderr: ChildStderr, live: Arc<Mutex<Live>>) {
 }
 
 impl Run {
-    /// Starts `exe run PROFILE --json … --json-stream` on the profile
-    /// `make` writes for the run's folder (and the files it captures to),
-    /// waits until it reports its first totals or ends, and returns it; an
-    /// engine that ended without a result is an error carrying its
-    /// standard error.
+    /// Starts `exe run PROFILE --json … --json-stream` (and `extra`) on
+    /// the profile `make` writes for the run's folder (and the files it
+    /// captures to), waits until it reports its first totals or ends, and
+    /// returns it; an engine that ended without a result is an error
+    /// carrying its standard error.
     pub async fn start(
         exe: &PathBuf,
+        extra: &[String],
         make: impl FnOnce(&Path) -> Result<(String, Vec<(usize, PathBuf)>), String>,
     ) -> Result<Run, String> {
         let dir = tempfile::tempdir().map_err(|e| format!("a folder for the run: {e}"))?;
@@ -119,6 +120,7 @@ impl Run {
             .arg("--json")
             .arg(&result)
             .arg("--json-stream")
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -13,7 +13,9 @@
 
 pub mod api;
 pub mod engine;
+pub mod fanout;
 pub mod otg;
+pub mod peer;
 pub mod prom;
 
 use std::net::SocketAddr;
@@ -53,6 +55,27 @@ pub struct ServeArgs {
     /// flow).
     #[arg(long, default_value_t = MAX_DURATION_S)]
     pub max_duration: u64,
+    /// The certificates (PEM) of the other hosts' servers a config's
+    /// ports may be on (`HOST:PORT;DEVICE`): requests to them go over
+    /// HTTPS and trust exactly these. Without it, only a server on
+    /// loopback is reached (over HTTP).
+    #[arg(long, value_name = "PEM")]
+    pub peer_cert: Option<PathBuf>,
+    /// A file whose first line is the bearer token sent to the other
+    /// hosts' servers.
+    #[arg(long, value_name = "FILE")]
+    pub peer_token_file: Option<PathBuf>,
+    /// How far ahead, in seconds, a start on several hosts is set: every
+    /// host's ports must be up by then.
+    #[arg(long, default_value_t = 3.0, value_name = "SECONDS")]
+    pub fanout_lead: f64,
+    /// The error of this host's synchronised clock, declared for the
+    /// flows between two hosts (e.g. `0` for two network namespaces of
+    /// one kernel, `2us` for a PTP servo watched by other means); without
+    /// it the kernel's and the PTP servo's own estimate bound one-way
+    /// latency (see docs/two-host.md).
+    #[arg(long, value_name = "DURATION")]
+    pub clock_error: Option<String>,
 }
 
 /// A usage error of `serve`.
@@ -60,14 +83,15 @@ fn usage(msg: impl Into<String>) -> Error {
     Error::Serve(msg.into())
 }
 
-/// Reads the token file: its first line, at least 16 characters.
-fn read_token(path: &PathBuf) -> Result<String> {
+/// Reads the token file of option `--{option}`: its first line, at least
+/// 16 characters.
+fn read_token(path: &PathBuf, option: &str) -> Result<String> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| usage(format!("--token-file {}: {e}", path.display())))?;
+        .map_err(|e| usage(format!("--{option} {}: {e}", path.display())))?;
     let token = text.lines().next().unwrap_or("").trim().to_string();
     if token.len() < 16 {
         return Err(usage(format!(
-            "--token-file {}: the token on its first line must have at least 16 characters",
+            "--{option} {}: the token on its first line must have at least 16 characters",
             path.display()
         )));
     }
@@ -94,11 +118,6 @@ async fn tls_config(args: &ServeArgs) -> Result<axum_server::tls_rustls::RustlsC
             )
         }
     };
-    // ring, not aws-lc: no C toolchain beyond the one DPDK needs. Its
-    // provider lacks post-quantum key exchange, which rustls marks as
-    // deprecated; a lab's control API does not need it.
-    #[allow(deprecated)]
-    let _ = rustls::crypto::ring::default_provider().install_default();
     axum_server::tls_rustls::RustlsConfig::from_pem(cert, key)
         .await
         .map_err(|e| usage(format!("the certificate and key: {e}")))
@@ -108,7 +127,9 @@ async fn tls_config(args: &ServeArgs) -> Result<axum_server::tls_rustls::RustlsC
 /// running engine and returns.
 pub fn serve(args: &ServeArgs) -> Result<u8> {
     let loopback = args.listen.ip().is_loopback();
-    let token = args.token_file.as_ref().map(read_token).transpose()?;
+    let token = (args.token_file.as_ref())
+        .map(|p| read_token(p, "token-file"))
+        .transpose()?;
     if !loopback && token.is_none() {
         return Err(usage(format!(
             "--listen {}: an address other than loopback needs --token-file (and serves HTTPS only)",
@@ -120,11 +141,32 @@ pub fn serve(args: &ServeArgs) -> Result<u8> {
     let host = otg::Host {
         cpus: crate::runtime::online_cpus(),
         max_duration_s: args.max_duration.max(1),
+        clock_error: args.clock_error.clone(),
     };
+    if !(args.fanout_lead.is_finite() && (0.5..=600.0).contains(&args.fanout_lead)) {
+        return Err(usage(format!(
+            "--fanout-lead {}: from 0.5 to 600 seconds",
+            args.fanout_lead
+        )));
+    }
+    let peer_token = (args.peer_token_file.as_ref())
+        .map(|p| read_token(p, "peer-token-file"))
+        .transpose()?;
+    if let Some(e) = &args.clock_error {
+        crate::units::parse_duration(e)
+            .map_err(|why| usage(format!("--clock-error {e}: {why}")))?;
+    }
+    // ring, not aws-lc: no C toolchain beyond the one DPDK needs. Its
+    // provider lacks post-quantum key exchange, which rustls marks as
+    // deprecated; a lab's control API does not need it.
+    #[allow(deprecated)]
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let state = Arc::new(api::Served {
         exe,
         host,
         token,
+        peers: peer::Peers::new(args.peer_cert.as_deref(), peer_token).map_err(usage)?,
+        lead: std::time::Duration::from_secs_f64(args.fanout_lead),
         now: Default::default(),
     });
     let app = api::router(state.clone());

@@ -14,6 +14,7 @@ mod capture;
 mod flow;
 mod packet;
 mod pattern;
+mod place;
 mod read;
 
 use serde_json::{json, Map, Value};
@@ -21,6 +22,7 @@ use serde_json::{json, Map, Value};
 pub use capture::{with_captures, CaptureMap};
 use flow::{device, duration, rate, size, speed, Lasts, L1};
 use packet::{headers, Headers};
+pub use place::{Home, Peer, REMOTE};
 use read::{choice, join, opt, req, At};
 
 /// The most values a pattern's `increment` or `decrement` may expand to
@@ -39,6 +41,10 @@ pub struct Host {
     /// The longest a run may last (a `continuous` flow's, a fixed-packet
     /// run's bound).
     pub max_duration_s: u64,
+    /// The error of this host's synchronised clock its operator vouches
+    /// for (`serve --clock-error`), given to the tasks of flows between
+    /// two hosts.
+    pub clock_error: Option<String>,
 }
 
 /// One OTG port and where it is.
@@ -48,6 +54,17 @@ pub struct PortMap {
     pub name: String,
     /// Its `location` as given.
     pub location: String,
+    /// Where it is.
+    pub home: Home,
+    /// Its device where it is (empty for a `remote` port).
+    pub device: String,
+}
+
+impl PortMap {
+    /// The port is on this host.
+    pub fn here(&self) -> bool {
+        self.home == Home::Here
+    }
 }
 
 /// One OTG flow as the engine runs it.
@@ -61,8 +78,9 @@ pub struct FlowMap {
     pub rx_port: usize,
     /// The landspeed stream id carried in its frames' stamps.
     pub stream_id: u32,
-    /// Its TX task's index in the profile's `tx:` list.
-    pub tx_task: usize,
+    /// Its TX task's index in the profile's `tx:` list (`None`: it is
+    /// sent from another host).
+    pub tx_task: Option<usize>,
     /// `metrics.enable`: the flow has flow metrics.
     pub metrics: bool,
     /// `metrics.latency.enable`: its metrics carry latency.
@@ -90,6 +108,15 @@ pub struct Mapped {
     /// flows are received on, in the order flows first name them, then
     /// the captured ports that receive no flow.
     pub rx_ports: Vec<usize>,
+    /// The other hosts the config is fanned out to (ports located
+    /// `HOST:PORT;DEVICE`).
+    pub peers: Vec<Peer>,
+    /// This host has tasks to run: a flow sent or received on a port
+    /// here, or a captured port.
+    pub runs_here: bool,
+    /// The run's duration in seconds (the longest for flows without
+    /// fixed seconds).
+    pub duration_s: f64,
 }
 
 impl Mapped {
@@ -129,6 +156,12 @@ pub fn map(config: &Value, host: &Host) -> Result<Mapped, Refusal> {
     let l1 = layer1(top, &ports)?;
     let mut warnings = Vec::new();
     let captures = capture::captures(top, &ports, &mut warnings)?;
+    if let Some(c) = captures.iter().find(|c| !ports[c.port].here()) {
+        return Err(format!(
+            "captures: {} is on another host: capture it from that host's server",
+            ports[c.port].name
+        ));
+    }
     let mut parts = Parts {
         ports,
         l1,
@@ -194,10 +227,9 @@ fn ports(top: &Map<String, Value>) -> Result<Vec<PortMap>, Refusal> {
         if location.trim().is_empty() {
             return Err(format!("{p}.location: is empty"));
         }
-        if let Some(q) = ports
-            .iter()
-            .find(|q| device(&q.location).1 == device(location).1)
-        {
+        let (home, dev) = place::place(location, &join(&p, "location"))?;
+        let same = |q: &PortMap| q.home == home && device(&q.device).1 == device(&dev).1;
+        if let Some(q) = ports.iter().find(|q| home != Home::Remote && same(q)) {
             return Err(format!(
                 "{p}.location: {location} is port {}'s already",
                 q.name
@@ -206,6 +238,8 @@ fn ports(top: &Map<String, Value>) -> Result<Vec<PortMap>, Refusal> {
         ports.push(PortMap {
             name: name.into(),
             location: location.into(),
+            home,
+            device: dev,
         });
     }
     Ok(ports)
@@ -287,7 +321,11 @@ fn one_flow(parts: &mut Parts, i: usize, v: &Value) -> Result<(), Refusal> {
             path: &join(&p, "metrics"),
         })?,
     };
-    parts.streams.push(stream(name, i, &sizes, h));
+    let (tx_here, rx_here) = (parts.ports[tx_port].here(), parts.ports[rx_port].here());
+    if tx_here || rx_here {
+        parts.streams.push(stream(name, i, &sizes, h));
+    }
+    let tx_task = tx_here.then(|| parts.flows.iter().filter(|f| f.tx_task.is_some()).count());
     parts.lasts.push(last);
     parts.rates.push(rate);
     parts.flows.push(FlowMap {
@@ -295,7 +333,7 @@ fn one_flow(parts: &mut Parts, i: usize, v: &Value) -> Result<(), Refusal> {
         tx_port,
         rx_port,
         stream_id: (i + 1) as u32,
-        tx_task: i,
+        tx_task,
         metrics,
         latency,
         packets: match last {
@@ -387,9 +425,10 @@ fn stream(name: &str, i: usize, sizes: &[u64], h: Headers) -> Map<String, Value>
 /// profile reader.
 fn build(config: &Value, host: &Host, parts: Parts) -> Result<Mapped, Refusal> {
     let duration = run_seconds(&parts, host)?;
-    let tasks = tasks(&parts);
+    let tasks = tasks(&parts, host);
     let lcores = 1 + tasks.tx.len() + tasks.rx.len();
     let profile_ports = profile_ports(&parts, &tasks);
+    let runs_here = !(tasks.tx.is_empty() && tasks.rx.is_empty());
     let profile = json!({
         "eal": eal(host, lcores, &parts.ports),
         "ports": profile_ports,
@@ -399,8 +438,13 @@ fn build(config: &Value, host: &Host, parts: Parts) -> Result<Mapped, Refusal> {
         "run": { "duration": format!("{duration}s"), "interval": "500ms" },
     });
     let text = serde_json::to_string_pretty(&profile).expect("a JSON value serialises");
-    check(&text, &parts.flows)?;
+    if runs_here {
+        check(&text)?;
+    }
     Ok(Mapped {
+        peers: place::peers(config, &parts.ports),
+        runs_here,
+        duration_s: duration,
         config: config.clone(),
         profile: text,
         ports: parts.ports,
@@ -411,14 +455,11 @@ fn build(config: &Value, host: &Host, parts: Parts) -> Result<Mapped, Refusal> {
     })
 }
 
-/// The profile `text` checked by landspeed's own profile reader, when
-/// there are flows to run.
-fn check(text: &str, flows: &[FlowMap]) -> Result<(), Refusal> {
-    if !flows.is_empty() {
-        crate::config::load_str(text, "otg")
-            .map_err(|e| format!("the engine refuses the mapped config: {e}"))?;
-    }
-    Ok(())
+/// The profile `text` checked by landspeed's own profile reader.
+fn check(text: &str) -> Result<(), Refusal> {
+    crate::config::load_str(text, "otg")
+        .map(|_| ())
+        .map_err(|e| format!("the engine refuses the mapped config: {e}"))
 }
 
 /// The run's seconds. One way to end: every flow of fixed seconds lasts as
@@ -461,15 +502,21 @@ struct Tasks {
     rx_ports: Vec<usize>,
 }
 
-/// Tasks: a TX task per flow, each on a queue of its port of its own; an
-/// RX task per receiving or captured port.
-fn tasks(parts: &Parts) -> Tasks {
+/// Tasks: a TX task per flow sent from here, each on a queue of its port
+/// of its own; an RX task per port here that receives a flow or is
+/// captured. A flow between two hosts is stamped on the synchronised
+/// clock, and its receiver maps its own TSC onto that clock.
+fn tasks(parts: &Parts, host: &Host) -> Tasks {
     let (ports, flows) = (&parts.ports, &parts.flows);
     let mut queues = vec![0usize; ports.len()];
     let mut tx = Vec::new();
-    for (i, f) in flows.iter().enumerate() {
+    for (i, f) in flows
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.tx_task.is_some())
+    {
         let mut task = json!({
-            "lcore": 1 + i,
+            "lcore": 1 + tx.len(),
             "port": ports[f.tx_port].name,
             "queue": queues[f.tx_port],
             "streams": [f.name],
@@ -478,13 +525,16 @@ fn tasks(parts: &Parts) -> Tasks {
         if let Some(n) = f.packets {
             task["frames"] = json!(n);
         }
+        if !ports[f.rx_port].here() {
+            synced(&mut task, "synced", host);
+        }
         queues[f.tx_port] += 1;
         tx.push(task);
     }
     let mut rx_ports: Vec<usize> = Vec::new();
-    let captured = parts.captures.iter().map(|c| c.port);
-    for p in flows.iter().map(|f| f.rx_port).chain(captured) {
-        if !rx_ports.contains(&p) {
+    let received = flows.iter().map(|f| f.rx_port);
+    for p in received.chain(parts.captures.iter().map(|c| c.port)) {
+        if ports[p].here() && !rx_ports.contains(&p) {
             rx_ports.push(p);
         }
     }
@@ -492,11 +542,18 @@ fn tasks(parts: &Parts) -> Tasks {
         .iter()
         .enumerate()
         .map(|(j, &p)| {
-            json!({
-                "lcore": 1 + flows.len() + j,
+            let mut task = json!({
+                "lcore": 1 + tx.len() + j,
                 "port": ports[p].name,
                 "queues": (0..queues[p].max(1)).collect::<Vec<_>>(),
-            })
+            });
+            if flows
+                .iter()
+                .any(|f| f.rx_port == p && !ports[f.tx_port].here())
+            {
+                synced(&mut task, "synced+shared", host);
+            }
+            task
         })
         .collect();
     Tasks {
@@ -504,6 +561,15 @@ fn tasks(parts: &Parts) -> Tasks {
         rx,
         queues,
         rx_ports,
+    }
+}
+
+/// Sets a task's `clock` to `clock`, with the host's declared clock
+/// error, if any.
+fn synced(task: &mut Value, clock: &str, host: &Host) {
+    task["clock"] = json!(clock);
+    if let Some(e) = &host.clock_error {
+        task["clock_error"] = json!(e);
     }
 }
 
@@ -516,11 +582,11 @@ fn eal(host: &Host, lcores: usize, ports: &[PortMap]) -> Value {
         host.cpus.clone()
     };
     let (mut vdevs, mut pci) = (Vec::new(), Vec::new());
-    for p in ports {
-        if device(&p.location).0 {
-            pci.push(p.location.clone());
+    for p in ports.iter().filter(|p| p.here()) {
+        if device(&p.device).0 {
+            pci.push(p.device.clone());
         } else {
-            vdevs.push(p.location.clone());
+            vdevs.push(p.device.clone());
         }
     }
     json!({
@@ -534,8 +600,8 @@ fn eal(host: &Host, lcores: usize, ports: &[PortMap]) -> Value {
 /// The profile's `ports`: each port's device, queues and layer1 settings.
 fn profile_ports(parts: &Parts, tasks: &Tasks) -> Vec<Value> {
     let mut profile_ports = Vec::new();
-    for (i, p) in parts.ports.iter().enumerate() {
-        let (_, dev) = device(&p.location);
+    for (i, p) in parts.ports.iter().enumerate().filter(|(_, p)| p.here()) {
+        let (_, dev) = device(&p.device);
         let queues = tasks.queues[i];
         // A receiving port reads as many queues as it sends on: a device
         // that loops each TX queue to its RX queue (net_ring) returns

@@ -10,6 +10,7 @@ fn host() -> Host {
     Host {
         cpus: vec![0, 1],
         max_duration_s: 600,
+        clock_error: None,
     }
 }
 
@@ -110,7 +111,7 @@ fn a_flow_becomes_a_task_on_a_queue_of_its_own() {
         json!([{ "lcore": 3, "port": "p2", "queues": [0] }])
     );
     assert_eq!(p["run"], json!({ "duration": "600s", "interval": "500ms" }));
-    assert_eq!(m.flows[1].tx_task, 1);
+    assert_eq!(m.flows[1].tx_task, Some(1));
     assert_eq!(
         (m.flows[1].tx_port, m.flows[1].rx_port, m.flows[1].stream_id),
         (0, 1, 2)
@@ -392,4 +393,150 @@ fn captures_landspeed_cannot_make_are_refused_with_their_path() {
     for (captures, want) in cases {
         assert_eq!(refusal(with_captures(captures)), want);
     }
+}
+
+/// Flows both ways between p1 (here) and p2 (`p2_at`), and one p2 → p2.
+fn two_hosts(p2_at: &str) -> Value {
+    let mut c = config(vec![
+        flow(json!({})),
+        flow(json!({ "name": "back",
+            "tx_rx": { "choice": "port", "port": { "tx_name": "p2", "rx_names": ["p1"] } } })),
+        flow(json!({ "name": "there",
+            "tx_rx": { "choice": "port", "port": { "tx_name": "p2", "rx_names": ["p2"] } } })),
+    ]);
+    c["ports"][1]["location"] = json!(p2_at);
+    c
+}
+
+#[test]
+fn a_port_on_another_host_is_its_share_of_the_config() {
+    let c = two_hosts("192.0.2.2:8443;net_af_packet0,iface=b0");
+    let host = Host {
+        clock_error: Some("0".into()),
+        ..host()
+    };
+    let m = map(&c, &host).unwrap_or_else(|e| panic!("{e}"));
+    let p: Value = serde_json::from_str(&m.profile).unwrap();
+    assert_eq!(
+        p["eal"],
+        json!({ "cores": [0, 1, 2], "cpus": [0, 1, 0], "vdevs": ["net_ring0"], "pci": [] })
+    );
+    assert_eq!(
+        p["ports"],
+        json!([{ "name": "p1", "device": "net_ring0", "tx_queues": 1, "rx_queues": 1,
+                 "link": "10g", "promiscuous": true }])
+    );
+    let names: Vec<&Value> = p["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["name"])
+        .collect();
+    assert_eq!(
+        names,
+        [&json!("f1"), &json!("back")],
+        "no stream of a flow with no end here"
+    );
+    assert_eq!(
+        p["streams"][1]["id"],
+        json!(2),
+        "ids are the config's on every host"
+    );
+    assert_eq!(
+        p["tx"],
+        json!([{ "lcore": 1, "port": "p1", "queue": 0, "streams": ["f1"], "rate": "1000pps",
+                 "frames": 500, "clock": "synced", "clock_error": "0" }])
+    );
+    assert_eq!(
+        p["rx"],
+        json!([{ "lcore": 2, "port": "p1", "queues": [0], "clock": "synced+shared", "clock_error": "0" }])
+    );
+    let tasks: Vec<Option<usize>> = m.flows.iter().map(|f| f.tx_task).collect();
+    assert_eq!(tasks, [Some(0), None, None]);
+    assert!(m.runs_here);
+    assert_eq!(m.ports[1].home, super::Home::Peer("192.0.2.2:8443".into()));
+    assert_eq!(m.ports[1].device, "net_af_packet0,iface=b0");
+    assert_eq!(m.peers.len(), 1);
+    assert_eq!(m.peers[0].addr, "192.0.2.2:8443");
+    let share = &m.peers[0].config;
+    assert_eq!(share["ports"][0]["location"], json!("remote"));
+    assert_eq!(
+        share["ports"][1]["location"],
+        json!("net_af_packet0,iface=b0")
+    );
+    assert_eq!(share["flows"], c["flows"]);
+    assert_eq!(m.rx_task(0), Some(0));
+    assert_eq!(m.rx_task(1), None);
+}
+
+#[test]
+fn the_share_another_host_gets_maps_its_own_flows_only() {
+    let c = two_hosts("192.0.2.2:8443;net_ring1");
+    let share = map(&c, &host()).unwrap().peers[0].config.clone();
+    let m = map(&share, &host()).unwrap_or_else(|e| panic!("{e}"));
+    let p: Value = serde_json::from_str(&m.profile).unwrap();
+    assert!(m.peers.is_empty(), "a share is fanned out no further");
+    assert_eq!(p["eal"]["vdevs"], json!(["net_ring1"]));
+    assert_eq!(
+        p["tx"],
+        json!([
+            { "lcore": 1, "port": "p2", "queue": 0, "streams": ["back"], "rate": "1000pps",
+              "frames": 500, "clock": "synced" },
+            { "lcore": 2, "port": "p2", "queue": 1, "streams": ["there"], "rate": "1000pps",
+              "frames": 500 }
+        ])
+    );
+    assert_eq!(
+        p["rx"],
+        json!([{ "lcore": 3, "port": "p2", "queues": [0, 1], "clock": "synced+shared" }])
+    );
+    let tasks: Vec<Option<usize>> = m.flows.iter().map(|f| f.tx_task).collect();
+    assert_eq!(tasks, [None, Some(0), Some(1)]);
+}
+
+#[test]
+fn a_host_with_no_port_of_a_flow_runs_nothing() {
+    let mut c = two_hosts("remote");
+    c["ports"][0]["location"] = json!("remote");
+    let m = map(&c, &host()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!m.runs_here);
+    assert!(m.peers.is_empty());
+    assert!(m.flows.iter().all(|f| f.tx_task.is_none()));
+}
+
+#[test]
+fn a_fan_out_is_refused_where_it_cannot_be_made() {
+    let mut c = two_hosts("192.0.2.2:8443;net_ring1");
+    c["ports"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "name": "p3", "location": "192.0.2.2:8443;net_ring1" }));
+    assert_eq!(
+        refusal(c),
+        "ports[2].location: 192.0.2.2:8443;net_ring1 is port p2's already"
+    );
+    let mut c = two_hosts("192.0.2.3:8443;net_ring0");
+    c["ports"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "name": "p3", "location": "remote" }));
+    c["ports"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "name": "p4", "location": "remote" }));
+    assert!(
+        map(&c, &host()).is_ok(),
+        "another host's net_ring0 is not this one's; remote ports are many"
+    );
+    assert_eq!(
+        refusal(two_hosts("192.0.2.2;net_ring1")),
+        "ports[1].location: 192.0.2.2;net_ring1: a port on another host is HOST:PORT;DEVICE \
+         (its landspeed serve, then the device there)"
+    );
+    let mut c = two_hosts("192.0.2.2:8443;net_ring1");
+    c["captures"] = json!([{ "name": "c", "port_names": ["p2"] }]);
+    assert_eq!(
+        refusal(c),
+        "captures: p2 is on another host: capture it from that host's server"
+    );
 }

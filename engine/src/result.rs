@@ -287,9 +287,32 @@ pub struct StreamResult {
     /// Its rates over that span (see [`span_rates`]).
     #[serde(default)]
     pub achieved: LayerRates,
+    /// Its first and last arrival on the wall clock, ns since the Unix
+    /// epoch: the arrival TSCs mapped through the run's start (wall clock
+    /// and TSC read together), so to within a few microseconds; absent
+    /// without frames, or in results written before them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals_unix_ns: Option<[u64; 2]>,
+    /// The TSCs of its first and last arrival (0: none); not written.
+    #[serde(skip)]
+    pub arrivals_tsc: [u64; 2],
 }
 
 impl StreamResult {
+    /// Maps [`StreamResult::arrivals_tsc`] onto the wall clock, from the
+    /// run's start: `start_tsc` read at `start_unix_ns`, the TSC at
+    /// `tsc_hz`.
+    pub fn map_arrivals(&mut self, start_tsc: u64, start_unix_ns: u64, tsc_hz: u64) {
+        let [first, last] = self.arrivals_tsc;
+        if first == 0 || tsc_hz == 0 || start_unix_ns == 0 {
+            return;
+        }
+        let wall = |tsc: u64| {
+            let ns = u128::from(tsc.saturating_sub(start_tsc)) * 1_000_000_000 / u128::from(tsc_hz);
+            start_unix_ns.saturating_add(u64::try_from(ns).unwrap_or(u64::MAX))
+        };
+        self.arrivals_unix_ns = Some([wall(first), wall(last)]);
+    }
     /// The result of the stream `acc` accounted, at `tsc_hz`.
     pub fn of(acc: &StreamAcc, tsc_hz: u64, shared_tsc: bool) -> Self {
         Self::of_part(&StreamPart::of(acc), tsc_hz, shared_tsc)
@@ -329,6 +352,8 @@ impl StreamResult {
             interarrival: Percentiles::from_ticks(&p.tally.interarrival, tsc_hz),
             span_s: Arrivals::of(p).span_s(tsc_hz),
             achieved: span_rates(p, tsc_hz).unwrap_or_default(),
+            arrivals_unix_ns: None,
+            arrivals_tsc: [p.tally.first_tsc, p.tally.last_tsc],
         }
     }
 }
@@ -1103,6 +1128,40 @@ pub(crate) fn pmd_bytes_expected(frames: u64, bytes: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::rx::seq::SeqTracker;
+
+    #[test]
+    fn arrivals_map_onto_the_wall_clock_through_the_runs_start() {
+        let mut s = StreamResult::of_part(&part(&[0, 1, 2], &[]), 2_000_000_000, true);
+        s.arrivals_tsc = [5_000_000_000, 9_000_000_001];
+        // The start: TSC 1e9 at 1.7e18 ns; the TSC runs at 2 GHz.
+        s.map_arrivals(1_000_000_000, 1_700_000_000_000_000_000, 2_000_000_000);
+        assert_eq!(
+            s.arrivals_unix_ns,
+            Some([1_700_000_002_000_000_000, 1_700_000_004_000_000_000])
+        );
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(
+            v["arrivals_unix_ns"],
+            serde_json::json!([1_700_000_002_000_000_000u64, 1_700_000_004_000_000_000u64])
+        );
+        assert!(v.get("arrivals_tsc").is_none());
+        // Before the start (a TSC read earlier): the start itself.
+        s.arrivals_tsc = [10, 20];
+        s.map_arrivals(1_000, 7, 1_000_000_000);
+        assert_eq!(s.arrivals_unix_ns, Some([7, 7]));
+        // No frame, no clock, or no start: none.
+        for (tsc, hz, start) in [([0, 0], 1, 1), ([1, 2], 0, 1), ([1, 2], 1, 0)] {
+            let mut s = StreamResult::of_part(&part(&[0], &[]), 1, true);
+            s.arrivals_tsc = tsc;
+            s.map_arrivals(0, start, hz);
+            assert_eq!(s.arrivals_unix_ns, None);
+            let v = serde_json::to_value(&s).unwrap();
+            assert!(
+                v.get("arrivals_unix_ns").is_none(),
+                "not written when absent"
+            );
+        }
+    }
 
     /// One lcore's part of stream 7: the sequence numbers it saw.
     fn part(seqs: &[u64], gaps: &[u64]) -> StreamPart {

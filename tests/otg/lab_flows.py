@@ -19,13 +19,14 @@ def wait_for(url):
 
 
 def add_flow(c, name, tx, rx, packets, v6):
-    """A flow at 5000 frames/s with metrics and latency: `packets` frames,
+    """A flow at 5000 frames/s with metrics, latency and timestamps: `packets` frames,
     or continuous when None."""
     f = c.flows.flow(name=name)[-1]
     f.tx_rx.port.tx_name = tx
     f.tx_rx.port.rx_names = [rx]
     f.metrics.enable = True
     f.metrics.latency.enable = True
+    f.metrics.timestamps = True
     f.size.fixed = 1518
     f.rate.pps = 5000
     if packets:

@@ -125,6 +125,10 @@ def test_fixed_flows_both_ways_between_two_hosts_are_joined_exactly(lab):
         assert m["loss"] == 0.0
         lat = m["latency"]
         assert 0 < lat["minimum_ns"] <= lat["average_ns"] <= lat["maximum_ns"], lat
+        # The receiving host's arrivals: n frames at 5000 frames/s.
+        ts = m["timestamps"]
+        span = ts["last_timestamp_ns"] - ts["first_timestamp_ns"]
+        assert 0.8 * (n - 1) / 5000 * 1e9 < span < 5e9, ts
     a, b = out["ports"]
     assert (int(a["frames_tx"]), int(b["frames_tx"])) == (5000, 3000)
     # A port counts every frame it receives: the kernel's own frames on the

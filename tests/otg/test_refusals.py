@@ -48,8 +48,7 @@ def test_an_unsupported_header_is_refused_by_its_path(api, server):
     "edit, error",
     [
         (lambda f: setattr(f.duration.burst, "packets", 10), "flows[0].duration.choice: burst is not supported"),
-        (lambda f: setattr(f.size.random, "min", 100), "flows[0].size.choice: random sizes are not supported"),
-        (lambda f: setattr(f.metrics, "timestamps", True), "flows[0].metrics.timestamps: first and last arrival timestamps are not supported yet"),
+        (lambda f: (setattr(f.size.random, "min", 1500), setattr(f.size.random, "max", 100)), "flows[0].size.random: min 1500 is above max 100"),
         (lambda f: f.tx_rx.port.rx_names.append("p2"), "flows[0].tx_rx.port.rx_names: p2 is no port of the config"),
     ],
 )

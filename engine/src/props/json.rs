@@ -85,6 +85,8 @@ fn rx_streams() -> impl Strategy<Value = Vec<StreamResult>> {
                 interarrival: Percentiles::default(),
                 span_s: 0.0,
                 achieved: Default::default(),
+                arrivals_unix_ns: None,
+                arrivals_tsc: [0, 0],
             })
             .collect()
     })

@@ -808,6 +808,8 @@ mod tests {
             interarrival: Percentiles::default(),
             span_s: 0.0,
             achieved: Default::default(),
+            arrivals_unix_ns: None,
+            arrivals_tsc: [0, 0],
         }
     }
 

@@ -698,6 +698,8 @@ struct Timing {
     syncs: clock::Syncs,
     /// The wall clock when the workers were launched, ns since the epoch.
     started_unix_ns: u64,
+    /// The TSC read then.
+    started_tsc: u64,
 }
 
 /// Sets both stop flags when dropped: however the body of the scope ends
@@ -738,6 +740,7 @@ fn run_workers<'scope, 'q: 'scope>(
     let mut timing = report_loop(plan, console, &live, &stop_tx, clock, watch, &mut syncs);
     timing.syncs = syncs;
     timing.started_unix_ns = started_unix_ns;
+    timing.started_tsc = t0.tsc;
     let (outcomes, rx_end_s) =
         collect(workers, &stop_rx, grace, console.stop_early, started, watch);
     close_last_interval(plan, console.sink, &live, &mut timing, rx_end_s, watch);
@@ -924,6 +927,7 @@ fn report_loop(
         peer_left,
         syncs: clock::Syncs::default(),
         started_unix_ns: 0,
+        started_tsc: 0,
     }
 }
 
@@ -1044,6 +1048,9 @@ fn build_result(on: &Started, ended: Ended) -> Result<RunResult> {
     add_task_results(plan, &mut result, &meta, &outcomes, starts);
     note_captures(plan, &mut result, &outcomes.rx);
     result.started_unix_ns = timing.started_unix_ns;
+    for s in result.rx.iter_mut().flat_map(|rx| rx.streams.iter_mut()) {
+        s.map_arrivals(timing.started_tsc, timing.started_unix_ns, rt.tsc_hz);
+    }
     let mut syncs = timing.syncs;
     syncs.record(&mut result);
     let mut problems = flow_control_problems(plan, &result.ports);

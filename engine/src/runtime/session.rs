@@ -680,6 +680,7 @@ fn drive<'scope, 'q: 'scope>(
         peer_left: None,
         syncs: clock::Syncs::default(),
         started_unix_ns: 0,
+        started_tsc: 0,
     };
     Ok((outcomes, timing, reset))
 }

@@ -661,6 +661,13 @@ fn received(out: &mut Value, f: &otg::FlowMap, r: &Value) {
     if f.tx_task.is_none() {
         out["landspeed"] = json!({ "frames_rx_unique": unique });
     }
+    let arrivals = s["arrivals_unix_ns"].as_array().filter(|a| a.len() == 2);
+    if let (true, Some(a)) = (f.timestamps, arrivals) {
+        out["timestamps"] = json!({
+            "first_timestamp_ns": a[0].as_f64().unwrap_or(0.0),
+            "last_timestamp_ns": a[1].as_f64().unwrap_or(0.0),
+        });
+    }
     if f.latency && stream.is_some() {
         let l = &s["latency"];
         out["latency"] = json!({

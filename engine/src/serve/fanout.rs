@@ -198,7 +198,13 @@ pub fn join_flows(m: &Mapped, here: &[Value], there: &There) -> Vec<Value> {
 /// its result.
 pub fn join_flow(tx: &Value, rx: &Value) -> Value {
     let mut out = tx.clone();
-    for key in ["frames_rx", "bytes_rx", "frames_rx_rate", "latency"] {
+    for key in [
+        "frames_rx",
+        "bytes_rx",
+        "frames_rx_rate",
+        "latency",
+        "timestamps",
+    ] {
         match rx.get(key) {
             Some(v) => out[key] = v.clone(),
             None => {

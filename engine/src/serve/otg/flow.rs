@@ -38,13 +38,31 @@ pub(super) fn size(at: At) -> Result<Vec<u64>, Refusal> {
             }
             Ok((start..=end).step_by(step as usize).collect())
         }
-        "random" => Err(format!(
-            "{}: random sizes are not supported: landspeed sends a list of sizes in turn \
-             (use increment or weight_pairs)",
-            join(p, "choice")
-        )),
+        "random" => random_sizes(m, p),
         _ => weight_pairs(m, p),
     }
+}
+
+/// The seed of the sizes a `random` size draws: the same config sends the
+/// same frames.
+const RANDOM_SIZE_SEED: u64 = 0x6c61_6e64_7370_6565;
+
+/// A size's `random` (at `p`, the size's path): one turn of [`TURN_MAX`]
+/// sizes drawn uniformly from `min` to `max` with a fixed seed, sent in
+/// turn (landspeed sends a list of sizes in turn).
+fn random_sizes(m: &Map<String, Value>, p: &str) -> Result<Vec<u64>, Refusal> {
+    let rp = join(p, "random");
+    let r = req(m, p, "random", |a| a.obj(&["min", "max"]))?;
+    let min = opt(r, &rp, "min", |a| a.int())?.unwrap_or(64);
+    let max = opt(r, &rp, "max", |a| a.int())?.unwrap_or(1518);
+    if min > max {
+        return Err(format!("{rp}: min {min} is above max {max}"));
+    }
+    let mut rng = crate::rng::SplitMix64::new(RANDOM_SIZE_SEED);
+    let span = u128::from(max - min) + 1;
+    Ok((0..TURN_MAX)
+        .map(|_| min + rng.below(span) as u64)
+        .collect())
 }
 
 /// The most frames one turn of custom weight pairs may hold.
@@ -223,7 +241,7 @@ pub(super) fn duration(at: At) -> Result<Lasts, Refusal> {
 
 /// Reads `flows[i].metrics` (at `at`, present): `(metrics, latency)`, its
 /// `enable` and its `latency.enable`.
-pub(super) fn metrics(at: At) -> Result<(bool, bool), Refusal> {
+pub(super) fn metrics(at: At) -> Result<Metrics, Refusal> {
     let mp = at.path;
     let mm = at.obj(&[
         "enable",
@@ -233,11 +251,7 @@ pub(super) fn metrics(at: At) -> Result<(bool, bool), Refusal> {
         "rx_tx_ratio",
         "predefined_metric_tags",
     ])?;
-    if opt(mm, mp, "timestamps", |a| a.flag())? == Some(true) {
-        return Err(format!(
-            "{mp}.timestamps: first and last arrival timestamps are not supported yet"
-        ));
-    }
+    let timestamps = opt(mm, mp, "timestamps", |a| a.flag())?.unwrap_or(false);
     if mm.contains_key("rx_tx_ratio") || mm.contains_key("predefined_metric_tags") {
         let k = if mm.contains_key("rx_tx_ratio") {
             "rx_tx_ratio"
@@ -258,7 +272,22 @@ pub(super) fn metrics(at: At) -> Result<(bool, bool), Refusal> {
             opt(lm, &lp, "enable", |a| a.flag())?.unwrap_or(false)
         }
     };
-    Ok((opt(mm, mp, "enable", |a| a.flag())?.unwrap_or(false), lat))
+    Ok(Metrics {
+        enable: opt(mm, mp, "enable", |a| a.flag())?.unwrap_or(false),
+        latency: lat,
+        timestamps,
+    })
+}
+
+/// A flow's `metrics`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Metrics {
+    /// `enable`: the flow has flow metrics.
+    pub(super) enable: bool,
+    /// `latency.enable`: they carry latency.
+    pub(super) latency: bool,
+    /// `timestamps`: they carry the first and last arrival's time.
+    pub(super) timestamps: bool,
 }
 
 /// A port location as the profile's device: `(vdev or pci entry, device)`.

@@ -85,6 +85,9 @@ pub struct FlowMap {
     pub metrics: bool,
     /// `metrics.latency.enable`: its metrics carry latency.
     pub latency: bool,
+    /// `metrics.timestamps`: its metrics carry the first and last
+    /// arrival's wall-clock time.
+    pub timestamps: bool,
     /// The frames a `fixed_packets` flow sends.
     pub packets: Option<u64>,
 }
@@ -314,8 +317,8 @@ fn one_flow(parts: &mut Parts, i: usize, v: &Value) -> Result<(), Refusal> {
     fits_mtu(&sizes, vlan, tx_l1, rx_l1, &join(&p, "size"))?;
     let rate = opt(m, &p, "rate", rate)?.unwrap_or_else(|| "1000pps".into());
     let last = opt(m, &p, "duration", duration)?.unwrap_or(Lasts::Continuous);
-    let (metrics, latency) = match m.get("metrics") {
-        None => (false, false),
+    let metrics = match m.get("metrics") {
+        None => flow::Metrics::default(),
         Some(v) => flow::metrics(At {
             v,
             path: &join(&p, "metrics"),
@@ -334,8 +337,9 @@ fn one_flow(parts: &mut Parts, i: usize, v: &Value) -> Result<(), Refusal> {
         rx_port,
         stream_id: (i + 1) as u32,
         tx_task,
-        metrics,
-        latency,
+        metrics: metrics.enable,
+        latency: metrics.latency,
+        timestamps: metrics.timestamps,
         packets: match last {
             Lasts::Packets(n) => Some(n),
             _ => None,

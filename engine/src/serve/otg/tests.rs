@@ -181,6 +181,39 @@ fn sizes_imix_and_custom_weights_become_turns() {
 }
 
 #[test]
+fn random_sizes_are_one_seeded_turn_of_draws() {
+    let random = |min: u64, max: u64| {
+        flow(json!({ "size": { "choice": "random", "random": { "min": min, "max": max } } }))
+    };
+    let sizes = |c: Value| -> Vec<u64> {
+        let (_, p) = profile(config(vec![c]));
+        let list = p["streams"][0]["frame_size"].as_array().unwrap().clone();
+        list.iter().map(|v| v.as_u64().unwrap()).collect()
+    };
+    let a = sizes(random(100, 1500));
+    assert_eq!(a.len(), 4096);
+    assert!(a.iter().all(|s| (100..=1500).contains(s)));
+    let mean = a.iter().sum::<u64>() as f64 / a.len() as f64;
+    assert!((760.0..840.0).contains(&mean), "uniform draws: mean {mean}");
+    assert_eq!(a, sizes(random(100, 1500)), "the same seed, the same sizes");
+    let b = sizes(random(200, 201));
+    assert!(b.contains(&200) && b.contains(&201) && b.iter().all(|s| *s == 200 || *s == 201));
+    assert_eq!(sizes(random(300, 300)), vec![300; 4096]);
+    assert_eq!(
+        refusal(config(vec![random(1500, 100)])),
+        "flows[0].size.random: min 1500 is above max 100"
+    );
+}
+
+#[test]
+fn timestamps_are_asked_per_flow() {
+    let mut f = flow(json!({}));
+    f["metrics"]["timestamps"] = json!(true);
+    let (m, _) = profile(config(vec![f, flow(json!({ "name": "f2" }))]));
+    assert!(m.flows[0].timestamps && !m.flows[1].timestamps);
+}
+
+#[test]
 fn rates_and_durations() {
     for (rate, want) in [
         (json!({ "choice": "bps", "bps": 672000 }), "672000"),

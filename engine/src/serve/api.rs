@@ -867,4 +867,107 @@ mod tests {
         assert!(!link_went_down(Some(&r), "p1"));
         assert!(!link_went_down(None, "p2"));
     }
+
+    /// Flows `east` p1 → p2 and `west` p2 → p1, with latency and
+    /// timestamps; p2 is on another host when `fanned`.
+    fn mapped(fanned: bool) -> Mapped {
+        let flow = |name: &str, tx: &str, rx: &str| {
+            json!({ "name": name,
+                "tx_rx": { "choice": "port", "port": { "tx_name": tx, "rx_names": [rx] } },
+                "packet": [ { "choice": "ethernet", "ethernet": {} }, { "choice": "ipv4", "ipv4": {} },
+                            { "choice": "udp", "udp": {} } ],
+                "duration": { "choice": "fixed_packets", "fixed_packets": { "packets": 100 } },
+                "metrics": { "enable": true, "timestamps": true, "latency": { "enable": true } } })
+        };
+        let p2 = if fanned {
+            "192.0.2.2:8443;net_ring1"
+        } else {
+            "net_ring1"
+        };
+        let config = json!({
+            "ports": [ { "name": "p1", "location": "net_ring0" }, { "name": "p2", "location": p2 } ],
+            "flows": [ flow("east", "p1", "p2"), flow("west", "p2", "p1") ]
+        });
+        let host = Host {
+            cpus: vec![0],
+            max_duration_s: 60,
+            clock_error: None,
+        };
+        otg::map(&config, &host).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// An ended run that sent 100 frames of each flow here and received
+    /// `west` (stream 2): 98 frames, 97 of them distinct.
+    fn ended() -> Live {
+        let totals = json!({ "tx": [ { "frames": 100, "bytes": 6400 }, { "frames": 100, "bytes": 6400 } ],
+                             "rx": [ { "frames": 98, "bytes": 6272 } ] });
+        let result = json!({ "rx": { "streams": [ { "id": 2, "frames": 98, "bytes": 6272, "unique": 97,
+            "latency": { "min_ns": 1000.0, "max_ns": 3000.0, "mean_ns": 2000.0 },
+            "arrivals_unix_ns": [1_000_000_000u64, 1_020_000_000u64] } ] } });
+        Live {
+            totals: Some(totals),
+            ended: true,
+            result: Some(result),
+            ..Live::default()
+        }
+    }
+
+    #[test]
+    fn a_flows_metrics_come_from_the_result_of_the_host_that_received_it() {
+        let m = mapped(false);
+        let live = ended();
+        let west = flow_metric(&m, 1, Some(&live));
+        assert_eq!(
+            west,
+            json!({ "name": "west", "port_tx": "p2", "port_rx": "p1", "transmit": "stopped",
+                "frames_tx": 100, "bytes_tx": 6400, "frames_rx": 98, "bytes_rx": 6272,
+                "frames_tx_rate": 0.0, "frames_rx_rate": 0.0, "loss": 3.0,
+                "timestamps": { "first_timestamp_ns": 1e9, "last_timestamp_ns": 1.02e9 },
+                "latency": { "minimum_ns": 1000.0, "maximum_ns": 3000.0, "average_ns": 2000.0 } })
+        );
+        // A flow the result has no stream of: every frame sent was lost.
+        let east = flow_metric(&m, 0, Some(&live));
+        assert_eq!(
+            (east["frames_rx"].as_u64(), east["loss"].as_f64()),
+            (Some(0), Some(100.0))
+        );
+        assert!(east.get("timestamps").is_none() && east.get("latency").is_none());
+    }
+
+    #[test]
+    fn a_host_that_receives_a_flow_sent_elsewhere_gives_its_distinct_frames() {
+        let m = mapped(true);
+        let live = Live {
+            totals: Some(
+                json!({ "tx": [ { "frames": 100, "bytes": 6400 } ], "rx": [ { "frames": 98, "bytes": 6272 } ] }),
+            ),
+            ..ended()
+        };
+        let west = flow_metric(&m, 1, Some(&live));
+        assert_eq!(west["frames_tx"], json!(0), "sent from the other host");
+        assert_eq!(west["frames_rx"], json!(98));
+        assert_eq!(west["landspeed"], json!({ "frames_rx_unique": 97 }));
+        assert_eq!(
+            west["loss"],
+            json!(0.0),
+            "the server that fanned out works it out"
+        );
+        // East is received on the other host: nothing of it is said here.
+        let east = flow_metric(&m, 0, Some(&live));
+        assert_eq!(
+            (east["frames_tx"].as_u64(), east["frames_rx"].as_u64()),
+            (Some(100), Some(0))
+        );
+        assert_eq!(east["loss"], json!(0.0));
+        assert!(east.get("landspeed").is_none());
+        // Its port metrics: p1 sends east here; p2 sends nothing here.
+        assert_eq!(
+            port_metric(&m, 0, Some(&live), false)["frames_tx"],
+            json!(100)
+        );
+        assert_eq!(
+            port_metric(&m, 1, Some(&live), false)["frames_tx"],
+            json!(0)
+        );
+    }
 }

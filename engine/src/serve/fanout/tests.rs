@@ -79,6 +79,12 @@ fn a_flow_joins_what_one_host_sent_and_the_other_received() {
     // Nothing sent: no loss, not a division by zero.
     let j = join_flow(&metric("east", 0, 0, json!({})), &rx);
     assert_eq!(j["loss"], json!(0.0));
+    let none = json!({ "landspeed": { "frames_rx_unique": 0 } });
+    let j = join_flow(
+        &metric("east", 0, 0, json!({})),
+        &metric("east", 0, 0, none),
+    );
+    assert_eq!(j["loss"], json!(0.0));
     let all = json!({ "landspeed": { "frames_rx_unique": 0 } });
     let j = join_flow(&metric("east", 8, 0, json!({})), &metric("east", 0, 0, all));
     assert_eq!(j["loss"], json!(100.0));
@@ -158,7 +164,13 @@ fn the_run_is_over_once_every_fixed_flow_is_sent_or_nothing_sends() {
         !finished(&m, &[port(700, "started")]),
         "a port not reported"
     );
+    // A port that sends no flow does not count, reported or not.
     let mut m = m;
+    m.ports.push(m.ports[0].clone());
+    m.ports[2].name = "p3".into();
+    assert!(finished(&m, &[port(0, "stopped"), port(0, "stopped")]));
+    assert!(finished(&m, &[port(700, "started"), port(300, "started")]));
+    m.ports.pop();
     m.flows[2].packets = None;
     assert!(
         !finished(&m, &[port(700, "started"), port(300, "started")]),

@@ -970,4 +970,95 @@ mod tests {
             json!(0)
         );
     }
+
+    #[test]
+    fn a_ports_metrics_while_it_runs_are_its_tasks_counts_and_rates() {
+        let m = mapped(false);
+        let at = std::time::Instant::now();
+        let earlier = at.checked_sub(Duration::from_secs(2)).unwrap();
+        let tx = |a: u64, b: u64| json!([ { "frames": a, "bytes": a * 64 }, { "frames": b, "bytes": b * 64 } ]);
+        let live = Live {
+            totals: Some(json!({ "tx": tx(100, 50), "rx": [ { "frames": 40, "bytes": 2560 } ] })),
+            prev: Some((
+                json!({ "tx": tx(20, 10), "rx": [ { "frames": 0, "bytes": 0 } ] }),
+                earlier,
+            )),
+            at: Some(at),
+            ..Live::default()
+        };
+        let p1 = port_metric(&m, 0, Some(&live), true);
+        assert_eq!(
+            p1,
+            json!({ "name": "p1", "location": "net_ring0", "link": "up", "capture": "started",
+                "transmit": "started", "frames_tx": 100, "bytes_tx": 6400, "frames_rx": 0,
+                "bytes_rx": 0, "frames_tx_rate": 40.0, "frames_rx_rate": 0.0 })
+        );
+        let p2 = port_metric(&m, 1, Some(&live), false);
+        assert_eq!(
+            (p2["frames_tx"].as_u64(), p2["bytes_tx"].as_u64()),
+            (Some(50), Some(3200))
+        );
+        assert_eq!(p2["frames_tx_rate"], json!(20.0));
+        assert_eq!(
+            (p2["frames_rx"].as_u64(), p2["frames_rx_rate"].as_f64()),
+            (Some(40), Some(20.0))
+        );
+        let ended = Live {
+            ended: true,
+            ..live
+        };
+        assert_eq!(
+            port_metric(&m, 0, Some(&ended), false)["transmit"],
+            json!("stopped")
+        );
+        // A port that sends no flow from here never transmits.
+        let fanned = mapped(true);
+        let running = Live {
+            ended: false,
+            ..ended
+        };
+        assert_eq!(
+            port_metric(&fanned, 1, Some(&running), false)["transmit"],
+            json!("stopped")
+        );
+        assert_eq!(
+            port_metric(&fanned, 0, Some(&running), false)["transmit"],
+            json!("started")
+        );
+    }
+
+    #[test]
+    fn every_flow_and_port_has_metrics_joined_from_every_host() {
+        let m = mapped(false);
+        let now = Now::default();
+        let (flows, ports) = all_metrics(&now, &m, &[], &[]);
+        let names = |v: &[Value]| -> Vec<String> {
+            v.iter()
+                .map(|x| x["name"].as_str().unwrap_or("").to_string())
+                .collect()
+        };
+        assert_eq!(names(&flows), ["east", "west"]);
+        assert_eq!(names(&ports), ["p1", "p2"]);
+        assert_eq!(local_ports(&now, &m), ports);
+        let m = mapped(true);
+        let theirs = |name: &str, frames_tx: u64| json!({ "name": name, "frames_tx": frames_tx, "transmit": "started" });
+        let there = vec![(
+            "192.0.2.2:8443".to_string(),
+            vec![theirs("east", 0), theirs("west", 77)],
+        )];
+        let ports_there = vec![(
+            "192.0.2.2:8443".to_string(),
+            vec![theirs("p1", 0), theirs("p2", 77)],
+        )];
+        let (flows, ports) = all_metrics(&now, &m, &there, &ports_there);
+        assert_eq!(
+            flows[1]["frames_tx"],
+            json!(77),
+            "west is sent from the other host"
+        );
+        assert_eq!(flows[0]["frames_tx"], json!(0));
+        assert_eq!(ports[1]["frames_tx"], json!(77));
+        assert_eq!(ports[1]["location"], json!("192.0.2.2:8443;net_ring1"));
+        assert_eq!(names(&ports), ["p1", "p2"]);
+    }
 }

@@ -242,7 +242,24 @@ fn rates_and_durations() {
 
 #[test]
 fn what_is_not_mapped_is_refused_by_its_path() {
+    let with_metrics = |m: Value| {
+        let mut f = flow(json!({}));
+        f["metrics"] = m;
+        config(vec![f])
+    };
     let cases: Vec<(Value, &str)> = vec![
+        (
+            config(vec![flow(json!({ "egress_packet": [ { "choice": "ethernet" } ] }))]),
+            "flows[0].egress_packet: is not supported",
+        ),
+        (
+            with_metrics(json!({ "enable": true, "predefined_metric_tags": { "rx_rate": true } })),
+            "flows[0].metrics.predefined_metric_tags: is not supported",
+        ),
+        (
+            with_metrics(json!({ "enable": true, "rx_tx_ratio": { "choice": "rx_count" } })),
+            "flows[0].metrics.rx_tx_ratio: is not supported",
+        ),
         (
             with_src_port(json!({ "choice": "values", "values": [1, 2, 1] })),
             "flows[0].packet[2].udp.src_port.values[2]: 1 repeats a value: landspeed sends each value of a list once per turn",
@@ -525,6 +542,37 @@ fn the_share_another_host_gets_maps_its_own_flows_only() {
     );
     let tasks: Vec<Option<usize>> = m.flows.iter().map(|f| f.tx_task).collect();
     assert_eq!(tasks, [None, Some(0), Some(1)]);
+    // An empty egress_packet list is no egress packet.
+    let mut c = share.clone();
+    c["flows"][0]["egress_packet"] = json!([]);
+    assert!(map(&c, &host()).is_ok());
+}
+
+#[test]
+fn a_host_that_only_sends_or_only_receives_runs() {
+    let c = config(vec![flow(json!({}))]);
+    let mut fanned = c.clone();
+    fanned["ports"][1]["location"] = json!("192.0.2.2:8443;net_ring1");
+    let m = map(&fanned, &host()).unwrap_or_else(|e| panic!("{e}"));
+    let p: Value = serde_json::from_str(&m.profile).unwrap();
+    assert!(m.runs_here, "it sends f1");
+    assert_eq!(
+        (
+            p["tx"].as_array().unwrap().len(),
+            p["rx"].as_array().unwrap().len()
+        ),
+        (1, 0)
+    );
+    let there = map(&m.peers[0].config, &host()).unwrap_or_else(|e| panic!("{e}"));
+    let p: Value = serde_json::from_str(&there.profile).unwrap();
+    assert!(there.runs_here, "it receives f1");
+    assert_eq!(
+        (
+            p["tx"].as_array().unwrap().len(),
+            p["rx"].as_array().unwrap().len()
+        ),
+        (0, 1)
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Frame layouts: Ethernet II, 802.1Q, IPv4, IPv6, UDP, TCP, PAUSE, the
-//! payload stamp and its fill; Internet checksums; the per-stream frame
+//! encapsulations switches carry (MPLS, VXLAN, GRE), the payload stamp
+//! and its fill; Internet checksums; the per-stream frame
 //! builder and the receive-side dissector. Pure Rust: no DPDK, no `unsafe`.
 //!
 //! Every header has a typed view over a byte buffer (`XxxPacket<T>` with
@@ -15,14 +16,17 @@ pub mod control;
 pub mod dissect;
 pub mod ethernet;
 pub mod fill;
+pub mod gre;
 pub mod ipv4;
 pub mod ipv6;
 pub mod learn;
+pub mod mpls;
 pub mod pause;
 pub mod spec;
 pub mod stamp;
 pub mod tcp;
 pub mod udp;
+pub mod vxlan;
 
 #[cfg(test)]
 mod tests;

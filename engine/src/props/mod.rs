@@ -13,6 +13,7 @@
 //! `tests/fuzz-corpus/<target>/` and replayed by [`corpus`]'s tests.
 
 mod corpus;
+mod encap;
 mod frame;
 mod json;
 mod otg;

@@ -296,19 +296,29 @@ async fn start_traffic(s: &Arc<Served>, at: Option<String>) -> Answer {
     if !m.peers.is_empty() {
         return fan_out(s, &mut now, m).await;
     }
+    let run = start_here(s, &m, &capturing, at).await;
+    now.run = run.transpose().map_err(OtgError::internal)?;
+    Ok(warnings(&[]))
+}
+
+/// This host's engine of `m`, capturing on the ports `capturing`, when
+/// the config gives it tasks; started at the wall-clock instant `at`
+/// (seconds since the epoch) and running until stopped, when given one.
+async fn start_here(
+    s: &Served,
+    m: &Mapped,
+    capturing: &[usize],
+    at: Option<String>,
+) -> Option<Result<Run, String>> {
+    if !m.runs_here {
+        return None;
+    }
     let extra: Vec<String> = match at {
         Some(t) => vec!["--start-at".into(), t, "--until-stopped".into()],
         None => Vec::new(),
     };
-    if m.runs_here {
-        let run = Run::start(&s.exe, &extra, |dir| {
-            otg::with_captures(&m.profile, &m, &capturing, dir)
-        })
-        .await
-        .map_err(OtgError::internal)?;
-        now.run = Some(run);
-    }
-    Ok(warnings(&[]))
+    let make = |dir: &std::path::Path| otg::with_captures(&m.profile, m, capturing, dir);
+    Some(Run::start(&s.exe, &extra, make).await)
 }
 
 /// A traffic start of a config with ports on other hosts: every host's
@@ -318,23 +328,8 @@ async fn start_traffic(s: &Arc<Served>, at: Option<String>) -> Answer {
 /// start stops the others.
 async fn fan_out(s: &Arc<Served>, now: &mut Now, m: Mapped) -> Answer {
     let at = fanout::start_instant(s.lead);
-    let extra = [
-        "--start-at".into(),
-        format!("{at:.6}"),
-        "--until-stopped".into(),
-    ];
     let capturing = now.capturing.clone();
-    let here = async {
-        match m.runs_here {
-            true => Some(
-                Run::start(&s.exe, &extra, |dir| {
-                    otg::with_captures(&m.profile, &m, &capturing, dir)
-                })
-                .await,
-            ),
-            false => None,
-        }
-    };
+    let here = start_here(s, &m, &capturing, Some(format!("{at:.6}")));
     let (here, (started, error)) = tokio::join!(here, fanout::start(&s.peers, &m, at));
     let (run, error) = match here {
         Some(Ok(r)) => (Some(r), error),
@@ -348,7 +343,7 @@ async fn fan_out(s: &Arc<Served>, now: &mut Now, m: Mapped) -> Answer {
         }
         return Err(OtgError::internal(e));
     }
-    let fan = fanout::new_fan();
+    let fan = Arc::new(Fan::default());
     now.run = run;
     now.fan = Some(fan.clone());
     let bound = s.lead + Duration::from_secs_f64(m.duration_s) + STOP_WAIT;
@@ -368,7 +363,7 @@ async fn fan_out(s: &Arc<Served>, now: &mut Now, m: Mapped) -> Answer {
 async fn watch(s: Arc<Served>, m: Mapped, fan: Arc<Fan>, deadline: tokio::time::Instant) {
     let mut failures = fanout::Failures::default();
     loop {
-        fanout::tick().await;
+        tokio::time::sleep(fanout::WATCH_EVERY).await;
         if fan.done() {
             return;
         }

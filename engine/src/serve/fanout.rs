@@ -8,7 +8,6 @@
 //! ([`START_AT`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
@@ -20,7 +19,7 @@ use super::peer::{PeerError, Peers};
 pub use super::peer::START_AT;
 
 /// How often the watcher reads every host's port metrics.
-const WATCH_EVERY: Duration = Duration::from_millis(250);
+pub const WATCH_EVERY: Duration = Duration::from_millis(250);
 
 /// Failed readings in a row after which the watcher gives a host up and
 /// stops every engine.
@@ -277,16 +276,6 @@ impl Failures {
         self.0 = if ok { 0 } else { self.0 + 1 };
         self.0 >= WATCH_FAILURES
     }
-}
-
-/// Waits [`WATCH_EVERY`].
-pub async fn tick() {
-    tokio::time::sleep(WATCH_EVERY).await;
-}
-
-/// A shared [`Fan`].
-pub fn new_fan() -> Arc<Fan> {
-    Arc::new(Fan::default())
 }
 
 #[cfg(test)]

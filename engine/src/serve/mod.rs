@@ -123,6 +123,43 @@ async fn tls_config(args: &ServeArgs) -> Result<axum_server::tls_rustls::RustlsC
         .map_err(|e| usage(format!("the certificate and key: {e}")))
 }
 
+/// The server's state from its options: the engine binary, the host,
+/// the token, and the fan-out's client, lead and declared clock error
+/// (each checked).
+fn served(args: &ServeArgs, token: Option<String>) -> Result<api::Served> {
+    let exe = std::env::current_exe().map_err(|e| usage(format!("this program's path: {e}")))?;
+    if !(args.fanout_lead.is_finite() && (0.5..=600.0).contains(&args.fanout_lead)) {
+        return Err(usage(format!(
+            "--fanout-lead {}: from 0.5 to 600 seconds",
+            args.fanout_lead
+        )));
+    }
+    if let Some(e) = &args.clock_error {
+        crate::units::parse_duration(e)
+            .map_err(|why| usage(format!("--clock-error {e}: {why}")))?;
+    }
+    let peer_token = (args.peer_token_file.as_ref())
+        .map(|p| read_token(p, "peer-token-file"))
+        .transpose()?;
+    // ring, not aws-lc: no C toolchain beyond the one DPDK needs. Its
+    // provider lacks post-quantum key exchange, which rustls marks as
+    // deprecated; a lab's control API does not need it.
+    #[allow(deprecated)]
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Ok(api::Served {
+        exe,
+        host: otg::Host {
+            cpus: crate::runtime::online_cpus(),
+            max_duration_s: args.max_duration.max(1),
+            clock_error: args.clock_error.clone(),
+        },
+        token,
+        peers: peer::Peers::new(args.peer_cert.as_deref(), peer_token).map_err(usage)?,
+        lead: std::time::Duration::from_secs_f64(args.fanout_lead),
+        now: Default::default(),
+    })
+}
+
 /// `landspeed serve`: serves until SIGINT or SIGTERM, then stops a
 /// running engine and returns.
 pub fn serve(args: &ServeArgs) -> Result<u8> {
@@ -137,38 +174,7 @@ pub fn serve(args: &ServeArgs) -> Result<u8> {
         )));
     }
     let tls_wanted = !loopback || args.tls || args.cert.is_some();
-    let exe = std::env::current_exe().map_err(|e| usage(format!("this program's path: {e}")))?;
-    let host = otg::Host {
-        cpus: crate::runtime::online_cpus(),
-        max_duration_s: args.max_duration.max(1),
-        clock_error: args.clock_error.clone(),
-    };
-    if !(args.fanout_lead.is_finite() && (0.5..=600.0).contains(&args.fanout_lead)) {
-        return Err(usage(format!(
-            "--fanout-lead {}: from 0.5 to 600 seconds",
-            args.fanout_lead
-        )));
-    }
-    let peer_token = (args.peer_token_file.as_ref())
-        .map(|p| read_token(p, "peer-token-file"))
-        .transpose()?;
-    if let Some(e) = &args.clock_error {
-        crate::units::parse_duration(e)
-            .map_err(|why| usage(format!("--clock-error {e}: {why}")))?;
-    }
-    // ring, not aws-lc: no C toolchain beyond the one DPDK needs. Its
-    // provider lacks post-quantum key exchange, which rustls marks as
-    // deprecated; a lab's control API does not need it.
-    #[allow(deprecated)]
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let state = Arc::new(api::Served {
-        exe,
-        host,
-        token,
-        peers: peer::Peers::new(args.peer_cert.as_deref(), peer_token).map_err(usage)?,
-        lead: std::time::Duration::from_secs_f64(args.fanout_lead),
-        now: Default::default(),
-    });
+    let state = Arc::new(served(args, token)?);
     let app = api::router(state.clone());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

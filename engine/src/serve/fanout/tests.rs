@@ -193,7 +193,7 @@ fn a_host_is_given_up_after_failed_readings_in_a_row_only() {
 
 #[test]
 fn a_fan_is_running_until_finished() {
-    let fan = new_fan();
+    let fan = Fan::default();
     assert!(!fan.done());
     fan.finish();
     assert!(fan.done());

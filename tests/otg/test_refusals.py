@@ -144,6 +144,22 @@ def test_a_token_file_that_cannot_serve_is_refused(tmp_path):
     )
 
 
+def test_the_fan_out_options_are_checked(tmp_path):
+    short = tmp_path / "short"
+    short.write_text("tooshort\n")
+    empty = tmp_path / "empty.pem"
+    empty.write_text("")
+    for args, error in (
+        (("--fanout-lead", "0.1"), "--fanout-lead 0.1: from 0.5 to 600 seconds"),
+        (("--fanout-lead", "601"), "--fanout-lead 601: from 0.5 to 600 seconds"),
+        (("--clock-error", "soon"), "--clock-error soon: `soon` is not a duration; write e.g. 10s, 500ms, 2m, 1h, 1.5s"),
+        (("--peer-token-file", str(short)), f"--peer-token-file {short}: the token on its first line must have at least 16 characters"),
+        (("--peer-cert", str(empty)), f"--peer-cert {empty}: holds no certificate"),
+    ):
+        p = run_binary("serve", "--listen", "127.0.0.1:0", *args)
+        assert (p.returncode, p.stderr) == (1, f"landspeed: error: {error}\n"), args
+
+
 def test_a_certificate_needs_its_key():
     p = run_binary("serve", "--cert", "server.pem")
     assert p.returncode == 2

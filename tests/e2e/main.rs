@@ -21,6 +21,7 @@ mod certify;
 mod cli_errors;
 mod descheduled;
 mod doctor;
+mod encap;
 mod faults;
 mod hugepages;
 mod lab;

@@ -91,7 +91,7 @@ pub(crate) struct Port {
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a stream: a mapping with name: and optional eth:, vlan:, ipv4:/ipv6:, udp:/tcp:, ..."
+    expecting = "a stream: a mapping with name: and optional eth:, vlan:, qinq:, mpls:, vxlan:/gre:, ipv4:/ipv6:, udp:/tcp:, ..."
 )]
 pub(crate) struct Stream {
     pub name: String,
@@ -103,6 +103,14 @@ pub(crate) struct Stream {
     pub eth: Eth,
     #[serde(default)]
     pub vlan: Option<Vlan>,
+    #[serde(default)]
+    pub qinq: Option<Vlan>,
+    #[serde(default)]
+    pub mpls: Option<Vec<Mpls>>,
+    #[serde(default)]
+    pub vxlan: Option<Vxlan>,
+    #[serde(default)]
+    pub gre: Option<Gre>,
     #[serde(default)]
     pub ipv4: Option<Ipv4>,
     #[serde(default)]
@@ -142,6 +150,91 @@ pub(crate) struct Vlan {
     pub pcp: Option<Value>,
     #[serde(default)]
     pub dei: bool,
+}
+
+/// `streams[i].mpls[j]`: one label stack entry.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a label: a mapping with label: and optional tc:, ttl:"
+)]
+pub(crate) struct Mpls {
+    pub label: Value,
+    #[serde(default)]
+    pub tc: Option<Value>,
+    #[serde(default)]
+    pub ttl: Option<Value>,
+}
+
+/// `streams[i].vxlan:`
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with vni:, ipv4: or ipv6: (the outer header) and optional src_port:, dst_port:, eth:"
+)]
+pub(crate) struct Vxlan {
+    pub vni: Value,
+    #[serde(default)]
+    pub ipv4: Option<OuterIpv4>,
+    #[serde(default)]
+    pub ipv6: Option<OuterIpv6>,
+    #[serde(default)]
+    pub src_port: Option<Value>,
+    #[serde(default)]
+    pub dst_port: Option<Value>,
+    #[serde(default)]
+    pub eth: Option<Eth>,
+}
+
+/// `streams[i].gre:`
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with ipv4: or ipv6: (the outer header) and optional key:, sequence:"
+)]
+pub(crate) struct Gre {
+    #[serde(default)]
+    pub ipv4: Option<OuterIpv4>,
+    #[serde(default)]
+    pub ipv6: Option<OuterIpv6>,
+    #[serde(default)]
+    pub key: Option<Value>,
+    #[serde(default)]
+    pub sequence: bool,
+}
+
+/// A tunnel's outer `ipv4:`.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with src:, dst: and optional dscp:, ttl:"
+)]
+pub(crate) struct OuterIpv4 {
+    #[serde(default)]
+    pub src: Option<Value>,
+    #[serde(default)]
+    pub dst: Option<Value>,
+    #[serde(default)]
+    pub dscp: Option<Value>,
+    #[serde(default)]
+    pub ttl: Option<Value>,
+}
+
+/// A tunnel's outer `ipv6:`.
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with src:, dst: and optional traffic_class:, hop_limit:"
+)]
+pub(crate) struct OuterIpv6 {
+    #[serde(default)]
+    pub src: Option<Value>,
+    #[serde(default)]
+    pub dst: Option<Value>,
+    #[serde(default)]
+    pub traffic_class: Option<Value>,
+    #[serde(default)]
+    pub hop_limit: Option<Value>,
 }
 
 /// `streams[i].ipv4:`

@@ -6,11 +6,14 @@ use std::str::FromStr;
 
 use super::yaml::Value;
 
+use crate::wire::encap::{Encap, OuterIp, Tunnel};
+use crate::wire::mpls::{MplsLabel, LABEL_MAX};
 use crate::wire::spec::{
     EthSpec, IpSpec, L4Spec, SetElem, SizeSpec, StreamSpec, ValueSet, Vary, VlanSpec,
     DEFAULT_FRAME_SIZE,
 };
 use crate::wire::tcp::TcpFlags;
+use crate::wire::vxlan::{VNI_MAX, VXLAN_PORT};
 use crate::wire::MacAddr;
 
 use super::check::Checker;
@@ -44,7 +47,9 @@ pub(crate) fn build(
         id,
         name: name.to_string(),
         eth: eth(ck, at, &s.eth, &d.eth)?,
-        vlan: vlan(ck, at, s.vlan.as_ref())?,
+        vlan: vlan(ck, &format!("{at}.vlan"), s.vlan.as_ref())?,
+        qinq: vlan(ck, &format!("{at}.qinq"), s.qinq.as_ref())?,
+        encap: encap(ck, at, s, &d.eth)?,
         ip: ip(ck, at, s, &d.ip)?,
         l4: l4(ck, at, s, &d.l4)?,
         size: size(ck, &format!("{at}.frame_size"), s.frame_size.as_ref())?,
@@ -62,8 +67,19 @@ fn eth(
     e: &raw::Eth,
     default: &EthSpec,
 ) -> Result<EthSpec, ConfigError> {
+    eth_of(ck, &format!("{at}.eth"), e, default)
+}
+
+/// An Ethernet header's addresses at `at`; an absent one keeps the
+/// default's.
+fn eth_of(
+    ck: &Checker<'_>,
+    at: &str,
+    e: &raw::Eth,
+    default: &EthSpec,
+) -> Result<EthSpec, ConfigError> {
     let one = |key: &str, text: &Option<String>, default: MacAddr| match text {
-        Some(m) => mac(ck, &format!("{at}.eth.{key}"), m),
+        Some(m) => mac(ck, &format!("{at}.{key}"), m),
         None => Ok(default),
     };
     Ok(EthSpec {
@@ -72,7 +88,7 @@ fn eth(
     })
 }
 
-/// `vlan:`, `None` when the stream is untagged.
+/// `vlan:` or `qinq:` at `at`, `None` when the stream has no such tag.
 fn vlan(
     ck: &Checker<'_>,
     at: &str,
@@ -80,10 +96,129 @@ fn vlan(
 ) -> Result<Option<VlanSpec>, ConfigError> {
     let Some(v) = v else { return Ok(None) };
     Ok(Some(VlanSpec {
-        id: int_in(ck, &format!("{at}.vlan.id"), Some(&v.id), 0, 4094, 0)? as u16,
-        pcp: int_in(ck, &format!("{at}.vlan.pcp"), v.pcp.as_ref(), 0, 7, 0)? as u8,
+        id: int_in(ck, &format!("{at}.id"), Some(&v.id), 0, 4094, 0)? as u16,
+        pcp: int_in(ck, &format!("{at}.pcp"), v.pcp.as_ref(), 0, 7, 0)? as u8,
         dei: v.dei,
     }))
+}
+
+/// `mpls:` and `vxlan:` or `gre:` (at most one tunnel); `eth` the stream's
+/// Ethernet addresses, a VXLAN inner header's defaults.
+fn encap(
+    ck: &Checker<'_>,
+    at: &str,
+    s: &raw::Stream,
+    eth_default: &EthSpec,
+) -> Result<Encap, ConfigError> {
+    let mut labels = Vec::new();
+    for (i, m) in s.mpls.iter().flatten().enumerate() {
+        let f = |key: &str| format!("{at}.mpls[{i}].{key}");
+        labels.push(MplsLabel {
+            label: int_in(ck, &f("label"), Some(&m.label), 0, u64::from(LABEL_MAX), 0)? as u32,
+            tc: int_in(ck, &f("tc"), m.tc.as_ref(), 0, 7, 0)? as u8,
+            ttl: int_in(ck, &f("ttl"), m.ttl.as_ref(), 0, 255, 64)? as u8,
+        });
+    }
+    if s.mpls.as_ref().is_some_and(|m| m.is_empty()) {
+        return Err(ck.err(
+            format!("{at}.mpls"),
+            "an empty label stack: give at least one label, or drop mpls:",
+        ));
+    }
+    let tunnel = match (&s.vxlan, &s.gre) {
+        (Some(_), Some(_)) => return Err(both(ck, at, ("VXLAN", "vxlan"), ("GRE", "gre"))),
+        (Some(v), None) => {
+            let f = |key: &str| format!("{at}.vxlan.{key}");
+            let eth = match &v.eth {
+                Some(e) => eth_of(ck, &f("eth"), e, eth_default)?,
+                None => *eth_default,
+            };
+            Some(Tunnel::Vxlan {
+                outer: outer_ip(ck, &format!("{at}.vxlan"), &v.ipv4, &v.ipv6)?,
+                vni: int_in(ck, &f("vni"), Some(&v.vni), 0, u64::from(VNI_MAX), 0)? as u32,
+                src_port: int_in(ck, &f("src_port"), v.src_port.as_ref(), 0, 65535, 49152)? as u16,
+                dst_port: int_in(
+                    ck,
+                    &f("dst_port"),
+                    v.dst_port.as_ref(),
+                    0,
+                    65535,
+                    u64::from(VXLAN_PORT),
+                )? as u16,
+                inner: eth,
+            })
+        }
+        (None, Some(g)) => {
+            let key = match &g.key {
+                None | Some(Value::Null) => None,
+                Some(k) => {
+                    Some(int_in(ck, &format!("{at}.gre.key"), Some(k), 0, 0xFFFF_FFFF, 0)? as u32)
+                }
+            };
+            Some(Tunnel::Gre {
+                outer: outer_ip(ck, &format!("{at}.gre"), &g.ipv4, &g.ipv6)?,
+                key,
+                sequence: g.sequence,
+            })
+        }
+        (None, None) => None,
+    };
+    Ok(Encap {
+        mpls: labels,
+        tunnel,
+    })
+}
+
+/// A tunnel's outer `ipv4:` or `ipv6:` under `at`: exactly one, each
+/// endpoint one address.
+fn outer_ip(
+    ck: &Checker<'_>,
+    at: &str,
+    v4: &Option<raw::OuterIpv4>,
+    v6: &Option<raw::OuterIpv6>,
+) -> Result<OuterIp, ConfigError> {
+    match (v4, v6) {
+        (Some(_), Some(_)) => Err(both(ck, at, ("IPv4", "ipv4"), ("IPv6", "ipv6"))),
+        (None, None) => Err(ck.err(
+            at,
+            "a tunnel needs its outer header: give ipv4: or ipv6: with the endpoints' src: and dst:",
+        )),
+        (Some(o), None) => {
+            let f = |key: &str| format!("{at}.ipv4.{key}");
+            Ok(OuterIp::V4 {
+                src: endpoint(ck, &f("src"), o.src.as_ref(), Ipv4Addr::new(198, 18, 255, 1))?,
+                dst: endpoint(ck, &f("dst"), o.dst.as_ref(), Ipv4Addr::new(198, 19, 255, 1))?,
+                dscp: int_in(ck, &f("dscp"), o.dscp.as_ref(), 0, 63, 0)? as u8,
+                ttl: int_in(ck, &f("ttl"), o.ttl.as_ref(), 1, 255, 64)? as u8,
+            })
+        }
+        (None, Some(o)) => {
+            let f = |key: &str| format!("{at}.ipv6.{key}");
+            let tc = o.traffic_class.as_ref();
+            Ok(OuterIp::V6 {
+                src: endpoint(ck, &f("src"), o.src.as_ref(), V6_TUNNEL_SRC)?,
+                dst: endpoint(ck, &f("dst"), o.dst.as_ref(), V6_TUNNEL_DST)?,
+                traffic_class: int_in(ck, &f("traffic_class"), tc, 0, 255, 0)? as u8,
+                hop_limit: int_in(ck, &f("hop_limit"), o.hop_limit.as_ref(), 1, 255, 64)? as u8,
+            })
+        }
+    }
+}
+
+/// One tunnel endpoint: a single address (no range or list).
+fn endpoint<A: Family>(
+    ck: &Checker<'_>,
+    field: &str,
+    v: Option<&Value>,
+    default: A,
+) -> Result<A, ConfigError> {
+    match addrs::<A>(ck, field, v, default)? {
+        ValueSet::Single(a) => Ok(a),
+        _ => Err(ck.err(
+            field,
+            "a tunnel endpoint is one address: give one, not a range or a list",
+        )),
+    }
 }
 
 /// `ipv4:` or `ipv6:` (at most one of them), else `default`.
@@ -175,6 +310,10 @@ fn both(ck: &Checker<'_>, at: &str, a: (&str, &str), b: (&str, &str)) -> ConfigE
 const V6_SRC: Ipv6Addr = Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1);
 /// Default IPv6 destination.
 const V6_DST: Ipv6Addr = Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 2);
+/// Default outer IPv6 source of a tunnel (documentation prefix).
+const V6_TUNNEL_SRC: Ipv6Addr = Ipv6Addr::new(0x2001, 0xdb8, 0xffff, 0, 0, 0, 0, 1);
+/// Default outer IPv6 destination of a tunnel.
+const V6_TUNNEL_DST: Ipv6Addr = Ipv6Addr::new(0x2001, 0xdb8, 0xffff, 0, 0, 0, 0, 2);
 
 /// The profile key for a field name of [`StreamSpec::validate`]'s errors.
 fn yaml_field(spec: &StreamSpec, field: &str) -> String {

@@ -1231,3 +1231,127 @@ fn clock_servo_names_the_ptp4l_socket_a_synced_clock_reads() {
         "{m}"
     );
 }
+
+/// Stream `b` of [`BASE`] with `lines` added after its `vlan:` line.
+fn with_encap(lines: &str) -> String {
+    with(
+        "    vlan: { id: 100, pcp: 3 }\n",
+        &format!("    vlan: {{ id: 100, pcp: 3 }}\n{lines}"),
+    )
+}
+
+#[test]
+fn encapsulations_load_into_the_stream() {
+    use crate::wire::encap::{OuterIp, Tunnel};
+    let text = with_encap(
+        "    qinq: { id: 200, pcp: 5, dei: true }\n    mpls: [{ label: 16 }, { label: 17, tc: 3, ttl: 9 }]\n    vxlan: { vni: 42, ipv4: { src: 10.0.0.1, dst: 10.0.0.2, ttl: 8 }, eth: { dst: \"02:00:00:00:00:99\" } }\n",
+    );
+    // 128 bytes are too few for these headers, and said so.
+    assert_eq!(
+        load_str(&text, "t.yaml").unwrap_err().to_string(),
+        "t.yaml:16: streams[1].frame_size: frame size 128 (entry 0) is below the minimum 162 \
+         for these headers (headers + 18-byte stamp + 4-byte FCS)"
+    );
+    let text = text.replace("frame_size: [128, 1518]", "frame_size: [162, 1518]");
+    let plan = load_str(&text, "t.yaml").unwrap();
+    let b = &plan.streams[1];
+    assert_eq!(b.qinq.map(|v| (v.id, v.pcp, v.dei)), Some((200, 5, true)));
+    let labels: Vec<_> = b
+        .encap
+        .mpls
+        .iter()
+        .map(|l| (l.label, l.tc, l.ttl))
+        .collect();
+    assert_eq!(labels, [(16, 0, 64), (17, 3, 9)]);
+    let Some(Tunnel::Vxlan {
+        outer,
+        vni,
+        src_port,
+        dst_port,
+        inner,
+    }) = b.encap.tunnel
+    else {
+        panic!("{:?}", b.encap)
+    };
+    assert_eq!(
+        outer,
+        OuterIp::V4 {
+            src: Ipv4Addr::new(10, 0, 0, 1),
+            dst: Ipv4Addr::new(10, 0, 0, 2),
+            dscp: 0,
+            ttl: 8
+        }
+    );
+    assert_eq!((vni, src_port, dst_port), (42, 49152, 4789));
+    assert_eq!(inner.dst.to_string(), "02:00:00:00:00:99");
+    assert_eq!(inner.src, b.eth.src, "the stream's source by default");
+    // Ethernet, two tags, two labels, IPv4, UDP, VXLAN, Ethernet, IPv6, TCP.
+    assert_eq!(b.header_len(), 14 + 8 + 8 + 20 + 8 + 8 + 14 + 40 + 20);
+
+    let text = with_encap("    gre: { ipv6: { src: \"2001:db8::a\", dst: \"2001:db8::b\" }, key: 7, sequence: true }\n");
+    let text = text.replace("frame_size: [128, 1518]", "frame_size: [152, 1518]");
+    let plan = load_str(&text, "t.yaml").unwrap();
+    let Some(Tunnel::Gre {
+        outer,
+        key,
+        sequence,
+    }) = plan.streams[1].encap.tunnel
+    else {
+        panic!()
+    };
+    assert!(matches!(outer, OuterIp::V6 { hop_limit: 64, .. }));
+    assert_eq!((key, sequence), (Some(7), true));
+}
+
+#[test]
+fn bad_encapsulations_name_the_line_and_field() {
+    let cases = [
+        (
+            "    qinq: { id: 5000 }\n",
+            "t.yaml:18: streams[1].qinq.id: 5000 is out of range 0..=4094",
+        ),
+        (
+            "    mpls: []\n",
+            "t.yaml:18: streams[1].mpls: an empty label stack: give at least one label, or drop mpls:",
+        ),
+        (
+            "    mpls: [{ label: 16 }, { label: 1048576 }]\n",
+            "t.yaml:18: streams[1].mpls[1].label: 1048576 is out of range 0..=0xfffff",
+        ),
+        (
+            "    vxlan: { vni: 16777216, ipv4: { src: 10.0.0.1, dst: 10.0.0.2 } }\n",
+            "t.yaml:18: streams[1].vxlan.vni: 16777216 is out of range 0..=0xffffff",
+        ),
+        (
+            "    vxlan: { vni: 1 }\n",
+            "t.yaml:18: streams[1].vxlan: a tunnel needs its outer header: give ipv4: or ipv6: with the endpoints' src: and dst:",
+        ),
+        (
+            "    vxlan: { vni: 1, ipv4: { src: 10.0.0.1-10.0.0.3, dst: 10.0.0.9 } }\n",
+            "t.yaml:18: streams[1].vxlan.ipv4.src: a tunnel endpoint is one address: give one, not a range or a list",
+        ),
+        (
+            "    vxlan: { vni: 1, ipv4: {} }\n    gre: { ipv4: {} }\n",
+            "t.yaml:19: streams[1].gre: a stream is either VXLAN or GRE: keep one of vxlan: and gre:",
+        ),
+        (
+            "    gre: { ipv4: { src: \"2001:db8::1\" } }\n",
+            "t.yaml:18: streams[1].gre.ipv4.src: 2001:db8::1 is not an IPv4 address: this stream is IPv4; use ipv6: for IPv6 addresses",
+        ),
+        (
+            "    gre: { ipv4: {}, key: -1 }\n",
+            "t.yaml:18: streams[1].gre.key: -1 is out of range 0..=4294967295",
+        ),
+        (
+            "    gre: { ipv4: {}, seq: true }\n",
+            "t.yaml:18: streams[1].gre: unknown field `seq`, expected one of `ipv4`, `ipv6`, `key`, `sequence`",
+        ),
+        (
+            "    vxlan: { vni: 1, ipv4: {}, eth: { src: \"01:00:5e:00:00:01\" } }\n",
+            "t.yaml:18: streams[1].vxlan.eth.src: source MAC 01:00:5e:00:00:01 is multicast or broadcast",
+        ),
+    ];
+    for (lines, want) in cases {
+        assert_eq!(err(&with_encap(lines)), want, "{lines}");
+    }
+}

@@ -3,12 +3,16 @@
 //! Never panics and never reads out of bounds, whatever the input.
 
 use super::checksum;
+use super::encap::mpls_payload_type;
 use super::ethernet::EtherType;
+use super::gre::{GreRepr, IPPROTO_GRE, PROTO_ETHERNET};
 use super::ipv4::Ipv4Packet;
 use super::ipv6::Ipv6Packet;
+use super::mpls::{MplsRepr, ETHERTYPE_MPLS, ETHERTYPE_MPLS_MULTICAST};
 use super::stamp::{Stamp, StampError, StampLayout};
 use super::tcp::TcpPacket;
 use super::udp::UdpPacket;
+use super::vxlan::{VxlanHeader, VxlanRepr, VXLAN_PORT};
 use super::{be16, WireError, IPPROTO_TCP, IPPROTO_UDP};
 use crate::wire::ipv4::field as v4;
 use crate::wire::udp::field as udpf;
@@ -222,12 +226,23 @@ fn ipv4_udp_intact(frame: &[u8], opt: &DissectOptions) -> Option<Ours> {
     Some(Ours::of(&s, payload.len(), false, false, None))
 }
 
-/// The layers in order: Ethernet and VLAN, IP, L4, stamp, payload. Every
-/// step returns the classification that ends the walk as its error.
+/// The layers in order: Ethernet, its tags and MPLS labels, IP, a tunnel
+/// if the IP packet is one, L4, stamp, payload. Every step returns the
+/// classification that ends the walk as its error.
 #[inline(always)]
 fn classify(frame: &[u8], opt: &DissectOptions) -> Result<Ours, Dissected> {
     let l2 = ethernet(frame)?;
     let l3 = ip(l2.ethertype, l2.payload, opt)?;
+    match tunnel_of(&l3) {
+        Some(kind) => tunnelled(kind, &l3, l2.vlan, opt),
+        None => stamped(&l3, l2.vlan, opt),
+    }
+}
+
+/// The stamped packet's L4 header, stamp and payload, under `l3`; `vlan`
+/// the frame's innermost tag.
+#[inline(always)]
+fn stamped(l3: &L3<'_>, vlan: Option<u16>, opt: &DissectOptions) -> Result<Ours, Dissected> {
     let l4 = transport(l3.proto, l3.segment)?;
     let payload = &l3.segment[l4.head_len..];
     let stamp = stamp(payload)?;
@@ -249,10 +264,125 @@ fn classify(frame: &[u8], opt: &DissectOptions) -> Result<Ours, Dissected> {
         StampLayout::Compact => Some(checksum::VERIFIED),
         StampLayout::Full => fill_sum.map(|fs| checksum::add(checksum::VERIFIED, fs)),
     };
-    if !l4_checksum_ok(opt, &l3, &l4, payload_sum) {
+    if !l4_checksum_ok(opt, l3, &l4, payload_sum) {
         return Err(corrupt(CorruptReason::L4Checksum, stamp));
     }
-    Ok(Ours::of(&s, payload.len(), l3.is_ipv6, l4.is_tcp, l2.vlan))
+    Ok(Ours::of(&s, payload.len(), l3.is_ipv6, l4.is_tcp, vlan))
+}
+
+/// The tunnels the walk enters.
+#[derive(Clone, Copy)]
+enum TunnelKind {
+    /// UDP to port 4789.
+    Vxlan,
+    /// IP protocol 47.
+    Gre,
+}
+
+/// The tunnel `l3` carries, if any.
+#[inline(always)]
+fn tunnel_of(l3: &L3<'_>) -> Option<TunnelKind> {
+    match l3.proto {
+        IPPROTO_UDP if l3.segment.len() >= 8 && be16(l3.segment, udpf::DST_PORT) == VXLAN_PORT => {
+            Some(TunnelKind::Vxlan)
+        }
+        IPPROTO_GRE => Some(TunnelKind::Gre),
+        _ => None,
+    }
+}
+
+/// A tunnelled frame: the stamped packet inside, verified in full (a NIC's
+/// checksum verdicts are the outer headers'), then the outer headers: the
+/// IPv4 checksum, and VXLAN's UDP length and checksum (a checksum of 0 is
+/// none carried, over IPv6 too, as RFC 6935 allows tunnels). A failure of
+/// either counts under the same reasons as the inner packet's.
+fn tunnelled(
+    kind: TunnelKind,
+    outer: &L3<'_>,
+    vlan: Option<u16>,
+    opt: &DissectOptions,
+) -> Result<Ours, Dissected> {
+    let seg = outer.segment;
+    let inner_opt = DissectOptions {
+        verify_ip: true,
+        verify_l4: true,
+        verify_fill: opt.verify_fill,
+    };
+    let (inner, outer_bad) = match kind {
+        TunnelKind::Vxlan => {
+            let v = VxlanHeader::new_checked(&seg[8..]).map_err(truncated_or_foreign)?;
+            VxlanRepr::parse(&v).map_err(|_| Dissected::Foreign)?;
+            let l2 = ethernet(&seg[8 + VxlanRepr::LEN..])?;
+            let inner = ip(l2.ethertype, l2.payload, &inner_opt)?;
+            let length_bad = usize::from(be16(seg, udpf::LENGTH)) != seg.len();
+            (inner, length_bad.then_some(CorruptReason::Length))
+        }
+        TunnelKind::Gre => {
+            let (g, bad) = match GreRepr::parse(seg) {
+                Ok(g) => (g, None),
+                Err(WireError::Checksum { .. }) => (
+                    GreRepr::parse_unverified(seg).map_err(|_| Dissected::Foreign)?,
+                    Some(CorruptReason::L4Checksum),
+                ),
+                Err(e) => return Err(truncated_or_foreign(e)),
+            };
+            let after = &seg[g.len()..];
+            let inner = match g.protocol {
+                PROTO_ETHERNET => {
+                    let l2 = ethernet(after)?;
+                    ip(l2.ethertype, l2.payload, &inner_opt)?
+                }
+                p => ip(p, after, &inner_opt)?,
+            };
+            (inner, bad)
+        }
+    };
+    let ours = stamped(&inner, vlan, &inner_opt)?;
+    let bad = |reason| Dissected::Corrupt {
+        stream_id: Some(ours.stream_id),
+        seq: Some(ours.seq),
+        reason,
+    };
+    if let Some(r) = outer_bad {
+        return Err(bad(r));
+    }
+    if outer.checksum_bad {
+        return Err(bad(CorruptReason::IpChecksum));
+    }
+    if let TunnelKind::Vxlan = kind {
+        if opt.verify_l4 && be16(seg, udpf::CHECKSUM) != 0 && !outer_udp_ok(outer, &inner) {
+            return Err(bad(CorruptReason::L4Checksum));
+        }
+    }
+    Ok(ours)
+}
+
+/// VXLAN's outer UDP checksum, over a segment whose inner packet `inner`
+/// verified: the inner L4 segment (its checksum right and not 0) sums to
+/// the complement of its pseudo-header's sum, so only the bytes around it
+/// are read; otherwise the segment whole.
+fn outer_udp_ok(outer: &L3<'_>, inner: &L3<'_>) -> bool {
+    let seg = outer.segment;
+    let ps = outer.pseudo.sum(IPPROTO_UDP, seg.len());
+    let start = (inner.segment.as_ptr() as usize).wrapping_sub(seg.as_ptr() as usize);
+    let end = start + inner.segment.len();
+    let carried = match inner.proto {
+        IPPROTO_UDP => inner.segment.len() >= 8 && be16(inner.segment, udpf::CHECKSUM) != 0,
+        _ => true,
+    };
+    let total = if carried && start.is_multiple_of(2) && end <= seg.len() {
+        let inner_sum = !inner.pseudo.sum(inner.proto, inner.segment.len());
+        let tail = if (end - start).is_multiple_of(2) {
+            checksum::sum(&seg[end..])
+        } else {
+            // The tail starts in the middle of a word.
+            checksum::sum(&seg[end..]).swap_bytes()
+        };
+        checksum::add(checksum::add(checksum::sum(&seg[..start]), inner_sum), tail)
+    } else {
+        checksum::sum(seg)
+    };
+    checksum::verifies(checksum::add(ps, total))
 }
 
 /// The Ethernet layer, past its VLAN tags.
@@ -266,7 +396,8 @@ struct L2<'a> {
 }
 
 /// Ethernet and VLAN step: reads the EtherType past up to two tags
-/// (802.1ad outer + 802.1Q inner).
+/// (802.1ad outer + 802.1Q inner), then past an MPLS label stack (at most
+/// [`MAX_LABELS`] entries; its payload's type from its first nibble).
 #[inline(always)]
 fn ethernet(frame: &[u8]) -> Result<L2<'_>, Dissected> {
     if frame.len() < 14 {
@@ -285,6 +416,11 @@ fn ethernet(frame: &[u8]) -> Result<L2<'_>, Dissected> {
         vlan = Some(be16(frame, off) & 0x0FFF);
         et = be16(frame, off + 2);
         off += 4;
+    }
+    if et == ETHERTYPE_MPLS || et == ETHERTYPE_MPLS_MULTICAST {
+        let stack = MplsRepr::parse(&frame[off..]).map_err(truncated_or_foreign)?;
+        off += stack.len();
+        et = mpls_payload_type(&frame[off..]).ok_or(Dissected::Foreign)?;
     }
     Ok(L2 {
         ethertype: et,

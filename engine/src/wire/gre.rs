@@ -51,6 +51,17 @@ impl GreRepr {
     /// no bit set but C, K and S (RFC 2784 receivers discard others), and
     /// the checksum, when there is one, verified over `b` whole.
     pub fn parse(b: &[u8]) -> Result<Self, WireError> {
+        Self::parse_with(b, true)
+    }
+
+    /// [`GreRepr::parse`] without verifying a checksum the header carries:
+    /// what a receiver reads of a packet whose checksum failed.
+    pub fn parse_unverified(b: &[u8]) -> Result<Self, WireError> {
+        Self::parse_with(b, false)
+    }
+
+    /// Parses the header, verifying its checksum if `verify`.
+    fn parse_with(b: &[u8], verify: bool) -> Result<Self, WireError> {
         need("gre header", 4, b.len())?;
         let (flags, version) = (b[0], b[1]);
         if flags & !(FLAG_C | FLAG_K | FLAG_S) != 0 {
@@ -74,7 +85,7 @@ impl GreRepr {
         let mut at = 4;
         if r.checksum {
             need("gre checksum", at + 4, b.len())?;
-            if !checksum::verifies(checksum::sum(b)) {
+            if verify && !checksum::verifies(checksum::sum(b)) {
                 return Err(WireError::Checksum {
                     field: "gre.checksum",
                 });

@@ -14,6 +14,7 @@ pub mod builder;
 pub mod checksum;
 pub mod control;
 pub mod dissect;
+pub mod encap;
 pub mod ethernet;
 pub mod fill;
 pub mod gre;
@@ -28,6 +29,8 @@ pub mod tcp;
 pub mod udp;
 pub mod vxlan;
 
+#[cfg(test)]
+mod encap_tests;
 #[cfg(test)]
 mod tests;
 

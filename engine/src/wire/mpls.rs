@@ -6,6 +6,8 @@ use super::{be32, need, put32, WireError};
 
 /// EtherType of MPLS unicast.
 pub const ETHERTYPE_MPLS: u16 = 0x8847;
+/// EtherType of MPLS multicast (RFC 5332).
+pub const ETHERTYPE_MPLS_MULTICAST: u16 = 0x8848;
 
 /// The most labels a stack may carry here: deeper stacks are refused when
 /// parsed (switch and router test suites use two to four).

@@ -6,6 +6,7 @@ use std::fmt;
 use std::hash::Hash;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
+use super::encap::Encap;
 use super::ethernet::MacAddr;
 use super::stamp::{COMPACT_LEN, FULL_LEN};
 use super::tcp::TcpFlags;
@@ -309,7 +310,11 @@ pub struct StreamSpec {
     pub eth: EthSpec,
     /// Optional 802.1Q tag.
     pub vlan: Option<VlanSpec>,
-    /// IPv4 or IPv6.
+    /// Optional 802.1ad service tag (QinQ), sent before the 802.1Q tag.
+    pub qinq: Option<VlanSpec>,
+    /// MPLS labels and a tunnel between the tags and the stamped packet.
+    pub encap: Encap,
+    /// IPv4 or IPv6 (the stamped packet, inside any tunnel).
     pub ip: IpSpec,
     /// UDP or TCP.
     pub l4: L4Spec,
@@ -331,6 +336,8 @@ impl Default for StreamSpec {
                 dst: MacAddr([0x02, 0, 0, 0, 0, 2]),
             },
             vlan: None,
+            qinq: None,
+            encap: Encap::default(),
             ip: IpSpec::V4 {
                 src: ValueSet::Single(Ipv4Addr::new(198, 18, 0, 1)),
                 dst: ValueSet::Single(Ipv4Addr::new(198, 19, 0, 1)),
@@ -350,9 +357,15 @@ impl Default for StreamSpec {
 }
 
 impl StreamSpec {
-    /// Ethernet header length including the VLAN tag (14 or 18).
+    /// Bytes before the stamped IP header: the Ethernet header, its tags,
+    /// and any MPLS labels and tunnel headers (14 or 18 for a plain frame).
     pub fn l2_len(&self) -> usize {
-        14 + if self.vlan.is_some() { 4 } else { 0 }
+        self.tags_len() + self.encap.len()
+    }
+
+    /// The Ethernet header and its tags (14, 18 or 22).
+    pub fn tags_len(&self) -> usize {
+        14 + 4 * (usize::from(self.vlan.is_some()) + usize::from(self.qinq.is_some()))
     }
 
     /// IP header length (20 or 40).
@@ -402,6 +415,7 @@ impl StreamSpec {
     pub fn validate(&self) -> Result<(), SpecError> {
         self.validate_ethernet()?;
         self.validate_vlan()?;
+        self.encap.validate()?;
         self.validate_ip()?;
         self.validate_l4()?;
         let sizes = self.frame_sizes();
@@ -420,22 +434,22 @@ impl StreamSpec {
         Ok(())
     }
 
-    /// VLAN tag, if any: id and PCP in range.
+    /// VLAN tags, if any: ids and PCPs in range.
     fn validate_vlan(&self) -> Result<(), SpecError> {
-        let Some(v) = &self.vlan else {
-            return Ok(());
-        };
-        if v.id > 4094 {
-            return Err(SpecError::new(
-                "vlan.id",
-                format!("VLAN id {} is not in 0..=4094", v.id),
-            ));
-        }
-        if v.pcp > 7 {
-            return Err(SpecError::new(
-                "vlan.pcp",
-                format!("PCP {} is not in 0..=7", v.pcp),
-            ));
+        for (name, tag) in [("vlan", &self.vlan), ("qinq", &self.qinq)] {
+            let Some(v) = tag else { continue };
+            if v.id > 4094 {
+                return Err(SpecError::new(
+                    format!("{name}.id"),
+                    format!("VLAN id {} is not in 0..=4094", v.id),
+                ));
+            }
+            if v.pcp > 7 {
+                return Err(SpecError::new(
+                    format!("{name}.pcp"),
+                    format!("PCP {} is not in 0..=7", v.pcp),
+                ));
+            }
         }
         Ok(())
     }

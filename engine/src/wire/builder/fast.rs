@@ -150,6 +150,9 @@ impl FrameBuilder {
     /// The writer of this stream's frames of stamp `layout`: one compiled
     /// for its kind when it is a single flow, the general one otherwise.
     fn writer_for(&self, layout: StampLayout) -> HeadWriter {
+        if self.outer.is_some() {
+            return FrameBuilder::head_tunnel;
+        }
         if !self.single_flow {
             return FrameBuilder::head_generic;
         }
@@ -345,6 +348,16 @@ impl FrameBuilder {
                 udpf::CHECKSUM
             };
         put16(f, csum_off, l4_field);
+    }
+
+    /// The writer of a tunnelled stream's frames: the stamped packet as
+    /// [`head_generic`](Self::head_generic) writes it, then the tunnel's
+    /// outer fields.
+    fn head_tunnel(&mut self, head: &mut [u8], seq: u64, p: &FramePlan, sh: &Shape) {
+        self.head_generic(head, seq, p, sh);
+        if let Some(o) = &self.outer {
+            o.patch(head, p.len, seq);
+        }
     }
 
     /// The changing header fields of a single-flow frame: lengths, IPv4 id

@@ -11,11 +11,14 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::Arc;
 
 use super::checksum;
+use super::encap::Outer;
 use super::ethernet::{EtherType, EthernetFrame, EthernetRepr, VlanRepr, VlanTag};
 use super::fill::{FillPattern, SplitMix64, SumTable, OFFSETS};
 use super::ipv4::{Ipv4Packet, Ipv4Repr};
 use super::ipv6::{Ipv6Packet, Ipv6Repr};
-use super::spec::{IpSpec, L4Spec, PortSet, SpecError, StreamSpec, ValueSet, Vary, FCS_LEN};
+use super::spec::{
+    IpSpec, L4Spec, PortSet, SpecError, StreamSpec, ValueSet, Vary, VlanSpec, FCS_LEN,
+};
 use super::stamp::{Stamp, StampLayout, StampTime, COMPACT_LEN, FULL_LEN, MAGIC};
 use super::tcp::{TcpPacket, TcpRepr};
 use super::udp::{udp_nonzero, UdpPacket, UdpRepr};
@@ -102,6 +105,8 @@ pub struct FrameBuilder {
     fill_sums: Vec<Option<Arc<SumTable>>>,
     /// What the stamps' time field counts (their format version).
     stamp_time: StampTime,
+    /// A tunnelled stream's outer fields written per frame.
+    outer: Option<Outer>,
 }
 
 /// What every frame of one size has in common: the partial sums that make
@@ -186,31 +191,35 @@ fn missing(field: &str) -> SpecError {
     SpecError::new(field, "set has no value")
 }
 
-/// Ethernet step: the header and, if the stream is tagged, its VLAN tag.
+/// Ethernet step: the header, the stream's tags (802.1ad, then 802.1Q),
+/// then its MPLS labels and tunnel headers, up to the stamped packet.
 fn emit_ethernet(spec: &StreamSpec, t: &mut [u8]) {
     let l3_type = match spec.ip {
         IpSpec::V4 { .. } => EtherType::IPV4,
         IpSpec::V6 { .. } => EtherType::IPV6,
     };
+    let after_tags = spec.encap.ethertype(l3_type);
+    let tags: Vec<(u16, VlanSpec)> = [(EtherType::QINQ, spec.qinq), (EtherType::VLAN, spec.vlan)]
+        .into_iter()
+        .filter_map(|(tpid, v)| Some((tpid, v?)))
+        .collect();
     EthernetRepr {
         dst: spec.eth.dst,
         src: spec.eth.src,
-        ethertype: if spec.vlan.is_some() {
-            EtherType::VLAN
-        } else {
-            l3_type
-        },
+        ethertype: tags.first().map_or(after_tags, |t| t.0),
     }
     .emit(&mut EthernetFrame::new_unchecked(&mut t[..]));
-    if let Some(v) = spec.vlan {
+    for (i, (_, v)) in tags.iter().enumerate() {
         VlanRepr {
             pcp: v.pcp,
             dei: v.dei,
             vid: v.id,
-            ethertype: l3_type,
+            ethertype: tags.get(i + 1).map_or(after_tags, |t| t.0),
         }
-        .emit(&mut VlanTag::new_unchecked(&mut t[14..]));
+        .emit(&mut VlanTag::new_unchecked(&mut t[14 + 4 * i..]));
     }
+    let at = spec.tags_len();
+    spec.encap.emit(l3_type, &mut t[at..spec.l2_len()]);
 }
 
 /// IP step: the IPv4 or IPv6 header of the first addresses into `l3`,
@@ -367,6 +376,14 @@ impl FrameBuilder {
     ) -> Result<FrameBuilder, SpecError> {
         spec.validate()?;
         Self::check_fill(spec, &fill)?;
+        // A tunnel's outer UDP checksum covers the inner packet, and a NIC
+        // offloads one layer's checksums: a tunnelled stream's are the
+        // builder's.
+        let csum = if spec.encap.tunnel.is_some() {
+            CsumMode::Software
+        } else {
+            csum
+        };
         let sizes: Vec<usize> = spec.frame_sizes().iter().map(|s| s - FCS_LEN).collect();
         let max_len = sizes.iter().copied().max().unwrap_or(0);
         let l2_len = spec.l2_len();
@@ -420,6 +437,9 @@ impl FrameBuilder {
             shapes: Vec::new(),
             fill_sums: Vec::new(),
             stamp_time: StampTime::Tsc,
+            outer: spec
+                .encap
+                .outer(spec.tags_len(), matches!(spec.ip, IpSpec::V6 { .. }), proto),
         };
         b.shapes = b.sizes.iter().map(|&len| b.shape(len)).collect();
         b.fill_sums = (0..b.sizes.len())
@@ -723,6 +743,9 @@ impl FrameBuilder {
             pseudo
         };
         put16(f, csum_off, l4_field);
+        if let Some(o) = &self.outer {
+            o.patch(f, len, seq);
+        }
         len
     }
 

@@ -1,0 +1,481 @@
+//! What a stream's frames carry between the wire's Ethernet header (with
+//! its tags) and the stamped IP packet: an MPLS label stack, and a VXLAN
+//! or GRE tunnel. The validated description ([`Encap`]), the bytes it puts
+//! in a stream's header template ([`Encap::emit`]), and the outer fields
+//! that change from frame to frame ([`Outer::patch`]).
+//!
+//! A frame of a stream with every layer, as it goes on the wire:
+//!
+//! ```text
+//! Ethernet (eth:) · 802.1ad tag (qinq:) · 802.1Q tag (vlan:) ·
+//! MPLS labels (mpls:) · outer IPv4/IPv6 (vxlan:/gre:) ·
+//! UDP 4789 + VXLAN + inner Ethernet (vxlan:) | GRE (gre:) ·
+//! IPv4/IPv6 (ipv4:/ipv6:) · UDP/TCP · stamp · fill
+//! ```
+//!
+//! Per frame only the outer lengths, the outer IPv4 checksum, the outer
+//! UDP checksum of VXLAN and the GRE sequence number change. The outer UDP
+//! checksum covers the whole inner packet, yet it is computed from the
+//! headers alone: an inner L4 segment whose checksum is right sums to the
+//! complement of its pseudo-header's sum, so the inner payload is never
+//! read twice.
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use super::checksum;
+use super::ethernet::{EtherType, EthernetFrame, EthernetRepr};
+use super::gre::{GreRepr, IPPROTO_GRE};
+use super::ipv4::{Ipv4Packet, Ipv4Repr};
+use super::ipv6::{Ipv6Packet, Ipv6Repr};
+use super::mpls::{MplsLabel, MplsRepr, ETHERTYPE_MPLS, LABEL_MAX, MAX_LABELS};
+use super::spec::{EthSpec, SpecError};
+use super::udp::{udp_nonzero, UdpPacket, UdpRepr};
+use super::vxlan::{VxlanHeader, VxlanRepr, VNI_MAX};
+use super::{put16, put32, IPPROTO_UDP};
+use crate::wire::ipv4::field as v4;
+use crate::wire::ipv6::field as v6;
+use crate::wire::udp::field as udpf;
+
+/// The outer IP header of a tunnel: one source and one destination (a
+/// tunnel's endpoints do not vary from frame to frame).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OuterIp {
+    /// IPv4, DF set, identification 0.
+    V4 {
+        /// The sending tunnel endpoint.
+        src: Ipv4Addr,
+        /// The receiving tunnel endpoint.
+        dst: Ipv4Addr,
+        /// DSCP, 0..=63.
+        dscp: u8,
+        /// Time to live, ≥ 1.
+        ttl: u8,
+    },
+    /// IPv6.
+    V6 {
+        /// The sending tunnel endpoint.
+        src: Ipv6Addr,
+        /// The receiving tunnel endpoint.
+        dst: Ipv6Addr,
+        /// Traffic class.
+        traffic_class: u8,
+        /// Hop limit, ≥ 1.
+        hop_limit: u8,
+    },
+}
+
+impl OuterIp {
+    /// Header length: 20 or 40.
+    pub fn len(&self) -> usize {
+        match self {
+            OuterIp::V4 { .. } => 20,
+            OuterIp::V6 { .. } => 40,
+        }
+    }
+
+    /// Never empty: an IP header is at least 20 bytes.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The EtherType (or MPLS payload) the header is carried as.
+    pub fn ethertype(&self) -> u16 {
+        match self {
+            OuterIp::V4 { .. } => EtherType::IPV4,
+            OuterIp::V6 { .. } => EtherType::IPV6,
+        }
+    }
+
+    /// Writes the header into `b` with its length 0 (and the IPv4
+    /// checksum 0): [`Outer::patch`] writes them per frame.
+    fn emit(&self, proto: u8, b: &mut [u8]) {
+        match *self {
+            OuterIp::V4 {
+                src,
+                dst,
+                dscp,
+                ttl,
+            } => {
+                Ipv4Repr {
+                    src,
+                    dst,
+                    protocol: proto,
+                    payload_len: 0,
+                    dscp,
+                    ecn: 0,
+                    ttl,
+                    ident: 0,
+                    dont_fragment: true,
+                }
+                .emit(&mut Ipv4Packet::new_unchecked(&mut *b), false);
+                put16(b, v4::TOTAL_LEN, 0);
+            }
+            OuterIp::V6 {
+                src,
+                dst,
+                traffic_class,
+                hop_limit,
+            } => Ipv6Repr {
+                src,
+                dst,
+                next_header: proto,
+                payload_len: 0,
+                traffic_class,
+                flow_label: 0,
+                hop_limit,
+            }
+            .emit(&mut Ipv6Packet::new_unchecked(b)),
+        }
+    }
+
+    /// The pseudo-header sum of a segment of `len` bytes of `proto`.
+    fn pseudo(&self, proto: u8, len: usize) -> u16 {
+        match self {
+            OuterIp::V4 { src, dst, .. } => checksum::pseudo_v4(*src, *dst, proto, len as u16),
+            OuterIp::V6 { src, dst, .. } => checksum::pseudo_v6(src, dst, proto, len as u32),
+        }
+    }
+}
+
+/// A tunnel the stamped packet travels in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tunnel {
+    /// VXLAN (RFC 7348): outer IP, UDP, the VXLAN header, and an inner
+    /// Ethernet header (untagged) before the stamped packet.
+    Vxlan {
+        /// The outer IP header.
+        outer: OuterIp,
+        /// VXLAN network identifier, 0..=16,777,215.
+        vni: u32,
+        /// Outer UDP source port.
+        src_port: u16,
+        /// Outer UDP destination port (4789, IANA's).
+        dst_port: u16,
+        /// The inner Ethernet header's addresses.
+        inner: EthSpec,
+    },
+    /// GRE (RFC 2784, RFC 2890): outer IP, the GRE header with protocol
+    /// type IPv4 or IPv6, then the stamped packet.
+    Gre {
+        /// The outer IP header.
+        outer: OuterIp,
+        /// The key, if sent.
+        key: Option<u32>,
+        /// Send a sequence number (the frame's, low 32 bits).
+        sequence: bool,
+    },
+}
+
+impl Tunnel {
+    /// The outer IP header.
+    pub fn outer(&self) -> &OuterIp {
+        match self {
+            Tunnel::Vxlan { outer, .. } | Tunnel::Gre { outer, .. } => outer,
+        }
+    }
+
+    /// Bytes from the outer IP header to the stamped packet.
+    pub fn len(&self) -> usize {
+        self.outer().len()
+            + match self {
+                Tunnel::Vxlan { .. } => 8 + VxlanRepr::LEN + 14,
+                Tunnel::Gre { key, sequence, .. } => self::gre(0, *key, *sequence).len(),
+            }
+    }
+
+    /// Never empty.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The profile's name of the tunnel's block (`vxlan` or `gre`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Tunnel::Vxlan { .. } => "vxlan",
+            Tunnel::Gre { .. } => "gre",
+        }
+    }
+}
+
+/// The GRE header of a stream: `protocol` inside, sequence 0.
+fn gre(protocol: u16, key: Option<u32>, sequence: bool) -> GreRepr {
+    GreRepr {
+        protocol,
+        checksum: false,
+        key,
+        seq: sequence.then_some(0),
+    }
+}
+
+/// What a stream carries between its tags and its stamped packet.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Encap {
+    /// MPLS labels, outermost first (empty: none).
+    pub mpls: Vec<MplsLabel>,
+    /// The tunnel, if any.
+    pub tunnel: Option<Tunnel>,
+}
+
+impl Encap {
+    /// Bytes it adds before the stamped packet.
+    pub fn len(&self) -> usize {
+        4 * self.mpls.len() + self.tunnel.map_or(0, |t| t.len())
+    }
+
+    /// True when it adds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.mpls.is_empty() && self.tunnel.is_none()
+    }
+
+    /// The EtherType after the Ethernet header and its tags, for a stamped
+    /// packet of EtherType `inner`.
+    pub fn ethertype(&self, inner: u16) -> u16 {
+        if !self.mpls.is_empty() {
+            ETHERTYPE_MPLS
+        } else {
+            self.tunnel.map_or(inner, |t| t.outer().ethertype())
+        }
+    }
+
+    /// Checks every field; the error names the first offending one
+    /// (`mpls[1].label`, `vxlan.vni` ...).
+    pub fn validate(&self) -> Result<(), SpecError> {
+        if self.mpls.len() > MAX_LABELS {
+            return Err(SpecError::new(
+                "mpls",
+                format!(
+                    "{} labels: a stack holds at most {MAX_LABELS}",
+                    self.mpls.len()
+                ),
+            ));
+        }
+        for (i, l) in self.mpls.iter().enumerate() {
+            if l.label > LABEL_MAX {
+                return Err(SpecError::new(
+                    format!("mpls[{i}].label"),
+                    format!("label {} is not in 0..={LABEL_MAX}", l.label),
+                ));
+            }
+            if l.tc > 7 {
+                return Err(SpecError::new(
+                    format!("mpls[{i}].tc"),
+                    format!("traffic class {} is not in 0..=7", l.tc),
+                ));
+            }
+        }
+        let Some(t) = &self.tunnel else {
+            return Ok(());
+        };
+        let name = t.name();
+        match t.outer() {
+            OuterIp::V4 { dscp, ttl, .. } => {
+                if *dscp > 63 {
+                    return Err(SpecError::new(
+                        format!("{name}.ipv4.dscp"),
+                        format!("DSCP {dscp} is not in 0..=63"),
+                    ));
+                }
+                if *ttl == 0 {
+                    return Err(SpecError::new(format!("{name}.ipv4.ttl"), "TTL 0"));
+                }
+            }
+            OuterIp::V6 { hop_limit, .. } => {
+                if *hop_limit == 0 {
+                    return Err(SpecError::new(
+                        format!("{name}.ipv6.hop_limit"),
+                        "hop limit 0",
+                    ));
+                }
+            }
+        }
+        if let Tunnel::Vxlan { vni, inner, .. } = t {
+            if *vni > VNI_MAX {
+                return Err(SpecError::new(
+                    "vxlan.vni",
+                    format!("VNI {vni} is not in 0..={VNI_MAX}"),
+                ));
+            }
+            if inner.src.is_multicast() {
+                return Err(SpecError::new(
+                    "vxlan.eth.src",
+                    format!("source MAC {} is multicast or broadcast", inner.src),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the labels and the tunnel's headers into `b` (exactly
+    /// [`Encap::len`] bytes), before a stamped packet of EtherType
+    /// `inner`; lengths and checksums that change per frame are 0.
+    pub fn emit(&self, inner: u16, b: &mut [u8]) {
+        let stack = MplsRepr {
+            labels: self.mpls.clone(),
+        };
+        stack.emit(b);
+        let Some(t) = self.tunnel else { return };
+        let b = &mut b[stack.len()..];
+        let outer = *t.outer();
+        let ol = outer.len();
+        match t {
+            Tunnel::Vxlan {
+                vni,
+                src_port,
+                dst_port,
+                inner: eth,
+                ..
+            } => {
+                outer.emit(IPPROTO_UDP, b);
+                let udp = &mut b[ol..];
+                UdpRepr {
+                    src_port,
+                    dst_port,
+                    payload_len: 0,
+                }
+                .emit(&mut UdpPacket::new_unchecked(&mut *udp));
+                put16(udp, udpf::LENGTH, 0);
+                VxlanRepr { vni }.emit(&mut VxlanHeader::new_unchecked(&mut udp[8..16]));
+                EthernetRepr {
+                    dst: eth.dst,
+                    src: eth.src,
+                    ethertype: inner,
+                }
+                .emit(&mut EthernetFrame::new_unchecked(&mut udp[16..30]));
+            }
+            Tunnel::Gre { key, sequence, .. } => {
+                outer.emit(IPPROTO_GRE, b);
+                gre(inner, key, sequence).emit(&mut b[ol..]);
+            }
+        }
+    }
+
+    /// The per-frame writer of a stream whose tunnel starts at `at` in the
+    /// frame, whose stamped packet is IPv6 (`inner_v6`) or IPv4 and carries
+    /// `proto`; `None` without a tunnel.
+    pub fn outer(&self, at: usize, inner_v6: bool, proto: u8) -> Option<Outer> {
+        let t = self.tunnel?;
+        let at = at + 4 * self.mpls.len();
+        let ip = *t.outer();
+        let l4 = at + ip.len();
+        let proto_outer = match t {
+            Tunnel::Vxlan { .. } => IPPROTO_UDP,
+            Tunnel::Gre { .. } => IPPROTO_GRE,
+        };
+        let mut h = [0u8; 20];
+        if let OuterIp::V4 { .. } = ip {
+            ip.emit(proto_outer, &mut h);
+        }
+        let inner_ip = at + t.len();
+        Some(Outer {
+            ip,
+            at,
+            l4,
+            v4_sum: checksum::sum(&h),
+            inner_ip,
+            inner_l4: inner_ip + if inner_v6 { 40 } else { 20 },
+            inner_v6,
+            proto,
+            seq_at: match t {
+                Tunnel::Gre {
+                    sequence: true,
+                    key,
+                    ..
+                } => Some(l4 + 4 + if key.is_some() { 4 } else { 0 }),
+                _ => None,
+            },
+            vxlan: matches!(t, Tunnel::Vxlan { .. }),
+        })
+    }
+}
+
+/// The outer fields of a tunnelled stream's frames that change per frame,
+/// and where they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outer {
+    /// The outer IP header.
+    ip: OuterIp,
+    /// Offset of the outer IP header.
+    at: usize,
+    /// Offset of the outer UDP or GRE header.
+    l4: usize,
+    /// Sum of the outer IPv4 header with its length and checksum 0.
+    v4_sum: u16,
+    /// Offset of the stamped (inner) IP header.
+    inner_ip: usize,
+    /// Offset of the inner L4 header.
+    inner_l4: usize,
+    /// The inner packet is IPv6.
+    inner_v6: bool,
+    /// The inner L4 protocol.
+    proto: u8,
+    /// Offset of the GRE sequence number, when sent.
+    seq_at: Option<usize>,
+    /// VXLAN (else GRE).
+    vxlan: bool,
+}
+
+impl Outer {
+    /// Writes the outer fields of frame `f` (its `len` bytes without FCS,
+    /// the stamped packet already in place with its checksums right),
+    /// stream sequence `seq`: the outer IP length and IPv4 checksum, the
+    /// VXLAN UDP length and checksum, the GRE sequence number.
+    #[inline]
+    pub fn patch(&self, f: &mut [u8], len: usize, seq: u64) {
+        let at = self.at;
+        match self.ip {
+            OuterIp::V4 { .. } => {
+                let total = (len - at) as u16;
+                put16(f, at + v4::TOTAL_LEN, total);
+                let c = checksum::finish(checksum::add(self.v4_sum, total));
+                put16(f, at + v4::CHECKSUM, c);
+            }
+            OuterIp::V6 { .. } => put16(f, at + v6::PAYLOAD_LEN, (len - at - 40) as u16),
+        }
+        if let Some(s) = self.seq_at {
+            put32(f, s, seq as u32);
+        }
+        if !self.vxlan {
+            return;
+        }
+        let l4 = self.l4;
+        let ulen = len - l4;
+        put16(f, l4 + udpf::LENGTH, ulen as u16);
+        put16(f, l4 + udpf::CHECKSUM, 0);
+        // The outer segment: its headers as written, and the inner L4
+        // segment, whose sum is the complement of its pseudo-header's.
+        let heads = checksum::sum_short(&f[l4..self.inner_l4]);
+        let inner = !self.inner_pseudo(f, len - self.inner_l4);
+        let s = checksum::add(
+            checksum::add(self.ip.pseudo(IPPROTO_UDP, ulen), heads),
+            inner,
+        );
+        put16(f, l4 + udpf::CHECKSUM, udp_nonzero(checksum::finish(s)));
+    }
+
+    /// The inner packet's pseudo-header sum, its addresses read from `f`.
+    fn inner_pseudo(&self, f: &[u8], l4_len: usize) -> u16 {
+        let ip = &f[self.inner_ip..];
+        if self.inner_v6 {
+            let a = |r: std::ops::Range<usize>| -> Ipv6Addr {
+                let o: [u8; 16] = ip[r].try_into().unwrap_or([0; 16]);
+                Ipv6Addr::from(o)
+            };
+            checksum::pseudo_v6(&a(v6::SRC), &a(v6::DST), self.proto, l4_len as u32)
+        } else {
+            let a = |r: std::ops::Range<usize>| -> Ipv4Addr {
+                let o: [u8; 4] = ip[r].try_into().unwrap_or([0; 4]);
+                Ipv4Addr::from(o)
+            };
+            checksum::pseudo_v4(a(v4::SRC), a(v4::DST), self.proto, l4_len as u16)
+        }
+    }
+}
+
+/// The MPLS payload's EtherType, read from its first nibble (an IP version).
+pub(crate) fn mpls_payload_type(b: &[u8]) -> Option<u16> {
+    match b.first()? >> 4 {
+        4 => Some(EtherType::IPV4),
+        6 => Some(EtherType::IPV6),
+        _ => None,
+    }
+}

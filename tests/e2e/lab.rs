@@ -933,6 +933,10 @@ fn dut_lab_bad_options_are_named() {
             &["--delay", "1ms", "--delay-via", "tc"][..],
             "--delay-via 'tc' is not one of",
         ),
+        (
+            &["--vxlan", "--delay", "1ms", "--delay-via", "relay"][..],
+            "--vxlan puts its endpoint on the DUT bridge",
+        ),
     ] {
         let out = Command::new(format!("{ROOT}/scripts/lab"))
             .args(["up", "--dut", "--prefix", &p])
@@ -945,6 +949,18 @@ fn dut_lab_bad_options_are_named() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert_dut_gone(&p);
     }
+    // Without --dut there is no DUT to hold an endpoint: a usage error.
+    let out = Command::new(format!("{ROOT}/scripts/lab"))
+        .args(["up", "--vxlan", "--prefix", &p])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("lab: --vxlan needs --dut (it puts a VXLAN endpoint in the DUT)"),
+        "{err}"
+    );
+    assert_lab_gone(&p);
 }
 
 // ---------------------------------------------------------------- rfc2544 in the DUT lab
@@ -1960,6 +1976,51 @@ fn rfc2544_runs_all_four_tests_against_the_dut() {
         }
 
         assert_reports_agree(&v, &csv, &html);
+        drop(lab);
+    }
+    assert_dut_gone(&p);
+}
+
+/// `scripts/lab up --dut --vxlan`: a stream of IPv4/UDP packets in VXLAN,
+/// 1518- and 9130-byte frames in turn, sent from t0 to the DUT's kernel
+/// VXLAN endpoint (configs/lab-dut-vxlan-tx.yaml), is decapsulated by
+/// the DUT and bridged to t1: every frame arrives, plain, 50 bytes
+/// shorter, and verified (configs/lab-dut-vxlan-rx.yaml): as many as
+/// were sent, none lost, corrupt or foreign, and the DUT's VXLAN device
+/// took in exactly as many.
+#[test]
+fn vxlan_frames_cross_the_kernel_endpoint_decapsulated_and_verified() {
+    let _alone = common::alone();
+    if skip("VXLAN through the DUT lab's endpoint") {
+        return;
+    }
+    favour_this_thread();
+    let p = prefix(16);
+    {
+        let lab = DutLab::up(&p, &["--vxlan"]);
+        let st = Command::new(format!("{ROOT}/scripts/lab"))
+            .args(["status", "--prefix", &p])
+            .output()
+            .unwrap();
+        assert!(st.status.success(), "{st:?}");
+        let dir = tempfile::tempdir().unwrap();
+        let tx = lab.profile(dir.path(), "lab-dut-vxlan-tx.yaml", &[]);
+        let rx = lab.profile(dir.path(), "lab-dut-vxlan-rx.yaml", &[]);
+        let pair = run_over_dut(dir.path(), &lab, &tx, &rx, TX_SECS);
+        let sent = json_u64(&pair.tx, "/tx/frames");
+        assert!(sent > 1000, "{}", pair.text);
+        let st = &pair.rx["rx"]["streams"][0];
+        assert_eq!(json_u64(st, "/frames"), sent, "{}", pair.text);
+        for k in ["lost", "corrupt_total", "duplicated"] {
+            assert_eq!(json_u64(st, &format!("/{k}")), 0, "{k}: {}", pair.text);
+        }
+        assert_eq!(json_u64(&pair.rx, "/rx/foreign"), 0, "{}", pair.text);
+        // The VXLAN, outer IPv4 and UDP and inner Ethernet headers: 50
+        // bytes a frame, gone.
+        let tx_bytes = json_u64(&pair.tx["tx"]["streams"][0], "/bytes");
+        assert_eq!(json_u64(st, "/bytes"), tx_bytes - 50 * sent);
+        let vx = format!("{p}-vx");
+        assert_eq!(lab.counter(&lab.dut(), &vx, "rx_packets"), sent);
         drop(lab);
     }
     assert_dut_gone(&p);

@@ -3,12 +3,14 @@
 //! sequence numbers.
 
 use std::collections::BTreeSet;
-use std::net::Ipv6Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 
 use proptest::prelude::*;
 
 use crate::rx::seq::{CountFrom, SeqCounts, SeqTracker, SEQ_LIMIT, WINDOW};
 use crate::wire::dissect::dissect_walk;
+use crate::wire::encap::{OuterIp, Tunnel};
+use crate::wire::mpls::MplsLabel;
 use crate::wire::spec::{IpSpec, L4Spec, SizeSpec, StreamSpec, ValueSet, VlanSpec};
 use crate::wire::{dissect_with, CsumMode, DissectOptions, Dissected, FrameBuilder, TcpFlags};
 
@@ -43,6 +45,9 @@ struct Shape {
     v6: bool,
     tcp: bool,
     vlan: bool,
+    /// 0 none, 1 QinQ, 2 MPLS, 3 VXLAN over IPv4, 4 over IPv6, 5 GRE
+    /// over IPv4, 6 over IPv6 with key and sequence number.
+    encap: u8,
     size: usize,
 }
 
@@ -52,13 +57,15 @@ fn shape() -> impl Strategy<Value = Shape> {
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
+        prop_oneof![Just(0u8), 0u8..7],
         prop_oneof![Just(64usize), Just(65), Just(96), Just(1518), 64usize..2048],
     )
-        .prop_map(|(id, v6, tcp, vlan, size)| Shape {
+        .prop_map(|(id, v6, tcp, vlan, encap, size)| Shape {
             id: u32::from(id),
             v6,
             tcp,
             vlan,
+            encap,
             size,
         })
 }
@@ -93,6 +100,7 @@ fn build(shape: &Shape, seq: u64, tsc: u64) -> Vec<u8> {
             flags: TcpFlags::ACK,
         };
     }
+    encapsulate(&mut spec, shape.encap);
     spec.size = SizeSpec::Fixed(shape.size.max(FrameBuilder::min_frame_size(&spec)));
     let mut b = FrameBuilder::new(&spec, CsumMode::Software).expect("a buildable stream");
     let len = b.next_len();
@@ -100,6 +108,69 @@ fn build(shape: &Shape, seq: u64, tsc: u64) -> Vec<u8> {
     assert_eq!(b.write(&mut buf, seq, tsc), len);
     buf.truncate(len);
     buf
+}
+
+/// Wraps `spec`'s packet as [`Shape::encap`] says.
+fn encapsulate(spec: &mut StreamSpec, encap: u8) {
+    let v4 = OuterIp::V4 {
+        src: Ipv4Addr::new(192, 0, 2, 1),
+        dst: Ipv4Addr::new(192, 0, 2, 2),
+        dscp: 0,
+        ttl: 64,
+    };
+    let v6 = OuterIp::V6 {
+        src: Ipv6Addr::new(0x2001, 0xdb8, 0xffff, 0, 0, 0, 0, 1),
+        dst: Ipv6Addr::new(0x2001, 0xdb8, 0xffff, 0, 0, 0, 0, 2),
+        traffic_class: 0,
+        hop_limit: 64,
+    };
+    let vxlan = |outer| Tunnel::Vxlan {
+        outer,
+        vni: 0x12_3456,
+        src_port: 49152,
+        dst_port: 4789,
+        inner: spec.eth,
+    };
+    match encap {
+        1 => {
+            spec.qinq = Some(VlanSpec {
+                id: 7,
+                pcp: 1,
+                dei: true,
+            })
+        }
+        2 => {
+            spec.encap.mpls = vec![
+                MplsLabel {
+                    label: 16,
+                    tc: 0,
+                    ttl: 64,
+                },
+                MplsLabel {
+                    label: 17,
+                    tc: 5,
+                    ttl: 1,
+                },
+            ]
+        }
+        3 => spec.encap.tunnel = Some(vxlan(v4)),
+        4 => spec.encap.tunnel = Some(vxlan(v6)),
+        5 => {
+            spec.encap.tunnel = Some(Tunnel::Gre {
+                outer: v4,
+                key: None,
+                sequence: false,
+            })
+        }
+        6 => {
+            spec.encap.tunnel = Some(Tunnel::Gre {
+                outer: v6,
+                key: Some(9),
+                sequence: true,
+            })
+        }
+        _ => {}
+    }
 }
 
 /// `seq` as a stamp carrying `bits` of it reads back.
@@ -149,7 +220,8 @@ proptest! {
         for d in check_bytes(&f) {
             let Dissected::Ours(o) = d else { panic!("{s:?}: {d:?}") };
             prop_assert_eq!((o.stream_id, o.seq), (s.id, low_bits(seq, o.seq_bits)));
-            prop_assert_eq!((o.is_ipv6, o.is_tcp, o.vlan.is_some()), (s.v6, s.tcp, s.vlan));
+            prop_assert_eq!((o.is_ipv6, o.is_tcp), (s.v6, s.tcp));
+            prop_assert_eq!(o.vlan.is_some(), s.vlan || s.encap == 1);
         }
         f.resize(f.len() + pad, 0);
         for d in check_bytes(&f) {

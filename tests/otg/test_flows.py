@@ -1,8 +1,18 @@
 """Flows driven by snappi through `landspeed serve`, counted exactly."""
 
+import struct
 import time
 
-from conftest import assert_udp_frame, flow_metrics, pcap_records, port_metrics, start, stop, wait_stopped
+from conftest import (
+    assert_udp_frame,
+    flow_metrics,
+    ones_complement,
+    pcap_records,
+    port_metrics,
+    start,
+    stop,
+    wait_stopped,
+)
 
 
 def udp_flow(config, name, tx, rx, packets, pps=20000, size=1518):
@@ -182,3 +192,76 @@ def test_random_sizes_and_arrival_timestamps(api):
     start(api)
     (again,) = wait_stopped(api)
     assert again.bytes_rx == m.bytes_rx, "the same seed, the same sizes"
+
+
+def vxlan_flow(config, name, tx, rx, packets, size=1518):
+    """A flow of UDP packets in VXLAN, behind an 802.1ad and an 802.1Q
+    tag and an MPLS label: the stamped packet is udp_flow's."""
+    f = config.flows.flow(name=name)[-1]
+    f.tx_rx.port.tx_name = tx
+    f.tx_rx.port.rx_names = [rx]
+    f.metrics.enable = True
+    f.metrics.loss = True
+    f.size.fixed = size
+    f.rate.pps = 20000
+    f.duration.fixed_packets.packets = packets
+    eth, stag, ctag, label, oip, oudp, vx, ieth, ip, udp = (
+        f.packet.ethernet().vlan().vlan().mpls().ipv4().udp().vxlan().ethernet().ipv4().udp()
+    )
+    eth.src.value = "02:00:00:00:00:0a"
+    eth.dst.value = "02:00:00:00:00:0b"
+    stag.tpid.value = 0x88A8
+    stag.id.value = 100
+    ctag.id.value = 200
+    label.label.value = 1000
+    oip.src.value = "192.0.2.1"
+    oip.dst.value = "192.0.2.2"
+    oudp.src_port.value = 50000
+    oudp.dst_port.value = 4789
+    vx.vni.value = 4096
+    ieth.src.value = "02:00:00:00:00:01"
+    ieth.dst.value = "02:00:00:00:00:02"
+    ip.src.value = "198.18.0.1"
+    ip.dst.value = "198.19.0.1"
+    udp.src_port.increment.start = 1000
+    udp.src_port.increment.step = 1
+    udp.src_port.increment.count = 10
+    udp.dst_port.value = 5001
+    return f
+
+
+def test_vxlan_behind_tags_and_a_label_is_sent_right_and_counted(api, tmp_path):
+    pcap = tmp_path / "sent.pcap"
+    c = api.config()
+    c.ports.port(name="wire", location=f"net_pcap0,tx_pcap={pcap}")
+    c.ports.port(name="ring", location="net_ring0")
+    vxlan_flow(c, "vx", "wire", "ring", 25, size=256)
+    vxlan_flow(c, "vx-ring", "ring", "ring", 3000)
+    assert api.set_config(c).warnings == []
+    start(api)
+    wire, ring = wait_stopped(api)
+    assert (wire.frames_tx, wire.frames_rx) == (25, 0)
+    # Around the ring, every frame is found under its tunnel and counted.
+    assert (ring.frames_tx, ring.frames_rx, ring.loss) == (3000, 3000, 0.0)
+    assert ring.bytes_rx == 3000 * 1518
+    records = pcap_records(pcap.read_bytes())
+    assert len(records) == 25
+    for i, (_, length, f) in enumerate(records):
+        assert length == len(f) == 256 - 4
+        assert f[12:16] == bytes.fromhex("88a8") + struct.pack("!H", 100)
+        assert f[16:20] == bytes.fromhex("8100") + struct.pack("!H", 200)
+        assert f[20:22] == bytes.fromhex("8847")
+        # Label 1000, TC 0, bottom of stack, TTL 64.
+        assert f[22:26] == struct.pack("!I", 1000 << 12 | 1 << 8 | 64)
+        oip = f[26:46]
+        assert oip[0] == 0x45 and oip[9] == 17
+        assert ones_complement(oip) == 0xFFFF, "outer IPv4 header checksum"
+        assert struct.unpack("!H", oip[2:4])[0] == len(f) - 26
+        oudp = f[46:]
+        sport, dport, ulen, csum = struct.unpack("!HHHH", oudp[:8])
+        assert (sport, dport, ulen) == (50000, 4789, len(oudp))
+        assert csum != 0
+        pseudo = oip[12:20] + struct.pack("!BBH", 0, 17, ulen)
+        assert ones_complement(pseudo + oudp) == 0xFFFF, "outer UDP checksum"
+        assert oudp[8:16] == bytes.fromhex("08000000") + struct.pack("!I", 4096 << 8)
+        assert_udp_frame(oudp[16:], i)

@@ -66,16 +66,11 @@ pub enum OuterIp {
 
 impl OuterIp {
     /// Header length: 20 or 40.
-    pub fn len(&self) -> usize {
+    pub fn header_len(&self) -> usize {
         match self {
             OuterIp::V4 { .. } => 20,
             OuterIp::V6 { .. } => 40,
         }
-    }
-
-    /// Never empty: an IP header is at least 20 bytes.
-    pub fn is_empty(&self) -> bool {
-        false
     }
 
     /// The EtherType (or MPLS payload) the header is carried as.
@@ -175,17 +170,12 @@ impl Tunnel {
     }
 
     /// Bytes from the outer IP header to the stamped packet.
-    pub fn len(&self) -> usize {
-        self.outer().len()
+    pub fn header_len(&self) -> usize {
+        self.outer().header_len()
             + match self {
                 Tunnel::Vxlan { .. } => 8 + VxlanRepr::LEN + 14,
                 Tunnel::Gre { key, sequence, .. } => self::gre(0, *key, *sequence).len(),
             }
-    }
-
-    /// Never empty.
-    pub fn is_empty(&self) -> bool {
-        false
     }
 
     /// The profile's name of the tunnel's block (`vxlan` or `gre`).
@@ -218,13 +208,8 @@ pub struct Encap {
 
 impl Encap {
     /// Bytes it adds before the stamped packet.
-    pub fn len(&self) -> usize {
-        4 * self.mpls.len() + self.tunnel.map_or(0, |t| t.len())
-    }
-
-    /// True when it adds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.mpls.is_empty() && self.tunnel.is_none()
+    pub fn header_len(&self) -> usize {
+        4 * self.mpls.len() + self.tunnel.map_or(0, |t| t.header_len())
     }
 
     /// The EtherType after the Ethernet header and its tags, for a stamped
@@ -306,7 +291,7 @@ impl Encap {
     }
 
     /// Writes the labels and the tunnel's headers into `b` (exactly
-    /// [`Encap::len`] bytes), before a stamped packet of EtherType
+    /// [`Encap::header_len`] bytes), before a stamped packet of EtherType
     /// `inner`; lengths and checksums that change per frame are 0.
     pub fn emit(&self, inner: u16, b: &mut [u8]) {
         let stack = MplsRepr {
@@ -316,7 +301,7 @@ impl Encap {
         let Some(t) = self.tunnel else { return };
         let b = &mut b[stack.len()..];
         let outer = *t.outer();
-        let ol = outer.len();
+        let ol = outer.header_len();
         match t {
             Tunnel::Vxlan {
                 vni,
@@ -356,7 +341,7 @@ impl Encap {
         let t = self.tunnel?;
         let at = at + 4 * self.mpls.len();
         let ip = *t.outer();
-        let l4 = at + ip.len();
+        let l4 = at + ip.header_len();
         let proto_outer = match t {
             Tunnel::Vxlan { .. } => IPPROTO_UDP,
             Tunnel::Gre { .. } => IPPROTO_GRE,
@@ -365,7 +350,7 @@ impl Encap {
         if let OuterIp::V4 { .. } = ip {
             ip.emit(proto_outer, &mut h);
         }
-        let inner_ip = at + t.len();
+        let inner_ip = at + t.header_len();
         Some(Outer {
             ip,
             at,

@@ -559,5 +559,65 @@ fn bad_encapsulations_are_refused_with_the_field() {
         v.min_frame_size() - plain.min_frame_size(),
         40 + 8 + 8 + 14 - 4
     );
-    assert_eq!(Encap::default().len(), 0);
+    assert_eq!(Encap::default().header_len(), 0);
+}
+
+/// Bytes after the inner packet inside VXLAN's UDP (as padding of a short
+/// inner frame would be), at even and odd offsets: the outer checksum,
+/// written by etherparse, covers them, and one of them changed is caught.
+#[test]
+fn bytes_after_the_inner_packet_are_under_the_outer_checksum() {
+    use etherparse::{Ipv4Header, UdpHeader};
+    for size in [1518, 1519] {
+        for extra in 1..=3usize {
+            let s = spec(Kind::VxlanV4, false, false, false, &[size]);
+            let mut b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+            let mut f = vec![0u8; b.next_len()];
+            b.write(&mut f, 5, 9);
+            f.extend_from_slice(&[0xA5, 0x5A, 0xC3][..extra]);
+            // Outer IPv4 at 18 (Ethernet and one tag), UDP at 38.
+            let (mut ip, _) = Ipv4Header::from_slice(&f[18..]).unwrap();
+            ip.total_len += extra as u16;
+            ip.header_checksum = ip.calc_header_checksum();
+            f[18..38].copy_from_slice(&ip.to_bytes());
+            let len = (f.len() - 38) as u16;
+            f[42..44].copy_from_slice(&len.to_be_bytes());
+            let u = UdpHeader {
+                source_port: 50000,
+                destination_port: 4789,
+                length: len,
+                checksum: 0,
+            };
+            let c = u
+                .calc_checksum_ipv4_raw(ip.source, ip.destination, &f[46..])
+                .unwrap();
+            f[44..46].copy_from_slice(&c.to_be_bytes());
+            let what = format!("{size} B + {extra}");
+            assert!(
+                matches!(dissect(&f), Dissected::Ours(_)),
+                "{what}: {:?}",
+                dissect(&f)
+            );
+            let n = f.len();
+            f[n - 1] ^= 0x01;
+            assert_eq!(reason(dissect(&f)), CorruptReason::L4Checksum, "{what}");
+        }
+    }
+}
+
+/// A stack of 8 labels, the most a receiver walks, is a stream's to send.
+#[test]
+fn eight_labels_are_accepted_and_read_back() {
+    let mut s = spec(Kind::Mpls, true, true, false, &[1518]);
+    s.encap.mpls = (0..8)
+        .map(|i| MplsLabel {
+            label: 100 + i,
+            tc: 0,
+            ttl: 64,
+        })
+        .collect();
+    let mut b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+    let mut f = vec![0u8; b.next_len()];
+    b.write(&mut f, 5, 9);
+    assert!(matches!(dissect(&f), Dissected::Ours(o) if o.seq == 5));
 }

@@ -360,7 +360,7 @@ impl StreamSpec {
     /// Bytes before the stamped IP header: the Ethernet header, its tags,
     /// and any MPLS labels and tunnel headers (14 or 18 for a plain frame).
     pub fn l2_len(&self) -> usize {
-        self.tags_len() + self.encap.len()
+        self.tags_len() + self.encap.header_len()
     }
 
     /// The Ethernet header and its tags (14, 18 or 22).

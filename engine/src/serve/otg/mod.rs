@@ -312,7 +312,7 @@ fn one_flow(parts: &mut Parts, i: usize, v: &Value) -> Result<(), Refusal> {
     };
     h.one_way()?;
     let sizes = opt(m, &p, "size", size)?.unwrap_or_else(|| vec![64]);
-    let vlan = if h.keys.contains_key("vlan") { 4 } else { 0 };
+    let vlan = h.tag_bytes();
     let (tx_l1, rx_l1) = (&parts.l1[tx_port], &parts.l1[rx_port]);
     fits_mtu(&sizes, vlan, tx_l1, rx_l1, &join(&p, "size"))?;
     let rate = opt(m, &p, "rate", rate)?.unwrap_or_else(|| "1000pps".into());

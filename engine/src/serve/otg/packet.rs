@@ -1,6 +1,7 @@
-//! A flow's `packet`: its headers in order (ethernet, an optional vlan,
-//! ipv4 or ipv6, then udp or tcp) read as a landspeed stream's keys, one
-//! reader per header kind.
+//! A flow's `packet`: its headers in order (ethernet, up to two vlan,
+//! mpls labels, ipv4 or ipv6, then udp or tcp; or those last two inside a
+//! VXLAN or GRE tunnel) read as a landspeed stream's keys, one reader per
+//! header kind.
 
 use serde_json::{json, Map, Value};
 
@@ -9,11 +10,19 @@ use super::read::{join, opt, At};
 use super::Refusal;
 
 /// The header kinds a packet may hold.
-const KINDS: [&str; 6] = ["ethernet", "vlan", "ipv4", "ipv6", "udp", "tcp"];
+const KINDS: [&str; 9] = [
+    "ethernet", "vlan", "mpls", "ipv4", "ipv6", "udp", "tcp", "vxlan", "gre",
+];
+
+/// What landspeed sends, as the order a packet's headers must keep.
+const ORDER: &str = "landspeed sends ethernet, up to two vlan (802.1ad 0x88a8 before 802.1Q \
+     0x8100), mpls labels, then ipv4 or ipv6 and udp or tcp, optionally inside ipv4 or ipv6 \
+     and udp and vxlan and ethernet, or inside ipv4 or ipv6 and gre";
 
 /// One flow's headers as a landspeed stream (without name, id, size).
 pub(super) struct Headers {
-    /// The stream's keys: eth, vlan, ipv4/ipv6, udp/tcp, vary.
+    /// The stream's keys: eth, qinq, vlan, mpls, vxlan/gre, ipv4/ipv6,
+    /// udp/tcp, vary.
     pub(super) keys: Map<String, Value>,
     /// The varying fields' paths, and whether each is random (for the
     /// one-way rule).
@@ -54,6 +63,42 @@ impl Headers {
         }
         Ok(())
     }
+
+    /// The bytes of VLAN tags a frame carries (802.1Q and 802.1ad): what
+    /// an Ethernet port's MTU does not count (MPLS labels it does).
+    pub(super) fn tag_bytes(&self) -> u64 {
+        let tags = ["qinq", "vlan"]
+            .iter()
+            .filter(|k| self.keys.contains_key(**k))
+            .count() as u64;
+        4 * tags
+    }
+}
+
+/// Where a header stands in the packet: what came before it decides what
+/// it is (an IP header before a tunnel is the tunnel's outer one).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Stage {
+    /// Nothing yet.
+    Start,
+    /// The wire's Ethernet header, and any tags after it.
+    Eth,
+    /// MPLS labels.
+    Mpls,
+    /// An IP header that carries a tunnel.
+    OuterIp,
+    /// The outer UDP header of VXLAN.
+    OuterUdp,
+    /// The VXLAN header.
+    Vxlan,
+    /// The inner Ethernet header of VXLAN.
+    InnerEth,
+    /// The GRE header.
+    Gre,
+    /// The stamped packet's IP header.
+    Ip,
+    /// Its UDP or TCP header: the end.
+    L4,
 }
 
 /// Reads `flows[i].packet`.
@@ -65,8 +110,7 @@ pub(super) fn headers(at: At, warnings: &mut Vec<String>) -> Result<Headers, Ref
         seed: None,
     };
     let empty = Value::Object(Map::new());
-    // Which headers may come next: ethernet, then vlan, then ip, then l4.
-    let mut stage = 0;
+    let mut choices = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
         let hp = format!("{}[{i}]", at.path);
         let ha = At { v, path: &hp };
@@ -79,53 +123,216 @@ pub(super) fn headers(at: At, warnings: &mut Vec<String>) -> Result<Headers, Ref
             return Err(format!("{hp}.choice: {c} is not supported"));
         }
         ha.obj(&["choice", c])?;
-        stage = place(&hp, c, stage)?;
-        let bp = join(&hp, c);
-        let b = At {
-            v: hm.get(c).unwrap_or(&empty),
-            path: &bp,
-        };
-        match c {
-            "ethernet" => ethernet(b, &mut h, warnings)?,
-            "vlan" => vlan(b, &mut h, warnings)?,
-            "ipv4" => ipv4(b, &mut h, warnings)?,
-            "ipv6" => ipv6(b, &mut h, warnings)?,
-            "udp" => udp(b, &mut h, warnings)?,
+        choices.push((hp, c, hm.get(c).unwrap_or(&empty)));
+    }
+    let tunnel = choices
+        .iter()
+        .position(|(_, c, _)| *c == "vxlan" || *c == "gre");
+    let mut stage = Stage::Start;
+    let mut tunnel_keys = Map::new();
+    for (i, (hp, c, body)) in choices.iter().enumerate() {
+        let before_tunnel = tunnel.is_some_and(|t| i < t);
+        let next = place(hp, c, stage, before_tunnel)?;
+        let bp = join(hp, c);
+        let b = At { v: body, path: &bp };
+        match (next, *c) {
+            (Stage::Eth, "ethernet") => ethernet(b, &mut h, warnings)?,
+            (Stage::InnerEth, _) => {
+                let mut inner = Headers {
+                    keys: Map::new(),
+                    varying: Vec::new(),
+                    seed: None,
+                };
+                ethernet(b, &mut inner, warnings)?;
+                tunnel_keys.insert("eth".into(), inner.keys["eth"].clone());
+            }
+            (Stage::Eth, _) => vlan(b, &mut h, warnings)?,
+            (Stage::Mpls, _) => mpls(b, &mut h, warnings)?,
+            (Stage::OuterIp, _) => outer_ip(b, c, &mut tunnel_keys, warnings)?,
+            (Stage::OuterUdp, _) => outer_udp(b, &mut tunnel_keys, warnings)?,
+            (Stage::Vxlan, _) => vxlan(b, &mut tunnel_keys, warnings)?,
+            (Stage::Gre, _) => gre(b, warnings)?,
+            (_, "ipv4") => ipv4(b, &mut h, warnings)?,
+            (_, "ipv6") => ipv6(b, &mut h, warnings)?,
+            (_, "udp") => udp(b, &mut h, warnings)?,
             _ => tcp(b, &mut h, warnings)?,
         }
+        stage = next;
     }
-    if stage < 4 {
+    if stage != Stage::L4 {
         return Err(format!(
             "{}: landspeed's stamp rides in UDP or TCP: the packet needs ethernet, ipv4 or ipv6, \
              and udp or tcp",
             at.path
         ));
     }
+    if let Some(t) = tunnel {
+        h.keys
+            .insert(choices[t].1.into(), Value::Object(tunnel_keys));
+    }
     Ok(h)
 }
 
-/// The header `c` (at `hp`) placed after the headers that reached `stage`:
-/// the stage it reaches, or why it cannot come here.
-fn place(hp: &str, c: &str, stage: u8) -> Result<u8, Refusal> {
-    let (want, next) = match c {
-        "ethernet" => (0, 1),
-        "vlan" => (1, 2),
-        "ipv4" | "ipv6" => (1, 3),
-        "udp" | "tcp" => (3, 4),
-        other => return Err(format!("{hp}.choice: {other} is not supported")),
+/// The header `c` (at `hp`) placed after the headers that reached `stage`,
+/// `before_tunnel` when a vxlan or gre header follows it: the stage it
+/// reaches, or why it cannot come here.
+fn place(hp: &str, c: &str, stage: Stage, before_tunnel: bool) -> Result<Stage, Refusal> {
+    use Stage::*;
+    let next = match (c, stage) {
+        ("ethernet", Start) => Some(Eth),
+        ("ethernet", Vxlan) => Some(InnerEth),
+        ("vlan", Eth) => Some(Eth),
+        ("mpls", Eth | Mpls) => Some(Mpls),
+        ("ipv4" | "ipv6", Eth | Mpls) if before_tunnel => Some(OuterIp),
+        ("ipv4" | "ipv6", Eth | Mpls | InnerEth | Gre) => Some(Ip),
+        ("udp", OuterIp) => Some(OuterUdp),
+        ("vxlan", OuterUdp) => Some(Vxlan),
+        ("gre", OuterIp) => Some(Gre),
+        ("udp" | "tcp", Ip) => Some(L4),
+        _ => None,
     };
-    let order_ok = match c {
-        "vlan" => stage == 1,
-        "ipv4" | "ipv6" => stage == 1 || stage == 2,
-        _ => stage == want,
-    };
-    if !order_ok {
+    next.ok_or_else(|| format!("{hp}.choice: {c} cannot come here: {ORDER}"))
+}
+
+/// Reads an `mpls` header (at `b`) into `h`'s label stack: `label`,
+/// `traffic_class`, `time_to_live`; the bottom of the stack is the last
+/// label's, as landspeed sets it.
+fn mpls(b: At, h: &mut Headers, warnings: &mut Vec<String>) -> Result<(), Refusal> {
+    let bp = b.path;
+    let m = b.obj(&["label", "traffic_class", "bottom_of_stack", "time_to_live"])?;
+    if m.contains_key("bottom_of_stack") {
         return Err(format!(
-            "{hp}.choice: {c} cannot come here: landspeed sends ethernet, an optional vlan, \
-             ipv4 or ipv6, then udp or tcp"
+            "{bp}.bottom_of_stack: is not supported: landspeed sets it on the last label"
         ));
     }
-    Ok(next)
+    let mut read = |key: &str, bits: u32, default: &str| -> Result<Value, Refusal> {
+        let f = field(m, bp, key, Kind::Int(bits), default, warnings)?;
+        Ok(num(&one(f, &join(bp, key))?))
+    };
+    let label = json!({
+        "label": read("label", 20, "16")?,
+        "tc": read("traffic_class", 3, "0")?,
+        "ttl": read("time_to_live", 8, "64")?,
+    });
+    let stack = h.keys.entry("mpls").or_insert_with(|| json!([]));
+    if let Value::Array(l) = stack {
+        l.push(label);
+    }
+    Ok(())
+}
+
+/// Reads a tunnel's outer `ipv4` or `ipv6` header (at `b`) into the
+/// tunnel's keys: one source and one destination, and its TTL or hop
+/// limit. landspeed sets DF on an outer IPv4 header.
+fn outer_ip(
+    b: At,
+    c: &str,
+    t: &mut Map<String, Value>,
+    warnings: &mut Vec<String>,
+) -> Result<(), Refusal> {
+    let bp = b.path;
+    let (kind, hops, any) = if c == "ipv4" {
+        (Kind::V4, "time_to_live", "0.0.0.0")
+    } else {
+        (Kind::V6, "hop_limit", "::")
+    };
+    let m = b.obj(&["src", "dst", hops, "dont_fragment"])?;
+    if c == "ipv6" && m.contains_key("dont_fragment") {
+        return Err(b.no("dont_fragment is an ipv4 field"));
+    }
+    let mut read = |key: &str, kind: Kind, default: &str| -> Result<String, Refusal> {
+        let f = field(m, bp, key, kind, default, warnings)?;
+        one(f, &join(bp, key))
+            .map_err(|_| format!("{}: a tunnel endpoint is one value", join(bp, key)))
+    };
+    let src = read("src", kind, any)?;
+    let dst = read("dst", kind, any)?;
+    let h = read(hops, Kind::Int(8), "64")?;
+    if c == "ipv4" && read("dont_fragment", Kind::Int(1), "1")? != "1" {
+        return Err(format!(
+            "{}: 0 is not supported: landspeed sets DF on a tunnel's outer IPv4 header",
+            join(bp, "dont_fragment")
+        ));
+    }
+    let key = if c == "ipv4" { "ttl" } else { "hop_limit" };
+    t.insert(c.into(), json!({ "src": src, "dst": dst, key: num(&h) }));
+    Ok(())
+}
+
+/// Reads VXLAN's outer `udp` header (at `b`): one source and one
+/// destination port.
+fn outer_udp(b: At, t: &mut Map<String, Value>, warnings: &mut Vec<String>) -> Result<(), Refusal> {
+    let bp = b.path;
+    let m = b.obj(&["src_port", "dst_port"])?;
+    for (key, name, default) in [
+        ("src_port", "src_port", "49152"),
+        ("dst_port", "dst_port", "4789"),
+    ] {
+        let f = field(m, bp, key, Kind::Int(16), default, warnings)?;
+        let v = one(f, &join(bp, key))
+            .map_err(|_| format!("{}: a tunnel's port is one value", join(bp, key)))?;
+        t.insert(name.into(), num(&v));
+    }
+    Ok(())
+}
+
+/// Reads a `vxlan` header (at `b`): its `vni`; flags and reserved fields
+/// as RFC 7348 has them.
+fn vxlan(b: At, t: &mut Map<String, Value>, warnings: &mut Vec<String>) -> Result<(), Refusal> {
+    let bp = b.path;
+    let m = b.obj(&["flags", "reserved0", "vni", "reserved1"])?;
+    for (key, bits, want) in [
+        ("flags", 8, "8"),
+        ("reserved0", 24, "0"),
+        ("reserved1", 8, "0"),
+    ] {
+        let f = field(m, bp, key, Kind::Int(bits), want, warnings)?;
+        if one(f, &join(bp, key))? != want {
+            return Err(format!(
+                "{}: only {want} is supported (RFC 7348: the I flag alone, reserved 0)",
+                join(bp, key)
+            ));
+        }
+    }
+    let vni = field(m, bp, "vni", Kind::Int(24), "0", warnings)?;
+    t.insert("vni".into(), num(&one(vni, &join(bp, "vni"))?));
+    Ok(())
+}
+
+/// Reads a `gre` header (at `b`): version 0 without a checksum, its
+/// protocol that of the packet inside (landspeed sets it).
+fn gre(b: At, warnings: &mut Vec<String>) -> Result<(), Refusal> {
+    let bp = b.path;
+    let m = b.obj(&[
+        "checksum_present",
+        "reserved0",
+        "version",
+        "protocol",
+        "checksum",
+        "reserved1",
+    ])?;
+    if m.contains_key("protocol") {
+        return Err(format!(
+            "{}: is not supported: landspeed sets it from the next header",
+            join(bp, "protocol")
+        ));
+    }
+    for key in [
+        "checksum_present",
+        "reserved0",
+        "version",
+        "reserved1",
+        "checksum",
+    ] {
+        let f = field(m, bp, key, Kind::Int(16), "0", warnings)?;
+        if one(f, &join(bp, key))? != "0" {
+            return Err(format!(
+                "{}: only 0 is supported (landspeed sends GRE version 0 without a checksum)",
+                join(bp, key)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Reads an `ethernet` header (at `b`) into `h`.
@@ -146,13 +353,25 @@ fn ethernet(b: At, h: &mut Headers, warnings: &mut Vec<String>) -> Result<(), Re
     Ok(())
 }
 
-/// Reads a `vlan` header (at `b`) into `h`.
+/// Reads a `vlan` header (at `b`) into `h`: TPID 0x8100 the 802.1Q tag,
+/// 0x88a8 the 802.1ad service tag before it.
 fn vlan(b: At, h: &mut Headers, warnings: &mut Vec<String>) -> Result<(), Refusal> {
     let bp = b.path;
     let m = b.obj(&["id", "priority", "cfi", "tpid"])?;
     let tpid = field(m, bp, "tpid", Kind::Int(16), "33024", warnings)?;
-    if one(tpid, &join(bp, "tpid"))? != "33024" {
-        return Err(format!("{bp}.tpid: only 0x8100 (802.1Q) is supported"));
+    let key = match one(tpid, &join(bp, "tpid"))?.as_str() {
+        "33024" => "vlan",
+        "34984" => "qinq",
+        _ => {
+            return Err(format!(
+                "{bp}.tpid: only 0x8100 (802.1Q) and 0x88a8 (802.1ad) are supported"
+            ))
+        }
+    };
+    if h.keys.contains_key(key) || (key == "qinq" && h.keys.contains_key("vlan")) {
+        return Err(format!(
+            "{bp}.tpid: landspeed sends at most one 802.1ad tag, then at most one 802.1Q tag"
+        ));
     }
     let id = one(
         field(m, bp, "id", Kind::Int(12), "1", warnings)?,
@@ -165,7 +384,7 @@ fn vlan(b: At, h: &mut Headers, warnings: &mut Vec<String>) -> Result<(), Refusa
         &join(bp, "cfi"),
     )?;
     h.keys.insert(
-        "vlan".into(),
+        key.into(),
         json!({ "id": num(&id), "pcp": num(&pcp), "dei": cfi == "1" }),
     );
     Ok(())

@@ -621,3 +621,161 @@ fn a_fan_out_is_refused_where_it_cannot_be_made() {
         "captures: p2 is on another host: capture it from that host's server"
     );
 }
+
+/// One header as snappi sends it, every field a single value.
+fn hdr(choice: &str, fields: Value) -> Value {
+    let mut body = serde_json::Map::new();
+    for (k, v) in fields.as_object().unwrap() {
+        body.insert(k.clone(), json!({ "choice": "value", "value": v }));
+    }
+    json!({ "choice": choice, choice: body })
+}
+
+/// The flow of [`flow`] with `packet` headers instead.
+fn with_packet(packet: Vec<Value>) -> Value {
+    let mut f = flow(json!({}));
+    f["packet"] = json!(packet);
+    config(vec![f])
+}
+
+/// The packet of [`flow`]: ethernet, ipv4, udp.
+fn plain() -> Vec<Value> {
+    flow(json!({}))["packet"].as_array().unwrap().clone()
+}
+
+#[test]
+fn tags_labels_and_tunnels_become_the_streams_encapsulations() {
+    let eth = plain()[0].clone();
+    let (ip, udp) = (plain()[1].clone(), plain()[2].clone());
+    // 802.1ad then 802.1Q, two MPLS labels.
+    let qinq = hdr("vlan", json!({ "tpid": 0x88a8, "id": 100, "priority": 5 }));
+    let vlan = hdr("vlan", json!({ "id": 200 }));
+    let l1 = hdr("mpls", json!({ "label": 16 }));
+    let l2 = hdr(
+        "mpls",
+        json!({ "label": 17, "traffic_class": 3, "time_to_live": 9 }),
+    );
+    let packet = vec![eth.clone(), qinq, vlan, l1, l2, ip.clone(), udp.clone()];
+    let (_, p) = profile(with_packet(packet));
+    let s = &p["streams"][0];
+    assert_eq!(s["qinq"], json!({ "id": 100, "pcp": 5, "dei": false }));
+    assert_eq!(s["vlan"], json!({ "id": 200, "pcp": 0, "dei": false }));
+    assert_eq!(
+        s["mpls"],
+        json!([{ "label": 16, "tc": 0, "ttl": 64 }, { "label": 17, "tc": 3, "ttl": 9 }])
+    );
+    assert_eq!(s["ipv4"]["src"], json!("198.18.0.1"));
+
+    // VXLAN: the outer IPv4 and UDP, the VNI, the inner Ethernet; the
+    // stamped packet's headers stay the stream's own.
+    let outer = hdr(
+        "ipv4",
+        json!({ "src": "192.0.2.1", "dst": "192.0.2.2", "time_to_live": 5 }),
+    );
+    let ou = hdr("udp", json!({ "src_port": 50000, "dst_port": 4789 }));
+    let vx = hdr("vxlan", json!({ "vni": 4096 }));
+    let inner = hdr(
+        "ethernet",
+        json!({ "src": "02:00:00:00:07:01", "dst": "02:00:00:00:07:02" }),
+    );
+    let packet = vec![
+        eth.clone(),
+        outer.clone(),
+        ou.clone(),
+        vx.clone(),
+        inner.clone(),
+        ip.clone(),
+        udp.clone(),
+    ];
+    let (_, p) = profile(with_packet(packet));
+    let s = &p["streams"][0];
+    assert_eq!(
+        s["vxlan"],
+        json!({
+            "ipv4": { "src": "192.0.2.1", "dst": "192.0.2.2", "ttl": 5 },
+            "src_port": 50000, "dst_port": 4789, "vni": 4096,
+            "eth": { "src": "02:00:00:00:07:01", "dst": "02:00:00:00:07:02" }
+        })
+    );
+    assert_eq!(s["eth"]["dst"], json!("02:00:00:00:00:02"));
+    assert_eq!(s["ipv4"]["dst"], json!("198.19.0.1"));
+    assert_eq!(s["udp"]["src"], json!(1000));
+
+    // GRE over IPv6 around the same packet.
+    let outer6 = hdr(
+        "ipv6",
+        json!({ "src": "2001:db8::a", "dst": "2001:db8::b" }),
+    );
+    let packet = vec![
+        eth.clone(),
+        outer6,
+        hdr("gre", json!({})),
+        ip.clone(),
+        udp.clone(),
+    ];
+    let (_, p) = profile(with_packet(packet));
+    assert_eq!(
+        p["streams"][0]["gre"],
+        json!({ "ipv6": { "src": "2001:db8::a", "dst": "2001:db8::b", "hop_limit": 64 } })
+    );
+
+    // Refused, each with its path.
+    let cases: Vec<(Vec<Value>, &str)> = vec![
+        (
+            vec![eth.clone(), hdr("vlan", json!({ "tpid": 0x9100 })), ip.clone(), udp.clone()],
+            "flows[0].packet[1].vlan.tpid: only 0x8100 (802.1Q) and 0x88a8 (802.1ad) are supported",
+        ),
+        (
+            vec![eth.clone(), hdr("vlan", json!({})), hdr("vlan", json!({ "tpid": 0x88a8 })), ip.clone(), udp.clone()],
+            "flows[0].packet[2].vlan.tpid: landspeed sends at most one 802.1ad tag, then at most one 802.1Q tag",
+        ),
+        (
+            vec![eth.clone(), hdr("mpls", json!({ "bottom_of_stack": 1 })), ip.clone(), udp.clone()],
+            "flows[0].packet[1].mpls.bottom_of_stack: is not supported: landspeed sets it on the last label",
+        ),
+        (
+            vec![eth.clone(), ip.clone(), hdr("mpls", json!({})), udp.clone()],
+            "flows[0].packet[2].choice: mpls cannot come here: landspeed sends ethernet, up to two vlan \
+             (802.1ad 0x88a8 before 802.1Q 0x8100), mpls labels, then ipv4 or ipv6 and udp or tcp, \
+             optionally inside ipv4 or ipv6 and udp and vxlan and ethernet, or inside ipv4 or ipv6 and gre",
+        ),
+        (
+            vec![eth.clone(), outer.clone(), ou.clone(), hdr("vxlan", json!({ "flags": 0 })), inner.clone(), ip.clone(), udp.clone()],
+            "flows[0].packet[3].vxlan.flags: only 8 is supported (RFC 7348: the I flag alone, reserved 0)",
+        ),
+        (
+            vec![eth.clone(), outer.clone(), hdr("gre", json!({ "checksum_present": 1 })), ip.clone(), udp.clone()],
+            "flows[0].packet[2].gre.checksum_present: only 0 is supported (landspeed sends GRE version 0 without a checksum)",
+        ),
+        (
+            vec![eth.clone(), outer.clone(), hdr("gre", json!({ "protocol": 2048 })), ip.clone(), udp.clone()],
+            "flows[0].packet[2].gre.protocol: is not supported: landspeed sets it from the next header",
+        ),
+        (
+            vec![eth.clone(), hdr("ipv4", json!({ "dont_fragment": 0 })), hdr("gre", json!({})), ip.clone(), udp.clone()],
+            "flows[0].packet[1].ipv4.dont_fragment: 0 is not supported: landspeed sets DF on a tunnel's outer IPv4 header",
+        ),
+        (
+            vec![eth.clone(), outer.clone(), ou.clone(), vx.clone(), ip.clone(), udp.clone()],
+            "flows[0].packet[4].choice: ipv4 cannot come here: landspeed sends ethernet, up to two vlan \
+             (802.1ad 0x88a8 before 802.1Q 0x8100), mpls labels, then ipv4 or ipv6 and udp or tcp, \
+             optionally inside ipv4 or ipv6 and udp and vxlan and ethernet, or inside ipv4 or ipv6 and gre",
+        ),
+        (
+            vec![eth.clone(), outer.clone(), hdr("gre", json!({})), ip.clone(), udp.clone(), vx.clone()],
+            "flows[0].packet[5].choice: vxlan cannot come here: landspeed sends ethernet, up to two vlan \
+             (802.1ad 0x88a8 before 802.1Q 0x8100), mpls labels, then ipv4 or ipv6 and udp or tcp, \
+             optionally inside ipv4 or ipv6 and udp and vxlan and ethernet, or inside ipv4 or ipv6 and gre",
+        ),
+    ];
+    for (packet, want) in cases {
+        assert_eq!(refusal(with_packet(packet)), want);
+    }
+    // A range on a tunnel's endpoint.
+    let mut c = with_packet(vec![eth, outer, ou, vx, inner, ip, udp]);
+    c["flows"][0]["packet"][1]["ipv4"]["src"] = json!({ "choice": "increment", "increment": { "start": "192.0.2.1", "step": "0.0.0.1", "count": 4 } });
+    assert_eq!(
+        refusal(c),
+        "flows[0].packet[1].ipv4.src: a tunnel endpoint is one value"
+    );
+}

@@ -24,16 +24,35 @@ enum Kind {
     VxlanV6,
     GreV4,
     GreV6KeySeq,
+    /// Two labels, then VXLAN over IPv4.
+    MplsVxlan,
 }
 
-const KINDS: [Kind; 6] = [
+const KINDS: [Kind; 7] = [
     Kind::Qinq,
     Kind::Mpls,
     Kind::VxlanV4,
     Kind::VxlanV6,
     Kind::GreV4,
     Kind::GreV6KeySeq,
+    Kind::MplsVxlan,
 ];
+
+/// The two labels of [`Kind::Mpls`] and [`Kind::MplsVxlan`].
+fn labels() -> Vec<MplsLabel> {
+    vec![
+        MplsLabel {
+            label: 16,
+            tc: 1,
+            ttl: 9,
+        },
+        MplsLabel {
+            label: 0xF_FFFF,
+            tc: 7,
+            ttl: 255,
+        },
+    ]
+}
 
 const OUTER_V4: OuterIp = OuterIp::V4 {
     src: Ipv4Addr::new(192, 0, 2, 1),
@@ -116,26 +135,16 @@ fn spec(kind: Kind, v6: bool, tcp: bool, ranges: bool, sizes: &[usize]) -> Strea
                 dei: true,
             })
         }
-        Kind::Mpls => {
-            s.encap.mpls = vec![
-                MplsLabel {
-                    label: 16,
-                    tc: 1,
-                    ttl: 9,
-                },
-                MplsLabel {
-                    label: 0xF_FFFF,
-                    tc: 7,
-                    ttl: 255,
-                },
-            ]
-        }
-        Kind::VxlanV4 | Kind::VxlanV6 => {
+        Kind::Mpls => s.encap.mpls = labels(),
+        Kind::VxlanV4 | Kind::VxlanV6 | Kind::MplsVxlan => {
+            if kind == Kind::MplsVxlan {
+                s.encap.mpls = labels();
+            }
             s.encap.tunnel = Some(Tunnel::Vxlan {
-                outer: if kind == Kind::VxlanV4 {
-                    OUTER_V4
-                } else {
+                outer: if kind == Kind::VxlanV6 {
                     outer_v6()
+                } else {
+                    OUTER_V4
                 },
                 vni: 0xAB_CDEF,
                 src_port: 50000,
@@ -235,8 +244,18 @@ fn check_frame(kind: Kind, s: &StreamSpec, f: &[u8], seq: u64, what: &str) {
     // The 802.1Q tag: PCP 2, VID 300.
     assert_eq!(&f[at..at + 4], &[0x81, 0x00, 0x41, 0x2C], "{what}");
     at += 4;
-    let ethertype = [f[at], f[at + 1]];
+    let mut ethertype = [f[at], f[at + 1]];
     at += 2;
+    if kind == Kind::MplsVxlan {
+        assert_eq!(ethertype, [0x88, 0x47], "{what}");
+        assert_eq!(
+            &f[at..at + 8],
+            &[0x00, 0x01, 0x02, 9, 0xFF, 0xFF, 0xFF, 255],
+            "{what}"
+        );
+        at += 8;
+        ethertype = [0x08, 0x00];
+    }
     match kind {
         Kind::Qinq => {
             assert_eq!(ethertype, inner_type, "{what}");
@@ -252,7 +271,7 @@ fn check_frame(kind: Kind, s: &StreamSpec, f: &[u8], seq: u64, what: &str) {
             );
             check_ip_packet(&f[at + 8..], what);
         }
-        Kind::VxlanV4 | Kind::VxlanV6 | Kind::GreV4 | Kind::GreV6KeySeq => {
+        Kind::VxlanV4 | Kind::VxlanV6 | Kind::GreV4 | Kind::GreV6KeySeq | Kind::MplsVxlan => {
             let outer = &f[at..];
             let p = SlicedPacket::from_ip(outer).unwrap_or_else(|e| panic!("{what}: {e}"));
             let (proto, payload, pseudo): (u8, &[u8], (Vec<u8>, Vec<u8>)) =
@@ -285,7 +304,7 @@ fn check_frame(kind: Kind, s: &StreamSpec, f: &[u8], seq: u64, what: &str) {
                     }
                     _ => panic!("{what}: outer not IP"),
                 };
-            if matches!(kind, Kind::VxlanV4 | Kind::VxlanV6) {
+            if matches!(kind, Kind::VxlanV4 | Kind::VxlanV6 | Kind::MplsVxlan) {
                 assert_eq!(proto, 17, "{what}");
                 let Some(TransportSlice::Udp(u)) = p.transport.as_ref() else {
                     panic!("{what}: outer not UDP")
@@ -532,7 +551,33 @@ fn bad_encapsulations_are_refused_with_the_field() {
     if let Some(Tunnel::Vxlan { vni, .. }) = &mut s.encap.tunnel {
         *vni = 1 << 24;
     }
-    assert_eq!(err(s), "vxlan.vni: VNI 16777216 is not in 0..=16777215");
+    assert_eq!(
+        err(s.clone()),
+        "vxlan.vni: VNI 16777216 is not in 0..=16777215"
+    );
+    // The largest VNI, DSCP and TTL are a stream's to send.
+    s.encap.tunnel = Some(Tunnel::Vxlan {
+        outer: OuterIp::V4 {
+            src: Ipv4Addr::LOCALHOST,
+            dst: Ipv4Addr::LOCALHOST,
+            dscp: 63,
+            ttl: 255,
+        },
+        vni: 0xFF_FFFF,
+        src_port: 1,
+        dst_port: 4789,
+        inner: INNER_ETH,
+    });
+    s.validate().unwrap();
+    if let Some(Tunnel::Vxlan { outer, .. }) = &mut s.encap.tunnel {
+        *outer = OuterIp::V4 {
+            src: Ipv4Addr::LOCALHOST,
+            dst: Ipv4Addr::LOCALHOST,
+            dscp: 64,
+            ttl: 1,
+        };
+    }
+    assert_eq!(err(s), "vxlan.ipv4.dscp: DSCP 64 is not in 0..=63");
     let mut s = spec(Kind::Qinq, false, false, false, &[1518]);
     s.qinq = Some(VlanSpec {
         id: 4095,
@@ -620,4 +665,40 @@ fn eight_labels_are_accepted_and_read_back() {
     let mut f = vec![0u8; b.next_len()];
     b.write(&mut f, 5, 9);
     assert!(matches!(dissect(&f), Dissected::Ours(o) if o.seq == 5));
+}
+
+/// An inner UDP packet over IPv4 that carries no checksum (0, as IPv4
+/// allows) inside VXLAN: the outer checksum, written by etherparse, is
+/// verified over the segment whole, and the frame is intact.
+#[test]
+fn an_inner_packet_without_a_checksum_is_verified_by_the_outer_one() {
+    use etherparse::{Ipv4Header, UdpHeader};
+    let s = spec(Kind::VxlanV4, false, false, false, &[1518]);
+    let mut b = FrameBuilder::new(&s, CsumMode::Software).unwrap();
+    let mut f = vec![0u8; b.next_len()];
+    b.write(&mut f, 5, 9);
+    // The inner UDP checksum: Ethernet and tag 18, outer IPv4 20, UDP 8,
+    // VXLAN 8, inner Ethernet 14, inner IPv4 20, then 6 into UDP.
+    let at = 18 + 20 + 8 + 8 + 14 + 20 + 6;
+    f[at..at + 2].fill(0);
+    let (ip, _) = Ipv4Header::from_slice(&f[18..]).unwrap();
+    f[44..46].fill(0);
+    let u = UdpHeader {
+        source_port: 50000,
+        destination_port: 4789,
+        length: (f.len() - 38) as u16,
+        checksum: 0,
+    };
+    let c = u
+        .calc_checksum_ipv4_raw(ip.source, ip.destination, &f[46..])
+        .unwrap();
+    f[44..46].copy_from_slice(&c.to_be_bytes());
+    assert!(
+        matches!(dissect(&f), Dissected::Ours(o) if o.seq == 5),
+        "{:?}",
+        dissect(&f)
+    );
+    // A fill byte changed is still caught: by the fill check, inside.
+    f[1200] ^= 0x10;
+    assert_eq!(reason(dissect(&f)), CorruptReason::FillChecksum);
 }

@@ -19,7 +19,7 @@ proptest! {
     #[test]
     fn any_bytes_parse_or_are_refused(b in proptest::collection::vec(any::<u8>(), 0..80)) {
         if let Ok(s) = MplsRepr::parse(&b) {
-            prop_assert!(!s.is_empty() && s.len() <= b.len() && s.labels.len() <= MAX_LABELS);
+            prop_assert!(!s.labels.is_empty() && s.header_len() <= b.len() && s.labels.len() <= MAX_LABELS);
         }
         if let Ok(h) = VxlanHeader::new_checked(&b[..]) {
             if let Ok(v) = VxlanRepr::parse(&h) {
@@ -27,7 +27,7 @@ proptest! {
             }
         }
         if let Ok(g) = GreRepr::parse(&b) {
-            prop_assert!(g.len() <= b.len());
+            prop_assert!(g.header_len() <= b.len());
         }
     }
 
@@ -43,7 +43,7 @@ proptest! {
         payload in proptest::collection::vec(any::<u8>(), 0..64),
     ) {
         let stack = MplsRepr { labels };
-        let mut b = vec![0u8; stack.len()];
+        let mut b = vec![0u8; stack.header_len()];
         stack.emit(&mut b);
         prop_assert_eq!(MplsRepr::parse(&b).unwrap(), stack);
 
@@ -52,7 +52,7 @@ proptest! {
         prop_assert_eq!(VxlanRepr::parse(&VxlanHeader::new_unchecked(&b[..])).unwrap(), VxlanRepr { vni });
 
         let g = GreRepr { protocol, checksum, key, seq };
-        let mut b = vec![0u8; g.len()];
+        let mut b = vec![0u8; g.header_len()];
         b.extend_from_slice(&payload);
         g.emit(&mut b);
         prop_assert_eq!(GreRepr::parse(&b).unwrap(), g);

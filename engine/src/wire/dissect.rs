@@ -326,7 +326,7 @@ fn tunnelled(
                 ),
                 Err(e) => return Err(truncated_or_foreign(e)),
             };
-            let after = &seg[g.len()..];
+            let after = &seg[g.header_len()..];
             let inner = match g.protocol {
                 PROTO_ETHERNET => {
                     let l2 = ethernet(after)?;
@@ -419,7 +419,7 @@ fn ethernet(frame: &[u8]) -> Result<L2<'_>, Dissected> {
     }
     if et == ETHERTYPE_MPLS || et == ETHERTYPE_MPLS_MULTICAST {
         let stack = MplsRepr::parse(&frame[off..]).map_err(truncated_or_foreign)?;
-        off += stack.len();
+        off += stack.header_len();
         et = mpls_payload_type(&frame[off..]).ok_or(Dissected::Foreign)?;
     }
     Ok(L2 {

@@ -174,7 +174,7 @@ impl Tunnel {
         self.outer().header_len()
             + match self {
                 Tunnel::Vxlan { .. } => 8 + VxlanRepr::LEN + 14,
-                Tunnel::Gre { key, sequence, .. } => self::gre(0, *key, *sequence).len(),
+                Tunnel::Gre { key, sequence, .. } => self::gre(0, *key, *sequence).header_len(),
             }
     }
 
@@ -299,7 +299,7 @@ impl Encap {
         };
         stack.emit(b);
         let Some(t) = self.tunnel else { return };
-        let b = &mut b[stack.len()..];
+        let b = &mut b[stack.header_len()..];
         let outer = *t.outer();
         let ol = outer.header_len();
         match t {

@@ -35,16 +35,11 @@ pub struct GreRepr {
 impl GreRepr {
     /// The header's length on the wire: 4 bytes, and 4 for each of the
     /// checksum (with its reserved half), the key and the sequence number.
-    pub fn len(&self) -> usize {
+    pub fn header_len(&self) -> usize {
         4 + 4
             * (usize::from(self.checksum)
                 + usize::from(self.key.is_some())
                 + usize::from(self.seq.is_some()))
-    }
-
-    /// Never empty: a header is at least 4 bytes.
-    pub fn is_empty(&self) -> bool {
-        false
     }
 
     /// Parses the header at the start of `b` (the GRE packet): version 0,
@@ -145,7 +140,7 @@ mod tests {
             key: Some(0x0102_0304),
             seq: Some(7),
         };
-        assert_eq!(r.len(), 16);
+        assert_eq!(r.header_len(), 16);
         let mut b = [0u8; 20];
         b[16..].copy_from_slice(&[0x45, 0, 0, 20]);
         r.emit(&mut b);
@@ -187,7 +182,7 @@ mod tests {
         keyed.emit(&mut b);
         assert_eq!(b, [0x20, 0, 0x65, 0x58, 0xDE, 0xAD, 0xBE, 0xEF]);
         assert_eq!(GreRepr::parse(&b).unwrap(), keyed);
-        assert_eq!(keyed.len(), 8);
+        assert_eq!(keyed.header_len(), 8);
     }
 
     #[test]
@@ -212,5 +207,28 @@ mod tests {
             "no sequence bytes"
         );
         assert!(GreRepr::parse(&[0x80, 0, 8]).is_err());
+        // A checksum announced and cut short is a truncation, checked
+        // before any sum, whether or not the checksum is verified.
+        for b in [&[0x80u8, 0, 8, 0][..], &[0x80, 0, 8, 0, 0x77, 0x88, 0]] {
+            let want = Err(WireError::Truncated {
+                field: "gre checksum",
+                need: 8,
+                have: b.len(),
+            });
+            assert_eq!(GreRepr::parse(b), want);
+            assert_eq!(GreRepr::parse_unverified(b), want);
+        }
+        // A checksum that fails: refused when verified, read when not.
+        let b = [0x80u8, 0, 8, 0, 0x12, 0x34, 0, 0];
+        assert_eq!(
+            GreRepr::parse(&b),
+            Err(WireError::Checksum {
+                field: "gre.checksum"
+            })
+        );
+        assert_eq!(
+            GreRepr::parse_unverified(&b).map(|g| (g.checksum, g.protocol)),
+            Ok((true, 0x0800))
+        );
     }
 }

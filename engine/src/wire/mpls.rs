@@ -94,13 +94,8 @@ pub struct MplsRepr {
 
 impl MplsRepr {
     /// The stack's length on the wire.
-    pub fn len(&self) -> usize {
+    pub fn header_len(&self) -> usize {
         self.labels.len() * MplsEntry::<&[u8]>::LEN
-    }
-
-    /// True for a stack without labels (never a valid one).
-    pub fn is_empty(&self) -> bool {
-        self.labels.is_empty()
     }
 
     /// Parses the stack at the start of `b`, up to and with the entry
@@ -127,7 +122,7 @@ impl MplsRepr {
         unreachable!("the loop returns within MAX_LABELS entries")
     }
 
-    /// Writes the stack at the start of `b` (at least [`MplsRepr::len`]
+    /// Writes the stack at the start of `b` (at least [`MplsRepr::header_len`]
     /// bytes), the last entry with its bottom-of-stack bit.
     pub fn emit(&self, b: &mut [u8]) {
         let n = self.labels.len();
@@ -164,7 +159,7 @@ mod tests {
         // 16 << 12 | 5 << 9 | 64; then 0xFFFFF << 12 | bottom | 1.
         assert_eq!(b, [0x00, 0x01, 0x0A, 0x40, 0xFF, 0xFF, 0xF1, 0x01]);
         assert_eq!(MplsRepr::parse(&b).unwrap(), stack);
-        assert_eq!(stack.len(), 8);
+        assert_eq!(stack.header_len(), 8);
         let e = MplsEntry::new_checked(&b[4..]).unwrap();
         assert!(e.bottom() && !MplsEntry::new_checked(&b[..]).unwrap().bottom());
     }

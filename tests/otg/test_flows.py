@@ -26,6 +26,13 @@ def udp_flow(config, name, tx, rx, packets, pps=20000, size=1518):
     f.rate.pps = pps
     f.duration.fixed_packets.packets = packets
     eth, ip, udp = f.packet.ethernet().ipv4().udp()
+    stamped_packet(eth, ip, udp)
+    return f
+
+
+def stamped_packet(eth, ip, udp):
+    """The Ethernet, IPv4 and UDP headers of udp_flow's packet, the one
+    conftest.assert_udp_frame checks."""
     eth.src.value = "02:00:00:00:00:01"
     eth.dst.value = "02:00:00:00:00:02"
     ip.src.value = "198.18.0.1"
@@ -34,7 +41,6 @@ def udp_flow(config, name, tx, rx, packets, pps=20000, size=1518):
     udp.src_port.increment.step = 1
     udp.src_port.increment.count = 10
     udp.dst_port.value = 5001
-    return f
 
 
 def test_fixed_packets_back_to_back_on_a_ring(api):
@@ -219,14 +225,7 @@ def vxlan_flow(config, name, tx, rx, packets, size=1518):
     oudp.src_port.value = 50000
     oudp.dst_port.value = 4789
     vx.vni.value = 4096
-    ieth.src.value = "02:00:00:00:00:01"
-    ieth.dst.value = "02:00:00:00:00:02"
-    ip.src.value = "198.18.0.1"
-    ip.dst.value = "198.19.0.1"
-    udp.src_port.increment.start = 1000
-    udp.src_port.increment.step = 1
-    udp.src_port.increment.count = 10
-    udp.dst_port.value = 5001
+    stamped_packet(ieth, ip, udp)
     return f
 
 

@@ -13,6 +13,7 @@ use super::encap::{Encap, OuterIp, Tunnel};
 use super::mpls::MplsLabel;
 use super::spec::{EthSpec, IpSpec, L4Spec, SizeSpec, StreamSpec, ValueSet, VlanSpec};
 use super::tcp::TcpFlags;
+use super::tests::{tcp_checksum, udp_checksum};
 use super::MacAddr;
 
 /// The encapsulations under test.
@@ -192,34 +193,20 @@ fn check_ip_packet(ip: &[u8], what: &str) {
         }
         _ => panic!("{what}: not IP"),
     };
-    let v6 = src.len() == 16;
     match p.transport.as_ref().unwrap() {
         TransportSlice::Udp(u) => {
-            let h = u.to_header();
-            let want = if v6 {
-                h.calc_checksum_ipv6_raw(
-                    src.try_into().unwrap(),
-                    dst.try_into().unwrap(),
-                    u.payload(),
-                )
-            } else {
-                h.calc_checksum_ipv4_raw(
-                    src.try_into().unwrap(),
-                    dst.try_into().unwrap(),
-                    u.payload(),
-                )
-            }
-            .unwrap();
-            assert_eq!(u.checksum(), want, "{what}: udp checksum");
+            assert_eq!(
+                u.checksum(),
+                udp_checksum(u, &src, &dst),
+                "{what}: udp checksum"
+            );
         }
         TransportSlice::Tcp(t) => {
-            let want = if v6 {
-                t.calc_checksum_ipv6(src.try_into().unwrap(), dst.try_into().unwrap())
-            } else {
-                t.calc_checksum_ipv4(src.try_into().unwrap(), dst.try_into().unwrap())
-            }
-            .unwrap();
-            assert_eq!(t.checksum(), want, "{what}: tcp checksum");
+            assert_eq!(
+                t.checksum(),
+                tcp_checksum(t, &src, &dst),
+                "{what}: tcp checksum"
+            );
         }
         _ => panic!("{what}: not UDP or TCP"),
     }
@@ -311,21 +298,7 @@ fn check_frame(kind: Kind, s: &StreamSpec, f: &[u8], seq: u64, what: &str) {
                 };
                 assert_eq!((u.source_port(), u.destination_port()), (50000, 4789));
                 assert_eq!(usize::from(u.length()), payload.len(), "{what}");
-                let h = u.to_header();
-                let want = if pseudo.0.len() == 16 {
-                    h.calc_checksum_ipv6_raw(
-                        pseudo.0.try_into().unwrap(),
-                        pseudo.1.try_into().unwrap(),
-                        u.payload(),
-                    )
-                } else {
-                    h.calc_checksum_ipv4_raw(
-                        pseudo.0.try_into().unwrap(),
-                        pseudo.1.try_into().unwrap(),
-                        u.payload(),
-                    )
-                }
-                .unwrap();
+                let want = udp_checksum(u, &pseudo.0, &pseudo.1);
                 assert_ne!(u.checksum(), 0, "{what}");
                 assert_eq!(u.checksum(), want, "{what}: the outer UDP checksum");
                 let v = &payload[8..];

@@ -69,6 +69,36 @@ fn spec(v6: bool, tcp: bool, vlan: bool, size: SizeSpec) -> StreamSpec {
     }
 }
 
+/// The UDP checksum etherparse computes for `u` between the addresses
+/// `src` and `dst` (4 bytes each for IPv4, 16 for IPv6).
+pub(super) fn udp_checksum(u: &etherparse::UdpSlice<'_>, src: &[u8], dst: &[u8]) -> u16 {
+    let h = u.to_header();
+    if src.len() == 16 {
+        h.calc_checksum_ipv6_raw(
+            src.try_into().unwrap(),
+            dst.try_into().unwrap(),
+            u.payload(),
+        )
+    } else {
+        h.calc_checksum_ipv4_raw(
+            src.try_into().unwrap(),
+            dst.try_into().unwrap(),
+            u.payload(),
+        )
+    }
+    .unwrap()
+}
+
+/// The TCP checksum etherparse computes for `t`, as [`udp_checksum`].
+pub(super) fn tcp_checksum(t: &etherparse::TcpSlice<'_>, src: &[u8], dst: &[u8]) -> u16 {
+    if src.len() == 16 {
+        t.calc_checksum_ipv6(src.try_into().unwrap(), dst.try_into().unwrap())
+    } else {
+        t.calc_checksum_ipv4(src.try_into().unwrap(), dst.try_into().unwrap())
+    }
+    .unwrap()
+}
+
 /// What etherparse sees in one frame.
 struct EtherparseView {
     payload: Vec<u8>,
@@ -142,25 +172,10 @@ fn etherparse_check(frame: &[u8], s: &StreamSpec) -> EtherparseView {
         }
         _ => panic!("not ip"),
     };
-    let v6 = src.len() == 16;
     match p.transport.as_ref().unwrap() {
         TransportSlice::Udp(u) => {
             assert_eq!(usize::from(u.length()), l4_payload_len);
-            let h = u.to_header();
-            let want = if v6 {
-                h.calc_checksum_ipv6_raw(
-                    src.try_into().unwrap(),
-                    dst.try_into().unwrap(),
-                    u.payload(),
-                )
-            } else {
-                h.calc_checksum_ipv4_raw(
-                    src.try_into().unwrap(),
-                    dst.try_into().unwrap(),
-                    u.payload(),
-                )
-            }
-            .unwrap();
+            let want = udp_checksum(u, &src, &dst);
             assert_ne!(u.checksum(), 0);
             assert_eq!(u.checksum(), want, "udp checksum");
             EtherparseView {
@@ -169,12 +184,7 @@ fn etherparse_check(frame: &[u8], s: &StreamSpec) -> EtherparseView {
             }
         }
         TransportSlice::Tcp(t) => {
-            let want = if v6 {
-                t.calc_checksum_ipv6(src.try_into().unwrap(), dst.try_into().unwrap())
-            } else {
-                t.calc_checksum_ipv4(src.try_into().unwrap(), dst.try_into().unwrap())
-            }
-            .unwrap();
+            let want = tcp_checksum(t, &src, &dst);
             assert_eq!(t.checksum(), want, "tcp checksum");
             assert!(t.ack() && t.psh() && !t.syn());
             assert_eq!(

@@ -6,11 +6,10 @@ use std::str::FromStr;
 
 use super::yaml::Value;
 
-use crate::wire::encap::{Encap, OuterIp, Tunnel};
 use crate::wire::mpls::{MplsLabel, LABEL_MAX};
 use crate::wire::spec::{
-    EthSpec, IpSpec, L4Spec, SetElem, SizeSpec, StreamSpec, ValueSet, Vary, VlanSpec,
-    DEFAULT_FRAME_SIZE,
+    Encap, EthSpec, IpSpec, L4Spec, OuterIp, SetElem, SizeSpec, StreamSpec, Tunnel, ValueSet, Vary,
+    VlanSpec, DEFAULT_FRAME_SIZE,
 };
 use crate::wire::tcp::TcpFlags;
 use crate::wire::vxlan::{VNI_MAX, VXLAN_PORT};

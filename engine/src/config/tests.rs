@@ -1242,7 +1242,7 @@ fn with_encap(lines: &str) -> String {
 
 #[test]
 fn encapsulations_load_into_the_stream() {
-    use crate::wire::encap::{OuterIp, Tunnel};
+    use crate::wire::spec::{OuterIp, Tunnel};
     let text = with_encap(
         "    qinq: { id: 200, pcp: 5, dei: true }\n    mpls: [{ label: 16 }, { label: 17, tc: 3, ttl: 9 }]\n    vxlan: { vni: 42, ipv4: { src: 10.0.0.1, dst: 10.0.0.2, ttl: 8 }, eth: { dst: \"02:00:00:00:00:99\" } }\n",
     );

@@ -9,9 +9,9 @@ use proptest::prelude::*;
 
 use crate::rx::seq::{CountFrom, SeqCounts, SeqTracker, SEQ_LIMIT, WINDOW};
 use crate::wire::dissect::dissect_walk;
-use crate::wire::encap::{OuterIp, Tunnel};
 use crate::wire::mpls::MplsLabel;
 use crate::wire::spec::{IpSpec, L4Spec, SizeSpec, StreamSpec, ValueSet, VlanSpec};
+use crate::wire::spec::{OuterIp, Tunnel};
 use crate::wire::{dissect_with, CsumMode, DissectOptions, Dissected, FrameBuilder, TcpFlags};
 
 /// Every combination of what the dissector verifies.

@@ -1,8 +1,9 @@
 //! What a stream's frames carry between the wire's Ethernet header (with
 //! its tags) and the stamped IP packet: an MPLS label stack, and a VXLAN
-//! or GRE tunnel. The validated description ([`Encap`]), the bytes it puts
-//! in a stream's header template ([`Encap::emit`]), and the outer fields
-//! that change from frame to frame ([`Outer::patch`]).
+//! or GRE tunnel. Described and validated in the stream's spec
+//! ([`Encap`]); here, the bytes it puts in a stream's header template
+//! ([`Encap::emit`]) and the outer fields that change from frame to frame
+//! ([`Outer::patch`]).
 //!
 //! A frame of a stream with every layer, as it goes on the wire:
 //!
@@ -27,60 +28,16 @@ use super::ethernet::{EtherType, EthernetFrame, EthernetRepr};
 use super::gre::{GreRepr, IPPROTO_GRE};
 use super::ipv4::{Ipv4Packet, Ipv4Repr};
 use super::ipv6::{Ipv6Packet, Ipv6Repr};
-use super::mpls::{MplsLabel, MplsRepr, ETHERTYPE_MPLS, LABEL_MAX, MAX_LABELS};
-use super::spec::{EthSpec, SpecError};
+use super::mpls::MplsRepr;
+use super::spec::{Encap, OuterIp, Tunnel};
 use super::udp::{udp_nonzero, UdpPacket, UdpRepr};
-use super::vxlan::{VxlanHeader, VxlanRepr, VNI_MAX};
+use super::vxlan::{VxlanHeader, VxlanRepr};
 use super::{put16, put32, IPPROTO_UDP};
 use crate::wire::ipv4::field as v4;
 use crate::wire::ipv6::field as v6;
 use crate::wire::udp::field as udpf;
 
-/// The outer IP header of a tunnel: one source and one destination (a
-/// tunnel's endpoints do not vary from frame to frame).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OuterIp {
-    /// IPv4, DF set, identification 0.
-    V4 {
-        /// The sending tunnel endpoint.
-        src: Ipv4Addr,
-        /// The receiving tunnel endpoint.
-        dst: Ipv4Addr,
-        /// DSCP, 0..=63.
-        dscp: u8,
-        /// Time to live, ≥ 1.
-        ttl: u8,
-    },
-    /// IPv6.
-    V6 {
-        /// The sending tunnel endpoint.
-        src: Ipv6Addr,
-        /// The receiving tunnel endpoint.
-        dst: Ipv6Addr,
-        /// Traffic class.
-        traffic_class: u8,
-        /// Hop limit, ≥ 1.
-        hop_limit: u8,
-    },
-}
-
 impl OuterIp {
-    /// Header length: 20 or 40.
-    pub fn header_len(&self) -> usize {
-        match self {
-            OuterIp::V4 { .. } => 20,
-            OuterIp::V6 { .. } => 40,
-        }
-    }
-
-    /// The EtherType (or MPLS payload) the header is carried as.
-    pub fn ethertype(&self) -> u16 {
-        match self {
-            OuterIp::V4 { .. } => EtherType::IPV4,
-            OuterIp::V6 { .. } => EtherType::IPV6,
-        }
-    }
-
     /// Writes the header into `b` with its length 0 (and the IPv4
     /// checksum 0): [`Outer::patch`] writes them per frame.
     fn emit(&self, proto: u8, b: &mut [u8]) {
@@ -132,61 +89,6 @@ impl OuterIp {
     }
 }
 
-/// A tunnel the stamped packet travels in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tunnel {
-    /// VXLAN (RFC 7348): outer IP, UDP, the VXLAN header, and an inner
-    /// Ethernet header (untagged) before the stamped packet.
-    Vxlan {
-        /// The outer IP header.
-        outer: OuterIp,
-        /// VXLAN network identifier, 0..=16,777,215.
-        vni: u32,
-        /// Outer UDP source port.
-        src_port: u16,
-        /// Outer UDP destination port (4789, IANA's).
-        dst_port: u16,
-        /// The inner Ethernet header's addresses.
-        inner: EthSpec,
-    },
-    /// GRE (RFC 2784, RFC 2890): outer IP, the GRE header with protocol
-    /// type IPv4 or IPv6, then the stamped packet.
-    Gre {
-        /// The outer IP header.
-        outer: OuterIp,
-        /// The key, if sent.
-        key: Option<u32>,
-        /// Send a sequence number (the frame's, low 32 bits).
-        sequence: bool,
-    },
-}
-
-impl Tunnel {
-    /// The outer IP header.
-    pub fn outer(&self) -> &OuterIp {
-        match self {
-            Tunnel::Vxlan { outer, .. } | Tunnel::Gre { outer, .. } => outer,
-        }
-    }
-
-    /// Bytes from the outer IP header to the stamped packet.
-    pub fn header_len(&self) -> usize {
-        self.outer().header_len()
-            + match self {
-                Tunnel::Vxlan { .. } => 8 + VxlanRepr::LEN + 14,
-                Tunnel::Gre { key, sequence, .. } => self::gre(0, *key, *sequence).header_len(),
-            }
-    }
-
-    /// The profile's name of the tunnel's block (`vxlan` or `gre`).
-    pub fn name(&self) -> &'static str {
-        match self {
-            Tunnel::Vxlan { .. } => "vxlan",
-            Tunnel::Gre { .. } => "gre",
-        }
-    }
-}
-
 /// The GRE header of a stream: `protocol` inside, sequence 0.
 fn gre(protocol: u16, key: Option<u32>, sequence: bool) -> GreRepr {
     GreRepr {
@@ -197,99 +99,7 @@ fn gre(protocol: u16, key: Option<u32>, sequence: bool) -> GreRepr {
     }
 }
 
-/// What a stream carries between its tags and its stamped packet.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Encap {
-    /// MPLS labels, outermost first (empty: none).
-    pub mpls: Vec<MplsLabel>,
-    /// The tunnel, if any.
-    pub tunnel: Option<Tunnel>,
-}
-
 impl Encap {
-    /// Bytes it adds before the stamped packet.
-    pub fn header_len(&self) -> usize {
-        4 * self.mpls.len() + self.tunnel.map_or(0, |t| t.header_len())
-    }
-
-    /// The EtherType after the Ethernet header and its tags, for a stamped
-    /// packet of EtherType `inner`.
-    pub fn ethertype(&self, inner: u16) -> u16 {
-        if !self.mpls.is_empty() {
-            ETHERTYPE_MPLS
-        } else {
-            self.tunnel.map_or(inner, |t| t.outer().ethertype())
-        }
-    }
-
-    /// Checks every field; the error names the first offending one
-    /// (`mpls[1].label`, `vxlan.vni` ...).
-    pub fn validate(&self) -> Result<(), SpecError> {
-        if self.mpls.len() > MAX_LABELS {
-            return Err(SpecError::new(
-                "mpls",
-                format!(
-                    "{} labels: a stack holds at most {MAX_LABELS}",
-                    self.mpls.len()
-                ),
-            ));
-        }
-        for (i, l) in self.mpls.iter().enumerate() {
-            if l.label > LABEL_MAX {
-                return Err(SpecError::new(
-                    format!("mpls[{i}].label"),
-                    format!("label {} is not in 0..={LABEL_MAX}", l.label),
-                ));
-            }
-            if l.tc > 7 {
-                return Err(SpecError::new(
-                    format!("mpls[{i}].tc"),
-                    format!("traffic class {} is not in 0..=7", l.tc),
-                ));
-            }
-        }
-        let Some(t) = &self.tunnel else {
-            return Ok(());
-        };
-        let name = t.name();
-        match t.outer() {
-            OuterIp::V4 { dscp, ttl, .. } => {
-                if *dscp > 63 {
-                    return Err(SpecError::new(
-                        format!("{name}.ipv4.dscp"),
-                        format!("DSCP {dscp} is not in 0..=63"),
-                    ));
-                }
-                if *ttl == 0 {
-                    return Err(SpecError::new(format!("{name}.ipv4.ttl"), "TTL 0"));
-                }
-            }
-            OuterIp::V6 { hop_limit, .. } => {
-                if *hop_limit == 0 {
-                    return Err(SpecError::new(
-                        format!("{name}.ipv6.hop_limit"),
-                        "hop limit 0",
-                    ));
-                }
-            }
-        }
-        if let Tunnel::Vxlan { vni, inner, .. } = t {
-            if *vni > VNI_MAX {
-                return Err(SpecError::new(
-                    "vxlan.vni",
-                    format!("VNI {vni} is not in 0..={VNI_MAX}"),
-                ));
-            }
-            if inner.src.is_multicast() {
-                return Err(SpecError::new(
-                    "vxlan.eth.src",
-                    format!("source MAC {} is multicast or broadcast", inner.src),
-                ));
-            }
-        }
-        Ok(())
-    }
-
     /// Writes the labels and the tunnel's headers into `b` (exactly
     /// [`Encap::header_len`] bytes), before a stamped packet of EtherType
     /// `inner`; lengths and checksums that change per frame are 0.

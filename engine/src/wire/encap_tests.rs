@@ -9,9 +9,10 @@ use etherparse::{NetSlice, SlicedPacket, TransportSlice};
 
 use super::builder::{CsumMode, FrameBuilder};
 use super::dissect::{dissect, dissect_walk, CorruptReason, DissectOptions, Dissected};
-use super::encap::{Encap, OuterIp, Tunnel};
 use super::mpls::MplsLabel;
-use super::spec::{EthSpec, IpSpec, L4Spec, SizeSpec, StreamSpec, ValueSet, VlanSpec};
+use super::spec::{
+    Encap, EthSpec, IpSpec, L4Spec, OuterIp, SizeSpec, StreamSpec, Tunnel, ValueSet, VlanSpec,
+};
 use super::tcp::TcpFlags;
 use super::tests::{tcp_checksum, udp_checksum};
 use super::MacAddr;

@@ -6,10 +6,11 @@ use std::fmt;
 use std::hash::Hash;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::encap::Encap;
-use super::ethernet::MacAddr;
+use super::ethernet::{EtherType, MacAddr};
+use super::mpls::{MplsLabel, ETHERTYPE_MPLS, LABEL_MAX, MAX_LABELS};
 use super::stamp::{COMPACT_LEN, FULL_LEN};
 use super::tcp::TcpFlags;
+use super::vxlan::{VxlanRepr, VNI_MAX};
 
 /// Bytes of Ethernet FCS the NIC appends; frame sizes count it (RFC 2544).
 pub const FCS_LEN: usize = 4;
@@ -200,6 +201,203 @@ pub struct VlanSpec {
     pub pcp: u8,
     /// Drop eligible indicator.
     pub dei: bool,
+}
+
+/// The outer IP header of a tunnel: one source and one destination (a
+/// tunnel's endpoints do not vary from frame to frame).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OuterIp {
+    /// IPv4, DF set, identification 0.
+    V4 {
+        /// The sending tunnel endpoint.
+        src: Ipv4Addr,
+        /// The receiving tunnel endpoint.
+        dst: Ipv4Addr,
+        /// DSCP, 0..=63.
+        dscp: u8,
+        /// Time to live, ≥ 1.
+        ttl: u8,
+    },
+    /// IPv6.
+    V6 {
+        /// The sending tunnel endpoint.
+        src: Ipv6Addr,
+        /// The receiving tunnel endpoint.
+        dst: Ipv6Addr,
+        /// Traffic class.
+        traffic_class: u8,
+        /// Hop limit, ≥ 1.
+        hop_limit: u8,
+    },
+}
+
+impl OuterIp {
+    /// Header length: 20 or 40.
+    pub fn header_len(&self) -> usize {
+        match self {
+            OuterIp::V4 { .. } => 20,
+            OuterIp::V6 { .. } => 40,
+        }
+    }
+
+    /// The EtherType (or MPLS payload) the header is carried as.
+    pub fn ethertype(&self) -> u16 {
+        match self {
+            OuterIp::V4 { .. } => EtherType::IPV4,
+            OuterIp::V6 { .. } => EtherType::IPV6,
+        }
+    }
+}
+
+/// A tunnel the stamped packet travels in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tunnel {
+    /// VXLAN (RFC 7348): outer IP, UDP, the VXLAN header, and an inner
+    /// Ethernet header (untagged) before the stamped packet.
+    Vxlan {
+        /// The outer IP header.
+        outer: OuterIp,
+        /// VXLAN network identifier, 0..=16,777,215.
+        vni: u32,
+        /// Outer UDP source port.
+        src_port: u16,
+        /// Outer UDP destination port (4789, IANA's).
+        dst_port: u16,
+        /// The inner Ethernet header's addresses.
+        inner: EthSpec,
+    },
+    /// GRE (RFC 2784, RFC 2890): outer IP, the GRE header with protocol
+    /// type IPv4 or IPv6, then the stamped packet.
+    Gre {
+        /// The outer IP header.
+        outer: OuterIp,
+        /// The key, if sent.
+        key: Option<u32>,
+        /// Send a sequence number (the frame's, low 32 bits).
+        sequence: bool,
+    },
+}
+
+impl Tunnel {
+    /// The outer IP header.
+    pub fn outer(&self) -> &OuterIp {
+        match self {
+            Tunnel::Vxlan { outer, .. } | Tunnel::Gre { outer, .. } => outer,
+        }
+    }
+
+    /// Bytes from the outer IP header to the stamped packet.
+    pub fn header_len(&self) -> usize {
+        self.outer().header_len()
+            + match self {
+                Tunnel::Vxlan { .. } => 8 + VxlanRepr::LEN + 14,
+                Tunnel::Gre { key, sequence, .. } => {
+                    4 + 4 * (usize::from(key.is_some()) + usize::from(*sequence))
+                }
+            }
+    }
+
+    /// The profile's name of the tunnel's block (`vxlan` or `gre`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Tunnel::Vxlan { .. } => "vxlan",
+            Tunnel::Gre { .. } => "gre",
+        }
+    }
+}
+
+/// What a stream carries between its tags and its stamped packet.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Encap {
+    /// MPLS labels, outermost first (empty: none).
+    pub mpls: Vec<MplsLabel>,
+    /// The tunnel, if any.
+    pub tunnel: Option<Tunnel>,
+}
+
+impl Encap {
+    /// Bytes it adds before the stamped packet.
+    pub fn header_len(&self) -> usize {
+        4 * self.mpls.len() + self.tunnel.map_or(0, |t| t.header_len())
+    }
+
+    /// The EtherType after the Ethernet header and its tags, for a stamped
+    /// packet of EtherType `inner`.
+    pub fn ethertype(&self, inner: u16) -> u16 {
+        if !self.mpls.is_empty() {
+            ETHERTYPE_MPLS
+        } else {
+            self.tunnel.map_or(inner, |t| t.outer().ethertype())
+        }
+    }
+
+    /// Checks every field; the error names the first offending one
+    /// (`mpls[1].label`, `vxlan.vni` ...).
+    pub fn validate(&self) -> Result<(), SpecError> {
+        if self.mpls.len() > MAX_LABELS {
+            return Err(SpecError::new(
+                "mpls",
+                format!(
+                    "{} labels: a stack holds at most {MAX_LABELS}",
+                    self.mpls.len()
+                ),
+            ));
+        }
+        for (i, l) in self.mpls.iter().enumerate() {
+            if l.label > LABEL_MAX {
+                return Err(SpecError::new(
+                    format!("mpls[{i}].label"),
+                    format!("label {} is not in 0..={LABEL_MAX}", l.label),
+                ));
+            }
+            if l.tc > 7 {
+                return Err(SpecError::new(
+                    format!("mpls[{i}].tc"),
+                    format!("traffic class {} is not in 0..=7", l.tc),
+                ));
+            }
+        }
+        let Some(t) = &self.tunnel else {
+            return Ok(());
+        };
+        let name = t.name();
+        match t.outer() {
+            OuterIp::V4 { dscp, ttl, .. } => {
+                if *dscp > 63 {
+                    return Err(SpecError::new(
+                        format!("{name}.ipv4.dscp"),
+                        format!("DSCP {dscp} is not in 0..=63"),
+                    ));
+                }
+                if *ttl == 0 {
+                    return Err(SpecError::new(format!("{name}.ipv4.ttl"), "TTL 0"));
+                }
+            }
+            OuterIp::V6 { hop_limit, .. } => {
+                if *hop_limit == 0 {
+                    return Err(SpecError::new(
+                        format!("{name}.ipv6.hop_limit"),
+                        "hop limit 0",
+                    ));
+                }
+            }
+        }
+        if let Tunnel::Vxlan { vni, inner, .. } = t {
+            if *vni > VNI_MAX {
+                return Err(SpecError::new(
+                    "vxlan.vni",
+                    format!("VNI {vni} is not in 0..={VNI_MAX}"),
+                ));
+            }
+            if inner.src.is_multicast() {
+                return Err(SpecError::new(
+                    "vxlan.eth.src",
+                    format!("source MAC {} is multicast or broadcast", inner.src),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Network layer of a stream.

@@ -25,11 +25,11 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::checksum;
 use super::ethernet::{EtherType, EthernetFrame, EthernetRepr};
-use super::gre::{GreRepr, IPPROTO_GRE};
+use super::gre::IPPROTO_GRE;
 use super::ipv4::{Ipv4Packet, Ipv4Repr};
 use super::ipv6::{Ipv6Packet, Ipv6Repr};
 use super::mpls::MplsRepr;
-use super::spec::{Encap, OuterIp, Tunnel};
+use super::spec::{gre_header, Encap, OuterIp, Tunnel};
 use super::udp::{udp_nonzero, UdpPacket, UdpRepr};
 use super::vxlan::{VxlanHeader, VxlanRepr};
 use super::{put16, put32, IPPROTO_UDP};
@@ -89,16 +89,6 @@ impl OuterIp {
     }
 }
 
-/// The GRE header of a stream: `protocol` inside, sequence 0.
-fn gre(protocol: u16, key: Option<u32>, sequence: bool) -> GreRepr {
-    GreRepr {
-        protocol,
-        checksum: false,
-        key,
-        seq: sequence.then_some(0),
-    }
-}
-
 impl Encap {
     /// Writes the labels and the tunnel's headers into `b` (exactly
     /// [`Encap::header_len`] bytes), before a stamped packet of EtherType
@@ -139,7 +129,7 @@ impl Encap {
             }
             Tunnel::Gre { key, sequence, .. } => {
                 outer.emit(IPPROTO_GRE, b);
-                gre(inner, key, sequence).emit(&mut b[ol..]);
+                gre_header(inner, key, sequence).emit(&mut b[ol..]);
             }
         }
     }
@@ -170,12 +160,13 @@ impl Encap {
             inner_l4: inner_ip + if inner_v6 { 40 } else { 20 },
             inner_v6,
             proto,
+            // The sequence number ends the GRE header.
             seq_at: match t {
                 Tunnel::Gre {
                     sequence: true,
                     key,
                     ..
-                } => Some(l4 + 4 + if key.is_some() { 4 } else { 0 }),
+                } => Some(l4 + gre_header(0, key, true).header_len() - 4),
                 _ => None,
             },
             vxlan: matches!(t, Tunnel::Vxlan { .. }),

@@ -7,6 +7,7 @@ use std::hash::Hash;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::ethernet::{EtherType, MacAddr};
+use super::gre::GreRepr;
 use super::mpls::{MplsLabel, ETHERTYPE_MPLS, LABEL_MAX, MAX_LABELS};
 use super::stamp::{COMPACT_LEN, FULL_LEN};
 use super::tcp::TcpFlags;
@@ -291,9 +292,7 @@ impl Tunnel {
         self.outer().header_len()
             + match self {
                 Tunnel::Vxlan { .. } => 8 + VxlanRepr::LEN + 14,
-                Tunnel::Gre { key, sequence, .. } => {
-                    4 + 4 * (usize::from(key.is_some()) + usize::from(*sequence))
-                }
+                Tunnel::Gre { key, sequence, .. } => gre_header(0, *key, *sequence).header_len(),
             }
     }
 
@@ -303,6 +302,17 @@ impl Tunnel {
             Tunnel::Vxlan { .. } => "vxlan",
             Tunnel::Gre { .. } => "gre",
         }
+    }
+}
+
+/// The GRE header of a stream whose packet inside is of `protocol`:
+/// version 0, no checksum, the key if any, sequence number 0 if sent.
+pub(crate) fn gre_header(protocol: u16, key: Option<u32>, sequence: bool) -> GreRepr {
+    GreRepr {
+        protocol,
+        checksum: false,
+        key,
+        seq: sequence.then_some(0),
     }
 }
 

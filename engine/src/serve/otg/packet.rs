@@ -136,15 +136,11 @@ pub(super) fn headers(at: At, warnings: &mut Vec<String>) -> Result<Headers, Ref
         let bp = join(hp, c);
         let b = At { v: body, path: &bp };
         match (next, *c) {
-            (Stage::Eth, "ethernet") => ethernet(b, &mut h, warnings)?,
+            (Stage::Eth, "ethernet") => {
+                h.keys.insert("eth".into(), ethernet(b, warnings)?);
+            }
             (Stage::InnerEth, _) => {
-                let mut inner = Headers {
-                    keys: Map::new(),
-                    varying: Vec::new(),
-                    seed: None,
-                };
-                ethernet(b, &mut inner, warnings)?;
-                tunnel_keys.insert("eth".into(), inner.keys["eth"].clone());
+                tunnel_keys.insert("eth".into(), ethernet(b, warnings)?);
             }
             (Stage::Eth, _) => vlan(b, &mut h, warnings)?,
             (Stage::Mpls, _) => mpls(b, &mut h, warnings)?,
@@ -264,14 +260,11 @@ fn outer_ip(
 fn outer_udp(b: At, t: &mut Map<String, Value>, warnings: &mut Vec<String>) -> Result<(), Refusal> {
     let bp = b.path;
     let m = b.obj(&["src_port", "dst_port"])?;
-    for (key, name, default) in [
-        ("src_port", "src_port", "49152"),
-        ("dst_port", "dst_port", "4789"),
-    ] {
+    for (key, default) in [("src_port", "49152"), ("dst_port", "4789")] {
         let f = field(m, bp, key, Kind::Int(16), default, warnings)?;
         let v = one(f, &join(bp, key))
             .map_err(|_| format!("{}: a tunnel's port is one value", join(bp, key)))?;
-        t.insert(name.into(), num(&v));
+        t.insert(key.into(), num(&v));
     }
     Ok(())
 }
@@ -335,8 +328,8 @@ fn gre(b: At, warnings: &mut Vec<String>) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// Reads an `ethernet` header (at `b`) into `h`.
-fn ethernet(b: At, h: &mut Headers, warnings: &mut Vec<String>) -> Result<(), Refusal> {
+/// Reads an `ethernet` header (at `b`) as the profile's `{src, dst}`.
+fn ethernet(b: At, warnings: &mut Vec<String>) -> Result<Value, Refusal> {
     let bp = b.path;
     let m = b.obj(&["src", "dst", "ether_type"])?;
     if m.contains_key("ether_type") {
@@ -348,9 +341,7 @@ fn ethernet(b: At, h: &mut Headers, warnings: &mut Vec<String>) -> Result<(), Re
     let dst = field(m, bp, "dst", Kind::Mac, "00:00:00:00:00:00", warnings)?;
     let src = one(src, &join(bp, "src"))?;
     let dst = one(dst, &join(bp, "dst"))?;
-    h.keys
-        .insert("eth".into(), json!({ "src": src, "dst": dst }));
-    Ok(())
+    Ok(json!({ "src": src, "dst": dst }))
 }
 
 /// Reads a `vlan` header (at `b`) into `h`: TPID 0x8100 the 802.1Q tag,

@@ -43,7 +43,11 @@ pub fn frames(plan: &Plan) -> Vec<String> {
 
 /// One stream's frames in words (see [`frames`]).
 pub fn stream(s: &StreamSpec) -> String {
-    let mut parts = vec![format!("Ethernet {} → {}", s.eth.src, s.eth.dst)];
+    let mut parts = vec![format!(
+        "Ethernet {} → {}",
+        set(&s.eth.src),
+        set(&s.eth.dst)
+    )];
     if let Some(v) = &s.vlan {
         parts.push(format!(
             "VLAN {} (PCP {}, DEI {})",
@@ -87,6 +91,8 @@ pub fn stream(s: &StreamSpec) -> String {
         } => format!("TCP {} → {}", set(src_port), set(dst_port)),
     });
     let varies = [
+        s.eth.src.cardinality(),
+        s.eth.dst.cardinality(),
         s.ip_src_count(),
         s.ip_dst_count(),
         s.l4.ports().0.cardinality(),

@@ -133,9 +133,9 @@ pub(crate) struct Stream {
 )]
 pub(crate) struct Eth {
     #[serde(default)]
-    pub src: Option<String>,
+    pub src: Option<Value>,
     #[serde(default)]
-    pub dst: Option<String>,
+    pub dst: Option<Value>,
 }
 
 /// `streams[i].vlan:`

@@ -8,8 +8,8 @@ use super::yaml::Value;
 
 use crate::wire::mpls::{MplsLabel, LABEL_MAX};
 use crate::wire::spec::{
-    Encap, EthSpec, IpSpec, L4Spec, OuterIp, SetElem, SizeSpec, StreamSpec, Tunnel, ValueSet, Vary,
-    VlanSpec, DEFAULT_FRAME_SIZE,
+    Encap, EthAddrs, EthSpec, IpSpec, L4Spec, OuterIp, SetElem, SizeSpec, StreamSpec, Tunnel,
+    ValueSet, Vary, VlanSpec, DEFAULT_FRAME_SIZE,
 };
 use crate::wire::tcp::TcpFlags;
 use crate::wire::vxlan::{VNI_MAX, VXLAN_PORT};
@@ -48,7 +48,7 @@ pub(crate) fn build(
         eth: eth(ck, at, &s.eth, &d.eth)?,
         vlan: vlan(ck, &format!("{at}.vlan"), s.vlan.as_ref())?,
         qinq: vlan(ck, &format!("{at}.qinq"), s.qinq.as_ref())?,
-        encap: encap(ck, at, s, &d.eth)?,
+        encap: encap(ck, at, s, &d.eth.first())?,
         ip: ip(ck, at, s, &d.ip)?,
         l4: l4(ck, at, s, &d.l4)?,
         size: size(ck, &format!("{at}.frame_size"), s.frame_size.as_ref())?,
@@ -59,27 +59,65 @@ pub(crate) fn build(
     Ok(spec)
 }
 
-/// `eth:`; an absent address keeps the default's.
+/// `eth:`: each address one MAC, a range `first-last` or a list; an
+/// absent one keeps the default's.
 fn eth(
     ck: &Checker<'_>,
     at: &str,
     e: &raw::Eth,
-    default: &EthSpec,
-) -> Result<EthSpec, ConfigError> {
-    eth_of(ck, &format!("{at}.eth"), e, default)
+    default: &EthAddrs,
+) -> Result<EthAddrs, ConfigError> {
+    let first = default.first();
+    let set = |key: &str, v: &Option<Value>, default: MacAddr| {
+        value_set(
+            ck,
+            &format!("{at}.eth.{key}"),
+            v.as_ref(),
+            default,
+            mac_range,
+            |f, t| mac(ck, f, t),
+        )
+    };
+    Ok(EthAddrs {
+        src: set("src", &e.src, first.src)?,
+        dst: set("dst", &e.dst, first.dst)?,
+    })
 }
 
-/// An Ethernet header's addresses at `at`; an absent one keeps the
-/// default's.
+/// A MAC range's two ends: none for one address; with `:` octets the
+/// range's `-` is the only one, with `-` octets it is the sixth.
+fn mac_range(t: &str) -> Option<(&str, &str)> {
+    if t.trim().parse::<MacAddr>().is_ok() {
+        return None;
+    }
+    if t.contains(':') {
+        return t.split_once('-');
+    }
+    t.match_indices('-')
+        .nth(5)
+        .map(|(i, _)| (&t[..i], &t[i + 1..]))
+}
+
+/// An Ethernet header's addresses at `at` (a tunnel's inner header: one
+/// address each); an absent one keeps the default's.
 fn eth_of(
     ck: &Checker<'_>,
     at: &str,
     e: &raw::Eth,
     default: &EthSpec,
 ) -> Result<EthSpec, ConfigError> {
-    let one = |key: &str, text: &Option<String>, default: MacAddr| match text {
-        Some(m) => mac(ck, &format!("{at}.{key}"), m),
-        None => Ok(default),
+    let one = |key: &str, v: &Option<Value>, default: MacAddr| {
+        let field = format!("{at}.{key}");
+        match v {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => match scalar_text(v) {
+                Some(text) => mac(ck, &field, &text),
+                None => Err(ck.err(
+                    &field,
+                    format!("expected one MAC address, found {}", describe(v)),
+                )),
+            },
+        }
     };
     Ok(EthSpec {
         src: one("src", &e.src, default.src)?,
@@ -453,7 +491,7 @@ fn addrs<A: Family>(
     v: Option<&Value>,
     default: A,
 ) -> Result<ValueSet<A>, ConfigError> {
-    value_set(ck, field, v, default, |f, t| addr::<A>(ck, f, t))
+    value_set(ck, field, v, default, dash, |f, t| addr::<A>(ck, f, t))
 }
 
 /// A port set: `5001`, `1024-1087` or a list `[80, 443]`.
@@ -463,7 +501,7 @@ fn ports(
     v: Option<&Value>,
     default: u16,
 ) -> Result<ValueSet<u16>, ConfigError> {
-    value_set(ck, field, v, default, |f, t| {
+    value_set(ck, field, v, default, dash, |f, t| {
         let n: u64 = t
             .trim()
             .parse()
@@ -472,13 +510,20 @@ fn ports(
     })
 }
 
-/// A single value, an inclusive `first-last` range or a list, each value
-/// parsed by `one`; checked for first > last, empty lists and duplicates.
+/// A range's two ends at its `-`, none for one value.
+fn dash(t: &str) -> Option<(&str, &str)> {
+    t.split_once('-')
+}
+
+/// A single value, an inclusive `first-last` range (its ends found by
+/// `range`) or a list, each value parsed by `one`; checked for first >
+/// last, empty lists and duplicates.
 fn value_set<T: SetElem + Display>(
     ck: &Checker<'_>,
     field: &str,
     v: Option<&Value>,
     default: T,
+    range: fn(&str) -> Option<(&str, &str)>,
     one: impl Fn(&str, &str) -> Result<T, ConfigError>,
 ) -> Result<ValueSet<T>, ConfigError> {
     let set = match v {
@@ -504,7 +549,7 @@ fn value_set<T: SetElem + Display>(
                     ),
                 )
             })?;
-            match text.split_once('-') {
+            match range(&text) {
                 Some((a, b)) => {
                     let (first, last) = (one(field, a)?, one(field, b)?);
                     if first > last {

@@ -1284,7 +1284,11 @@ fn encapsulations_load_into_the_stream() {
     );
     assert_eq!((vni, src_port, dst_port), (42, 49152, 4789));
     assert_eq!(inner.dst.to_string(), "02:00:00:00:00:99");
-    assert_eq!(inner.src, b.eth.src, "the stream's source by default");
+    assert_eq!(
+        inner.src,
+        b.eth.first().src,
+        "the stream's source by default"
+    );
     // Ethernet, two tags, two labels, IPv4, UDP, VXLAN, Ethernet, IPv6, TCP.
     assert_eq!(b.header_len(), 14 + 8 + 8 + 20 + 8 + 8 + 14 + 40 + 20);
 
@@ -1354,4 +1358,92 @@ fn bad_encapsulations_name_the_line_and_field() {
     for (lines, want) in cases {
         assert_eq!(err(&with_encap(lines)), want, "{lines}");
     }
+}
+
+#[test]
+fn mac_sets_load_as_ranges_and_lists() {
+    use crate::wire::spec::EthAddrs;
+    let eths = |line: &str| -> EthAddrs {
+        let text = with(
+            "    udp: { src: 1024-1087, dst: 5001 }\n",
+            &format!("    udp: {{ src: 1024-1087, dst: 5001 }}\n    eth: {line}\n"),
+        );
+        match load_str(&text, "t.yaml") {
+            Ok(plan) => plan.streams[0].eth.clone(),
+            Err(e) => panic!("{line}: {e}"),
+        }
+    };
+    // An unquoted address is one MAC; a range with `:` octets, the same
+    // range with `-` octets, and a list.
+    let e = eths("{ src: 02:00:00:00:00:01, dst: \"02:00:00:00:01:00-02:00:00:00:01:ff\" }");
+    assert_eq!(
+        e.src,
+        ValueSet::Single("02:00:00:00:00:01".parse().unwrap())
+    );
+    assert_eq!(
+        e.dst,
+        ValueSet::Range {
+            first: "02:00:00:00:01:00".parse().unwrap(),
+            last: "02:00:00:00:01:ff".parse().unwrap(),
+        }
+    );
+    assert_eq!(e.dst.cardinality(), 256);
+    let dashed = eths("{ dst: 02-00-00-00-01-00-02-00-00-00-01-ff }");
+    assert_eq!(dashed.dst, e.dst);
+    let one = eths("{ dst: 02-00-00-00-01-00 }");
+    assert_eq!(
+        one.dst,
+        ValueSet::Single("02:00:00:00:01:00".parse().unwrap())
+    );
+    let list = eths("{ dst: [02:00:00:00:00:0a, \"ff:ff:ff:ff:ff:ff\"] }");
+    assert_eq!(
+        list.dst,
+        ValueSet::List(vec![
+            "02:00:00:00:00:0a".parse().unwrap(),
+            "ff:ff:ff:ff:ff:ff".parse().unwrap()
+        ])
+    );
+    // The default source stays when only the destination is set.
+    assert_eq!(list.src, crate::wire::spec::StreamSpec::default().eth.src);
+}
+
+#[test]
+fn bad_mac_sets_name_the_line_and_field() {
+    let bad = |line: &str| {
+        err_with(
+            "    udp: { src: 1024-1087, dst: 5001 }\n",
+            &format!("    udp: {{ src: 1024-1087, dst: 5001 }}\n    eth: {line}\n"),
+        )
+    };
+    assert_eq!(
+        bad("{ src: \"02:00:00:00:00:00-02:00:00:10:00:00\" }"),
+        "t.yaml:15: streams[0].eth.src: 1048577 addresses, more than the 1048576 a set holds"
+    );
+    assert_eq!(
+        bad("{ src: \"02:00:00:00:00:09-02:00:00:00:00:01\" }"),
+        "t.yaml:15: streams[0].eth.src: range 02:00:00:00:00:09-02:00:00:00:00:01 is impossible: its first value is above its last"
+    );
+    assert_eq!(
+        bad("{ src: \"00:ff:ff:ff:ff:ff-01:00:00:00:00:01\" }"),
+        "t.yaml:15: streams[0].eth.src: the source MACs include 01:00:00:00:00:00, a multicast or broadcast address"
+    );
+    assert_eq!(
+        bad("{ src: [02:00:00:00:00:01, 03:00:00:00:00:01] }"),
+        "t.yaml:15: streams[0].eth.src: the source MACs include 03:00:00:00:00:01, a multicast or broadcast address"
+    );
+    assert_eq!(
+        bad("{ dst: [02:00:00:00:00:01, 02:00:00:00:00:01] }"),
+        "t.yaml:15: streams[0].eth.dst: duplicate value 02:00:00:00:00:01 in list"
+    );
+    assert_eq!(
+        bad("{ dst: \"02:00:00:00:00:zz\" }"),
+        "t.yaml:15: streams[0].eth.dst: `02:00:00:00:00:zz` is not a MAC address (write six hex octets, e.g. 02:00:00:00:00:01)"
+    );
+    // A tunnel's inner header is one address each.
+    assert_eq!(
+        err(&with_encap(
+            "    vxlan: { vni: 1, ipv4: {}, eth: { dst: [\"02:00:00:00:00:01\", \"02:00:00:00:00:02\"] } }\n"
+        )),
+        "t.yaml:18: streams[1].vxlan.eth.dst: expected one MAC address, found a list"
+    );
 }

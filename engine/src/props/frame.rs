@@ -129,7 +129,7 @@ fn encapsulate(spec: &mut StreamSpec, encap: u8) {
         vni: 0x12_3456,
         src_port: 49152,
         dst_port: 4789,
-        inner: spec.eth,
+        inner: spec.eth.first(),
     };
     match encap {
         1 => {

@@ -316,31 +316,33 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
             (Learning::EveryTrial, Some(d)) => vec![&self.dirs[d]],
             _ => self.dirs.iter().collect(),
         };
-        let mut teach: Vec<(usize, Vec<LearnRepr>)> = Vec::new();
+        // Each receiving port teaches the streams of the directions into
+        // it, once per address and VLAN.
+        let mut senders: Vec<(usize, Vec<usize>)> = Vec::new();
         for d in dirs {
-            let streams = (self.base.tx.iter())
-                .filter(|t| t.port == d.tx_port)
-                .flat_map(|t| t.streams.iter().map(|&i| &self.base.streams[i]));
-            let frames = learn::for_streams(streams);
-            match teach.iter_mut().find(|(p, _)| *p == d.rx_port) {
-                Some((_, have)) => {
-                    for f in frames {
-                        if !have.contains(&f) {
-                            have.push(f);
-                        }
-                    }
-                }
-                None => teach.push((d.rx_port, frames)),
+            match senders.iter_mut().find(|(p, _)| *p == d.rx_port) {
+                Some((_, tx)) => tx.push(d.tx_port),
+                None => senders.push((d.rx_port, vec![d.tx_port])),
             }
+        }
+        let mut teach: Vec<(usize, Vec<LearnRepr>)> = Vec::new();
+        for (rx_port, tx_ports) in senders {
+            let streams = tx_ports
+                .iter()
+                .flat_map(|&p| self.base.tx.iter().filter(move |t| t.port == p))
+                .flat_map(|t| t.streams.iter().map(|&i| &self.base.streams[i]));
+            teach.push((rx_port, learn::for_streams(streams)));
         }
         let mut run = LearningRun::default();
         for (port, frames) in &teach {
-            for f in frames {
-                let vlan = f
-                    .vlan
-                    .map_or(String::new(), |v| format!(" in VLAN {}", v.id));
-                let name = &self.base.ports[*port].name;
-                run.addresses.push(format!("{} from {name}{vlan}", f.src));
+            let name = &self.base.ports[*port].name;
+            for r in learn::address_runs(frames) {
+                let vlan = r.vlan.map_or(String::new(), |v| format!(" in VLAN {v}"));
+                let what = match r.count {
+                    1 => r.first.to_string(),
+                    n => format!("{}–{} ({n} addresses)", r.first, r.last),
+                };
+                run.addresses.push(format!("{what} from {name}{vlan}"));
             }
         }
         let stop = self.stop;

@@ -116,7 +116,10 @@ fn stream_setup(st: &crate::wire::spec::StreamSpec) -> String {
     };
     format!(
         "{} (id {}): {} → {}{vlan}, {ip}, {l4}",
-        st.name, st.id, st.eth.src, st.eth.dst
+        st.name,
+        st.id,
+        value_set(&st.eth.src),
+        value_set(&st.eth.dst)
     )
 }
 

@@ -217,8 +217,8 @@ fn check_ip_packet(ip: &[u8], what: &str) {
 /// where the encapsulation is ours to define and through etherparse for
 /// every IP layer.
 fn check_frame(kind: Kind, s: &StreamSpec, f: &[u8], seq: u64, what: &str) {
-    assert_eq!(&f[0..6], &s.eth.dst.0, "{what}");
-    assert_eq!(&f[6..12], &s.eth.src.0, "{what}");
+    assert_eq!(&f[0..6], &s.eth.first().dst.0, "{what}");
+    assert_eq!(&f[6..12], &s.eth.first().src.0, "{what}");
     let inner_type: [u8; 2] = match s.ip {
         IpSpec::V4 { .. } => [0x08, 0x00],
         IpSpec::V6 { .. } => [0x86, 0xDD],

@@ -12,13 +12,14 @@
 //! counts it as a frame not of its streams, and a capture names it. The
 //! layout is in docs/wire-format.md ("Learning frames").
 
+use std::collections::HashSet;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use super::checksum;
 use super::ethernet::{EtherType, EthernetFrame, EthernetRepr, MacAddr, VlanRepr, VlanTag};
 use super::ipv4::{Ipv4Packet, Ipv4Repr};
 use super::ipv6::{Ipv6Packet, Ipv6Repr};
-use super::spec::{IpSpec, StreamSpec, VlanSpec, FCS_LEN};
+use super::spec::{IpSpec, SetElem, StreamSpec, VlanSpec, FCS_LEN};
 use super::udp::{UdpPacket, UdpRepr};
 use super::IPPROTO_UDP;
 
@@ -75,7 +76,20 @@ impl LearnRepr {
     /// learns a group address as a source (and floods the stream's frames
     /// whatever it learnt).
     pub fn of(s: &StreamSpec) -> Option<LearnRepr> {
-        if s.eth.dst.is_multicast() {
+        let dst = s.eth.dst.first()?;
+        Self::to(s, dst)
+    }
+
+    /// The learning frames of stream `s`, one from each unicast address of
+    /// its destination set (in the set's order) to its first source: a
+    /// switch learns every address the stream's frames go to.
+    pub fn each_of(s: &StreamSpec) -> impl Iterator<Item = LearnRepr> + '_ {
+        (0..s.eth.dst.cardinality()).filter_map(|i| Self::to(s, s.eth.dst.nth(i)?))
+    }
+
+    /// [`of`](Self::of) from destination address `dst`.
+    fn to(s: &StreamSpec, dst: MacAddr) -> Option<LearnRepr> {
+        if dst.is_multicast() {
             return None;
         }
         let ip = match &s.ip {
@@ -90,8 +104,8 @@ impl LearnRepr {
         };
         let (sport, dport) = s.l4.ports();
         Some(LearnRepr {
-            src: s.eth.dst,
-            dst: s.eth.src,
+            src: dst,
+            dst: s.eth.src.first()?,
             vlan: s.vlan,
             ip,
             src_port: dport.first()?,
@@ -201,16 +215,55 @@ impl LearnRepr {
 }
 
 /// The learning frames of `streams` (each once per source address and
-/// VLAN: a device learns an address once), in the streams' order.
+/// VLAN: a device learns an address once), in the streams' order, every
+/// address of each destination set.
 pub fn for_streams<'a>(streams: impl IntoIterator<Item = &'a StreamSpec>) -> Vec<LearnRepr> {
+    let mut seen = HashSet::new();
     let mut out: Vec<LearnRepr> = Vec::new();
     for s in streams {
-        if let Some(r) = LearnRepr::of(s) {
-            let vid = |x: &LearnRepr| x.vlan.map(|v| v.id);
-            if !out.iter().any(|o| o.src == r.src && vid(o) == vid(&r)) {
+        for r in LearnRepr::each_of(s) {
+            if seen.insert((r.src, r.vlan.map(|v| v.id))) {
                 out.push(r);
             }
         }
+    }
+    out
+}
+
+/// One run of learning frames whose source addresses follow each other
+/// in one VLAN: what a report names instead of every address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddressRun {
+    /// The first source address.
+    pub first: MacAddr,
+    /// The last one (the first when the run is one address).
+    pub last: MacAddr,
+    /// How many addresses.
+    pub count: u64,
+    /// The VLAN they are learnt in.
+    pub vlan: Option<u16>,
+}
+
+/// `frames`' source addresses as runs of consecutive addresses in one
+/// VLAN, in order.
+pub fn address_runs(frames: &[LearnRepr]) -> Vec<AddressRun> {
+    let mut out: Vec<AddressRun> = Vec::new();
+    for f in frames {
+        let vlan = f.vlan.map(|v| v.id);
+        if let Some(r) = out.last_mut() {
+            let next = r.last.to_u128() + 1;
+            if r.vlan == vlan && f.src.to_u128() == next {
+                r.last = f.src;
+                r.count += 1;
+                continue;
+            }
+        }
+        out.push(AddressRun {
+            first: f.src,
+            last: f.src,
+            count: 1,
+            vlan,
+        });
     }
     out
 }
@@ -226,7 +279,8 @@ mod tests {
             eth: EthSpec {
                 src: MacAddr([0x02, 0, 0, 0, 0, 0x01]),
                 dst: MacAddr([0x02, 0, 0, 0, 0, 0x02]),
-            },
+            }
+            .sets(),
             ..StreamSpec::default()
         }
     }
@@ -379,10 +433,10 @@ mod tests {
     #[test]
     fn a_group_destination_teaches_nothing_and_an_address_is_taught_once() {
         let mut group = stream();
-        group.eth.dst = MacAddr::BROADCAST;
+        group.eth.dst = ValueSet::Single(MacAddr::BROADCAST);
         assert_eq!(LearnRepr::of(&group), None);
         let mut other = stream();
-        other.eth.dst = MacAddr([0x02, 0, 0, 0, 0, 0x03]);
+        other.eth.dst = ValueSet::Single(MacAddr([0x02, 0, 0, 0, 0, 0x03]));
         let mut tagged = stream();
         tagged.vlan = Some(VlanSpec {
             id: 9,
@@ -402,6 +456,84 @@ mod tests {
                 (MacAddr([2, 0, 0, 0, 0, 2]), Some(9)),
             ]
         );
+    }
+
+    #[test]
+    fn every_unicast_destination_of_a_set_is_taught_and_named_in_runs() {
+        let m = |last: u8| MacAddr([0x02, 0, 0, 0, 0x01, last]);
+        let mut range = stream();
+        range.eth.dst = ValueSet::Range {
+            first: m(0xFE),
+            last: MacAddr([0x02, 0, 0, 0, 0x02, 0x01]),
+        };
+        let mut list = stream();
+        list.eth.dst = ValueSet::List(vec![
+            MacAddr([0x02, 0, 0, 0, 0x02, 0x00]),
+            MacAddr::BROADCAST,
+            m(0x10),
+            MacAddr([0x02, 0, 0, 0, 0x02, 0x02]),
+        ]);
+        let each: Vec<MacAddr> = LearnRepr::each_of(&range).map(|r| r.src).collect();
+        assert_eq!(
+            each,
+            [
+                m(0xFE),
+                m(0xFF),
+                MacAddr([2, 0, 0, 0, 2, 0]),
+                MacAddr([2, 0, 0, 0, 2, 1])
+            ]
+        );
+        // Each frame goes to the stream's first source, at its first IPs.
+        let first = LearnRepr::of(&range).unwrap();
+        for r in LearnRepr::each_of(&range) {
+            assert_eq!(
+                LearnRepr {
+                    src: first.src,
+                    ..r
+                },
+                first
+            );
+        }
+        // The list's group address teaches nothing, its repeat of the
+        // range's address is taught once; the runs join what follows on.
+        let frames = for_streams([&range, &list]);
+        let got: Vec<MacAddr> = frames.iter().map(|r| r.src).collect();
+        assert_eq!(
+            got,
+            [
+                m(0xFE),
+                m(0xFF),
+                MacAddr([2, 0, 0, 0, 2, 0]),
+                MacAddr([2, 0, 0, 0, 2, 1]),
+                m(0x10),
+                MacAddr([2, 0, 0, 0, 2, 2]),
+            ]
+        );
+        let runs = address_runs(&frames);
+        let run = |first, last, count| AddressRun {
+            first,
+            last,
+            count,
+            vlan: None,
+        };
+        assert_eq!(
+            runs,
+            [
+                run(m(0xFE), MacAddr([2, 0, 0, 0, 2, 1]), 4),
+                run(m(0x10), m(0x10), 1),
+                run(MacAddr([2, 0, 0, 0, 2, 2]), MacAddr([2, 0, 0, 0, 2, 2]), 1),
+            ]
+        );
+        // The same addresses in another VLAN are another run.
+        let mut tagged = frames[1];
+        tagged.vlan = Some(VlanSpec {
+            id: 5,
+            pcp: 0,
+            dei: false,
+        });
+        let runs = address_runs(&[frames[0], tagged]);
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[1].vlan, Some(5));
     }
 
     #[test]

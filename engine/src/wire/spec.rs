@@ -86,6 +86,24 @@ impl SetElem for u16 {
     }
 }
 
+impl SetElem for MacAddr {
+    fn to_u128(self) -> u128 {
+        let mut b = [0u8; 16];
+        b[10..].copy_from_slice(&self.0);
+        u128::from_be_bytes(b)
+    }
+    fn from_u128(v: u128) -> Self {
+        let b = v.to_be_bytes();
+        let mut m = [0u8; 6];
+        m.copy_from_slice(&b[10..]);
+        MacAddr(m)
+    }
+}
+
+/// Most addresses one of a stream's MAC sets holds: 2^20, the most a port
+/// offers in RFC 2889's address caching and learning tests.
+pub const MAC_SET_MAX: u128 = 1 << 20;
+
 /// A set of values a header field cycles through: one value, an inclusive
 /// range, or an explicit list (order kept).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,6 +209,85 @@ pub struct EthSpec {
     pub src: MacAddr,
     /// Destination MAC.
     pub dst: MacAddr,
+}
+
+impl EthSpec {
+    /// A stream's sets holding these two addresses alone.
+    pub fn sets(self) -> EthAddrs {
+        EthAddrs {
+            src: ValueSet::Single(self.src),
+            dst: ValueSet::Single(self.dst),
+        }
+    }
+}
+
+/// The Ethernet addresses a stream's frames carry: a source and a
+/// destination set (one address, a range or a list, at most
+/// [`MAC_SET_MAX`] each), walked with the stream's other fields (see
+/// [`Vary`]). A switch sees every source address in the set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EthAddrs {
+    /// Source MACs (every one unicast).
+    pub src: ValueSet<MacAddr>,
+    /// Destination MACs.
+    pub dst: ValueSet<MacAddr>,
+}
+
+impl EthAddrs {
+    /// The first source and destination: the header template's.
+    pub fn first(&self) -> EthSpec {
+        EthSpec {
+            src: self.src.first().unwrap_or_default(),
+            dst: self.dst.first().unwrap_or_default(),
+        }
+    }
+
+    /// Whether either set holds more than one address.
+    pub fn varies(&self) -> bool {
+        self.src.cardinality() > 1 || self.dst.cardinality() > 1
+    }
+
+    /// Checks both sets (ranges, lists, at most [`MAC_SET_MAX`] addresses)
+    /// and that every source is unicast.
+    pub fn validate(&self) -> Result<(), SpecError> {
+        for (field, set) in [("eth.src", &self.src), ("eth.dst", &self.dst)] {
+            set.validate(field)?;
+            if set.cardinality() > MAC_SET_MAX {
+                return Err(SpecError::new(
+                    field,
+                    format!(
+                        "{} addresses, more than the {MAC_SET_MAX} a set holds",
+                        set.cardinality()
+                    ),
+                ));
+            }
+        }
+        if let Some(group) = first_group(&self.src) {
+            let message = match self.src {
+                ValueSet::Single(_) => format!("source MAC {group} is multicast or broadcast"),
+                _ => format!("the source MACs include {group}, a multicast or broadcast address"),
+            };
+            return Err(SpecError::new("eth.src", message));
+        }
+        Ok(())
+    }
+}
+
+/// The first group (multicast or broadcast) address of `set`, if it holds
+/// one. A range of at most [`MAC_SET_MAX`] addresses spans at most two
+/// values of the first octet, whose low bit is the group bit.
+fn first_group(set: &ValueSet<MacAddr>) -> Option<MacAddr> {
+    match set {
+        ValueSet::Single(m) => m.is_multicast().then_some(*m),
+        ValueSet::List(l) => l.iter().find(|m| m.is_multicast()).copied(),
+        ValueSet::Range { first, last } => {
+            if first.is_multicast() {
+                return Some(*first);
+            }
+            let next = MacAddr([first.0[0].wrapping_add(1), 0, 0, 0, 0, 0]);
+            (first.0[0] != last.0[0]).then_some(next)
+        }
+    }
 }
 
 /// 802.1Q tag of a stream.
@@ -515,7 +612,7 @@ pub struct StreamSpec {
     /// Human name for reports.
     pub name: String,
     /// Ethernet addresses.
-    pub eth: EthSpec,
+    pub eth: EthAddrs,
     /// Optional 802.1Q tag.
     pub vlan: Option<VlanSpec>,
     /// Optional 802.1ad service tag (QinQ), sent before the 802.1Q tag.
@@ -542,7 +639,8 @@ impl Default for StreamSpec {
             eth: EthSpec {
                 src: MacAddr([0x02, 0, 0, 0, 0, 1]),
                 dst: MacAddr([0x02, 0, 0, 0, 0, 2]),
-            },
+            }
+            .sets(),
             vlan: None,
             qinq: None,
             encap: Encap::default(),
@@ -631,15 +729,9 @@ impl StreamSpec {
         self.validate_stamp_id(&sizes)
     }
 
-    /// Ethernet: the source MAC is unicast.
+    /// Ethernet: the address sets, every source unicast.
     fn validate_ethernet(&self) -> Result<(), SpecError> {
-        if self.eth.src.is_multicast() {
-            return Err(SpecError::new(
-                "eth.src",
-                format!("source MAC {} is multicast or broadcast", self.eth.src),
-            ));
-        }
-        Ok(())
+        self.eth.validate()
     }
 
     /// VLAN tags, if any: ids and PCPs in range.
@@ -910,9 +1002,9 @@ mod tests {
     fn each_bad_case_names_its_field() {
         let d = StreamSpec::default();
         let mut s = d.clone();
-        s.eth.src = MacAddr([0x01, 0, 0x5e, 0, 0, 1]);
+        s.eth.src = ValueSet::Single(MacAddr([0x01, 0, 0x5e, 0, 0, 1]));
         assert_eq!(field_of(&s), "eth.src");
-        s.eth.src = MacAddr::BROADCAST;
+        s.eth.src = ValueSet::Single(MacAddr::BROADCAST);
         assert_eq!(field_of(&s), "eth.src");
 
         let s = StreamSpec {
@@ -1058,5 +1150,94 @@ mod tests {
         };
         assert_eq!(field_of(&s), "id");
         StreamSpec { id: 70_000, ..d }.validate().unwrap();
+    }
+
+    fn mac(s: &str) -> MacAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_mac_range_counts_and_steps_through_the_low_octets() {
+        let r = ValueSet::Range {
+            first: mac("02:00:00:00:ff:fe"),
+            last: mac("02:00:00:01:00:01"),
+        };
+        assert_eq!(r.cardinality(), 4);
+        assert_eq!(r.nth(2), Some(mac("02:00:00:01:00:00")));
+        assert_eq!(r.nth(4), None);
+        let top = mac("fe:ff:ff:ff:ff:ff");
+        assert_eq!(MacAddr::from_u128(top.to_u128()), top);
+        assert_eq!(top.to_u128(), 0xfeff_ffff_ffff);
+        // Wider values keep their low 48 bits.
+        assert_eq!(MacAddr::from_u128(1 << 48 | 5), mac("00:00:00:00:00:05"));
+    }
+
+    #[test]
+    fn mac_sets_are_refused_with_the_address_or_the_limit() {
+        let err = |src: ValueSet<MacAddr>, dst: ValueSet<MacAddr>| {
+            EthAddrs { src, dst }.validate().unwrap_err().to_string()
+        };
+        let one = ValueSet::Single(mac("02:00:00:00:00:02"));
+        // 2^20 addresses are allowed, one more is not, on either side.
+        let max = ValueSet::Range {
+            first: mac("02:00:00:00:00:00"),
+            last: mac("02:00:00:0f:ff:ff"),
+        };
+        EthAddrs {
+            src: max.clone(),
+            dst: max,
+        }
+        .validate()
+        .unwrap();
+        let over = ValueSet::Range {
+            first: mac("02:00:00:00:00:00"),
+            last: mac("02:00:00:10:00:00"),
+        };
+        assert_eq!(
+            err(one.clone(), over.clone()),
+            "eth.dst: 1048577 addresses, more than the 1048576 a set holds"
+        );
+        assert_eq!(
+            err(over, one.clone()),
+            "eth.src: 1048577 addresses, more than the 1048576 a set holds"
+        );
+        // A source range that crosses into a group first octet names the
+        // first group address; one that starts on one names its start.
+        let cross = ValueSet::Range {
+            first: mac("02:ff:ff:ff:ff:f0"),
+            last: mac("03:00:00:00:00:0f"),
+        };
+        assert_eq!(
+            err(cross, one.clone()),
+            "eth.src: the source MACs include 03:00:00:00:00:00, a multicast or broadcast address"
+        );
+        let group = ValueSet::Range {
+            first: mac("01:00:5e:00:00:01"),
+            last: mac("01:00:5e:00:00:09"),
+        };
+        assert_eq!(
+            err(group.clone(), one.clone()),
+            "eth.src: the source MACs include 01:00:5e:00:00:01, a multicast or broadcast address"
+        );
+        let list = ValueSet::List(vec![mac("02:00:00:00:00:07"), MacAddr::BROADCAST]);
+        assert_eq!(
+            err(list, one.clone()),
+            "eth.src: the source MACs include ff:ff:ff:ff:ff:ff, a multicast or broadcast address"
+        );
+        // A destination may be a group; a unicast range is fine.
+        EthAddrs {
+            src: ValueSet::Range {
+                first: mac("02:00:00:00:00:10"),
+                last: mac("02:00:00:00:00:ff"),
+            },
+            dst: group,
+        }
+        .validate()
+        .unwrap();
+        let twice = ValueSet::List(vec![mac("02:00:00:00:00:07"), mac("02:00:00:00:00:07")]);
+        assert_eq!(
+            err(one, twice),
+            "eth.dst: duplicate value 02:00:00:00:00:07 in list"
+        );
     }
 }

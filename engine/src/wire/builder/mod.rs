@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::checksum;
 use super::encap::Outer;
-use super::ethernet::{EtherType, EthernetFrame, EthernetRepr, VlanRepr, VlanTag};
+use super::ethernet::{EtherType, EthernetFrame, EthernetRepr, MacAddr, VlanRepr, VlanTag};
 use super::fill::{FillPattern, SplitMix64, SumTable, OFFSETS};
 use super::ipv4::{Ipv4Packet, Ipv4Repr};
 use super::ipv6::{Ipv6Packet, Ipv6Repr};
@@ -58,6 +58,10 @@ const D_DPORT: usize = 0;
 const D_SPORT: usize = 1;
 const D_DST: usize = 2;
 const D_SRC: usize = 3;
+const D_DMAC: usize = 4;
+const D_SMAC: usize = 5;
+/// How many fields vary.
+const DIMS: usize = 6;
 
 /// Builds the frames of one stream. Create once per stream (allocates the
 /// template, and the fill pattern unless one is shared with
@@ -74,8 +78,10 @@ pub struct FrameBuilder {
     addrs: Addrs,
     src_port: PortSet,
     dst_port: PortSet,
-    card: [u128; 4],
-    idx: [u128; 4],
+    src_mac: ValueSet<MacAddr>,
+    dst_mac: ValueSet<MacAddr>,
+    card: [u128; DIMS],
+    idx: [u128; DIMS],
     rng: Option<SplitMix64>,
     sizes: Vec<usize>,
     size_pos: usize,
@@ -203,9 +209,10 @@ fn emit_ethernet(spec: &StreamSpec, t: &mut [u8]) {
         .into_iter()
         .filter_map(|(tpid, v)| Some((tpid, v?)))
         .collect();
+    let first = spec.eth.first();
     EthernetRepr {
-        dst: spec.eth.dst,
-        src: spec.eth.src,
+        dst: first.dst,
+        src: first.src,
         ethertype: tags.first().map_or(after_tags, |t| t.0),
     }
     .emit(&mut EthernetFrame::new_unchecked(&mut t[..]));
@@ -335,7 +342,7 @@ fn emit_template(spec: &StreamSpec, t: &mut [u8]) -> Result<(u8, Addrs, u32), Sp
 
 /// Sum of the IPv4 template header `l3` with every varying address zeroed
 /// (0 for IPv6).
-fn ipv4_const_sum(addrs: &Addrs, l3: &[u8], card: &[u128; 4]) -> u16 {
+fn ipv4_const_sum(addrs: &Addrs, l3: &[u8], card: &[u128; DIMS]) -> u16 {
     if !matches!(addrs, Addrs::V4 { .. }) {
         return 0;
     }
@@ -399,6 +406,8 @@ impl FrameBuilder {
             src_port.cardinality(),
             dst_card,
             src_card,
+            spec.eth.dst.cardinality(),
+            spec.eth.src.cardinality(),
         ];
         let ipv4_const_sum = ipv4_const_sum(&addrs, &t[l2_len..], &card);
         let rng = match spec.vary {
@@ -422,8 +431,10 @@ impl FrameBuilder {
             addrs,
             src_port: src_port.clone(),
             dst_port: dst_port.clone(),
+            src_mac: spec.eth.src.clone(),
+            dst_mac: spec.eth.dst.clone(),
             card,
-            idx: [0; 4],
+            idx: [0; DIMS],
             rng,
             cur_len: sizes.first().copied().unwrap_or(0),
             sizes,
@@ -539,11 +550,11 @@ impl FrameBuilder {
     }
 
     /// Current variation indices, then advance (stepped odometer or random).
-    fn pick(&mut self) -> [u128; 4] {
+    fn pick(&mut self) -> [u128; DIMS] {
         match &mut self.rng {
             None => {
                 let cur = self.idx;
-                for d in 0..4 {
+                for d in 0..DIMS {
                     if self.card[d] <= 1 {
                         continue;
                     }
@@ -556,7 +567,7 @@ impl FrameBuilder {
                 cur
             }
             Some(rng) => {
-                let mut cur = [0u128; 4];
+                let mut cur = [0u128; DIMS];
                 for (c, &n) in cur.iter_mut().zip(self.card.iter()) {
                     if n > 1 {
                         *c = rng.below(n);
@@ -606,7 +617,8 @@ impl FrameBuilder {
     }
 
     /// The per-frame fields of a stream with address or port ranges: picks
-    /// the next combination and writes it; returns the pseudo-header sum.
+    /// the next combination and writes it (MACs first: no checksum covers
+    /// them); returns the pseudo-header sum.
     fn write_varied(
         &mut self,
         f: &mut [u8],
@@ -618,6 +630,14 @@ impl FrameBuilder {
     ) -> u16 {
         let idx = self.pick();
 
+        if self.card[D_DMAC] > 1 {
+            let m = self.dst_mac.nth(idx[D_DMAC]).unwrap_or_default();
+            f[..6].copy_from_slice(&m.0);
+        }
+        if self.card[D_SMAC] > 1 {
+            let m = self.src_mac.nth(idx[D_SMAC]).unwrap_or_default();
+            f[6..12].copy_from_slice(&m.0);
+        }
         let sp = self.src_port.nth(idx[D_SPORT]).unwrap_or(0);
         let dp = self.dst_port.nth(idx[D_DPORT]).unwrap_or(0);
         put16(f, l4 + udpf::SRC_PORT, sp);
@@ -878,6 +898,17 @@ mod fast_path_tests {
                 Vary::Random { seed: 3 }
             } else {
                 Vary::Step
+            },
+            eth: if ranges {
+                crate::wire::spec::EthAddrs {
+                    src: ValueSet::Range {
+                        first: MacAddr([2, 0, 0, 0, 0, 0xFE]),
+                        last: MacAddr([2, 0, 0, 0, 1, 0x01]),
+                    },
+                    dst: ValueSet::List(vec![MacAddr([2, 0, 0, 0, 0, 9]), MacAddr::BROADCAST]),
+                }
+            } else {
+                StreamSpec::default().eth
             },
             ..StreamSpec::default()
         }

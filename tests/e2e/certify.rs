@@ -793,6 +793,43 @@ fn learning_frames_hooks_and_the_timestamp_method_on_a_ring() {
     }
 }
 
+/// A stream whose destination is a MAC range is taught address by
+/// address: before every trial the receiving port sends 3 rounds of 100
+/// learning frames, one per address of `02:00:00:00:01:00-02:00:00:00:01:63`,
+/// the JSON names them as one run, and the ring brings all 300 back to be
+/// drained before the trial counts; the trial's frames, which walk the
+/// 100 destinations, all arrive verified.
+#[test]
+fn learning_frames_teach_every_address_of_a_mac_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = ring_two_cpus("throughput", "  learning_wait: 50ms\n")
+        .replace("  learning: off\n", "  learning: every_trial\n")
+        .replace("  resolution: 5%\n", "  resolution: 50%\n")
+        .replace(
+            "  - name: cert\n",
+            "  - name: cert\n    eth: { dst: \"02:00:00:00:01:00-02:00:00:00:01:63\" }\n",
+        );
+    let out = rfc(dir.path(), &yaml, &["--json", "c.json"]);
+    let v = read_json(&dir.path().join("c.json"));
+    assert_pass_or_tester_bound(&out, &v);
+    let mut n = 0;
+    for t in every_trial(&v) {
+        n += 1;
+        assert_eq!(json_u64(t, "/rx_frames"), json_u64(t, "/tx_frames"), "{t}");
+        assert_eq!(json_u64(t, "/lost"), 0, "{t}");
+        assert_eq!(json_u64(t, "/corrupt"), 0, "{t}");
+        let l = &t["learning"];
+        assert_eq!(
+            l["addresses"],
+            serde_json::json!(["02:00:00:00:01:00–02:00:00:00:01:63 (100 addresses) from p0"]),
+            "{t}"
+        );
+        assert_eq!(json_u64(l, "/frames"), 300, "{t}");
+        assert_eq!(json_u64(l, "/drained"), 300, "{t}");
+    }
+    assert!(n >= 1, "no trial:\n{}", out.stdout);
+}
+
 /// A hook that fails with `on_failure: stop` ends the certification with
 /// an error naming it (exit 1), the reports written with the trial it
 /// ran after; `nic` timestamps on a port without them are refused when

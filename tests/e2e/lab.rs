@@ -937,6 +937,19 @@ fn dut_lab_bad_options_are_named() {
             &["--vxlan", "--delay", "1ms", "--delay-via", "relay"][..],
             "--vxlan puts its endpoint on the DUT bridge",
         ),
+        (
+            &["--ports", "9"][..],
+            "--ports 9 is out of range: 2 to 8 tester ports",
+        ),
+        (&["--ports", "x"][..], "--ports 'x' is not a whole number"),
+        (
+            &["--ports", "4", "--hosts"][..],
+            "use it with 2 ports, not 4",
+        ),
+        (
+            &["--fdb-max", "0"][..],
+            "--fdb-max 0 is out of range: 1 to 1048576 addresses",
+        ),
     ] {
         let out = Command::new(format!("{ROOT}/scripts/lab"))
             .args(["up", "--dut", "--prefix", &p])
@@ -2244,6 +2257,93 @@ fn recovery_and_reset_against_the_dut_bridge() {
         let _ = writeln!(
             std::io::stderr(),
             "rfc2544 DUT lab: throughput {rate:.3} %, recovery {times:?} s, reset {gaps:?} s"
+        );
+        drop(lab);
+    }
+    assert_dut_gone(&p);
+}
+
+/// RFC 2889's address caching capacity has a known answer in the lab: a
+/// bridge of three tester ports (`scripts/lab up --dut --ports 3`) that
+/// learns at most 512 addresses (`--fdb-max 512`). A stream whose source
+/// walks 600 MACs (`02:00:00:00:10:00-02:00:00:00:12:57`, one per frame)
+/// leaves t0 for an address the bridge never learns: the bridge learns
+/// exactly 512 of the 600, all on d0, and floods every frame, so t1
+/// receives each one verified and the third port t2 sees each one too.
+#[test]
+fn a_bounded_bridge_learns_its_limit_of_a_mac_range_and_floods_the_rest() {
+    let _alone = common::alone();
+    if skip("a MAC range through a bridge bounded to 512 addresses") {
+        return;
+    }
+    favour_this_thread();
+    let p = prefix(17);
+    {
+        let lab = DutLab::up(
+            &p,
+            &[
+                "--ports",
+                "3",
+                "--fdb-max",
+                "512",
+                "--mtu",
+                "1500",
+                "--frame-size",
+                "1518",
+            ],
+        );
+        let st = Command::new(format!("{ROOT}/scripts/lab"))
+            .args(["status", "--prefix", &p])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&st.stdout);
+        assert!(st.status.success(), "{st:?}");
+        assert!(
+            text.contains(&format!("address table of {p}-br: 0 learnt, at most 512")),
+            "{text}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let macs = (
+            "eth: { src: \"02:00:00:00:00:01\",",
+            "eth: { src: \"02:00:00:00:10:00-02:00:00:00:12:57\",",
+        );
+        let tx = lab.profile(
+            dir.path(),
+            "lab-dut-tx.yaml",
+            &[macs, ("rate: 1G ", "rate: 100M ")],
+        );
+        let rx = lab.profile(dir.path(), "lab-dut-rx.yaml", &[macs]);
+        let pair = run_over_dut(dir.path(), &lab, &tx, &rx, TX_SECS);
+        let sent = json_u64(&pair.tx, "/tx/frames");
+        assert!(sent > 600, "{}", pair.text);
+        let st = &pair.rx["rx"]["streams"][0];
+        assert_eq!(json_u64(st, "/frames"), sent, "{}", pair.text);
+        for k in ["lost", "corrupt_total", "duplicated"] {
+            assert_eq!(json_u64(st, &format!("/{k}")), 0, "{k}: {}", pair.text);
+        }
+        let flooded = lab.counter(&lab.tester(), &format!("{p}-t2"), "rx_packets");
+        assert_eq!(flooded, sent, "every frame flooded to the third port");
+        let fdb = Command::new("bridge")
+            .args(["-n", &lab.dut(), "fdb", "show", "br", &format!("{p}-br")])
+            .output()
+            .unwrap();
+        let fdb = String::from_utf8_lossy(&fdb.stdout);
+        let learnt: Vec<&str> = fdb.lines().filter(|l| !l.contains("permanent")).collect();
+        assert_eq!(learnt.len(), 512, "{fdb}");
+        for l in &learnt {
+            assert!(
+                l.starts_with("02:00:00:00:1") && l.contains(&format!(" dev {p}-d0 ")),
+                "{l}"
+            );
+        }
+        let st = Command::new(format!("{ROOT}/scripts/lab"))
+            .args(["status", "--prefix", &p])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&st.stdout);
+        assert!(
+            text.contains(&format!("address table of {p}-br: 512 learnt, at most 512")),
+            "{text}"
         );
         drop(lab);
     }

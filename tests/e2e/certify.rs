@@ -755,6 +755,7 @@ fn learning_frames_hooks_and_the_timestamp_method_on_a_ring() {
         );
         assert_eq!(json_u64(l, "/frames"), 3, "{t}");
         assert_eq!(json_u64(l, "/drained"), 3, "{t}");
+        assert_eq!(json_u64(l, "/refused"), 0, "{t}");
         assert!(json_f64(l, "/seconds") >= 0.1, "{t}");
         let hooks = t["hooks"].as_array().unwrap();
         assert_eq!(hooks.len(), 2, "{t}");
@@ -798,7 +799,8 @@ fn learning_frames_hooks_and_the_timestamp_method_on_a_ring() {
 /// learning frames, one per address of `02:00:00:00:01:00-02:00:00:00:01:63`,
 /// the JSON names them as one run, and the ring brings all 300 back to be
 /// drained before the trial counts; the trial's frames, which walk the
-/// 100 destinations, all arrive verified.
+/// 100 destinations, all arrive verified. A set larger than the ring
+/// holds has its overflow refused, counted and named.
 #[test]
 fn learning_frames_teach_every_address_of_a_mac_range() {
     let dir = tempfile::tempdir().unwrap();
@@ -826,8 +828,35 @@ fn learning_frames_teach_every_address_of_a_mac_range() {
         );
         assert_eq!(json_u64(l, "/frames"), 300, "{t}");
         assert_eq!(json_u64(l, "/drained"), 300, "{t}");
+        assert_eq!(json_u64(l, "/refused"), 0, "{t}");
     }
     assert!(n >= 1, "no trial:\n{}", out.stdout);
+
+    // 4096 addresses: 3 rounds of 4096 frames into a ring nobody reads
+    // until the learning ends. What the ring cannot hold is refused after
+    // the stall, counted, and named as the trial's problem.
+    let big = yaml.replace("02:00:00:00:01:63", "02:00:00:00:10:ff");
+    let out = rfc(dir.path(), &big, &["--json", "big.json"]);
+    let v = read_json(&dir.path().join("big.json"));
+    assert_eq!(out.status.code(), Some(3), "{}\n{}", out.stdout, out.stderr);
+    let t = every_trial(&v).next().expect("a trial");
+    let l = &t["learning"];
+    assert_eq!(
+        l["addresses"],
+        serde_json::json!(["02:00:00:00:01:00–02:00:00:00:10:ff (4096 addresses) from p0"]),
+        "{t}"
+    );
+    let (sent, refused) = (json_u64(l, "/frames"), json_u64(l, "/refused"));
+    assert_eq!(sent + refused, 3 * 4096, "{t}");
+    assert!(refused > 0 && sent > 0, "{t}");
+    assert_eq!(json_u64(l, "/drained"), sent, "{t}");
+    let problems = t["problems"].to_string();
+    assert!(
+        problems.contains(&format!(
+            "{refused} of 12288 learning frames were not taken by the receiving ports' TX queues"
+        )),
+        "{problems}"
+    );
 }
 
 /// A hook that fails with `on_failure: stop` ends the certification with

@@ -597,6 +597,16 @@ impl DutLab {
             .unwrap_or_else(|_| panic!("{ns} {dev} {name}: {out:?}"))
     }
 
+    /// What `scripts/lab status` prints of this lab (which must be up).
+    fn status(&self) -> String {
+        let st = Command::new(format!("{ROOT}/scripts/lab"))
+            .args(["status", "--prefix", &self.lab.prefix])
+            .output()
+            .unwrap();
+        assert!(st.status.success(), "{st:?}");
+        String::from_utf8_lossy(&st.stdout).into_owned()
+    }
+
     /// The root qdisc of the DUT port `d0`/`d1`, as `tc -s -j` gives it.
     fn qdisc(&self, port: &str) -> Value {
         let dev = format!("{}-{port}", self.lab.prefix);
@@ -638,6 +648,20 @@ impl DutLab {
         std::fs::write(&p, text).unwrap();
         p
     }
+}
+
+/// Asserts that the one stream of `pair` arrived whole: as many frames as
+/// were sent, none lost, corrupt or duplicated, and none foreign; returns
+/// the count sent and the receiver's stream.
+fn every_frame_verified(pair: &Pair) -> (u64, &Value) {
+    let sent = json_u64(&pair.tx, "/tx/frames");
+    let st = &pair.rx["rx"]["streams"][0];
+    assert_eq!(json_u64(st, "/frames"), sent, "{}", pair.text);
+    for k in ["lost", "corrupt_total", "duplicated"] {
+        assert_eq!(json_u64(st, &format!("/{k}")), 0, "{k}: {}", pair.text);
+    }
+    assert_eq!(json_u64(&pair.rx, "/rx/foreign"), 0, "{}", pair.text);
+    (sent, st)
 }
 
 /// Asserts that a DUT lab left nothing: namespaces, links, the relay's
@@ -2020,23 +2044,13 @@ fn vxlan_frames_cross_the_kernel_endpoint_decapsulated_and_verified() {
     let p = prefix(16);
     {
         let lab = DutLab::up(&p, &["--vxlan"]);
-        let st = Command::new(format!("{ROOT}/scripts/lab"))
-            .args(["status", "--prefix", &p])
-            .output()
-            .unwrap();
-        assert!(st.status.success(), "{st:?}");
+        lab.status();
         let dir = tempfile::tempdir().unwrap();
         let tx = lab.profile(dir.path(), "lab-dut-vxlan-tx.yaml", &[]);
         let rx = lab.profile(dir.path(), "lab-dut-vxlan-rx.yaml", &[]);
         let pair = run_over_dut(dir.path(), &lab, &tx, &rx, TX_SECS);
-        let sent = json_u64(&pair.tx, "/tx/frames");
+        let (sent, st) = every_frame_verified(&pair);
         assert!(sent > 1000, "{}", pair.text);
-        let st = &pair.rx["rx"]["streams"][0];
-        assert_eq!(json_u64(st, "/frames"), sent, "{}", pair.text);
-        for k in ["lost", "corrupt_total", "duplicated"] {
-            assert_eq!(json_u64(st, &format!("/{k}")), 0, "{k}: {}", pair.text);
-        }
-        assert_eq!(json_u64(&pair.rx, "/rx/foreign"), 0, "{}", pair.text);
         // The VXLAN, outer IPv4 and UDP and inner Ethernet headers: 50
         // bytes a frame, gone.
         let tx_bytes = json_u64(&pair.tx["tx"]["streams"][0], "/bytes");
@@ -2292,12 +2306,7 @@ fn a_bounded_bridge_learns_its_limit_of_a_mac_range_and_floods_the_rest() {
                 "1518",
             ],
         );
-        let st = Command::new(format!("{ROOT}/scripts/lab"))
-            .args(["status", "--prefix", &p])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&st.stdout);
-        assert!(st.status.success(), "{st:?}");
+        let text = lab.status();
         assert!(
             text.contains(&format!("address table of {p}-br: 0 learnt, at most 512")),
             "{text}"
@@ -2314,13 +2323,8 @@ fn a_bounded_bridge_learns_its_limit_of_a_mac_range_and_floods_the_rest() {
         );
         let rx = lab.profile(dir.path(), "lab-dut-rx.yaml", &[macs]);
         let pair = run_over_dut(dir.path(), &lab, &tx, &rx, TX_SECS);
-        let sent = json_u64(&pair.tx, "/tx/frames");
+        let (sent, _) = every_frame_verified(&pair);
         assert!(sent > 600, "{}", pair.text);
-        let st = &pair.rx["rx"]["streams"][0];
-        assert_eq!(json_u64(st, "/frames"), sent, "{}", pair.text);
-        for k in ["lost", "corrupt_total", "duplicated"] {
-            assert_eq!(json_u64(st, &format!("/{k}")), 0, "{k}: {}", pair.text);
-        }
         let flooded = lab.counter(&lab.tester(), &format!("{p}-t2"), "rx_packets");
         assert_eq!(flooded, sent, "every frame flooded to the third port");
         let fdb = Command::new("bridge")
@@ -2336,11 +2340,7 @@ fn a_bounded_bridge_learns_its_limit_of_a_mac_range_and_floods_the_rest() {
                 "{l}"
             );
         }
-        let st = Command::new(format!("{ROOT}/scripts/lab"))
-            .args(["status", "--prefix", &p])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&st.stdout);
+        let text = lab.status();
         assert!(
             text.contains(&format!("address table of {p}-br: 512 learnt, at most 512")),
             "{text}"

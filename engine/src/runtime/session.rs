@@ -128,8 +128,9 @@ const DRAIN_EMPTY: u32 = 3;
 /// The most bursts read off one receive queue when draining it (a port
 /// that never stops receiving is left after this).
 const DRAIN_MAX_BURSTS: u32 = 10_000;
-/// Tries to hand a batch of learning frames to the driver.
-const SEND_TRIES: u32 = 100;
+/// How long a batch of learning frames waits for room on its TX queue
+/// (or for mbufs) without progress before its rest counts as refused.
+const LEARNING_STALL: Duration = Duration::from_millis(100);
 
 /// Run the certification of `plan` (already checked, with
 /// [`port_plan`] applied): open the runtime and the ports once, run every
@@ -359,7 +360,9 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
                         "its TX queue 0, which sends the learning frames, is not free",
                     )
                 })?;
-                run.frames += send_learning(&mut q, frames);
+                let (sent, refused) = send_learning(&mut q, frames, &|| stop.stopped());
+                run.frames += sent;
+                run.refused += refused;
                 self.handles.put_tx(*port, q);
             }
         }
@@ -404,6 +407,18 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
             if let Some(ids) = direction_streams(self.base, &self.dirs) {
                 t.per_direction = per_direction(&r, &labels, &ids);
             }
+        }
+        if let Some(l) = learning.as_ref().filter(|l| l.refused > 0) {
+            t.problems.push(Problem::Other {
+                detail: format!(
+                    "{} of {} learning frames were not taken by the receiving ports' TX queues \
+                     (full for {} ms): the device may not know every address, and flood \
+                     their frames",
+                    l.refused,
+                    l.refused + l.frames,
+                    LEARNING_STALL.as_millis()
+                ),
+            });
         }
         t.learning = learning;
         if let Some(run) = self.reset_run.take() {
@@ -586,26 +601,47 @@ impl<'a: 'q, 'q> PortTester<'a, 'q> {
     }
 }
 
-/// Hands `frames` (learning frames) to TX queue `q`, all in one batch at
-/// a time; the frames the driver took.
-fn send_learning(q: &mut TxQueue<'_>, frames: &[LearnRepr]) -> u64 {
-    let mut sent = 0u64;
+/// Hands `frames` (learning frames) to TX queue `q`, one batch at a
+/// time, waiting while the queue makes progress; the frames the driver
+/// took, and those it did not (a stall of [`LEARNING_STALL`], or a stop).
+fn send_learning(
+    q: &mut TxQueue<'_>,
+    frames: &[LearnRepr],
+    stopped: &dyn Fn() -> bool,
+) -> (u64, u64) {
+    let (mut sent, mut refused) = (0u64, 0u64);
+    // A large address set fills the queue (and the pool) faster than the
+    // port sends: each batch waits for room while the port makes
+    // progress; after one stall the rest is refused without waiting.
+    let mut stalled = false;
+    let mut progress = Instant::now();
+    let waited = |progress: &Instant| progress.elapsed() > LEARNING_STALL || stopped();
     for chunk in frames.chunks(BATCH_MAX) {
         let mut batch = TxBatch::new(q);
-        if !batch.fill(chunk.len()) {
+        while !stalled && !batch.fill(chunk.len()) {
+            stalled = waited(&progress);
+            std::hint::spin_loop();
+        }
+        if stalled {
+            refused += chunk.len() as u64;
             continue;
         }
         for (i, f) in chunk.iter().enumerate() {
             f.emit(batch.frame_mut(i, f.wire_len()));
         }
-        for _ in 0..SEND_TRIES {
-            if batch.is_empty() {
+        while !batch.is_empty() {
+            let n = batch.transmit(q, batch.pending());
+            if n > 0 {
+                sent += n as u64;
+                progress = Instant::now();
+            } else if waited(&progress) {
+                stalled = true;
                 break;
             }
-            sent += batch.transmit(q, batch.pending()) as u64;
         }
+        refused += batch.pending() as u64;
     }
-    sent
+    (sent, refused)
 }
 
 /// What a trial's workers give back: outcome, thread time and queues.

@@ -114,6 +114,10 @@ pub struct LearningRun {
     pub addresses: Vec<String>,
     /// Learning frames sent, every port together.
     pub frames: u64,
+    /// Learning frames a port did not take (its TX queue stayed full, or
+    /// its pool had no mbuf, for longer than a learning batch waits):
+    /// the device may not know every address, and flood their frames.
+    pub refused: u64,
     /// Frames read off the receive queues after the wait and freed: the
     /// learning frames a device sent on (or a loop brought back), and
     /// anything else that arrived between trials.

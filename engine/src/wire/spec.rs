@@ -242,11 +242,6 @@ impl EthAddrs {
         }
     }
 
-    /// Whether either set holds more than one address.
-    pub fn varies(&self) -> bool {
-        self.src.cardinality() > 1 || self.dst.cardinality() > 1
-    }
-
     /// Checks both sets (ranges, lists, at most [`MAC_SET_MAX`] addresses)
     /// and that every source is unicast.
     pub fn validate(&self) -> Result<(), SpecError> {

@@ -838,8 +838,14 @@ fn learning_frames_teach_every_address_of_a_mac_range() {
     let big = yaml.replace("02:00:00:00:01:63", "02:00:00:00:10:ff");
     let out = rfc(dir.path(), &big, &["--json", "big.json"]);
     let v = read_json(&dir.path().join("big.json"));
-    assert_eq!(out.status.code(), Some(3), "{}\n{}", out.stdout, out.stderr);
     let t = every_trial(&v).next().expect("a trial");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}\n{}\n{t}",
+        out.stdout,
+        out.stderr
+    );
     let l = &t["learning"];
     assert_eq!(
         l["addresses"],
@@ -854,6 +860,14 @@ fn learning_frames_teach_every_address_of_a_mac_range() {
     assert!(
         problems.contains(&format!(
             "{refused} of 12288 learning frames were not taken by the receiving ports' TX queues"
+        )),
+        "{problems}"
+    );
+    let problems = v["problems"].to_string();
+    assert!(
+        problems.contains(&format!(
+            "the learning frames before {} trial(s) were not all sent (first: {refused} of 12288",
+            every_trial(&v).count()
         )),
         "{problems}"
     );

@@ -35,7 +35,9 @@ mod throughput;
 
 pub use back_to_back::{correct_back_to_back, corrected_buffer_s, sample_stddev};
 pub use latency::latency_flaw;
-pub use review::{every_trial, hook_problems, not_measured, row_directions, tester_problems};
+pub use review::{
+    every_trial, hook_problems, learning_problems, not_measured, row_directions, tester_problems,
+};
 
 use super::model::{
     Certification, HookRun, Learning, LossPoint, OnFailure, Settings, Tester, Trial, TrialSpec,
@@ -128,6 +130,7 @@ pub fn run(
     correct_back_to_back(cert);
     cert.not_measured = not_measured(cert);
     cert.problems.extend(hook_problems(cert));
+    cert.problems.extend(learning_problems(cert));
     r
 }
 

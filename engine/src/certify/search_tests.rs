@@ -69,6 +69,9 @@ struct Sim {
     hooks: Vec<HookSeen>,
     /// (hook, trial index): that hook exits 7 around that trial.
     hook_fails: Vec<(String, usize)>,
+    /// (trial index, frames): the learning before that trial had that
+    /// many of its 300 frames refused.
+    learning_refused: Vec<(usize, u64)>,
 }
 
 impl Sim {
@@ -93,6 +96,7 @@ impl Sim {
             rests: Vec::new(),
             hooks: Vec::new(),
             hook_fails: Vec::new(),
+            learning_refused: Vec::new(),
             hist: false,
             spikes: Vec::new(),
             fail_long: None,
@@ -233,6 +237,16 @@ impl Tester for Sim {
             }),
             duration_s: spec.duration_s,
             tester_bound,
+            learning: (self.learned_before.last() == Some(&(self.specs.len() - 1))).then(|| {
+                let refused = (self.learning_refused.iter())
+                    .find(|(i, _)| *i == self.specs.len() - 1)
+                    .map_or(0, |&(_, n)| n);
+                crate::certify::model::LearningRun {
+                    frames: 300 - refused,
+                    refused,
+                    ..Default::default()
+                }
+            }),
             ..Trial::default()
         })
     }
@@ -2016,4 +2030,32 @@ fn tester_problems_name_each_row_the_tester_bounded_and_no_other() {
             why
         )
     );
+}
+
+#[test]
+fn learning_frames_a_port_refused_are_the_certifications_problem() {
+    let mut sim = Sim::new();
+    sim.learning_refused = vec![(1, 40), (2, 7)];
+    let mut s = settings("throughput");
+    s.learning = crate::certify::model::Learning::EveryTrial;
+    s.sizes = vec![64, 1518];
+    let (c, e) = run_sim_err(&mut sim, &s);
+    assert!(e.is_none() && c.complete);
+    let refused: Vec<u64> = every_trial(&c)
+        .map(|t| t.learning.as_ref().map_or(u64::MAX, |l| l.refused))
+        .collect();
+    assert_eq!(refused, [0, 40, 7, 0]);
+    assert_eq!(
+        c.problems,
+        [crate::outcome::Problem::Other {
+            detail: "the learning frames before 2 trial(s) were not all sent (first: 40 of 300 \
+                     refused by a full TX queue): the device may not have learnt every address, \
+                     and flooded their frames"
+                .into()
+        }]
+    );
+    // Without a refusal, no problem.
+    let mut sim = Sim::new();
+    let (c, _) = run_sim_err(&mut sim, &s);
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
 }

@@ -117,6 +117,8 @@ pub struct LearningRun {
     /// Learning frames a port did not take (its TX queue stayed full, or
     /// its pool had no mbuf, for longer than a learning batch waits):
     /// the device may not know every address, and flood their frames.
+    /// (Absent from results written before it was counted: 0.)
+    #[serde(default)]
     pub refused: u64,
     /// Frames read off the receive queues after the wait and freed: the
     /// learning frames a device sent on (or a loop brought back), and

@@ -49,6 +49,28 @@ pub fn hook_problems(c: &Certification) -> Vec<crate::outcome::Problem> {
     out
 }
 
+/// One problem when the learning before some trials of `c` could not
+/// hand all its frames to the port: in how many trials, and how many
+/// frames the first of them lost.
+pub fn learning_problems(c: &Certification) -> Vec<Problem> {
+    let short: Vec<_> = (every_trial(c).filter_map(|t| t.learning.as_ref()))
+        .filter(|l| l.refused > 0)
+        .collect();
+    let Some(first) = short.first() else {
+        return Vec::new();
+    };
+    vec![Problem::Other {
+        detail: format!(
+            "the learning frames before {} trial(s) were not all sent (first: {} of {} refused \
+             by a full TX queue): the device may not have learnt every address, and flooded \
+             their frames",
+            short.len(),
+            first.refused,
+            first.refused + first.frames
+        ),
+    }]
+}
+
 /// The directions a certification has rows for: each of `directions`,
 /// then the aggregate when there are several.
 pub fn row_directions(directions: &[String]) -> Vec<String> {

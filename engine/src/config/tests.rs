@@ -1428,6 +1428,10 @@ fn bad_mac_sets_name_the_line_and_field() {
         "t.yaml:15: streams[0].eth.src: the source MACs include 01:00:00:00:00:00, a multicast or broadcast address"
     );
     assert_eq!(
+        bad("{ src: \"01:00:5e:00:00:01\" }"),
+        "t.yaml:15: streams[0].eth.src: source MAC 01:00:5e:00:00:01 is multicast or broadcast"
+    );
+    assert_eq!(
         bad("{ src: [02:00:00:00:00:01, 03:00:00:00:00:01] }"),
         "t.yaml:15: streams[0].eth.src: the source MACs include 03:00:00:00:00:01, a multicast or broadcast address"
     );

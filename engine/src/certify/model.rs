@@ -27,7 +27,7 @@ pub use rows::{
 pub use settings::{LatencyDefinition, Learning, Settings, IMIX, RFC2544_SIZES};
 pub use trial::{
     bunched, frames_later_than, DirectionFigures, LearningRun, Trial, LEARNING_FRAMES,
-    LEARNING_GAP_S, QUEUE_FLOOR_NS,
+    LEARNING_GAP_S, LEARNING_STALL_MS, QUEUE_FLOOR_NS,
 };
 
 use serde::{Deserialize, Serialize};

@@ -40,7 +40,8 @@ pub use review::{
 };
 
 use super::model::{
-    Certification, HookRun, Learning, LossPoint, OnFailure, Settings, Tester, Trial, TrialSpec,
+    Certification, HookRun, Learning, LearningRun, LossPoint, OnFailure, Settings, Tester, Trial,
+    TrialSpec,
 };
 use crate::outcome::Problem;
 use crate::units::L1_OVERHEAD;
@@ -332,6 +333,8 @@ impl<'a> Search<'a> {
         }
         self.report(test, &spec, None);
         let mut t = self.tester.trial(&spec)?;
+        t.problems
+            .extend(t.learning.as_ref().and_then(LearningRun::refusal));
         let p99 = if test == "throughput" {
             self.s.max_p99_ns
         } else {

@@ -128,6 +128,24 @@ pub struct LearningRun {
     pub seconds: f64,
 }
 
+impl LearningRun {
+    /// The trial's problem when a port refused some of these frames.
+    pub fn refusal(&self) -> Option<Problem> {
+        (self.refused > 0).then(|| Problem::Other {
+            detail: format!(
+                "{} of {} learning frames were not taken by the receiving ports' TX queues \
+                 (full for {LEARNING_STALL_MS} ms): the device may not know every address, and \
+                 flood their frames",
+                self.refused,
+                self.refused + self.frames
+            ),
+        })
+    }
+}
+
+/// How long a batch of learning frames waits for room on its TX queue
+/// (or for mbufs) without progress before its rest counts as refused, ms.
+pub const LEARNING_STALL_MS: u64 = 100;
 /// Learning frames each receiving port sends per address.
 pub const LEARNING_FRAMES: u32 = 3;
 /// Seconds between two learning frames of one address.

@@ -52,6 +52,8 @@ fn main() {
         "rte_eal",
         "rte_kvargs",
         "rte_net",
+        // The ring PMD's rte_eth_from_rings: ports wired from shared rings.
+        "rte_net_ring",
     ] {
         println!("cargo:rustc-link-lib=dylib={lib}");
     }

@@ -7,6 +7,8 @@
 #include <rte_mbuf.h>
 #include <rte_ethdev.h>
 #include <rte_memzone.h>
+#include <rte_ring.h>
+#include <rte_eth_ring.h>
 #include "shim.h"
 
 uint16_t ls_rx_burst(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
@@ -84,4 +86,27 @@ void *ls_memzone_addr(const struct rte_memzone *mz)
 uint64_t ls_memzone_iova(const struct rte_memzone *mz)
 {
 	return mz->iova;
+}
+
+/* Single producer (one TX queue's lcore), single consumer (one RX
+ * queue's lcore). */
+struct rte_ring *ls_ring_create(const char *name, unsigned count, int socket)
+{
+	return rte_ring_create(name, count, socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
+}
+
+void ls_ring_free(struct rte_ring *r)
+{
+	rte_ring_free(r);
+}
+
+unsigned ls_ring_dequeue_burst(struct rte_ring *r, void **objs, unsigned n)
+{
+	return rte_ring_dequeue_burst(r, objs, n, NULL);
+}
+
+int ls_eth_from_rings(const char *name, struct rte_ring *const rx[], unsigned nb_rx,
+		      struct rte_ring *const tx[], unsigned nb_tx, unsigned socket)
+{
+	return rte_eth_from_rings(name, rx, nb_rx, tx, nb_tx, socket);
 }

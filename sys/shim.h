@@ -5,6 +5,7 @@
 #include <stdint.h>
 struct rte_mbuf;
 struct rte_mempool;
+struct rte_ring;
 
 uint16_t ls_rx_burst(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n);
 uint16_t ls_tx_burst(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n);
@@ -28,4 +29,9 @@ const struct rte_memzone *ls_memzone_reserve_contig(const char *name, uint64_t l
 int ls_memzone_free(const struct rte_memzone *mz);
 void *ls_memzone_addr(const struct rte_memzone *mz);
 uint64_t ls_memzone_iova(const struct rte_memzone *mz);
+struct rte_ring *ls_ring_create(const char *name, unsigned count, int socket);
+void ls_ring_free(struct rte_ring *r);
+unsigned ls_ring_dequeue_burst(struct rte_ring *r, void **objs, unsigned n);
+int ls_eth_from_rings(const char *name, struct rte_ring *const rx[], unsigned nb_rx,
+		      struct rte_ring *const tx[], unsigned nb_tx, unsigned socket);
 #endif

@@ -802,12 +802,12 @@ fn read_baseline(
             "is a latency baseline of another shape ({e}): calibrate again with this version"
         ))
     })?;
-    let (_, dirs) = runtime::session::topology(plan)?;
+    let (kind, dirs) = runtime::session::topology(plan)?;
     let labels = runtime::session::direction_labels(plan, &dirs);
     let s = &plan.certify.settings;
     let (dirs, sizes) = if s.tests.iter().any(|t| t == "latency") {
         (
-            crate::certify::search::row_directions(&labels),
+            crate::certify::search::row_directions(&labels, kind),
             s.sizes.clone(),
         )
     } else {

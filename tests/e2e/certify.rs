@@ -1097,3 +1097,180 @@ fn an_imix_is_certified_by_its_mean_frame() {
         );
     }
 }
+
+/// A ring mesh of `n` ports (`eal.ring_mesh`), fully meshed: stream
+/// `sIJ` from `tI` to `tJ` on the TX queue toward it, an RX task per
+/// port over its queues listing the streams addressed to it; every
+/// lcore on the two CPUs.
+fn ring_mesh(n: usize, certify: &str) -> String {
+    let pairs: Vec<(usize, usize)> = (0..n)
+        .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
+        .collect();
+    let lcores = 1 + pairs.len() + n;
+    let list = |f: &dyn Fn(usize) -> usize| {
+        (0..lcores)
+            .map(|c| f(c).to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut y = format!(
+        "eal:\n  cores: [{}]\n  cpus: [{}]\n  ring_mesh: {n}\n  memory_mb: 2048\nports:\n",
+        list(&|c| c),
+        list(&|c| c % 2)
+    );
+    for i in 0..n {
+        y += &format!(
+            "  - {{ name: t{i}, device: net_ring_mesh{i}, link: 100m, tx_queues: {q}, rx_queues: {q} }}\n",
+            q = n - 1
+        );
+    }
+    y += "streams:\n";
+    for (i, j) in &pairs {
+        y += &format!(
+            "  - name: s{i}{j}\n    eth: {{ src: '02:00:00:00:00:0{i}', dst: '02:00:00:00:00:0{j}' }}\n    \
+             ipv4: {{ src: 198.18.{i}.1, dst: 198.18.{j}.1 }}\n    udp: {{ src: 49152, dst: 7 }}\n"
+        );
+    }
+    y += "tx:\n";
+    for (l, (i, j)) in pairs.iter().enumerate() {
+        // The queue toward peer j: its index among port i's peers.
+        let q = if j < i { *j } else { j - 1 };
+        y += &format!(
+            "  - {{ lcore: {}, port: t{i}, queue: {q}, streams: [s{i}{j}], rate: line, mode: spin }}\n",
+            l + 1
+        );
+    }
+    y += "rx:\n";
+    for j in 0..n {
+        let s: Vec<String> = (0..n)
+            .filter(|&i| i != j)
+            .map(|i| format!("s{i}{j}"))
+            .collect();
+        let q: Vec<String> = (0..n - 1).map(|q| q.to_string()).collect();
+        y += &format!(
+            "  - {{ lcore: {}, port: t{j}, queues: [{}], streams: [{}], verify: full }}\n",
+            1 + pairs.len() + j,
+            q.join(", "),
+            s.join(", ")
+        );
+    }
+    y + "certify:\n" + certify
+}
+
+/// Four ring ports fully meshed (RFC 2889 section 5.1's traffic: every
+/// port to every other at once): the certification's rows are the
+/// aggregate only, each trial holds the twelve pairs' figures, each pair
+/// exact (a ring loses nothing), their sums the trial's, and the report
+/// draws them as a port-to-port heat map. Seventeen lcores share two
+/// CPUs: a trial may be tester-bound (said so, exit 3), never miscounted.
+#[test]
+fn a_four_port_ring_mesh_counts_every_pair_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = ring_mesh(
+        4,
+        "  tests: [throughput, back_to_back]\n  sizes: [512]\n  trial: 0.2s\n  settle: 0.1s\n  \
+         resolution: 25%\n  back_to_back_trials: 1\n  back_to_back_max: 0.02s\n  \
+         learning: once\n  restabilise: 0s\n",
+    );
+    let args = ["--json", "c.json", "--csv", "c.csv", "--html", "c.html"];
+    let out = rfc(dir.path(), &yaml, &args);
+    let v = read_json(&dir.path().join("c.json"));
+    match out.status.code() {
+        Some(0) => {}
+        Some(3) => {
+            for p in v["problems"].as_array().unwrap() {
+                assert_eq!(json_str(p, "/kind"), "tester_bound", "{p}");
+            }
+        }
+        other => panic!("exit {other:?}\n{}\n{}", out.stdout, out.stderr),
+    }
+    assert_eq!(json_str(&v, "/topology"), "mesh");
+    assert_eq!(
+        v["directions"],
+        serde_json::json!([
+            "t0 → t1, t2, t3",
+            "t1 → t0, t2, t3",
+            "t2 → t0, t1, t3",
+            "t3 → t0, t1, t2"
+        ])
+    );
+    let pairs: Vec<String> = (0..4)
+        .flat_map(|i| {
+            (0..4)
+                .filter(move |&j| j != i)
+                .map(move |j| format!("t{i} → t{j}"))
+        })
+        .collect();
+    // Learning: every port teaches the address its three peers send to.
+    let learning = &rows(&v, "throughput")[0]["trials"][0]["learning"];
+    let taught: Vec<&str> = (learning["addresses"].as_array().unwrap().iter())
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        taught,
+        (0..4)
+            .map(|j| format!("02:00:00:00:00:0{j} from t{j}"))
+            .collect::<Vec<_>>()
+    );
+    let keys = ["tx_frames", "rx_frames", "lost", "corrupt", "duplicated"];
+    let mut trials = 0;
+    for test in ["throughput", "back_to_back"] {
+        let rows = rows(&v, test);
+        assert_eq!(rows.len(), 1, "{test}: the aggregate only");
+        assert_eq!(json_str(&rows[0], "/direction"), "aggregate");
+        for t in rows[0]["trials"].as_array().unwrap() {
+            let shares = t["per_direction"].as_array().unwrap();
+            let names: Vec<&str> = shares.iter().map(|d| json_str(d, "/direction")).collect();
+            assert_eq!(names, pairs);
+            for k in keys {
+                let sum: u64 = shares.iter().map(|d| json_u64(d, &format!("/{k}"))).sum();
+                assert_eq!(sum, json_u64(t, &format!("/{k}")), "{k}: {t}");
+            }
+            for d in shares {
+                assert_eq!(
+                    json_u64(d, "/rx_frames"),
+                    json_u64(d, "/tx_frames"),
+                    "a ring mesh loses nothing: {d}"
+                );
+                assert_eq!(json_u64(d, "/lost") + json_u64(d, "/corrupt"), 0, "{d}");
+            }
+            // No frame reached a port it was not addressed to.
+            assert_eq!(json_u64(t, "/foreign"), 0, "{t}");
+            trials += 1;
+        }
+    }
+    assert!(trials >= 2);
+    let csv = std::fs::read_to_string(dir.path().join("c.csv")).unwrap();
+    for p in &pairs {
+        assert!(csv.contains(p.as_str()), "{p} in the CSV");
+    }
+    let html = std::fs::read_to_string(dir.path().join("c.html")).unwrap();
+    assert!(html.contains(r#"<svg class="pairs" id="pairs-throughput-512""#));
+    assert_eq!(html.matches(">from t").count(), 4 * 2, "two heat maps");
+}
+
+/// A mesh's profile errors, named before the EAL starts.
+#[test]
+fn a_mesh_that_cannot_be_counted_per_port_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = ring_mesh(3, "  tests: [throughput]\n");
+    let auto = yaml.replace(", streams: [s10, s20], verify: full", ", verify: full");
+    refused(
+        &rfc(dir.path(), &auto, &[]),
+        &[
+            "cert.yaml:",
+            "rx[0].streams: is not listed",
+            "each stream is counted at its port",
+        ],
+    );
+    let twice = yaml.replace("streams: [s10, s20]", "streams: [s10, s20, s01]");
+    refused(
+        &rfc(dir.path(), &twice, &[]),
+        &["rx[1].streams", "lists `s01`, which port t0 receives too"],
+    );
+    let many = yaml.replace("ring_mesh: 3", "ring_mesh: 12");
+    refused(
+        &rfc(dir.path(), &many, &[]),
+        &["eal.ring_mesh: 12 ports: a ring mesh has 2 to 8"],
+    );
+}

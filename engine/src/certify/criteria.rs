@@ -61,7 +61,7 @@ pub fn judge(cert: &Certification, list: &[Acceptance]) -> Vec<Criterion> {
             a.sizes.clone()
         };
         for &size in &sizes {
-            for dir in super::search::row_directions(&cert.directions) {
+            for dir in super::search::row_directions(&cert.directions, &cert.topology) {
                 if let Some(min) = a.min_throughput_pct {
                     out.push(throughput(cert, &dir, size, min));
                 }

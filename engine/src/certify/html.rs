@@ -80,7 +80,7 @@ td.missing { color: #8a5a00; text-align: left; font-style: italic; }
 .key { display: inline-block; width: 1.4em; height: 0.9em; vertical-align: middle;
   background: repeating-linear-gradient(135deg, #ffffff 0 5px, #f6e2bd 5px 10px);
   border: 1px solid #c8c8c8; }
-svg.chart { display: block; max-width: 100%; height: auto; margin: 8px 0 4px; }
+svg.chart, svg.pairs { display: block; max-width: 100%; height: auto; margin: 8px 0 4px; }
 details { margin: 4px 0 16px; }
 summary { cursor: pointer; color: #1f4f8f; }
 footer { margin-top: 32px; color: #555; font-size: 12px; border-top: 1px solid #ccc; padding-top: 6px; }
@@ -89,7 +89,7 @@ footer { margin-top: 32px; color: #555; font-size: 12px; border-top: 1px solid #
   body { margin: 0; max-width: none; padding: 0; font-size: 9.5pt; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   section.test { break-before: page; }
-  svg.chart, svg.histogram, .banner, .nonconformant, h3, tr { break-inside: avoid; }
+  svg.chart, svg.pairs, svg.histogram, .banner, .nonconformant, h3, tr { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
   details { display: none; }
   th, td { padding: 2px 4px; }
@@ -654,6 +654,9 @@ fn section(c: &Certification, test: Test, results: &[Record], trials: &[Record])
                 None => @if let Some(line) = format::nothing_measured(c, test) {
                     p.banner.incomplete.no-chart { (line) }
                 },
+            }
+            @for m in svg::pair_matrices(c, test) {
+                (PreEscaped(m))
             }
             @if mine.iter().any(|r| r.tester_bound()) {
                 p { span.key {} " marks a tester-bound figure: the tester's limit, not the device's." }

@@ -32,6 +32,11 @@ pub use trial::{
 
 use serde::{Deserialize, Serialize};
 
+/// The topology of N ports in a mesh (RFC 2889's fully and partially
+/// meshed traffic): its rows are the aggregate only, every sending port
+/// at once, with the figures of each port-to-port pair.
+pub const MESH: &str = "mesh";
+
 use crate::outcome::Problem;
 
 /// One trial the searches ask the tester to run.
@@ -272,7 +277,7 @@ pub struct Certification {
     pub host: Host,
     /// When it started, UTC, RFC 3339.
     pub started: String,
-    /// Topology: `one_way`, `bidirectional` or `loopback`.
+    /// Topology: `one_way`, `bidirectional`, `loopback` or [`MESH`].
     pub topology: String,
     /// The directions measured.
     pub directions: Vec<String>,

@@ -107,7 +107,7 @@ pub fn run(
     cert: &mut Certification,
     progress: &mut dyn FnMut(&Step),
 ) -> crate::Result<()> {
-    let mut s = Search::new(tester, settings, progress);
+    let mut s = Search::new(tester, settings, progress, &cert.topology);
     let flow = s.all(cert).and_then(|()| match s.halt.take() {
         Some(e) => Err(Halt::Error(e)),
         None => Ok(()),
@@ -177,6 +177,10 @@ struct Search<'a> {
     s: &'a Settings,
     progress: &'a mut dyn FnMut(&Step),
     directions: Vec<String>,
+    /// What each test runs per size: each direction on its own, then
+    /// all at once (`None`) when there are several; a mesh's aggregate
+    /// only.
+    rows: Vec<Option<usize>>,
     line_bps: u64,
     done: u32,
     planned: u32,
@@ -195,13 +199,19 @@ impl<'a> Search<'a> {
         tester: &'a mut dyn Tester,
         s: &'a Settings,
         progress: &'a mut dyn FnMut(&Step),
+        topology: &str,
     ) -> Self {
         let directions = tester.directions();
         let line_bps = tester.line_bps();
-        let planned = planned_trials(s, directions.len(), line_bps);
+        let labels = row_directions(&directions, topology);
+        let rows: Vec<Option<usize>> = (labels.iter())
+            .map(|l| directions.iter().position(|d| d == l))
+            .collect();
+        let planned = planned_trials(s, rows.len(), line_bps);
         Search {
             heard: vec![false; directions.len() + 1],
             directions,
+            rows,
             line_bps,
             tester,
             s,
@@ -219,21 +229,12 @@ impl<'a> Search<'a> {
         let tests = self.s.tests.clone();
         for test in &tests {
             for size in test_sizes(self.s, test) {
-                for dir in self.direction_list() {
+                for dir in self.rows.clone() {
                     self.one(cert, test, dir, size)?;
                 }
             }
         }
         Ok(())
-    }
-
-    /// Each direction on its own, then (bidirectional) all at once.
-    fn direction_list(&self) -> Vec<Option<usize>> {
-        let mut v: Vec<Option<usize>> = (0..self.directions.len()).map(Some).collect();
-        if v.len() > 1 {
-            v.push(None);
-        }
-        v
     }
 
     /// The label of a direction.
@@ -533,10 +534,11 @@ pub fn fps_at(line_bps: u64, size: u32, pct: f64) -> f64 {
 }
 
 /// The trials a certification is expected to run (each search at its
-/// longest).
-pub fn planned_trials(s: &Settings, directions: usize, line_bps: u64) -> u32 {
-    let rows = s.sizes.len() as u32 * (directions as u32 + u32::from(directions > 1));
-    let dirs = directions as u32 + u32::from(directions > 1);
+/// longest), with `row_dirs` rows per size and test
+/// ([`row_directions`]).
+pub fn planned_trials(s: &Settings, row_dirs: usize, line_bps: u64) -> u32 {
+    let dirs = row_dirs as u32;
+    let rows = s.sizes.len() as u32 * dirs;
     let per_size = |test: &str| -> u32 {
         match test {
             "throughput" => bisect_steps((s.upper_pct - s.lower_pct) / s.resolution_pct) + 2,

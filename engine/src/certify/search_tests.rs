@@ -794,7 +794,7 @@ fn planned_trials_counts_each_search_at_its_longest() {
     let s = settings("throughput");
     // log2(100 / 0.1) = 9.97 → 10 halvings, the upper bound and the confirmation.
     assert_eq!(planned_trials(&s, 1, LINE), 12);
-    assert_eq!(planned_trials(&s, 2, LINE), 36);
+    assert_eq!(planned_trials(&s, 3, LINE), 36);
     let s = settings("loss");
     assert_eq!(planned_trials(&s, 1, LINE), 10);
     let s = settings("back_to_back");
@@ -814,7 +814,7 @@ fn planned_trials_count_the_span_between_the_bounds() {
     (s.lower_pct, s.upper_pct, s.resolution_pct) = (60.0, 100.0, 5.0);
     // 40 / 5 = 8 → 3 halvings.
     assert_eq!(planned_trials(&s, 1, LINE), 5);
-    assert_eq!(planned_trials(&s, 2, LINE), 15);
+    assert_eq!(planned_trials(&s, 3, LINE), 15);
     s.lower_pct = 96.0;
     assert_eq!(
         planned_trials(&s, 1, LINE),

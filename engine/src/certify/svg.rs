@@ -15,6 +15,9 @@
 //! - latency histograms ([`histogram`]): per frame size, the share of
 //!   frames in each quarter-octave bucket against the latency on a
 //!   logarithmic axis, a line per direction.
+//! - port-to-port heat maps ([`pair_matrices`]): per frame size, the
+//!   frame loss of each (sending port, receiving port) pair in the trial
+//!   of the highest offered load where every port sent at once.
 //!
 //! Directions are told apart by colour (by dash in the loss chart, where
 //! colour tells the sizes apart); a figure the tester bounded is drawn
@@ -24,7 +27,7 @@ use std::fmt::Write as _;
 
 use super::format::{self, escape};
 use super::model::Test;
-use super::model::{Bound, Certification, LatencyRow, Size};
+use super::model::{Bound, Certification, DirectionFigures, LatencyRow, Size, Trial};
 
 /// Colours of the directions (and of the sizes in the loss chart).
 const PALETTE: [&str; 10] = [
@@ -334,8 +337,13 @@ impl Canvas {
 
     /// The legend, in rows under the x axis title.
     fn legend(&mut self, items: &[(Swatch, String)]) {
+        self.legend_at(TOP + PLOT_H + 40.0 + 18.0 * self.font, items);
+    }
+
+    /// The legend, its first line at `y`.
+    fn legend_at(&mut self, y: f64, items: &[(Swatch, String)]) {
         let mut x = LEFT;
-        let mut y = TOP + PLOT_H + 40.0 + 18.0 * self.font;
+        let mut y = y;
         for (swatch, label) in items {
             let w = 30.0 + 6.6 * self.font * label.chars().count() as f64 + 18.0;
             if x + w > RIGHT + 10.0 && x > LEFT {
@@ -773,6 +781,170 @@ pub fn histogram(c: &Certification, size: u32) -> Option<String> {
     ))
 }
 
+/// Each pair's cell in a heat map, px at most.
+const CELL_MAX: f64 = 110.0;
+/// The width of the heat map's row labels, px.
+const PAIR_LABEL_W: f64 = 120.0;
+
+/// The trials of `test` at `size`, in the order they ran.
+fn trials_at(c: &Certification, test: Test, size: u32) -> Vec<&Trial> {
+    let at = |z: u32| z == size;
+    match test {
+        Test::Throughput => (c.throughput.iter().filter(|r| at(r.frame_size)))
+            .flat_map(|r| &r.trials)
+            .collect(),
+        Test::Latency => (c.latency.iter().filter(|r| at(r.frame_size)))
+            .flat_map(|r| &r.trials)
+            .collect(),
+        Test::Loss => (c.loss.iter().filter(|r| at(r.frame_size)))
+            .flat_map(|r| r.points.iter().map(|p| &p.trial))
+            .collect(),
+        Test::BackToBack => (c.back_to_back.iter().filter(|r| at(r.frame_size)))
+            .flat_map(|r| &r.trials)
+            .collect(),
+        Test::Recovery | Test::Reset => Vec::new(),
+    }
+}
+
+/// The port-to-port heat maps of `test`: per frame size whose trials
+/// carry per-pair figures (every port sending at once, two pairs or
+/// more), the pairs' frame loss in the trial of the highest offered load
+/// (the last such trial on a tie), senders down, receivers across. A
+/// pair without loss is green, a lossy one orange to dark red as its loss
+/// grows (on a log scale from 0.001 % to 100 %), a pair that sent nothing
+/// grey. Each id is `pairs-TEST-SIZE`.
+pub fn pair_matrices(c: &Certification, test: Test) -> Vec<String> {
+    let mut out = Vec::new();
+    for &size in &c.settings.sizes {
+        let trials = trials_at(c, test, size);
+        let best =
+            (trials.iter())
+                .filter(|t| t.per_direction.len() > 1)
+                .fold(None::<&&Trial>, |b, t| match b {
+                    Some(b) if b.offered_pct > t.offered_pct => Some(b),
+                    _ => Some(t),
+                });
+        if let Some(t) = best {
+            out.push(pair_matrix(test, size, t));
+        }
+    }
+    out
+}
+
+/// The sending and receiving port of a pair's label (`t0 → t1`).
+fn pair_ends(label: &str) -> (&str, &str) {
+    label.split_once(" → ").unwrap_or((label, ""))
+}
+
+/// The fill of a pair's cell and the colour of its text.
+fn pair_fill(d: &DirectionFigures) -> (String, &'static str) {
+    if d.tx_frames == 0 {
+        return ("#eeeeee".into(), "#555555");
+    }
+    if d.lost == 0 && d.corrupt == 0 {
+        return ("#cdebc5".into(), "#1b4d1b");
+    }
+    // 0.001 % → 0, 100 % → 1: light orange (253, 208, 162) to dark red
+    // (165, 15, 21).
+    let f = ((d.loss_pct.max(0.001).log10() + 3.0) / 5.0).clamp(0.0, 1.0);
+    let mix = |a: f64, b: f64| (a + (b - a) * f).round() as u8;
+    let fill = format!(
+        "#{:02x}{:02x}{:02x}",
+        mix(253.0, 165.0),
+        mix(208.0, 15.0),
+        mix(162.0, 21.0)
+    );
+    (fill, if f > 0.5 { "#ffffff" } else { "#3a1a00" })
+}
+
+/// One heat map: the pairs of trial `t` of `test` at `size`.
+fn pair_matrix(test: Test, size: u32, t: &Trial) -> String {
+    // The senders in the pairs' order (the plan's), then the ports that
+    // only receive.
+    let mut ports: Vec<&str> = Vec::new();
+    let ends = t.per_direction.iter().map(|d| pair_ends(&d.direction));
+    for p in ends.clone().map(|e| e.0).chain(ends.map(|e| e.1)) {
+        if !ports.contains(&p) {
+            ports.push(p);
+        }
+    }
+    let n = ports.len() as f64;
+    let cell = ((WIDTH - PAIR_LABEL_W - 20.0) / n).min(CELL_MAX);
+    let (x0, y0) = (PAIR_LABEL_W, TOP + 40.0);
+    let title = format!(
+        "Port-to-port frame loss, {}, each port at {} % of line",
+        Size(size).bytes(),
+        format::fixed(t.offered_pct, 3)
+    );
+    let mut cv = Canvas::new();
+    cv.text((WIDTH / 2.0, 20.0), "middle", 15, &title);
+    cv.text(
+        (x0 + cell * n / 2.0, TOP + 12.0),
+        "middle",
+        12,
+        "received by",
+    );
+    for (j, p) in ports.iter().enumerate() {
+        let cx = x0 + cell * (j as f64 + 0.5);
+        cv.text((cx, y0 - 8.0), "middle", 12, p);
+        let cy = y0 + cell * (j as f64 + 0.5);
+        cv.text((x0 - 8.0, cy + 4.0), "end", 12, &format!("from {p}"));
+    }
+    for (i, a) in ports.iter().enumerate() {
+        for (j, b) in ports.iter().enumerate() {
+            let (x, y) = (x0 + cell * j as f64, y0 + cell * i as f64);
+            let d = (t.per_direction.iter()).find(|d| pair_ends(&d.direction) == (*a, *b));
+            let Some(d) = d else {
+                let _ = write!(
+                    cv.body,
+                    r##"<rect x="{x:.1}" y="{y:.1}" width="{cell:.1}" height="{cell:.1}" fill="#ffffff" stroke="#dddddd"/>"##
+                );
+                continue;
+            };
+            let (fill, ink) = pair_fill(d);
+            let _ = write!(
+                cv.body,
+                r##"<rect x="{x:.1}" y="{y:.1}" width="{cell:.1}" height="{cell:.1}" fill="{fill}" stroke="#ffffff" stroke-width="2"><title>{}</title></rect>"##,
+                escape(&format!(
+                    "{}: {} sent, {} received, {} lost ({} %), {} corrupt",
+                    d.direction,
+                    d.tx_frames,
+                    d.rx_frames,
+                    d.lost,
+                    format::fixed(d.loss_pct, 3),
+                    d.corrupt
+                ))
+            );
+            let mid = x + cell / 2.0;
+            let loss = if d.tx_frames == 0 {
+                "no frames".to_string()
+            } else if d.lost == 0 {
+                "0 %".to_string()
+            } else {
+                format!("{} %", format::fixed(d.loss_pct, 3))
+            };
+            let _ = write!(
+                cv.body,
+                r#"<text x="{mid:.1}" y="{:.1}" text-anchor="middle" font-size="13" fill="{ink}">{}</text><text x="{mid:.1}" y="{:.1}" text-anchor="middle" font-size="10" fill="{ink}">{}</text>"#,
+                y + cell / 2.0,
+                escape(&loss),
+                y + cell / 2.0 + 15.0,
+                escape(&format!("{} of {}", d.rx_frames, d.tx_frames))
+            );
+        }
+    }
+    let items = [
+        (Swatch::Square("#cdebc5"), "no frame lost".to_string()),
+        (
+            Swatch::Square("#f3a36a"),
+            "frames lost (darker: more)".to_string(),
+        ),
+        (Swatch::Square("#eeeeee"), "nothing sent".to_string()),
+    ];
+    cv.legend_at(y0 + cell * n + 28.0, &items);
+    cv.finish_as("pairs", &format!("pairs-{}-{size}", test.key()), &title)
+}
+
 /// The latency axis of every histogram: logarithmic, from the lowest
 /// bucket's lower bound (at least 1 ns) to the highest bucket's upper
 /// bound (at least a decade above), over every row's buckets.
@@ -831,6 +1003,100 @@ fn histogram_steps(r: &LatencyRow, x: &Axis, y: &Axis) -> Vec<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pair(label: &str, tx: u64, lost: u64) -> DirectionFigures {
+        DirectionFigures {
+            direction: label.into(),
+            tx_frames: tx,
+            rx_frames: tx - lost,
+            lost,
+            loss_pct: if tx == 0 {
+                0.0
+            } else {
+                lost as f64 * 100.0 / tx as f64
+            },
+            reordered: 0,
+            duplicated: 0,
+            corrupt: 0,
+            latency: None,
+        }
+    }
+
+    #[test]
+    fn a_heat_map_shows_each_pair_of_the_highest_load() {
+        let s = crate::certify::model::Settings {
+            sizes: vec![64, 1518],
+            ..Default::default()
+        };
+        let mut c = crate::certify::search::blank(&s, vec!["mesh".into()], 100_000_000);
+        let trial = |pct: f64, pairs: Vec<DirectionFigures>| Trial {
+            offered_pct: pct,
+            per_direction: pairs,
+            ..Trial::default()
+        };
+        let high = vec![
+            pair("t0 → t2", 1000, 0),
+            pair("t1 → t2", 1000, 10),
+            pair("t2 → t0", 0, 0),
+        ];
+        let row = crate::certify::model::ThroughputRow {
+            direction: "aggregate".into(),
+            frame_size: 64,
+            rate_pct: 50.0,
+            l1_bps: 0.0,
+            l2_bps: 0.0,
+            fps: 0.0,
+            bound: Bound::Device,
+            trial_count: 3,
+            trials: vec![
+                trial(100.0, high),
+                trial(50.0, vec![pair("t0 → t2", 500, 0), pair("t1 → t2", 500, 0)]),
+                // One pair only: nothing to map.
+                trial(25.0, vec![pair("t0 → t2", 500, 0)]),
+            ],
+            complete: true,
+        };
+        c.throughput.push(row);
+        assert!(pair_matrices(&c, Test::Loss).is_empty());
+        let maps = pair_matrices(&c, Test::Throughput);
+        assert_eq!(maps.len(), 1, "1518 B has no row");
+        let m = &maps[0];
+        assert!(
+            m.starts_with(r#"<svg class="pairs" id="pairs-throughput-64""#),
+            "{m}"
+        );
+        assert!(m.contains("Port-to-port frame loss, 64 B, each port at 100.000 % of line"));
+        // Ports in the order the pairs name them; a cell per pair, white
+        // cells where no pair is.
+        let cells = m.matches("<rect x=").count();
+        assert_eq!(cells, 1 + 9 + 3, "the page, 3 × 3 cells, 3 swatches: {m}");
+        let at = |t: &str| m.find(&format!(">{t}</text>")).unwrap();
+        assert!(at("from t0") < at("from t1") && at("from t1") < at("from t2"));
+        assert!(m.contains(
+            "<title>t1 → t2: 1000 sent, 990 received, 10 lost (1.000 %), 0 corrupt</title>"
+        ));
+        // 1 %: 0.6 of the way from light orange to dark red, white ink.
+        assert_eq!(
+            pair_fill(&high_pair(10)),
+            ("#c85c4d".to_string(), "#ffffff")
+        );
+        assert_eq!(pair_fill(&high_pair(0)).0, "#cdebc5");
+        assert_eq!(pair_fill(&pair("t2 → t0", 0, 0)).0, "#eeeeee");
+        assert_eq!(pair_fill(&high_pair(1000)).0, "#a50f15");
+        assert!(m.contains(">1.000 %</text>"), "{m}");
+        assert!(m.contains(">0 %</text>"), "{m}");
+        assert!(m.contains(">no frames</text>"), "{m}");
+        assert!(m.contains(">990 of 1000</text>"), "{m}");
+        assert!(m.contains(">from t1</text>"), "{m}");
+        // Equal loads: the later trial.
+        c.throughput[0].trials[1].offered_pct = 100.0;
+        let m = &pair_matrices(&c, Test::Throughput)[0];
+        assert!(m.contains(">500 of 500</text>"), "{m}");
+    }
+
+    fn high_pair(lost: u64) -> DirectionFigures {
+        pair("t1 → t2", 1000, lost)
+    }
 
     #[test]
     fn ticks_are_round_and_cover_the_range() {

@@ -21,6 +21,13 @@ const PATH_ARGS: [&str; 2] = ["tx_pcap", "rx_pcap"];
 /// devices than this cannot all become ports.
 pub(crate) const MAX_PORTS: usize = 32;
 
+/// The fewest ports of a ring mesh (`eal.ring_mesh`).
+pub(crate) const MESH_MIN_PORTS: usize = 2;
+
+/// The most ports of a ring mesh: each port has a queue per peer, and the
+/// ring PMD gives a port at most 16 (`RTE_PMD_RING_MAX_RX_RINGS`).
+pub(crate) const MESH_MAX_PORTS: usize = 8;
+
 /// The most lcores (and CPUs) DPDK is built for (`RTE_MAX_LCORE` in
 /// Debian's rte_build_config.h).
 const MAX_LCORE: u32 = 128;
@@ -118,6 +125,7 @@ impl Checker<'_> {
             memory_mb: e.memory_mb,
             vdevs: self.vdevs(&e.vdevs)?,
             pci: self.pci(&e.pci)?,
+            ring_mesh: self.ring_mesh(e.ring_mesh)?,
             file_prefix: self.file_prefix(&e.file_prefix)?,
             log_level: self.log_level(&e.log_level)?,
             extra_args: self.extra_args(&e.extra_args)?,
@@ -311,11 +319,29 @@ impl Checker<'_> {
         Ok(level)
     }
 
-    /// `eal.vdevs` and `eal.pci` together name at most [`MAX_PORTS`]
-    /// devices: DPDK cannot make more ports (it says so once per extra
-    /// device and goes on).
+    /// `eal.ring_mesh`: the ports of a ring mesh, between
+    /// [`MESH_MIN_PORTS`] and [`MESH_MAX_PORTS`].
+    fn ring_mesh(&self, n: Option<u32>) -> Result<usize, ConfigError> {
+        let Some(n) = n else { return Ok(0) };
+        let range = MESH_MIN_PORTS as u32..=MESH_MAX_PORTS as u32;
+        if !range.contains(&n) {
+            return Err(self.err(
+                "eal.ring_mesh",
+                format!(
+                    "{n} ports: a ring mesh has {MESH_MIN_PORTS} to {MESH_MAX_PORTS} (a queue \
+                     per peer, at most 16 on a ring port)"
+                ),
+            ));
+        }
+        Ok(n as usize)
+    }
+
+    /// `eal.vdevs`, `eal.pci` and `eal.ring_mesh` together name at most
+    /// [`MAX_PORTS`] devices: DPDK cannot make more ports (it says so once
+    /// per extra device and goes on).
     fn device_count(&self, e: &raw::Eal) -> Result<(), ConfigError> {
-        let n = e.vdevs.len() + e.pci.len();
+        let mesh = e.ring_mesh.unwrap_or(0).min(MESH_MAX_PORTS as u32) as usize;
+        let n = e.vdevs.len() + e.pci.len() + mesh;
         if n <= MAX_PORTS {
             return Ok(());
         }
@@ -327,7 +353,7 @@ impl Checker<'_> {
         Err(self.err(
             field,
             format!(
-                "{n} devices in eal.vdevs and eal.pci, more than the {MAX_PORTS} ports \
+                "{n} devices in eal.vdevs, eal.pci and eal.ring_mesh, more than the {MAX_PORTS} ports \
                  DPDK is built for (RTE_MAX_ETHPORTS)"
             ),
         ))

@@ -54,6 +54,9 @@ pub struct EalPlan {
     pub vdevs: Vec<String>,
     /// PCI addresses to allow (`-a`); empty means `--no-pci`.
     pub pci: Vec<String>,
+    /// Ports of a ring mesh made after the EAL starts (`eal.ring_mesh`,
+    /// [`crate::dpdk::RingMesh`]); 0: none.
+    pub ring_mesh: usize,
     /// `--file-prefix`; `None` means automatic (unique per process).
     pub file_prefix: Option<String>,
     /// `--log-level` value (`error` unless the profile says otherwise).

@@ -28,7 +28,9 @@ impl Checker<'_> {
                 "the profile has no port: add a ports: list with at least one port",
             ));
         }
-        let vdev_names = device_names(&eal.vdevs);
+        let mesh_names = ring_mesh_devices(eal.ring_mesh);
+        let mut vdev_names = device_names(&eal.vdevs);
+        vdev_names.extend(mesh_names.iter().map(String::as_str));
         let pci_names = device_names(&eal.pci);
         let mut out: Vec<PortPlan> = Vec::with_capacity(ports.len());
         for (i, p) in ports.iter().enumerate() {
@@ -42,6 +44,9 @@ impl Checker<'_> {
                     format!("{at}.device"),
                     format!("device `{dev}` is already used by ports[{j}]"),
                 ));
+            }
+            if mesh_names.iter().any(|m| *m == dev) {
+                self.mesh_queues(&at, p, eal.ring_mesh)?;
             }
             out.push(self.port(&at, name, device, p)?);
         }
@@ -81,6 +86,24 @@ impl Checker<'_> {
                  address from eal.pci"
             ),
         ))
+    }
+
+    /// A port of a ring mesh of `n` ports has a queue per peer: at most
+    /// `n − 1` each way.
+    fn mesh_queues(&self, at: &str, p: &raw::Port, n: usize) -> Result<(), ConfigError> {
+        for (key, q) in [("rx_queues", p.rx_queues), ("tx_queues", p.tx_queues)] {
+            if usize::from(q) >= n {
+                return Err(self.err(
+                    format!("{at}.{key}"),
+                    format!(
+                        "{q} queues on a port of a {n}-port ring mesh, which has one per peer: \
+                         at most {}",
+                        n - 1
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The settings of the port `name` on `device`: queues, rings,
@@ -130,6 +153,13 @@ impl Checker<'_> {
             max_frame: 0,
         })
     }
+}
+
+/// The DPDK names of the ports of a ring mesh of `n` ports
+/// (`eal.ring_mesh`): `net_ring_mesh0` and on, the names the ring PMD
+/// gives the ports it makes from rings called `mesh0` and on.
+pub(super) fn ring_mesh_devices(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("net_ring_mesh{i}")).collect()
 }
 
 /// The device of each entry of `eal.vdevs` or `eal.pci`: the text before

@@ -50,6 +50,8 @@ pub(crate) struct Eal {
     pub vdevs: Vec<String>,
     #[serde(default)]
     pub pci: Vec<String>,
+    #[serde(default)]
+    pub ring_mesh: Option<u32>,
     #[serde(default = "default_auto")]
     pub file_prefix: String,
     #[serde(default = "default_log_level")]

@@ -1451,3 +1451,45 @@ fn bad_mac_sets_name_the_line_and_field() {
         "t.yaml:18: streams[1].vxlan.eth.dst: expected one MAC address, found a list"
     );
 }
+
+#[test]
+fn a_ring_mesh_makes_its_ports_and_bounds_their_queues() {
+    let mesh = |n: &str, queues: u32| {
+        BASE.replace(
+            "  vdevs: [net_null0, \"net_pcap0,tx_pcap=out.pcap\"]\n",
+            &format!("  vdevs: [net_null0]\n  ring_mesh: {n}\n"),
+        )
+        .replace("device: net_pcap0", "device: net_ring_mesh1")
+        .replace(
+            "    device: net_null0\n    tx_queues: 2\n    rx_queues: 2",
+            &format!("    device: net_ring_mesh0\n    tx_queues: {queues}\n    rx_queues: 2"),
+        )
+    };
+    let plan = load_str(&mesh("3", 2), "t.yaml").unwrap();
+    assert_eq!(plan.eal.ring_mesh, 3);
+    assert_eq!(plan.ports[0].device, Device::Vdev("net_ring_mesh0".into()));
+    assert_eq!(plan.ports[1].device, Device::Vdev("net_ring_mesh1".into()));
+    assert_eq!(load_str(BASE, "t.yaml").unwrap().eal.ring_mesh, 0);
+    assert_eq!(
+        err(&mesh("3", 3)),
+        "t.yaml:8: ports[0].tx_queues: 3 queues on a port of a 3-port ring mesh, which has \
+         one per peer: at most 2"
+    );
+    assert_eq!(
+        err(&mesh("9", 2)),
+        "t.yaml:4: eal.ring_mesh: 9 ports: a ring mesh has 2 to 8 (a queue per peer, at most \
+         16 on a ring port)"
+    );
+    assert!(err(&mesh("1", 2)).contains("eal.ring_mesh: 1 ports: a ring mesh has 2 to 8"));
+    // Its ports are devices of the profile's: a mesh port beyond the
+    // mesh is not.
+    let e = err(&mesh("3", 2).replace("net_ring_mesh1", "net_ring_mesh3"));
+    assert!(
+        e.contains("ports[1].device: device `net_ring_mesh3` is neither a vdev"),
+        "{e}"
+    );
+    assert!(
+        e.contains("net_ring_mesh0, net_ring_mesh1, net_ring_mesh2"),
+        "{e}"
+    );
+}

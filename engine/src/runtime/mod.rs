@@ -224,6 +224,8 @@ pub(crate) fn perr(plan: &Plan, field: &str, message: impl std::fmt::Display) ->
 /// The EAL of a run, and the runtime directory it leaves behind (removed
 /// after `rte_eal_cleanup`: fields drop in order).
 pub struct Runtime {
+    /// The ring mesh's rings (`eal.ring_mesh`), freed before the EAL ends.
+    mesh: Option<dpdk::RingMesh>,
     eal: Eal,
     tsc_hz: u64,
     /// The host's TSC is not invariant: a problem of every result.
@@ -240,6 +242,10 @@ impl Runtime {
         let run_dir = RunDirCleanup::for_plan(plan);
         let eal = Eal::init(&plan.eal.eal_args()).map_err(|e| eal_error(plan, &e))?;
         dpdk::check_layout()?;
+        let mesh = match plan.eal.ring_mesh {
+            0 => None,
+            n => Some(dpdk::RingMesh::create(&eal, n).map_err(|e| perr(plan, "eal.ring_mesh", e))?),
+        };
         for l in task_lcores(plan) {
             if !eal.lcore_enabled(l) {
                 return Err(perr(
@@ -252,6 +258,7 @@ impl Runtime {
                 .map_err(|e| perr(plan, "eal.cores", e))?;
         }
         Ok(Runtime {
+            mesh,
             eal,
             tsc_hz: clock::calibrate(TSC_CALIBRATION),
             tsc_problem: devices::tsc_problem(),
@@ -512,7 +519,7 @@ pub fn inspect_ports(plan: &Plan) -> Result<Vec<PortLook>> {
         });
         drop(queues);
     }
-    close_ports(ports);
+    close_ports(&rt, ports);
     Ok(looks)
 }
 
@@ -558,7 +565,7 @@ pub fn execute(plan: &Plan, sink: &mut dyn Sink, stop_early: &StopFlag) -> Resul
         watched,
     };
     let mut result = build_result(&on, ended)?;
-    result.mbufs_leaked = close_ports(ports);
+    result.mbufs_leaked = close_ports(&rt, ports);
     result.mbufs_leaked += tx_pools.iter().map(|p| u64::from(p.in_use())).sum::<u64>();
     Ok(result)
 }
@@ -1008,7 +1015,12 @@ fn collect(
 
 /// Close the ports; returns the mbufs not back in their pools once each
 /// port's rings were freed (what is not was leaked somewhere).
-fn close_ports(ports: Vec<PortRt>) -> u64 {
+fn close_ports(rt: &Runtime, ports: Vec<PortRt>) -> u64 {
+    // Frames still in a ring mesh belong to their senders' pools: freed
+    // before the pools are.
+    if let Some(mesh) = &rt.mesh {
+        mesh.drain();
+    }
     // Every mbuf must be back in its pool once its port is closed (its
     // rings freed): what is not was leaked somewhere.
     ports

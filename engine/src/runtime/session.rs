@@ -29,11 +29,11 @@ use super::{
 use crate::certify::model::{
     bunched, frames_later_than, Certification, DirectionFigures, HookRun, HostPort, Learning,
     LearningRun, OnFailure, Tester, Trial, TrialSpec, IMIX, LEARNING_FRAMES, LEARNING_GAP_S,
-    LEARNING_STALL_MS, QUEUE_FLOOR_NS,
+    LEARNING_STALL_MS, MESH, QUEUE_FLOOR_NS,
 };
 use crate::certify::search::{self, Step, AGGREGATE};
 use crate::clock::nic::{select, Arrival, NicCaps, Want};
-use crate::config::{CountFrom, Plan};
+use crate::config::{CountFrom, Plan, RxStreams};
 use crate::counter::{Padded, StopFlag, TxLive};
 use crate::dpdk::{self, RxBatch, Scope, TxBatch, TxQueue, BATCH_MAX};
 use crate::outcome::Problem;
@@ -46,18 +46,25 @@ use crate::wire::learn::{self, LearnRepr};
 use crate::wire::spec::SizeSpec;
 use crate::{rx, tx, Error, Result};
 
-/// One measured direction: the port that sends and the one that receives.
+/// One measured direction: the port that sends and the ports that
+/// receive its streams (one, but for a mesh's sender).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Direction {
     /// Index of the sending port in the plan.
     pub tx_port: usize,
-    /// Index of the receiving port.
-    pub rx_port: usize,
+    /// Indices of the receiving ports, in the plan's order.
+    pub rx_ports: Vec<usize>,
 }
 
 /// The topology of a profile: its kind (`one_way`, `loopback`,
-/// `bidirectional`) and its directions, or an error naming what does not
-/// fit. Checked before the EAL starts.
+/// `bidirectional`, `mesh`) and its directions, or an error naming what
+/// does not fit. Checked before the EAL starts.
+///
+/// A mesh is any other set of ports where every RX task lists its
+/// streams: a direction per sending port, toward the ports that list its
+/// streams, and the certification's rows are the aggregate only (every
+/// port sending at once, RFC 2889's fully or partially meshed traffic),
+/// with per-pair figures.
 pub fn topology(plan: &Plan) -> Result<(&'static str, Vec<Direction>)> {
     let uniq = |v: Vec<usize>| {
         let mut u: Vec<usize> = Vec::new();
@@ -70,28 +77,26 @@ pub fn topology(plan: &Plan) -> Result<(&'static str, Vec<Direction>)> {
     };
     let txp = uniq(plan.tx.iter().map(|t| t.port).collect());
     let rxp = uniq(plan.rx.iter().map(|r| r.port).collect());
-    let d = |tx_port, rx_port| Direction { tx_port, rx_port };
+    let d = |tx_port, rx_port| Direction {
+        tx_port,
+        rx_ports: vec![rx_port],
+    };
     let (kind, dirs) = match (txp.as_slice(), rxp.as_slice()) {
-        ([a], [b]) if a == b => Ok(("loopback", vec![d(*a, *a)])),
-        ([a], [b]) => Ok(("one_way", vec![d(*a, *b)])),
+        ([a], [b]) if a == b => ("loopback", vec![d(*a, *a)]),
+        ([a], [b]) => ("one_way", vec![d(*a, *b)]),
         ([a, b], [c, e]) if (a == e && b == c) || (a == c && b == e) => {
-            Ok(("bidirectional", vec![d(*a, *b), d(*b, *a)]))
+            ("bidirectional", vec![d(*a, *b), d(*b, *a)])
         }
-        _ => Err(perr(
-            plan,
-            "tx",
-            "a certification needs TX tasks on one port and RX tasks on one port (the same \
-             port when it is looped back), or two ports that each send and receive",
-        )),
-    }?;
+        _ => (MESH, mesh_directions(plan, &txp)?),
+    };
     let loads = plan.certify.settings.direction_loads.len();
     if loads > 0 && (dirs.len() < 2 || loads != dirs.len()) {
         return Err(perr(
             plan,
             "certify.direction_loads",
             format!(
-                "gives {loads} load(s) for a {kind} topology of {} direction(s): an asymmetric \
-                 load needs two ports that each send and receive, one load per direction",
+                "gives {loads} load(s) for a {kind} topology of {} sending port(s): an \
+                 asymmetric load needs two or more ports that send, one load per sending port",
                 dirs.len()
             ),
         ));
@@ -99,12 +104,113 @@ pub fn topology(plan: &Plan) -> Result<(&'static str, Vec<Direction>)> {
     Ok((kind, dirs))
 }
 
-/// The labels of `dirs` (`t0 → t1`), by the ports' names in `plan`.
+/// The directions of a mesh: each port of `txp` toward the ports whose RX
+/// tasks list its streams. Every RX task lists its streams, each stream
+/// sent is listed at one port, and every sending port reaches one.
+fn mesh_directions(plan: &Plan, txp: &[usize]) -> Result<Vec<Direction>> {
+    let shape = "a certification needs TX tasks on one port and RX tasks on one port (the \
+                 same port when it is looped back), two ports that each send and receive, or \
+                 a mesh whose RX tasks each list their streams";
+    if txp.is_empty() || plan.rx.is_empty() {
+        return Err(perr(plan, "tx", shape));
+    }
+    let mut at: Vec<Option<usize>> = vec![None; plan.streams.len()];
+    for (i, r) in plan.rx.iter().enumerate() {
+        let RxStreams::Listed(list) = &r.streams else {
+            return Err(perr(
+                plan,
+                &format!("rx[{i}].streams"),
+                format!("is not listed: {shape}, so that each stream is counted at its port"),
+            ));
+        };
+        for &s in list {
+            match at[s] {
+                Some(q) if q != r.port => {
+                    return Err(perr(
+                        plan,
+                        &format!("rx[{i}].streams"),
+                        format!(
+                            "lists `{}`, which port {} receives too: in a mesh each stream is \
+                             counted at the one port it is addressed to",
+                            plan.streams[s].name, plan.ports[q].name
+                        ),
+                    ))
+                }
+                _ => at[s] = Some(r.port),
+            }
+        }
+    }
+    let mut dirs = Vec::new();
+    for &p in txp {
+        let mut rx_ports: Vec<usize> = Vec::new();
+        for (i, t) in plan.tx.iter().enumerate().filter(|(_, t)| t.port == p) {
+            for &s in &t.streams {
+                let Some(q) = at[s] else {
+                    return Err(perr(
+                        plan,
+                        &format!("tx[{i}].streams"),
+                        format!(
+                            "sends `{}`, which no RX task lists: in a mesh every stream is \
+                             counted at the port it is addressed to",
+                            plan.streams[s].name
+                        ),
+                    ));
+                };
+                if !rx_ports.contains(&q) {
+                    rx_ports.push(q);
+                }
+            }
+        }
+        rx_ports.sort_unstable();
+        dirs.push(Direction {
+            tx_port: p,
+            rx_ports,
+        });
+    }
+    Ok(dirs)
+}
+
+/// The labels of `dirs` (`t0 → t1`, a mesh's `t0 → t1, t2, t3`), by the
+/// ports' names in `plan`.
 pub fn direction_labels(plan: &Plan, dirs: &[Direction]) -> Vec<String> {
-    let name = |i: usize| plan.ports[i].name.as_str();
+    let name = |i: &usize| plan.ports[*i].name.as_str();
     (dirs.iter())
-        .map(|d| format!("{} → {}", name(d.tx_port), name(d.rx_port)))
+        .map(|d| {
+            let to: Vec<&str> = d.rx_ports.iter().map(name).collect();
+            format!("{} → {}", name(&d.tx_port), to.join(", "))
+        })
         .collect()
+}
+
+/// Every (sending port, receiving port) pair of `dirs`, in their order.
+fn pairs(dirs: &[Direction]) -> Vec<(usize, usize)> {
+    (dirs.iter())
+        .flat_map(|d| d.rx_ports.iter().map(move |&q| (d.tx_port, q)))
+        .collect()
+}
+
+/// The label of a pair (`t0 → t1`).
+fn pair_label(plan: &Plan, (p, q): (usize, usize)) -> String {
+    format!("{} → {}", plan.ports[p].name, plan.ports[q].name)
+}
+
+/// The streams (indices into the plan's) port `p` sends that port `q`
+/// receives: those an RX task of `q` lists, or all of `p`'s when `q`'s
+/// tasks take every stream.
+fn pair_streams(plan: &Plan, (p, q): (usize, usize)) -> Vec<usize> {
+    let takes = |s: usize| {
+        (plan.rx.iter().filter(|r| r.port == q)).any(|r| match &r.streams {
+            RxStreams::Auto => true,
+            RxStreams::Listed(l) => l.contains(&s),
+        })
+    };
+    let mut v: Vec<usize> = (plan.tx.iter().filter(|t| t.port == p))
+        .flat_map(|t| t.streams.iter().copied())
+        .filter(|&s| takes(s))
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// The plan a certification opens its ports for: each port's largest
@@ -209,7 +315,7 @@ pub fn certify(
     let failed = search::run(&mut tester, s, &mut cert, progress).err();
     drop(tester);
     cert.latency_method = latency_method(&cert, predicted, &arrivals);
-    let leaked = close_ports(ports);
+    let leaked = close_ports(&rt, ports);
     if leaked > 0 {
         cert.problems.push(Problem::Other {
             detail: format!("{leaked} mbufs were not back in their pools after the ports closed"),
@@ -312,27 +418,27 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
     fn learn(&mut self, spec: &TrialSpec) -> Result<()> {
         let start = Instant::now();
         let s = &self.base.certify.settings;
-        let dirs: Vec<&Direction> = match (s.learning, spec.direction) {
-            (Learning::EveryTrial, Some(d)) => vec![&self.dirs[d]],
-            _ => self.dirs.iter().collect(),
+        let dirs: Vec<Direction> = match (s.learning, spec.direction) {
+            (Learning::EveryTrial, Some(d)) => vec![self.dirs[d].clone()],
+            _ => self.dirs.clone(),
         };
-        // Each receiving port teaches the streams of the directions into
-        // it, once per address and VLAN.
-        let mut senders: Vec<(usize, Vec<usize>)> = Vec::new();
-        for d in dirs {
-            match senders.iter_mut().find(|(p, _)| *p == d.rx_port) {
-                Some((_, tx)) => tx.push(d.tx_port),
-                None => senders.push((d.rx_port, vec![d.tx_port])),
+        // Each receiving port teaches the streams it receives of the
+        // directions into it, once per address and VLAN.
+        let mut into: Vec<(usize, Vec<usize>)> = Vec::new();
+        for (p, q) in pairs(&dirs) {
+            let streams = pair_streams(self.base, (p, q));
+            match into.iter_mut().find(|(port, _)| *port == q) {
+                Some((_, v)) => v.extend(streams),
+                None => into.push((q, streams)),
             }
         }
-        let mut teach: Vec<(usize, Vec<LearnRepr>)> = Vec::new();
-        for (rx_port, tx_ports) in senders {
-            let streams = tx_ports
-                .iter()
-                .flat_map(|&p| self.base.tx.iter().filter(move |t| t.port == p))
-                .flat_map(|t| t.streams.iter().map(|&i| &self.base.streams[i]));
-            teach.push((rx_port, learn::for_streams(streams)));
-        }
+        into.sort_by_key(|(q, _)| *q);
+        let teach: Vec<(usize, Vec<LearnRepr>)> = (into.into_iter())
+            .map(|(q, v)| {
+                let streams = v.into_iter().map(|i| &self.base.streams[i]);
+                (q, learn::for_streams(streams))
+            })
+            .collect();
         let mut run = LearningRun::default();
         for (port, frames) in &teach {
             let name = &self.base.ports[*port].name;
@@ -402,8 +508,12 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
         };
         let mean = self.base.certify.settings.mean_bytes(spec.frame_size);
         let mut t = to_trial(&r, spec, label, self.line_bps(), self.rt.tsc_hz, mean);
-        if spec.direction.is_none() && self.dirs.len() > 1 {
-            if let Some(ids) = direction_streams(self.base, &self.dirs) {
+        let pairs = pairs(&self.dirs);
+        if spec.direction.is_none() && pairs.len() > 1 {
+            if let Some(ids) = pair_stream_ids(self.base, &pairs) {
+                let labels: Vec<String> = (pairs.iter())
+                    .map(|&pq| pair_label(self.base, pq))
+                    .collect();
                 t.per_direction = per_direction(&r, &labels, &ids);
             }
         }
@@ -430,11 +540,20 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
     }
 
     fn rx_port(&self, direction: Option<usize>) -> String {
-        let name = |d: &Direction| self.base.ports[d.rx_port].name.clone();
-        match direction {
-            Some(d) => name(&self.dirs[d]),
-            None => self.dirs.iter().map(name).collect::<Vec<_>>().join(", "),
+        let dirs = match direction {
+            Some(d) => &self.dirs[d..=d],
+            None => &self.dirs[..],
+        };
+        let mut ports: Vec<usize> = Vec::new();
+        for &q in dirs.iter().flat_map(|d| &d.rx_ports) {
+            if !ports.contains(&q) {
+                ports.push(q);
+            }
         }
+        let names: Vec<&str> = (ports.iter())
+            .map(|&q| self.base.ports[q].name.as_str())
+            .collect();
+        names.join(", ")
     }
 
     fn stopped(&self) -> bool {
@@ -893,6 +1012,7 @@ fn to_trial(
         reordered: rx.reordered,
         duplicated: rx.duplicated,
         corrupt: rx.corrupt,
+        foreign: rx.foreign,
         latency,
         duration_s: span_s,
         tester_bound: missed || doubt || short_burst || bunched.is_some(),
@@ -998,18 +1118,16 @@ fn sender_lateness(r: &RunResult, latency: Option<&Percentiles>) -> Lateness {
     }
 }
 
-/// The stream ids each direction's TX tasks send, in the order of
-/// `dirs`; `None` when two directions share a stream (their frames
-/// cannot be told apart).
-fn direction_streams(plan: &Plan, dirs: &[Direction]) -> Option<Vec<Vec<u32>>> {
-    let ids: Vec<Vec<u32>> = (dirs.iter())
-        .map(|d| {
-            let tasks = plan.tx.iter().filter(|t| t.port == d.tx_port);
-            let mut v: Vec<u32> = tasks
-                .flat_map(|t| t.streams.iter().map(|&s| plan.streams[s].id))
+/// The stream ids of each pair ([`pair_streams`]), in the order of
+/// `pairs`; `None` when two pairs share a stream (their frames cannot be
+/// told apart).
+fn pair_stream_ids(plan: &Plan, pairs: &[(usize, usize)]) -> Option<Vec<Vec<u32>>> {
+    let ids: Vec<Vec<u32>> = (pairs.iter())
+        .map(|&pq| {
+            let mut v: Vec<u32> = (pair_streams(plan, pq).into_iter())
+                .map(|s| plan.streams[s].id)
                 .collect();
             v.sort_unstable();
-            v.dedup();
             v
         })
         .collect();
@@ -1018,7 +1136,7 @@ fn direction_streams(plan: &Plan, dirs: &[Direction]) -> Option<Vec<Vec<u32>>> {
     (!shared).then_some(ids)
 }
 
-/// Each direction's share of an aggregate trial `r`: its streams' frames
+/// Each pair's share of an aggregate trial `r`: its streams' frames
 /// sent, and their frames received as `to_trial` counts the whole.
 fn per_direction(r: &RunResult, labels: &[String], ids: &[Vec<u32>]) -> Vec<DirectionFigures> {
     let rx = r.rx.clone().unwrap_or_default();
@@ -1086,6 +1204,172 @@ fn merged_latency(streams: &[&crate::result::StreamResult]) -> Option<Percentile
 mod tests {
     use super::*;
     use crate::certify::latency::{NIC_RX_METHOD, SOFTWARE_METHOD};
+
+    /// A ring mesh of `n` ports, stream `sIJ` from port `tI` to `tJ` for
+    /// each pair of `pairs`, a TX task per stream on the queue toward its
+    /// port, an RX task per port listing what it receives (or `rx` as
+    /// given).
+    fn mesh(n: usize, pairs: &[(usize, usize)], rx: Option<&str>) -> String {
+        let cores: Vec<String> = (0..=pairs.len() + n).map(|c| c.to_string()).collect();
+        let mut y = format!(
+            "eal:\n  cores: [{}]\n  ring_mesh: {n}\nports:\n",
+            cores.join(", ")
+        );
+        for i in 0..n {
+            let rq = if pairs.iter().any(|p| p.1 == i) {
+                n - 1
+            } else {
+                1
+            };
+            y += &format!(
+                "  - {{ name: t{i}, device: net_ring_mesh{i}, tx_queues: {q}, rx_queues: {rq} }}\n",
+                q = n - 1
+            );
+        }
+        y += "streams:\n";
+        for (i, j) in pairs {
+            y += &format!(
+                "  - {{ name: s{i}{j}, ipv4: {{ src: 198.18.{i}.1, dst: 198.18.{j}.1 }}, udp: \
+                 {{ src: 49152, dst: 7 }} }}\n"
+            );
+        }
+        y += "tx:\n";
+        for (l, (i, j)) in pairs.iter().enumerate() {
+            let q = crate::dpdk::peer_queue(*i, *j);
+            y += &format!(
+                "  - {{ lcore: {}, port: t{i}, queue: {q}, streams: [s{i}{j}], rate: line }}\n",
+                l + 1
+            );
+        }
+        y += "rx:\n";
+        match rx {
+            Some(r) => y += r,
+            None => {
+                for j in 0..n {
+                    let s: Vec<String> = (pairs.iter().filter(|p| p.1 == j))
+                        .map(|(i, j)| format!("s{i}{j}"))
+                        .collect();
+                    if s.is_empty() {
+                        continue;
+                    }
+                    y += &format!(
+                        "  - {{ lcore: {}, port: t{j}, queues: [{}], streams: [{}] }}\n",
+                        pairs.len() + 1 + j,
+                        (0..n - 1)
+                            .map(|q| q.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        s.join(", ")
+                    );
+                }
+            }
+        }
+        y
+    }
+
+    fn full(n: usize) -> Vec<(usize, usize)> {
+        (0..n)
+            .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
+            .collect()
+    }
+
+    #[test]
+    fn a_full_mesh_has_a_direction_per_sender_and_every_pair() {
+        let plan = crate::config::load_str(&mesh(4, &full(4), None), "m.yaml").unwrap();
+        let (kind, dirs) = topology(&plan).unwrap();
+        assert_eq!(kind, MESH);
+        assert_eq!(
+            direction_labels(&plan, &dirs),
+            [
+                "t0 → t1, t2, t3",
+                "t1 → t0, t2, t3",
+                "t2 → t0, t1, t3",
+                "t3 → t0, t1, t2"
+            ]
+        );
+        let p = pairs(&dirs);
+        assert_eq!(p.len(), 12);
+        assert_eq!(p[..4], [(0, 1), (0, 2), (0, 3), (1, 0)]);
+        assert_eq!(pair_label(&plan, p[3]), "t1 → t0");
+        let ids = pair_stream_ids(&plan, &p).unwrap();
+        // Stream `sIJ` is the (I, J) pair's only stream; ids count from 1.
+        for (k, (i, j)) in p.iter().enumerate() {
+            let s = (plan.streams.iter()).position(|s| s.name == format!("s{i}{j}"));
+            assert_eq!(ids[k], [plan.streams[s.unwrap()].id], "{i} → {j}");
+            assert_eq!(pair_streams(&plan, (*i, *j)), [s.unwrap()]);
+        }
+        assert!(pair_streams(&plan, (0, 0)).is_empty());
+    }
+
+    #[test]
+    fn a_partial_mesh_names_only_the_ports_each_sender_reaches() {
+        // Many-to-one and one-to-many: t1 and t2 into t0, t0 out to t3.
+        let plan = crate::config::load_str(&mesh(4, &[(1, 0), (2, 0), (0, 3)], None), "m.yaml");
+        let plan = plan.unwrap();
+        let (kind, dirs) = topology(&plan).unwrap();
+        assert_eq!(kind, MESH);
+        assert_eq!(
+            direction_labels(&plan, &dirs),
+            ["t1 → t0", "t2 → t0", "t0 → t3"]
+        );
+        assert_eq!(pairs(&dirs), [(1, 0), (2, 0), (0, 3)]);
+    }
+
+    #[test]
+    fn a_mesh_refuses_what_it_cannot_count_per_port() {
+        let refused = |yaml: &str, words: &[&str]| {
+            let plan = crate::config::load_str(yaml, "m.yaml").unwrap();
+            let e = topology(&plan).unwrap_err().to_string();
+            for w in words {
+                assert!(e.contains(w), "{w:?} not in {e}");
+            }
+        };
+        // A receiver that takes every stream cannot say which port a
+        // frame was addressed to.
+        let rx = "  - { lcore: 4, port: t1, queues: [0, 1] }\n  \
+                  - { lcore: 5, port: t2, queues: [0, 1], streams: [s02] }\n";
+        refused(
+            &mesh(3, &[(0, 1), (0, 2)], Some(rx)),
+            &[
+                "m.yaml:",
+                "rx[0].streams: is not listed",
+                "a mesh whose RX tasks",
+            ],
+        );
+        // A stream counted at two ports.
+        let rx = "  - { lcore: 4, port: t1, queues: [0, 1], streams: [s01] }\n  \
+                  - { lcore: 5, port: t2, queues: [0, 1], streams: [s02, s01] }\n";
+        refused(
+            &mesh(3, &[(0, 1), (0, 2)], Some(rx)),
+            &["rx[1].streams", "lists `s01`, which port t1 receives too"],
+        );
+        // A stream nobody counts.
+        let rx = "  - { lcore: 4, port: t1, queues: [0, 1], streams: [s01] }\n  \
+                  - { lcore: 5, port: t2, queues: [0, 1], streams: [s01] }\n";
+        refused(
+            &mesh(3, &[(0, 1), (0, 2)], Some(rx)),
+            &["lists `s01`, which port t1 receives too"],
+        );
+        let rx = "  - { lcore: 4, port: t1, queues: [0, 1], streams: [s01] }\n  \
+                  - { lcore: 5, port: t2, queues: [0, 1], streams: [s21] }\n";
+        let y = mesh(3, &[(0, 1), (0, 2), (2, 1)], Some(rx));
+        refused(
+            &y,
+            &["tx[1].streams", "sends `s02`, which no RX task lists"],
+        );
+        // One load per sending port.
+        let y = mesh(3, &full(3), None) + "certify:\n  direction_loads: [50%, 50%]\n";
+        refused(
+            &y,
+            &[
+                "certify.direction_loads",
+                "2 load(s) for a mesh topology of 3 sending port(s)",
+            ],
+        );
+        let y = mesh(3, &full(3), None) + "certify:\n  direction_loads: [50%, 50%, 100%]\n";
+        let plan = crate::config::load_str(&y, "m.yaml").unwrap();
+        assert_eq!(topology(&plan).unwrap().1.len(), 3);
+    }
 
     #[test]
     fn a_receiver_that_falls_back_to_software_says_why() {

@@ -59,10 +59,20 @@ pub fn why_tester(row: &ThroughputRow) -> String {
     let Some(t) = nearest else {
         return String::new();
     };
+    let senders = (t.problems.iter())
+        .filter(|p| matches!(p, Problem::TargetMissed { .. }))
+        .count();
     let reasons: Vec<String> = (t.problems.iter())
         .filter_map(|p| match p {
-            Problem::TargetMissed { achieved_pct, .. } => Some(format!(
+            Problem::TargetMissed { achieved_pct, .. } if senders == 1 => Some(format!(
                 "its sender reached {achieved_pct:.1} % of the rate"
+            )),
+            Problem::TargetMissed {
+                achieved_pct,
+                lcore,
+                ..
+            } => Some(format!(
+                "TX lcore {lcore} reached {achieved_pct:.1} % of its rate"
             )),
             Problem::Descheduled {
                 role,
@@ -418,12 +428,31 @@ mod tests {
         assert!(why_tester(&row).starts_with("the nearest failure, at 37.500 % of line"));
         // A target missed names how much of the rate the sender reached,
         // each reason in the trial's order; no named reason: it sent short.
-        row.trials[2].problems.insert(0, missed);
+        row.trials[2].problems.insert(0, missed.clone());
         assert_eq!(
             why_tester(&row),
             "the nearest failure, at 37.500 % of line, was the tester's: its sender reached \
              96.6 % of the rate, TX lcore 1 waited for its CPU 6.4 % of the time"
         );
+        // Several senders (a mesh): each named by its lcore.
+        let mut other = missed;
+        if let Problem::TargetMissed {
+            lcore,
+            achieved_pct,
+            ..
+        } = &mut other
+        {
+            (*lcore, *achieved_pct) = (2, 90.04);
+        }
+        let one = row.trials[2].problems.clone();
+        row.trials[2].problems.insert(1, other);
+        assert_eq!(
+            why_tester(&row),
+            "the nearest failure, at 37.500 % of line, was the tester's: TX lcore 1 reached \
+             96.6 % of its rate, TX lcore 2 reached 90.0 % of its rate, TX lcore 1 waited for \
+             its CPU 6.4 % of the time"
+        );
+        row.trials[2].problems = one;
         row.trials[2].problems = vec![Problem::LinkDown {
             port: "t0".into(),
             side: "TX".into(),

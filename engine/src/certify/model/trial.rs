@@ -37,6 +37,12 @@ pub struct Trial {
     pub duplicated: u64,
     /// Frames received with a bad checksum, stamp or payload.
     pub corrupt: u64,
+    /// Frames the receiving ports took that are of no stream they check:
+    /// a frame a switch flooded or delivered to a port it was not
+    /// addressed to, or traffic not the tester's (0 in results written
+    /// before it was kept).
+    #[serde(default)]
+    pub foreign: u64,
     /// One-way latency of the trial's frames (one process, one TSC), when
     /// the receiver measured it.
     pub latency: Option<Percentiles>,

@@ -5,7 +5,7 @@
 use super::{test_sizes, tester_reason, AGGREGATE};
 use crate::certify::model::{
     why_tester, Bound, Certification, HookRun, NotMeasured, Settings, Test, ThroughputRow, Trial,
-    NO_RATE,
+    MESH, NO_RATE,
 };
 use crate::certify::round::{self, Format};
 use crate::outcome::Problem;
@@ -71,9 +71,13 @@ pub fn learning_problems(c: &Certification) -> Vec<Problem> {
     }]
 }
 
-/// The directions a certification has rows for: each of `directions`,
-/// then the aggregate when there are several.
-pub fn row_directions(directions: &[String]) -> Vec<String> {
+/// The directions a certification of `topology` has rows for: each of
+/// `directions`, then the aggregate when there are several; a mesh's
+/// aggregate only.
+pub fn row_directions(directions: &[String], topology: &str) -> Vec<String> {
+    if topology == MESH {
+        return vec![AGGREGATE.to_string()];
+    }
     let mut v = directions.to_vec();
     if v.len() > 1 {
         v.push(AGGREGATE.to_string());
@@ -96,7 +100,7 @@ pub fn not_measured(c: &Certification) -> Vec<NotMeasured> {
             None => k.as_str(),
         };
         for size in test_sizes(&c.settings, key) {
-            for dir in row_directions(&c.directions) {
+            for dir in row_directions(&c.directions, &c.topology) {
                 let at = |d: &str, z: u32| d == dir && z == size;
                 let reason = match Test::from_key(key) {
                     Some(Test::Recovery) => {

@@ -1236,6 +1236,15 @@ fn a_four_port_ring_mesh_counts_every_pair_exactly() {
             }
             // No frame reached a port it was not addressed to.
             assert_eq!(json_u64(t, "/foreign"), 0, "{t}");
+            // Each port offered the trial's % of its line: what they sent
+            // is their mean, not their sum.
+            if test == "throughput" {
+                let (sent, offered) = (json_f64(t, "/sent_pct"), json_f64(t, "/offered_pct"));
+                assert!(
+                    sent <= offered * 1.05 && sent > 0.0,
+                    "sent {sent} % of {offered} %"
+                );
+            }
             trials += 1;
         }
     }

@@ -634,10 +634,10 @@ impl DutLab {
     fn profile(&self, dir: &Path, file: &str, edits: &[(&str, &str)]) -> PathBuf {
         let mut text = std::fs::read_to_string(format!("{ROOT}/configs/{file}"))
             .unwrap_or_else(|e| panic!("configs/{file}: {e}"));
-        for port in ["t0", "t1"] {
+        for i in 0..8 {
             text = text.replace(
-                &format!("iface=ls-{port}"),
-                &format!("iface={}-{port}", self.lab.prefix),
+                &format!("iface=ls-t{i},"),
+                &format!("iface={}-t{i},", self.lab.prefix),
             );
         }
         for (from, to) in edits {
@@ -2345,6 +2345,106 @@ fn a_bounded_bridge_learns_its_limit_of_a_mac_range_and_floods_the_rest() {
             text.contains(&format!("address table of {p}-br: 512 learnt, at most 512")),
             "{text}"
         );
+        drop(lab);
+    }
+    assert_dut_gone(&p);
+}
+
+/// Four tester ports fully meshed through the lab's bridge
+/// (`configs/lab-dut-mesh.yaml` over `scripts/lab up --dut --ports 4`):
+/// the certification's rows are the aggregate, every trial names the
+/// twelve port-to-port pairs in order and counts each exactly (sent =
+/// received + lost, the pairs' sums the trial's); the learning frames
+/// taught the bridge each port's address on its own port, so nothing is
+/// flooded (no foreign frame anywhere), and a trial the tester did not
+/// bound loses nothing (the bridge has no limit).
+#[test]
+fn a_four_port_bridge_forwards_a_full_mesh_pair_by_pair() {
+    let _alone = common::alone();
+    if skip("a full mesh of four ports through the bridge") {
+        return;
+    }
+    favour_this_thread();
+    let (p, fp) = (cert_prefix(16), cert_file_prefix(16));
+    {
+        let lab = DutLab::up(
+            &p,
+            &["--ports", "4", "--mtu", "1500", "--frame-size", "1518"],
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let fp_line = format!("hugepages: false\n  file_prefix: {fp}");
+        let prof = lab.profile(
+            dir.path(),
+            "lab-dut-mesh.yaml",
+            &[("hugepages: false", &fp_line)],
+        );
+        let (d, v) = rfc2544_in_lab(
+            dir.path(),
+            &lab,
+            &prof,
+            &[
+                "--quick",
+                "--html",
+                dir.path().join("m.html").to_str().unwrap(),
+            ],
+            Duration::from_secs(120),
+        );
+        remove_run_dir(&fp);
+        let out = format!("{}\n{}", d.stdout, d.stderr);
+        assert!(matches!(d.status.code(), Some(0 | 3)), "{out}");
+        assert_eq!(json_str(&v, "/topology"), "mesh", "{out}");
+        assert_eq!(v["directions"][0], "t0 → t1, t2, t3");
+        let pairs: Vec<String> = (0..4)
+            .flat_map(|i| {
+                (0..4)
+                    .filter(move |&j| j != i)
+                    .map(move |j| format!("t{i} → t{j}"))
+            })
+            .collect();
+        let rows = v["throughput"].as_array().unwrap();
+        assert_eq!(rows.len(), 1, "{out}");
+        assert_eq!(json_str(&rows[0], "/direction"), "aggregate");
+        let trials = rows[0]["trials"].as_array().unwrap();
+        assert!(!trials.is_empty(), "{out}");
+        for t in trials {
+            let shares = t["per_direction"].as_array().unwrap();
+            let names: Vec<&str> = shares.iter().map(|d| json_str(d, "/direction")).collect();
+            assert_eq!(names, pairs, "{t}");
+            for k in ["tx_frames", "rx_frames", "lost", "corrupt", "duplicated"] {
+                let sum: u64 = shares.iter().map(|d| json_u64(d, &format!("/{k}"))).sum();
+                assert_eq!(sum, json_u64(t, &format!("/{k}")), "{k}: {t}");
+            }
+            for d in shares {
+                assert!(json_u64(d, "/tx_frames") > 0, "{d}");
+                assert_eq!(
+                    json_u64(d, "/rx_frames") + json_u64(d, "/lost"),
+                    json_u64(d, "/tx_frames"),
+                    "{d}"
+                );
+                assert_eq!(json_u64(d, "/corrupt") + json_u64(d, "/duplicated"), 0);
+            }
+            assert_eq!(json_u64(t, "/foreign"), 0, "nothing flooded: {t}");
+            if t["tester_bound"] == Value::Bool(false) {
+                assert_eq!(json_u64(t, "/lost"), 0, "{t}");
+            }
+        }
+        // The bridge learnt the four tester addresses, each on its port.
+        let fdb = Command::new("bridge")
+            .args(["-n", &lab.dut(), "fdb", "show", "br", &format!("{p}-br")])
+            .output()
+            .unwrap();
+        let fdb = String::from_utf8_lossy(&fdb.stdout);
+        let mut learnt: Vec<&str> = fdb.lines().filter(|l| !l.contains("permanent")).collect();
+        learnt.sort_unstable();
+        assert_eq!(learnt.len(), 4, "{fdb}");
+        for (i, l) in learnt.iter().enumerate() {
+            assert!(
+                l.starts_with(&format!("02:00:00:00:00:0{i} dev {p}-d{i} ")),
+                "{l}"
+            );
+        }
+        let html = std::fs::read_to_string(dir.path().join("m.html")).unwrap();
+        assert!(html.contains(r#"<svg class="pairs" id="pairs-throughput-1518""#));
         drop(lab);
     }
     assert_dut_gone(&p);

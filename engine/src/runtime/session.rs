@@ -508,6 +508,12 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
         };
         let mean = self.base.certify.settings.mean_bytes(spec.frame_size);
         let mut t = to_trial(&r, spec, label, self.line_bps(), self.rt.tsc_hz, mean);
+        if spec.direction.is_none() {
+            // Every sender offered the trial's % of its own line: what
+            // they sent is their mean share.
+            let shares = self.base.certify.settings.aggregate_shares(self.dirs.len());
+            t.sent_pct /= shares.max(f64::MIN_POSITIVE);
+        }
         let pairs = pairs(&self.dirs);
         if spec.direction.is_none() && pairs.len() > 1 {
             if let Some(ids) = pair_stream_ids(self.base, &pairs) {

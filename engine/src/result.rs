@@ -801,6 +801,11 @@ pub struct RxTaskResult {
     pub utilisation_pct: f64,
     /// Polls that returned nothing.
     pub idle_polls: u64,
+    /// Frames it took that are of no stream it checks (the sum of the
+    /// reasons of `rx.foreign_breakdown`, this lcore's share; 0 in
+    /// results written before it was kept).
+    #[serde(default)]
+    pub foreign: u64,
     /// Frames/s this lcore could sustain at most (TSC Hz ÷ cycles/frame).
     pub max_fps: f64,
     /// What this lcore alone counted of each stream, before the streams

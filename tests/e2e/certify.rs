@@ -1236,6 +1236,10 @@ fn a_four_port_ring_mesh_counts_every_pair_exactly() {
             }
             // No frame reached a port it was not addressed to.
             assert_eq!(json_u64(t, "/foreign"), 0, "{t}");
+            let at: Vec<(&str, u64)> = (t["foreign_at"].as_array().unwrap().iter())
+                .map(|f| (json_str(f, "/port"), json_u64(f, "/frames")))
+                .collect();
+            assert_eq!(at, [("t0", 0), ("t1", 0), ("t2", 0), ("t3", 0)]);
             // Each port offered the trial's % of its line: what they sent
             // is their mean, not their sum.
             if test == "throughput" {
@@ -1281,5 +1285,62 @@ fn a_mesh_that_cannot_be_counted_per_port_is_refused() {
     refused(
         &rfc(dir.path(), &many, &[]),
         &["eal.ring_mesh: 12 ports: a ring mesh has 2 to 8"],
+    );
+}
+
+/// A "switch" that delivers each of t0's streams to the wrong port (the
+/// ring mesh's queues swapped: `s01`, addressed to t1, leaves on t0's
+/// queue toward t2, and `s02` on the one toward t1): every frame of each
+/// pair is lost where it was addressed and shows as foreign where it
+/// arrived, exactly, so a switch that floods or misdelivers is seen port
+/// by port.
+#[test]
+fn frames_delivered_to_the_wrong_port_are_lost_there_and_foreign_here() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = "eal:\n  cores: [0, 1, 2, 3, 4]\n  cpus: [0, 1, 0, 1, 0]\n  ring_mesh: 3\n  memory_mb: 1024\n\
+         ports:\n  - { name: t0, device: net_ring_mesh0, link: 100m, tx_queues: 2 }\n  \
+         - { name: t1, device: net_ring_mesh1, link: 100m, rx_queues: 2 }\n  \
+         - { name: t2, device: net_ring_mesh2, link: 100m, rx_queues: 2 }\n\
+         streams:\n  - { name: s01, ipv4: { src: 198.18.0.1, dst: 198.18.1.1 }, udp: { src: 49152, dst: 7 } }\n  \
+         - { name: s02, ipv4: { src: 198.18.0.1, dst: 198.18.2.1 }, udp: { src: 49152, dst: 7 } }\n\
+         tx:\n  - { lcore: 1, port: t0, queue: 1, streams: [s01], rate: line, mode: spin }\n  \
+         - { lcore: 2, port: t0, queue: 0, streams: [s02], rate: line, mode: spin }\n\
+         rx:\n  - { lcore: 3, port: t1, queues: [0, 1], streams: [s01], verify: full }\n  \
+         - { lcore: 4, port: t2, queues: [0, 1], streams: [s02], verify: full }\n\
+         certify:\n  tests: [loss]\n  sizes: [512]\n  trial: 0.2s\n  settle: 0.1s\n  loss_step: 100%\n  \
+         learning: off\n  restabilise: 0s\n";
+    let out = rfc(dir.path(), yaml, &["--json", "c.json"]);
+    // The first trial received none of its streams: the certification
+    // stops there, saying where the frames went.
+    out.assert_error(&[
+        "port t1, t2 received nothing of the",
+        "frames arrived that are of no stream the receiving ports check",
+    ]);
+    let v = read_json(&dir.path().join("c.json"));
+    assert_eq!(json_str(&v, "/topology"), "mesh");
+    assert_eq!(v["directions"], serde_json::json!(["t0 → t1, t2"]));
+    let t = &v["loss"][0]["points"][0]["trial"];
+    let pairs = t["per_direction"].as_array().unwrap();
+    let (to1, to2) = (&pairs[0], &pairs[1]);
+    assert_eq!(
+        (json_str(to1, "/direction"), json_str(to2, "/direction")),
+        ("t0 → t1", "t0 → t2")
+    );
+    for d in pairs {
+        assert!(json_u64(d, "/tx_frames") > 0, "{d}");
+        assert_eq!(json_u64(d, "/rx_frames"), 0, "{d}");
+        assert_eq!(json_u64(d, "/lost"), json_u64(d, "/tx_frames"), "{d}");
+        assert_eq!(json_f64(d, "/loss_pct"), 100.0, "{d}");
+    }
+    // s01's frames arrived at t2, s02's at t1.
+    let at = t["foreign_at"].as_array().unwrap();
+    assert_eq!(json_str(&at[0], "/port"), "t1");
+    assert_eq!(json_u64(&at[0], "/frames"), json_u64(to2, "/tx_frames"));
+    assert_eq!(json_str(&at[1], "/port"), "t2");
+    assert_eq!(json_u64(&at[1], "/frames"), json_u64(to1, "/tx_frames"));
+    assert_eq!(
+        json_u64(t, "/foreign"),
+        json_u64(t, "/tx_frames"),
+        "every frame foreign somewhere"
     );
 }

@@ -2424,6 +2424,10 @@ fn a_four_port_bridge_forwards_a_full_mesh_pair_by_pair() {
                 assert_eq!(json_u64(d, "/corrupt") + json_u64(d, "/duplicated"), 0);
             }
             assert_eq!(json_u64(t, "/foreign"), 0, "nothing flooded: {t}");
+            let at: Vec<(&str, u64)> = (t["foreign_at"].as_array().unwrap().iter())
+                .map(|f| (json_str(f, "/port"), json_u64(f, "/frames")))
+                .collect();
+            assert_eq!(at, [("t0", 0), ("t1", 0), ("t2", 0), ("t3", 0)], "{t}");
             if t["tester_bound"] == Value::Bool(false) {
                 assert_eq!(json_u64(t, "/lost"), 0, "{t}");
             }
@@ -2445,6 +2449,103 @@ fn a_four_port_bridge_forwards_a_full_mesh_pair_by_pair() {
         }
         let html = std::fs::read_to_string(dir.path().join("m.html")).unwrap();
         assert!(html.contains(r#"<svg class="pairs" id="pairs-throughput-1518""#));
+        drop(lab);
+    }
+    assert_dut_gone(&p);
+}
+
+/// RFC 2889's congestion control over the lab's bridge
+/// (`configs/lab-dut-congestion.yaml` over `scripts/lab up --dut --ports
+/// 4 --limit 100M --buffer 64kB`): t0 splits its load between t2 and t3,
+/// t1 sends all of its to t2, so at 100 % of line t2's egress is offered
+/// 150 % of its limit and t3's 50 %. Each pair is counted exactly and
+/// nothing is flooded; in a trial the tester did not bound, the
+/// uncongested flow t0 → t3 loses nothing (a bridge has no head-of-line
+/// blocking) and the congested port loses the third its limit cannot
+/// carry (±5 %). On a machine too small for five lcores the trials are
+/// the tester's, and the report says so (exit 3).
+#[test]
+fn congestion_on_one_bridge_port_spares_the_uncongested_flow() {
+    let _alone = common::alone();
+    if skip("RFC 2889 congestion control through the bridge") {
+        return;
+    }
+    favour_this_thread();
+    let (p, fp) = (cert_prefix(17), cert_file_prefix(17));
+    {
+        let lab = DutLab::up(
+            &p,
+            &[
+                "--ports",
+                "4",
+                "--limit",
+                "100M",
+                "--buffer",
+                "64kB",
+                "--mtu",
+                "1500",
+                "--frame-size",
+                "1518",
+            ],
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let fp_line = format!("hugepages: false\n  file_prefix: {fp}");
+        let prof = lab.profile(
+            dir.path(),
+            "lab-dut-congestion.yaml",
+            &[("hugepages: false", &fp_line)],
+        );
+        let (d, v) = rfc2544_in_lab(
+            dir.path(),
+            &lab,
+            &prof,
+            &["--quick"],
+            Duration::from_secs(120),
+        );
+        remove_run_dir(&fp);
+        let out = format!("{}\n{}", d.stdout, d.stderr);
+        assert_eq!(json_str(&v, "/topology"), "mesh", "{out}");
+        assert_eq!(
+            v["directions"],
+            serde_json::json!(["t0 → t2, t3", "t1 → t2"])
+        );
+        let points = v["loss"][0]["points"].as_array().unwrap();
+        assert_eq!(json_f64(&points[0], "/rate_pct"), 100.0, "{out}");
+        let mut bound = false;
+        for pt in points {
+            let t = &pt["trial"];
+            let pairs = t["per_direction"].as_array().unwrap();
+            let names: Vec<&str> = pairs.iter().map(|d| json_str(d, "/direction")).collect();
+            assert_eq!(names, ["t0 → t2", "t0 → t3", "t1 → t2"], "{t}");
+            for k in ["tx_frames", "rx_frames", "lost"] {
+                let sum: u64 = pairs.iter().map(|d| json_u64(d, &format!("/{k}"))).sum();
+                assert_eq!(sum, json_u64(t, &format!("/{k}")), "{k}: {t}");
+            }
+            for d in pairs {
+                assert_eq!(
+                    json_u64(d, "/rx_frames") + json_u64(d, "/lost"),
+                    json_u64(d, "/tx_frames"),
+                    "{d}"
+                );
+            }
+            assert_eq!(json_u64(t, "/foreign"), 0, "nothing flooded: {t}");
+            if t["tester_bound"] == Value::Bool(true) {
+                bound = true;
+                continue;
+            }
+            assert_eq!(json_u64(&pairs[1], "/lost"), 0, "the uncongested flow: {t}");
+            if json_f64(t, "/offered_pct") == 100.0 {
+                let (lost, sent) = (
+                    json_u64(&pairs[0], "/lost") + json_u64(&pairs[2], "/lost"),
+                    json_u64(&pairs[0], "/tx_frames") + json_u64(&pairs[2], "/tx_frames"),
+                );
+                let pct = lost as f64 * 100.0 / sent as f64;
+                assert!((pct - 100.0 / 3.0).abs() <= 5.0, "t2 lost {pct} %: {t}");
+            }
+        }
+        if bound {
+            assert_eq!(d.status.code(), Some(3), "{out}");
+        }
         drop(lab);
     }
     assert_dut_gone(&p);

@@ -26,7 +26,7 @@ pub use rows::{
 };
 pub use settings::{LatencyDefinition, Learning, Settings, IMIX, RFC2544_SIZES};
 pub use trial::{
-    bunched, frames_later_than, DirectionFigures, LearningRun, Trial, LEARNING_FRAMES,
+    bunched, frames_later_than, DirectionFigures, LearningRun, PortFrames, Trial, LEARNING_FRAMES,
     LEARNING_GAP_S, LEARNING_STALL_MS, QUEUE_FLOOR_NS,
 };
 

@@ -450,10 +450,20 @@ impl<'a> Search<'a> {
         self.heard[k] = true;
         if t.tx_frames > 0 && t.rx_frames == 0 && t.corrupt == 0 {
             self.silent = Some(t.clone());
+            // Frames of no stream a port checks arrived instead: the
+            // device delivered them elsewhere (or the streams' lists do
+            // not match the cabling).
+            let foreign = match t.foreign {
+                0 => String::new(),
+                n => format!(
+                    " ({n} frames arrived that are of no stream the receiving ports check: \
+                     delivered to the wrong port, or rx[].streams does not match the cabling)"
+                ),
+            };
             return Err(crate::Error::Certify(format!(
                 "port {} received nothing of the {} frames sent in the first trial \
-                 ({} at {:.1} % of line, {}): check the cabling and that the device \
-                 under test forwards; stopping rather than searching down to zero",
+                 ({} at {:.1} % of line, {}){foreign}: check the cabling and that the \
+                 device under test forwards; stopping rather than searching down to zero",
                 self.tester.rx_port(spec.direction),
                 t.tx_frames,
                 super::model::Size(spec.frame_size).bytes(),

@@ -933,6 +933,36 @@ fn pair_matrix(test: Test, size: u32, t: &Trial) -> String {
             );
         }
     }
+    // Under the grid, each receiving port's foreign frames: what a switch
+    // flooded there, or sent to a port it was not addressed to.
+    let mut bottom = y0 + cell * n;
+    if !t.foreign_at.is_empty() {
+        let (y, h) = (bottom + 6.0, 30.0);
+        cv.text((x0 - 8.0, y + h / 2.0 + 4.0), "end", 12, "foreign");
+        for (j, p) in ports.iter().enumerate() {
+            let Some(f) = t.foreign_at.iter().find(|f| f.port == *p) else {
+                continue;
+            };
+            let x = x0 + cell * j as f64;
+            let (fill, ink) = if f.frames == 0 {
+                ("#cdebc5", "#1b4d1b")
+            } else {
+                ("#f3a36a", "#3a1a00")
+            };
+            let _ = write!(
+                cv.body,
+                r##"<rect x="{x:.1}" y="{y:.1}" width="{cell:.1}" height="{h:.1}" fill="{fill}" stroke="#ffffff" stroke-width="2"><title>{}</title></rect><text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="11" fill="{ink}">{}</text>"##,
+                escape(&format!(
+                    "{p}: {} frames of no stream it checks (flooded, misdelivered or not the tester's)",
+                    f.frames
+                )),
+                x + cell / 2.0,
+                y + h / 2.0 + 4.0,
+                escape(&format!("{} foreign", f.frames))
+            );
+        }
+        bottom = y + h;
+    }
     let items = [
         (Swatch::Square("#cdebc5"), "no frame lost".to_string()),
         (
@@ -941,7 +971,7 @@ fn pair_matrix(test: Test, size: u32, t: &Trial) -> String {
         ),
         (Swatch::Square("#eeeeee"), "nothing sent".to_string()),
     ];
-    cv.legend_at(y0 + cell * n + 28.0, &items);
+    cv.legend_at(bottom + 28.0, &items);
     cv.finish_as("pairs", &format!("pairs-{}-{size}", test.key()), &title)
 }
 
@@ -1088,6 +1118,35 @@ mod tests {
         assert!(m.contains(">no frames</text>"), "{m}");
         assert!(m.contains(">990 of 1000</text>"), "{m}");
         assert!(m.contains(">from t1</text>"), "{m}");
+        assert!(
+            !m.contains(" foreign</text>"),
+            "no foreign row without counts: {m}"
+        );
+        // The receiving ports' foreign frames, under their columns.
+        c.throughput[0].trials[0].foreign_at = vec![
+            crate::certify::model::PortFrames {
+                port: "t0".into(),
+                frames: 0,
+            },
+            crate::certify::model::PortFrames {
+                port: "t2".into(),
+                frames: 7,
+            },
+        ];
+        let m = &pair_matrices(&c, Test::Throughput)[0];
+        assert_eq!(m.matches("<rect x=").count(), 1 + 9 + 2 + 3, "{m}");
+        assert!(
+            m.contains(r##"fill="#f3a36a" stroke="#ffffff" stroke-width="2"><title>t2: 7 frames"##),
+            "{m}"
+        );
+        assert!(
+            m.contains(r##"fill="#cdebc5" stroke="#ffffff" stroke-width="2"><title>t0: 0 frames"##),
+            "{m}"
+        );
+        assert!(
+            m.contains(">7 foreign</text>") && m.contains(">0 foreign</text>"),
+            "{m}"
+        );
         // Equal loads: the later trial.
         c.throughput[0].trials[1].offered_pct = 100.0;
         let m = &pair_matrices(&c, Test::Throughput)[0];

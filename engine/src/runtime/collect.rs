@@ -407,6 +407,7 @@ fn rx_task_result(o: &RxOutcome, lcore: u32, port: u16, tsc_hz: u64) -> RxTaskRe
             0.0
         },
         idle_polls: o.idle_polls,
+        foreign: o.foreign + o.too_short + o.unknown_version + o.untracked,
         max_fps: if cpf > 0.0 { tsc_hz as f64 / cpf } else { 0.0 },
         streams: Vec::new(),
         cpu_time: None,

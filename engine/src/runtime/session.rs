@@ -28,8 +28,8 @@ use super::{
 };
 use crate::certify::model::{
     bunched, frames_later_than, Certification, DirectionFigures, HookRun, HostPort, Learning,
-    LearningRun, OnFailure, Tester, Trial, TrialSpec, IMIX, LEARNING_FRAMES, LEARNING_GAP_S,
-    LEARNING_STALL_MS, MESH, QUEUE_FLOOR_NS,
+    LearningRun, OnFailure, PortFrames, Tester, Trial, TrialSpec, IMIX, LEARNING_FRAMES,
+    LEARNING_GAP_S, LEARNING_STALL_MS, MESH, QUEUE_FLOOR_NS,
 };
 use crate::certify::search::{self, Step, AGGREGATE};
 use crate::clock::nic::{select, Arrival, NicCaps, Want};
@@ -521,6 +521,7 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
                     .map(|&pq| pair_label(self.base, pq))
                     .collect();
                 t.per_direction = per_direction(&r, &labels, &ids);
+                t.foreign_at = self.foreign_at(&r, &pairs);
             }
         }
         t.learning = learning;
@@ -568,6 +569,26 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
 }
 
 impl<'a: 'q, 'q> PortTester<'a, 'q> {
+    /// Each receiving port of `pairs`'s foreign frames in trial `r`, in
+    /// the plan's port order.
+    fn foreign_at(&self, r: &RunResult, pairs: &[(usize, usize)]) -> Vec<PortFrames> {
+        let mut ports: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+        ports.sort_unstable();
+        ports.dedup();
+        let tasks = r.rx.as_ref().map(|x| x.tasks.as_slice()).unwrap_or(&[]);
+        (ports.into_iter())
+            .map(|q| {
+                let id = self.ports[q].port.id();
+                PortFrames {
+                    port: self.base.ports[q].name.clone(),
+                    frames: (tasks.iter().filter(|t| t.port == id))
+                        .map(|t| t.foreign)
+                        .sum(),
+                }
+            })
+            .collect()
+    }
+
     /// Waits `d`, or until `done` says so, reading the NIC clocks' pairs
     /// every [`CLOCK_TICK`] meanwhile.
     fn wait(&mut self, d: Duration, done: &dyn Fn() -> bool) {
@@ -1025,6 +1046,7 @@ fn to_trial(
         passed: false,
         problems,
         per_direction: Vec::new(),
+        foreign_at: Vec::new(),
         late_max_ns: late.max_ns,
         late_p999_ns: late.p999_ns,
         latency_hist: merged_histogram(&streams),

@@ -64,6 +64,11 @@ pub struct Trial {
     /// cannot be told apart).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_direction: Vec<DirectionFigures>,
+    /// With `per_direction`: each receiving port's foreign frames, in the
+    /// ports' order (a frame a switch flooded or delivered to a port it
+    /// was not addressed to shows at that port).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreign_at: Vec<PortFrames>,
     /// The sender's largest schedule error in the trial (how far behind
     /// its departure times it fell at worst), ns; 0 in results of older
     /// versions and for senders that keep no schedule.
@@ -220,6 +225,15 @@ pub struct DirectionFigures {
     pub corrupt: u64,
     /// One-way latency of its frames, when the receiver measured it.
     pub latency: Option<Percentiles>,
+}
+
+/// A count of frames at one port.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PortFrames {
+    /// The port's name.
+    pub port: String,
+    /// Frames.
+    pub frames: u64,
 }
 
 #[cfg(test)]

@@ -1147,6 +1147,16 @@ mod tests {
             m.contains(">7 foreign</text>") && m.contains(">0 foreign</text>"),
             "{m}"
         );
+        // Halfway up the scale (0.316 % lost) the ink is still dark.
+        let mut half = high_pair(3);
+        half.loss_pct = 10f64.powf(-0.5);
+        assert_eq!(pair_fill(&half).1, "#3a1a00");
+        // A size whose trials each have one pair: nothing to map.
+        let mut one = c.throughput[0].clone();
+        one.frame_size = 1518;
+        one.trials = vec![trial(100.0, vec![pair("t0 → t2", 500, 0)])];
+        c.throughput.push(one);
+        assert_eq!(pair_matrices(&c, Test::Throughput).len(), 1);
         // Equal loads: the later trial.
         c.throughput[0].trials[1].offered_pct = 100.0;
         let m = &pair_matrices(&c, Test::Throughput)[0];

@@ -345,16 +345,24 @@ impl Checker<'_> {
         if n <= MAX_PORTS {
             return Ok(());
         }
-        let field = if e.vdevs.len() > MAX_PORTS || e.pci.is_empty() {
+        let field = if e.vdevs.len() > MAX_PORTS || (e.pci.is_empty() && mesh == 0) {
             format!("eal.vdevs[{MAX_PORTS}]")
+        } else if mesh > 0 {
+            "eal.ring_mesh".to_string()
         } else {
             "eal.pci".to_string()
+        };
+        let mesh_too = if mesh > 0 { " and eal.ring_mesh" } else { "" };
+        let lists = if mesh > 0 {
+            "eal.vdevs, eal.pci"
+        } else {
+            "eal.vdevs and eal.pci"
         };
         Err(self.err(
             field,
             format!(
-                "{n} devices in eal.vdevs, eal.pci and eal.ring_mesh, more than the {MAX_PORTS} ports \
-                 DPDK is built for (RTE_MAX_ETHPORTS)"
+                "{n} devices in {lists}{mesh_too}, more than the {MAX_PORTS} ports DPDK is \
+                 built for (RTE_MAX_ETHPORTS)"
             ),
         ))
     }

@@ -1481,6 +1481,24 @@ fn a_ring_mesh_makes_its_ports_and_bounds_their_queues() {
          16 on a ring port)"
     );
     assert!(err(&mesh("1", 2)).contains("eal.ring_mesh: 1 ports: a ring mesh has 2 to 8"));
+    // The mesh's ports count toward DPDK's 32.
+    let list: Vec<String> = (0..30).map(|i| format!("net_null{i}")).collect();
+    let full = mesh("3", 2).replace(
+        "  vdevs: [net_null0]\n",
+        &format!("  vdevs: [{}]\n", list.join(", ")),
+    );
+    assert_eq!(
+        err(&full),
+        "t.yaml:4: eal.ring_mesh: 33 devices in eal.vdevs, eal.pci and eal.ring_mesh, more \
+         than the 32 ports DPDK is built for (RTE_MAX_ETHPORTS)"
+    );
+    // 30 vdevs and a mesh of 2 are 32: the count passes (the queues of
+    // a 2-port mesh's port are what is refused then).
+    let e = err(&full.replace("ring_mesh: 3", "ring_mesh: 2"));
+    assert!(
+        e.contains("2-port ring mesh, which has one per peer: at most 1"),
+        "{e}"
+    );
     // Its ports are devices of the profile's: a mesh port beyond the
     // mesh is not.
     let e = err(&mesh("3", 2).replace("net_ring_mesh1", "net_ring_mesh3"));

@@ -33,7 +33,8 @@ fn a_newline_in_a_value_does_not_split_the_error() {
         "nl.yaml",
         "eal:\n  cores: [0]\n  \"co\\nres\": [1]\n",
     );
-    let fields = "`cores`, `cpus`, `memory_mb`, `hugepages`, `vdevs`, `pci`, `file_prefix`, \
+    let fields =
+        "`cores`, `cpus`, `memory_mb`, `hugepages`, `vdevs`, `pci`, `ring_mesh`, `file_prefix`, \
                   `log_level`, `extra_args`";
     assert_only_line(
         &out,

@@ -16,6 +16,9 @@ pub(super) const BASES: &[&str] = &[
     include_str!("../../../configs/memif-tx.yaml"),
     include_str!("../../../configs/rfc2544.yaml"),
     include_str!("../../../configs/pcap-capture.yaml"),
+    include_str!("../../../configs/rfc2544-ring-mesh.yaml"),
+    include_str!("../../../configs/lab-dut-mesh.yaml"),
+    include_str!("../../../configs/lab-dut-congestion.yaml"),
 ];
 
 /// The name profiles go by in messages.
@@ -75,6 +78,7 @@ const VALUES: &[&str] = &[
     "99999999999h",
     "true",
     "net_null0,size=1",
+    "net_ring_mesh9",
     "\"net_pcap0,tx_pcap=\\n\"",
 ];
 

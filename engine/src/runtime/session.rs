@@ -1301,6 +1301,91 @@ mod tests {
             .collect()
     }
 
+    /// Two null ports, a stream each way, and the TX and RX tasks given
+    /// as `(port, stream)` pairs.
+    fn two_ports(tx: &[(u8, u8)], rx: &[(u8, Option<u8>)], extra: &str) -> Plan {
+        let q = |p: u8| rx.iter().filter(|r| r.0 == p).count().max(1);
+        let mut y = format!(
+            "eal:\n  cores: [0, 1, 2, 3, 4, 5]\n  vdevs: [net_null0, net_null1]\nports:\n  \
+             - {{ name: p0, device: net_null0, rx_queues: {} }}\n  \
+             - {{ name: p1, device: net_null1, rx_queues: {} }}\n",
+            q(0),
+            q(1)
+        );
+        y += "streams:\n  - { name: s0, ipv4: { src: 198.18.0.1, dst: 198.18.1.1 }, udp: { src: 1, dst: 7 } }\n  \
+                     - { name: s1, ipv4: { src: 198.18.1.1, dst: 198.18.0.1 }, udp: { src: 1, dst: 7 } }\ntx:\n";
+        let mut l = 1;
+        for (p, st) in tx {
+            y += &format!("  - {{ lcore: {l}, port: p{p}, streams: [s{st}], rate: 1G }}\n");
+            l += 1;
+        }
+        if !rx.is_empty() {
+            y += "rx:\n";
+        }
+        for (k, (p, st)) in rx.iter().enumerate() {
+            let list = st.map_or(String::new(), |s| format!(", streams: [s{s}]"));
+            let queue = rx[..k].iter().filter(|r| r.0 == *p).count();
+            y += &format!("  - {{ lcore: {l}, port: p{p}, queues: [{queue}]{list} }}\n");
+            l += 1;
+        }
+        crate::config::load_str(&(y + extra), "t.yaml").unwrap()
+    }
+
+    fn kind(plan: &Plan) -> (&'static str, Vec<String>) {
+        let (k, dirs) = topology(plan).unwrap();
+        (k, direction_labels(plan, &dirs))
+    }
+
+    #[test]
+    fn the_tasks_make_the_topology() {
+        assert_eq!(
+            kind(&two_ports(&[(0, 0)], &[(0, None)], "")),
+            ("loopback", vec!["p0 → p0".to_string()])
+        );
+        assert_eq!(
+            kind(&two_ports(&[(0, 0)], &[(1, None)], "")),
+            ("one_way", vec!["p0 → p1".to_string()])
+        );
+        let both = vec!["p0 → p1".to_string(), "p1 → p0".to_string()];
+        let rx = [(1, None), (0, None)];
+        assert_eq!(
+            kind(&two_ports(&[(0, 0), (1, 1)], &rx, "")),
+            ("bidirectional", both.clone())
+        );
+        let rx = [(0, None), (1, None)];
+        assert_eq!(
+            kind(&two_ports(&[(0, 0), (1, 1)], &rx, "")),
+            ("bidirectional", both.clone())
+        );
+        // Two senders into one port that lists its streams: a mesh.
+        let rx = [(1, Some(0)), (1, Some(1))];
+        assert_eq!(
+            kind(&two_ports(&[(0, 0), (1, 1)], &rx, "")),
+            (MESH, vec!["p0 → p1".to_string(), "p1 → p1".to_string()])
+        );
+        // The same stream listed by two RX tasks of one port (its queues
+        // split between lcores) is still counted at that one port.
+        let rx = [(1, Some(0)), (1, Some(0))];
+        let plan = two_ports(&[(0, 0)], &rx, "");
+        assert_eq!(kind(&plan).0, "one_way");
+        let (_, dirs) = mesh_directions(&plan, &[0]).map(|d| ("", d)).unwrap();
+        assert_eq!(pairs(&dirs), [(0, 1)]);
+        // No receiver: nothing to certify.
+        let e = topology(&two_ports(&[(0, 0)], &[], "")).unwrap_err().to_string();
+        assert!(e.contains("tx: a certification needs TX tasks on one port"), "{e}");
+        // Loads: one per sending port, and only with two or more.
+        let loads = "certify:\n  direction_loads: [100%, 40%]\n";
+        let rx = [(1, None), (0, None)];
+        let plan = two_ports(&[(0, 0), (1, 1)], &rx, loads);
+        assert_eq!(topology(&plan).unwrap().1.len(), 2);
+        let plan = two_ports(&[(0, 0)], &[(1, None)], loads);
+        let e = topology(&plan).unwrap_err().to_string();
+        assert!(e.contains("2 load(s) for a one_way topology of 1 sending port(s)"), "{e}");
+        let one = "certify:\n  direction_loads: [100%]\n";
+        let e = topology(&two_ports(&[(0, 0)], &[(1, None)], one)).unwrap_err();
+        assert!(e.to_string().contains("1 load(s) for a one_way"), "{e}");
+    }
+
     #[test]
     fn a_full_mesh_has_a_direction_per_sender_and_every_pair() {
         let plan = crate::config::load_str(&mesh(4, &full(4), None), "m.yaml").unwrap();

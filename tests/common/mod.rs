@@ -372,6 +372,31 @@ pub fn json_u64(v: &Value, ptr: &str) -> u64 {
         .unwrap_or_else(|| panic!("no unsigned integer at {ptr} in the result"))
 }
 
+/// The pairs of a full mesh of ports `t0` … `t{n−1}` (`t0 → t1`), in
+/// the order a mesh certification lists them: by sending port, then
+/// receiving port.
+pub fn full_mesh_pairs(n: usize) -> Vec<String> {
+    (0..n)
+        .flat_map(|i| {
+            (0..n)
+                .filter(move |&j| j != i)
+                .map(move |j| format!("t{i} → t{j}"))
+        })
+        .collect()
+}
+
+/// Asserts that the per-pair figures of certification trial `t`
+/// (`per_direction`) sum, for each of `keys`, to the trial's own; returns
+/// the pairs.
+pub fn pairs_sum_to_the_trial<'a>(t: &'a Value, keys: &[&str]) -> &'a Vec<Value> {
+    let pairs = t["per_direction"].as_array().expect("per_direction");
+    for k in keys {
+        let sum: u64 = pairs.iter().map(|d| json_u64(d, &format!("/{k}"))).sum();
+        assert_eq!(sum, json_u64(t, &format!("/{k}")), "{k}: {t}");
+    }
+    pairs
+}
+
 /// A number at a JSON pointer.
 pub fn json_f64(v: &Value, ptr: &str) -> f64 {
     v.pointer(ptr)

@@ -1194,13 +1194,7 @@ fn a_four_port_ring_mesh_counts_every_pair_exactly() {
             "t3 → t0, t1, t2"
         ])
     );
-    let pairs: Vec<String> = (0..4)
-        .flat_map(|i| {
-            (0..4)
-                .filter(move |&j| j != i)
-                .map(move |j| format!("t{i} → t{j}"))
-        })
-        .collect();
+    let pairs = common::full_mesh_pairs(4);
     // Learning: every port teaches the address its three peers send to.
     let learning = &rows(&v, "throughput")[0]["trials"][0]["learning"];
     let taught: Vec<&str> = (learning["addresses"].as_array().unwrap().iter())
@@ -1219,13 +1213,9 @@ fn a_four_port_ring_mesh_counts_every_pair_exactly() {
         assert_eq!(rows.len(), 1, "{test}: the aggregate only");
         assert_eq!(json_str(&rows[0], "/direction"), "aggregate");
         for t in rows[0]["trials"].as_array().unwrap() {
-            let shares = t["per_direction"].as_array().unwrap();
+            let shares = common::pairs_sum_to_the_trial(t, &keys);
             let names: Vec<&str> = shares.iter().map(|d| json_str(d, "/direction")).collect();
             assert_eq!(names, pairs);
-            for k in keys {
-                let sum: u64 = shares.iter().map(|d| json_u64(d, &format!("/{k}"))).sum();
-                assert_eq!(sum, json_u64(t, &format!("/{k}")), "{k}: {t}");
-            }
             for d in shares {
                 assert_eq!(
                     json_u64(d, "/rx_frames"),

@@ -2394,26 +2394,17 @@ fn a_four_port_bridge_forwards_a_full_mesh_pair_by_pair() {
         assert!(matches!(d.status.code(), Some(0 | 3)), "{out}");
         assert_eq!(json_str(&v, "/topology"), "mesh", "{out}");
         assert_eq!(v["directions"][0], "t0 → t1, t2, t3");
-        let pairs: Vec<String> = (0..4)
-            .flat_map(|i| {
-                (0..4)
-                    .filter(move |&j| j != i)
-                    .map(move |j| format!("t{i} → t{j}"))
-            })
-            .collect();
+        let pairs = common::full_mesh_pairs(4);
         let rows = v["throughput"].as_array().unwrap();
         assert_eq!(rows.len(), 1, "{out}");
         assert_eq!(json_str(&rows[0], "/direction"), "aggregate");
         let trials = rows[0]["trials"].as_array().unwrap();
         assert!(!trials.is_empty(), "{out}");
         for t in trials {
-            let shares = t["per_direction"].as_array().unwrap();
+            let keys = ["tx_frames", "rx_frames", "lost", "corrupt", "duplicated"];
+            let shares = common::pairs_sum_to_the_trial(t, &keys);
             let names: Vec<&str> = shares.iter().map(|d| json_str(d, "/direction")).collect();
             assert_eq!(names, pairs, "{t}");
-            for k in ["tx_frames", "rx_frames", "lost", "corrupt", "duplicated"] {
-                let sum: u64 = shares.iter().map(|d| json_u64(d, &format!("/{k}"))).sum();
-                assert_eq!(sum, json_u64(t, &format!("/{k}")), "{k}: {t}");
-            }
             for d in shares {
                 assert!(json_u64(d, "/tx_frames") > 0, "{d}");
                 assert_eq!(
@@ -2514,13 +2505,9 @@ fn congestion_on_one_bridge_port_spares_the_uncongested_flow() {
         let mut bound = false;
         for pt in points {
             let t = &pt["trial"];
-            let pairs = t["per_direction"].as_array().unwrap();
+            let pairs = common::pairs_sum_to_the_trial(t, &["tx_frames", "rx_frames", "lost"]);
             let names: Vec<&str> = pairs.iter().map(|d| json_str(d, "/direction")).collect();
             assert_eq!(names, ["t0 → t2", "t0 → t3", "t1 → t2"], "{t}");
-            for k in ["tx_frames", "rx_frames", "lost"] {
-                let sum: u64 = pairs.iter().map(|d| json_u64(d, &format!("/{k}"))).sum();
-                assert_eq!(sum, json_u64(t, &format!("/{k}")), "{k}: {t}");
-            }
             for d in pairs {
                 assert_eq!(
                     json_u64(d, "/rx_frames") + json_u64(d, "/lost"),

@@ -1371,8 +1371,13 @@ mod tests {
         let (_, dirs) = mesh_directions(&plan, &[0]).map(|d| ("", d)).unwrap();
         assert_eq!(pairs(&dirs), [(0, 1)]);
         // No receiver: nothing to certify.
-        let e = topology(&two_ports(&[(0, 0)], &[], "")).unwrap_err().to_string();
-        assert!(e.contains("tx: a certification needs TX tasks on one port"), "{e}");
+        let e = topology(&two_ports(&[(0, 0)], &[], ""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("tx: a certification needs TX tasks on one port"),
+            "{e}"
+        );
         // Loads: one per sending port, and only with two or more.
         let loads = "certify:\n  direction_loads: [100%, 40%]\n";
         let rx = [(1, None), (0, None)];
@@ -1380,7 +1385,10 @@ mod tests {
         assert_eq!(topology(&plan).unwrap().1.len(), 2);
         let plan = two_ports(&[(0, 0)], &[(1, None)], loads);
         let e = topology(&plan).unwrap_err().to_string();
-        assert!(e.contains("2 load(s) for a one_way topology of 1 sending port(s)"), "{e}");
+        assert!(
+            e.contains("2 load(s) for a one_way topology of 1 sending port(s)"),
+            "{e}"
+        );
         let one = "certify:\n  direction_loads: [100%]\n";
         let e = topology(&two_ports(&[(0, 0)], &[(1, None)], one)).unwrap_err();
         assert!(e.to_string().contains("1 load(s) for a one_way"), "{e}");

@@ -872,9 +872,14 @@ fn pair_matrix(test: Test, size: u32, t: &Trial) -> String {
     let cell = ((WIDTH - PAIR_LABEL_W - 20.0) / n).min(CELL_MAX);
     let (x0, y0) = (PAIR_LABEL_W, TOP + 40.0);
     let title = format!(
-        "Port-to-port frame loss, {}, each port at {} % of line",
+        "Port-to-port frame loss, {}, each port at {} % of line{}",
         Size(size).bytes(),
-        format::fixed(t.offered_pct, 3)
+        format::fixed(t.offered_pct, 3),
+        if t.tester_bound {
+            " (tester-bound)"
+        } else {
+            ""
+        }
     );
     let mut cv = Canvas::new();
     cv.text((WIDTH / 2.0, 20.0), "middle", 15, &title);
@@ -1157,6 +1162,11 @@ mod tests {
         one.trials = vec![trial(100.0, vec![pair("t0 → t2", 500, 0)])];
         c.throughput.push(one);
         assert_eq!(pair_matrices(&c, Test::Throughput).len(), 1);
+        // A trial the tester bounded says so in the title.
+        c.throughput[0].trials[0].tester_bound = true;
+        let m = &pair_matrices(&c, Test::Throughput)[0];
+        assert!(m.contains("each port at 100.000 % of line (tester-bound)</text>"));
+        c.throughput[0].trials[0].tester_bound = false;
         // Equal loads: the later trial.
         c.throughput[0].trials[1].offered_pct = 100.0;
         let m = &pair_matrices(&c, Test::Throughput)[0];

@@ -897,77 +897,12 @@ fn pair_matrix(test: Test, size: u32, t: &Trial) -> String {
     }
     for (i, a) in ports.iter().enumerate() {
         for (j, b) in ports.iter().enumerate() {
-            let (x, y) = (x0 + cell * j as f64, y0 + cell * i as f64);
             let d = (t.per_direction.iter()).find(|d| pair_ends(&d.direction) == (*a, *b));
-            let Some(d) = d else {
-                let _ = write!(
-                    cv.body,
-                    r##"<rect x="{x:.1}" y="{y:.1}" width="{cell:.1}" height="{cell:.1}" fill="#ffffff" stroke="#dddddd"/>"##
-                );
-                continue;
-            };
-            let (fill, ink) = pair_fill(d);
-            let _ = write!(
-                cv.body,
-                r##"<rect x="{x:.1}" y="{y:.1}" width="{cell:.1}" height="{cell:.1}" fill="{fill}" stroke="#ffffff" stroke-width="2"><title>{}</title></rect>"##,
-                escape(&format!(
-                    "{}: {} sent, {} received, {} lost ({} %), {} corrupt",
-                    d.direction,
-                    d.tx_frames,
-                    d.rx_frames,
-                    d.lost,
-                    format::fixed(d.loss_pct, 3),
-                    d.corrupt
-                ))
-            );
-            let mid = x + cell / 2.0;
-            let loss = if d.tx_frames == 0 {
-                "no frames".to_string()
-            } else if d.lost == 0 {
-                "0 %".to_string()
-            } else {
-                format!("{} %", format::fixed(d.loss_pct, 3))
-            };
-            let _ = write!(
-                cv.body,
-                r#"<text x="{mid:.1}" y="{:.1}" text-anchor="middle" font-size="13" fill="{ink}">{}</text><text x="{mid:.1}" y="{:.1}" text-anchor="middle" font-size="10" fill="{ink}">{}</text>"#,
-                y + cell / 2.0,
-                escape(&loss),
-                y + cell / 2.0 + 15.0,
-                escape(&format!("{} of {}", d.rx_frames, d.tx_frames))
-            );
+            let at = (x0 + cell * j as f64, y0 + cell * i as f64);
+            pair_cell(&mut cv, at, cell, d);
         }
     }
-    // Under the grid, each receiving port's foreign frames: what a switch
-    // flooded there, or sent to a port it was not addressed to.
-    let mut bottom = y0 + cell * n;
-    if !t.foreign_at.is_empty() {
-        let (y, h) = (bottom + 6.0, 30.0);
-        cv.text((x0 - 8.0, y + h / 2.0 + 4.0), "end", 12, "foreign");
-        for (j, p) in ports.iter().enumerate() {
-            let Some(f) = t.foreign_at.iter().find(|f| f.port == *p) else {
-                continue;
-            };
-            let x = x0 + cell * j as f64;
-            let (fill, ink) = if f.frames == 0 {
-                ("#cdebc5", "#1b4d1b")
-            } else {
-                ("#f3a36a", "#3a1a00")
-            };
-            let _ = write!(
-                cv.body,
-                r##"<rect x="{x:.1}" y="{y:.1}" width="{cell:.1}" height="{h:.1}" fill="{fill}" stroke="#ffffff" stroke-width="2"><title>{}</title></rect><text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="11" fill="{ink}">{}</text>"##,
-                escape(&format!(
-                    "{p}: {} frames of no stream it checks (flooded, misdelivered or not the tester's)",
-                    f.frames
-                )),
-                x + cell / 2.0,
-                y + h / 2.0 + 4.0,
-                escape(&format!("{} foreign", f.frames))
-            );
-        }
-        bottom = y + h;
-    }
+    let bottom = foreign_row(&mut cv, t, &ports, (x0, y0 + cell * n), cell);
     let items = [
         (Swatch::Square("#cdebc5"), "no frame lost".to_string()),
         (
@@ -978,6 +913,123 @@ fn pair_matrix(test: Test, size: u32, t: &Trial) -> String {
     ];
     cv.legend_at(bottom + 28.0, &items);
     cv.finish_as("pairs", &format!("pairs-{}-{size}", test.key()), &title)
+}
+
+/// A tile of a heat map at `at`, `w` × `h`: its fill, a tooltip and a
+/// line of text (`size` px) in `ink` at its middle, `sub` below it.
+struct Tile<'a> {
+    fill: &'a str,
+    ink: &'a str,
+    tip: String,
+    text: String,
+    size: u32,
+    sub: Option<String>,
+}
+
+impl Canvas {
+    fn tile(&mut self, (x, y): (f64, f64), (w, h): (f64, f64), t: &Tile) {
+        let _ = write!(
+            self.body,
+            r##"<rect x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}" fill="{}" stroke="#ffffff" stroke-width="2"><title>{}</title></rect>"##,
+            t.fill,
+            escape(&t.tip)
+        );
+        let (mid, ink) = (x + w / 2.0, t.ink);
+        let base = y + h / 2.0 + if t.sub.is_some() { 0.0 } else { 4.0 };
+        let _ = write!(
+            self.body,
+            r#"<text x="{mid:.1}" y="{base:.1}" text-anchor="middle" font-size="{}" fill="{ink}">{}</text>"#,
+            t.size,
+            escape(&t.text)
+        );
+        if let Some(sub) = &t.sub {
+            let _ = write!(
+                self.body,
+                r#"<text x="{mid:.1}" y="{:.1}" text-anchor="middle" font-size="10" fill="{ink}">{}</text>"#,
+                base + 15.0,
+                escape(sub)
+            );
+        }
+    }
+}
+
+/// One pair's cell of a heat map at `at` (white where there is no pair).
+fn pair_cell(cv: &mut Canvas, (x, y): (f64, f64), cell: f64, d: Option<&DirectionFigures>) {
+    let Some(d) = d else {
+        let _ = write!(
+            cv.body,
+            r##"<rect x="{x:.1}" y="{y:.1}" width="{cell:.1}" height="{cell:.1}" fill="#ffffff" stroke="#dddddd"/>"##
+        );
+        return;
+    };
+    let (fill, ink) = pair_fill(d);
+    let text = if d.tx_frames == 0 {
+        "no frames".to_string()
+    } else if d.lost == 0 {
+        "0 %".to_string()
+    } else {
+        format!("{} %", format::fixed(d.loss_pct, 3))
+    };
+    let tip = format!(
+        "{}: {} sent, {} received, {} lost ({} %), {} corrupt",
+        d.direction,
+        d.tx_frames,
+        d.rx_frames,
+        d.lost,
+        format::fixed(d.loss_pct, 3),
+        d.corrupt
+    );
+    let sub = Some(format!("{} of {}", d.rx_frames, d.tx_frames));
+    let tile = Tile {
+        fill: &fill,
+        ink,
+        tip,
+        text,
+        size: 13,
+        sub,
+    };
+    cv.tile((x, y), (cell, cell), &tile);
+}
+
+/// Under a heat map's grid from `(x0, top)`, each receiving port's
+/// foreign frames (what a switch flooded there, or sent to a port it was
+/// not addressed to) under its column; returns the row's bottom (`top`
+/// when the trial has none).
+fn foreign_row(
+    cv: &mut Canvas,
+    t: &Trial,
+    ports: &[&str],
+    (x0, top): (f64, f64),
+    cell: f64,
+) -> f64 {
+    if t.foreign_at.is_empty() {
+        return top;
+    }
+    let (y, h) = (top + 6.0, 30.0);
+    cv.text((x0 - 8.0, y + h / 2.0 + 4.0), "end", 12, "foreign");
+    for (j, p) in ports.iter().enumerate() {
+        let Some(f) = t.foreign_at.iter().find(|f| f.port == *p) else {
+            continue;
+        };
+        let (fill, ink) = if f.frames == 0 {
+            ("#cdebc5", "#1b4d1b")
+        } else {
+            ("#f3a36a", "#3a1a00")
+        };
+        let tile = Tile {
+            fill,
+            ink,
+            tip: format!(
+                "{p}: {} frames of no stream it checks (flooded, misdelivered or not the tester's)",
+                f.frames
+            ),
+            text: format!("{} foreign", f.frames),
+            size: 11,
+            sub: None,
+        };
+        cv.tile((x0 + cell * j as f64, y), (cell, h), &tile);
+    }
+    y + h
 }
 
 /// The latency axis of every histogram: logarithmic, from the lowest

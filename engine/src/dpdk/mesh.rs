@@ -26,8 +26,9 @@ use super::{DpdkError, Eal};
 /// Frames one ring holds (a power of two; the ring keeps one slot free).
 pub const MESH_RING_SLOTS: u32 = 4096;
 
-/// The DPDK device name of mesh port `i`.
-pub fn mesh_device(i: usize) -> String {
+/// The DPDK device name of mesh port `i` (for messages: the profile's
+/// check names the devices it accepts).
+fn mesh_device(i: usize) -> String {
     format!("net_ring_mesh{i}")
 }
 
@@ -39,16 +40,6 @@ pub fn peer_queue(port: usize, peer: usize) -> u16 {
         peer as u16
     } else {
         peer as u16 - 1
-    }
-}
-
-/// The peer that queue `queue` of port `port` of a mesh leads to.
-pub fn queue_peer(port: usize, queue: u16) -> usize {
-    let q = usize::from(queue);
-    if q < port {
-        q
-    } else {
-        q + 1
     }
 }
 
@@ -161,6 +152,17 @@ impl Drop for RingMesh {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The peer that queue `queue` of port `port` leads to: the inverse
+    /// of [`peer_queue`].
+    fn queue_peer(port: usize, queue: u16) -> usize {
+        let q = usize::from(queue);
+        if q < port {
+            q
+        } else {
+            q + 1
+        }
+    }
 
     #[test]
     fn each_port_has_a_queue_per_peer_in_the_peers_order() {

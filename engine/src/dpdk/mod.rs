@@ -245,7 +245,7 @@ pub use lcore::{scope, Lcore, Scope, Worker};
 pub(crate) use mbuf::check_layout;
 pub use mbuf::{RxBatch, TxBatch, TxOffload, BATCH_MAX};
 pub use mempool::{Mempool, TemplatePool, CACHE_MAX};
-pub use mesh::{mesh_device, peer_queue, queue_peer, RingMesh, MESH_RING_SLOTS};
+pub use mesh::{peer_queue, RingMesh, MESH_RING_SLOTS};
 pub use nicstamp::{NicBracket, NicClockReader, RxStampField, TxLatch};
 pub use port::{
     offload_names, BurstModes, FlowControl, LinkStatus, Port, PortConfig, PortInfo, PortStats,

@@ -66,17 +66,8 @@ pub struct Direction {
 /// port sending at once, RFC 2889's fully or partially meshed traffic),
 /// with per-pair figures.
 pub fn topology(plan: &Plan) -> Result<(&'static str, Vec<Direction>)> {
-    let uniq = |v: Vec<usize>| {
-        let mut u: Vec<usize> = Vec::new();
-        for p in v {
-            if !u.contains(&p) {
-                u.push(p);
-            }
-        }
-        u
-    };
-    let txp = uniq(plan.tx.iter().map(|t| t.port).collect());
-    let rxp = uniq(plan.rx.iter().map(|r| r.port).collect());
+    let txp = first_seen(plan.tx.iter().map(|t| t.port));
+    let rxp = first_seen(plan.rx.iter().map(|r| r.port));
     let d = |tx_port, rx_port| Direction {
         tx_port,
         rx_ports: vec![rx_port],
@@ -102,6 +93,17 @@ pub fn topology(plan: &Plan) -> Result<(&'static str, Vec<Direction>)> {
         ));
     }
     Ok((kind, dirs))
+}
+
+/// The ports of `ports`, each once, in the order first seen.
+fn first_seen(ports: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut u: Vec<usize> = Vec::new();
+    for p in ports {
+        if !u.contains(&p) {
+            u.push(p);
+        }
+    }
+    u
 }
 
 /// The directions of a mesh: each port of `txp` toward the ports whose RX
@@ -507,13 +509,14 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
             None => AGGREGATE.to_string(),
         };
         let mean = self.base.certify.settings.mean_bytes(spec.frame_size);
-        let mut t = to_trial(&r, spec, label, self.line_bps(), self.rt.tsc_hz, mean);
-        if spec.direction.is_none() {
-            // Every sender offered the trial's % of its own line: what
-            // they sent is their mean share.
-            let shares = self.base.certify.settings.aggregate_shares(self.dirs.len());
-            t.sent_pct /= shares.max(f64::MIN_POSITIVE);
-        }
+        // Every sender offered the trial's % of its own line: what they
+        // sent is measured against their lines together.
+        let senders = match spec.direction {
+            Some(_) => 1.0,
+            None => (self.base.certify.settings).aggregate_shares(self.dirs.len()),
+        };
+        let line = self.line_bps() as f64 * senders;
+        let mut t = to_trial(&r, spec, label, line, self.rt.tsc_hz, mean);
         let pairs = pairs(&self.dirs);
         if spec.direction.is_none() && pairs.len() > 1 {
             if let Some(ids) = pair_stream_ids(self.base, &pairs) {
@@ -551,12 +554,7 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
             Some(d) => &self.dirs[d..=d],
             None => &self.dirs[..],
         };
-        let mut ports: Vec<usize> = Vec::new();
-        for &q in dirs.iter().flat_map(|d| &d.rx_ports) {
-            if !ports.contains(&q) {
-                ports.push(q);
-            }
-        }
+        let ports = first_seen(dirs.iter().flat_map(|d| d.rx_ports.iter().copied()));
         let names: Vec<&str> = (ports.iter())
             .map(|&q| self.base.ports[q].name.as_str())
             .collect();
@@ -981,11 +979,12 @@ fn sleep_ticking(d: Duration, done: &dyn Fn() -> bool, tick: &mut dyn FnMut()) {
 /// distinct frames received (so a tail lost after the last frame counts),
 /// the senders' shortfall, a descheduled lcore or a loss the senders'
 /// catch-up bursts may explain ([`bunched`]) as `tester_bound`.
+/// `line_bps` is the senders' lines together, L1 bit/s.
 fn to_trial(
     r: &RunResult,
     spec: &TrialSpec,
     direction: String,
-    line_bps: u64,
+    line_bps: f64,
     hz: u64,
     mean_bytes: f64,
 ) -> Trial {
@@ -1001,8 +1000,8 @@ fn to_trial(
     let received = (rx.good + rx.corrupt).saturating_sub(rx.duplicated);
     let lost = tx_frames.saturating_sub(received);
     let wire_bits = (mean_bytes + L1_OVERHEAD as f64) * 8.0;
-    let sent_pct = if span_s > 0.0 && line_bps > 0 {
-        tx_frames as f64 * wire_bits / span_s / line_bps as f64 * 100.0
+    let sent_pct = if span_s > 0.0 && line_bps > 0.0 {
+        tx_frames as f64 * wire_bits / span_s / line_bps * 100.0
     } else {
         0.0
     };

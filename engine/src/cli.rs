@@ -569,14 +569,18 @@ pub fn report(tx: &Path, rx: &Path, json: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
-/// `landspeed rfc2544`.
-#[derive(Args, Debug)]
+/// `landspeed rfc2544` (and `landspeed rfc2889`, whose `--tests` are
+/// RFC 2889's).
+#[derive(Args, Debug, Clone)]
 pub struct Rfc2544Args {
     /// The profile (YAML): its ports, streams, TX and RX tasks, and its
     /// `certify:` section.
     pub profile: PathBuf,
     /// The tests to run, e.g. `throughput,latency,loss,back-to-back`
-    /// (also `recovery` and `reset`; overrides certify.tests).
+    /// (also `recovery`, `reset`, `address-caching` and
+    /// `learning-rate`; overrides certify.tests). For `rfc2889`:
+    /// `fully-meshed`, `partially-meshed`, `congestion-control`,
+    /// `forwarding-rate`, `address-caching`, `address-learning-rate`.
     #[arg(long, value_delimiter = ',')]
     pub tests: Option<Vec<String>>,
     /// Frame sizes with FCS, e.g. `64,128,256,512,1024,1280,1518`, and
@@ -879,6 +883,67 @@ fn apply_baseline(
         profile: baseline.profile.clone(),
     });
     Ok(())
+}
+
+/// The tests of RFC 2889 `landspeed rfc2889 --tests` names, each with its
+/// section and the certification's tests that measure it on the
+/// profile's mesh.
+pub const RFC2889_TESTS: [(&str, &str, &[&str]); 8] = [
+    ("fully-meshed", "5.1", &["throughput", "loss"]),
+    ("partially-meshed", "5.2-5.4", &["throughput", "loss"]),
+    ("congestion-control", "5.5", &["loss"]),
+    ("forwarding-rate", "5.6", &["loss"]),
+    ("address-caching", "5.7", &["address_caching"]),
+    ("address-learning-rate", "5.8", &["learning_rate"]),
+    ("throughput", "5.1", &["throughput"]),
+    ("frame-loss", "5.1", &["loss"]),
+];
+
+/// `landspeed rfc2889 --tests`: each name in RFC 2889's terms (either
+/// spelling, `-` or `_`) to the certification's tests, in their order.
+pub fn rfc2889_tests(names: &[String]) -> std::result::Result<Vec<String>, String> {
+    let mut keys: Vec<String> = Vec::new();
+    for n in names {
+        let want = n.trim().to_ascii_lowercase().replace('_', "-");
+        let Some((_, _, tests)) = RFC2889_TESTS.iter().find(|(k, _, _)| *k == want) else {
+            let known: Vec<&str> = RFC2889_TESTS.iter().map(|t| t.0).collect();
+            return Err(format!(
+                "unknown RFC 2889 test `{}`: use {}",
+                n.trim(),
+                known.join(", ")
+            ));
+        };
+        keys.extend(tests.iter().map(|t| t.to_string()));
+    }
+    config::parse_tests(&keys)
+}
+
+/// `landspeed rfc2889`: RFC 2889's tests on the profile's mesh (named in
+/// its terms by `--tests`), run as `landspeed rfc2544` runs its own, with
+/// the same reports and exit status; a profile that is not a mesh is
+/// refused.
+pub fn rfc2889(args: &Rfc2544Args) -> Result<u8> {
+    let mut args = args.clone();
+    if let Some(t) = &args.tests {
+        let keys =
+            rfc2889_tests(t).map_err(|m| Error::option(format!("--tests {}", t.join(",")), m))?;
+        args.tests = Some(keys);
+    }
+    let plan = certify_plan(&args)?;
+    let (kind, _) = runtime::session::topology(&plan)?;
+    if kind != crate::certify::model::MESH {
+        return Err(plan
+            .error(
+                "tx",
+                format!(
+                    "RFC 2889 evaluates a switch on a mesh of ports (three or more, or two with \
+                     a monitoring port), and this profile's tasks are {kind}: run `landspeed \
+                     rfc2544` on it"
+                ),
+            )
+            .into());
+    }
+    rfc2544(&args)
 }
 
 /// `landspeed rfc2544`: check everything, run the certification in one

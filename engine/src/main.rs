@@ -42,6 +42,10 @@ enum Cmd {
     /// Certify a device under test as RFC 2544 asks: throughput, latency,
     /// frame loss rate, back-to-back frames, system recovery and reset.
     Rfc2544(cli::Rfc2544Args),
+    /// Evaluate a switch as RFC 2889 asks, on the profile's mesh of
+    /// ports: fully and partially meshed traffic, congestion control,
+    /// forwarding rate, address caching capacity and learning rate.
+    Rfc2889(cli::Rfc2544Args),
     /// Serve the Open Traffic Generator API (snappi, OTG test suites) and
     /// a Prometheus scrape; each traffic start runs the engine.
     Serve(landspeed::serve::ServeArgs),
@@ -67,6 +71,7 @@ fn main() -> ExitCode {
         Cmd::Replay(args) => ok(cli::replay(&args)),
         Cmd::Report { tx, rx, json } => ok(cli::report(&tx, &rx, json.as_deref())),
         Cmd::Rfc2544(args) => cli::rfc2544(&args),
+        Cmd::Rfc2889(args) => cli::rfc2889(&args),
         Cmd::Serve(args) => landspeed::serve::serve(&args),
         Cmd::Doctor { profile } => landspeed::doctor::run(profile.as_deref()),
     };

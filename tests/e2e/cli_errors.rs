@@ -1392,3 +1392,39 @@ fn a_baseline_that_does_not_fit_is_refused_before_the_eal_starts() {
     );
     out.assert_error(&["--json b.json: is the baseline being read; name another file"]);
 }
+
+/// `landspeed rfc2889` names its tests in RFC 2889's terms and runs on a
+/// mesh: an unknown test, a profile that is not a mesh and an address
+/// search without a monitoring port are refused before the EAL starts.
+#[test]
+fn rfc2889_refuses_an_unknown_test_and_a_profile_that_is_not_a_mesh() {
+    let ring = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/rfc2544-ring.yaml");
+    let out = cmd(&["rfc2889", ring, "--tests", "fully-meshed,address-aging"]);
+    out.assert_error(
+        &["--tests fully-meshed,address-aging: unknown RFC 2889 test \
+         `address-aging`: use fully-meshed, partially-meshed, congestion-control, \
+         forwarding-rate, address-caching, address-learning-rate, throughput, frame-loss"],
+    );
+    let out = cmd(&["rfc2889", ring, "--tests", "fully-meshed"]);
+    out.assert_error(&[
+        "rfc2544-ring.yaml:",
+        ": tx: RFC 2889 evaluates a switch on a mesh of ports",
+        "and this profile's tasks are loopback: run `landspeed rfc2544` on it",
+    ]);
+    assert!(!out.stderr.contains("EAL"), "{}", out.stderr);
+    let mesh = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../configs/rfc2544-ring-mesh.yaml"
+    );
+    let out = cmd(&["rfc2889", mesh, "--tests", "address-caching", "--quick"]);
+    out.assert_error(&[
+        "command line: --tests: the address_caching test (RFC 2889) needs certify.dut.flush",
+    ]);
+    let out = cmd(&["rfc2889", "--help"]);
+    assert!(out.status.success(), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("address-learning-rate"),
+        "{}",
+        out.stdout
+    );
+}

@@ -1043,11 +1043,24 @@ fn rfc2544_in_lab(
     args: &[&str],
     limit: Duration,
 ) -> (common::child::Done, Value) {
+    certify_in_lab("rfc2544", dir, lab, profile, args, limit)
+}
+
+/// `landspeed CMD` (`rfc2544` or `rfc2889`) of `profile` in the lab's
+/// tester namespace, as [`rfc2544_in_lab`].
+fn certify_in_lab(
+    cmd: &str,
+    dir: &Path,
+    lab: &DutLab,
+    profile: &Path,
+    args: &[&str],
+    limit: Duration,
+) -> (common::child::Done, Value) {
     let json = dir.join("cert.json");
-    let mut all = vec!["rfc2544", profile.to_str().unwrap()];
+    let mut all = vec![cmd, profile.to_str().unwrap()];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--json", json.to_str().unwrap()]);
-    let d = Proc::start(dir, "rfc2544", Some(&lab.tester()), &all).wait(limit);
+    let d = Proc::start(dir, cmd, Some(&lab.tester()), &all).wait(limit);
     assert!(!d.stderr.contains("panicked"), "{}", d.stderr);
     assert!(
         json.exists(),
@@ -2533,6 +2546,128 @@ fn congestion_on_one_bridge_port_spares_the_uncongested_flow() {
         if bound {
             assert_eq!(d.status.code(), Some(3), "{out}");
         }
+        drop(lab);
+    }
+    assert_dut_gone(&p);
+}
+
+/// RFC 2889's address caching capacity and address learning rate against
+/// the lab's bridge whose table learns at most 512 addresses
+/// (`configs/lab-dut-address.yaml` over `scripts/lab up --dut --ports 3
+/// --fdb-max 512`, `landspeed rfc2889`): the caching search finds 512
+/// exactly (513 floods one address's frames to the monitoring port),
+/// every flooded frame counted at t2; the learning rate search gives a
+/// figure and its trace, teaching the 512 found; the bridge's table is
+/// flushed before every trial by the profile's hook.
+#[test]
+fn the_address_searches_find_the_bridges_table_size_and_learning_rate() {
+    let _alone = common::alone();
+    if skip("RFC 2889 address caching against a bounded bridge table") {
+        return;
+    }
+    favour_this_thread();
+    let (p, fp) = (cert_prefix(18), cert_file_prefix(18));
+    {
+        let lab = DutLab::up(&p, &["--ports", "3", "--fdb-max", "512"]);
+        let dir = tempfile::tempdir().unwrap();
+        let fp_line = format!("hugepages: false\n  file_prefix: {fp}");
+        let flush = format!("ip -n {}-dut link set {p}-br type bridge fdb_flush", p);
+        let prof = lab.profile(
+            dir.path(),
+            "lab-dut-address.yaml",
+            &[
+                ("hugepages: false", &fp_line),
+                ("ip -n ls-dut link set ls-br type bridge fdb_flush", &flush),
+            ],
+        );
+        let html = dir.path().join("a.html");
+        let (d, v) = certify_in_lab(
+            "rfc2889",
+            dir.path(),
+            &lab,
+            &prof,
+            &[
+                "--quick",
+                "--tests",
+                "address-caching,address-learning-rate",
+                "--html",
+                html.to_str().unwrap(),
+            ],
+            Duration::from_secs(300),
+        );
+        remove_run_dir(&fp);
+        let out = format!("{}\n{}", d.stdout, d.stderr);
+        assert_eq!(d.status.code(), Some(0), "{out}");
+        assert_eq!(json_str(&v, "/topology"), "mesh", "{out}");
+        let row = &v["address_caching"][0];
+        assert_eq!(json_u64(row, "/addresses"), 512, "{row}\n{out}");
+        assert_eq!(json_str(row, "/bound"), "device", "{out}");
+        let trials = row["trials"].as_array().unwrap();
+        let mut tried: Vec<u64> = Vec::new();
+        for t in trials {
+            let n = json_u64(t, "/addresses");
+            tried.push(n);
+            // Every frame reached t1, the learning port; the frames of
+            // the addresses the bridge could not learn were flooded to
+            // t2 as well: as many as were sent to them.
+            assert_eq!(json_u64(t, "/rx_frames"), json_u64(t, "/tx_frames"), "{t}");
+            assert_eq!(json_u64(t, "/lost") + json_u64(t, "/corrupt"), 0, "{t}");
+            let at: Vec<(&str, u64)> = (t["foreign_at"].as_array().unwrap().iter())
+                .map(|f| (json_str(f, "/port"), json_u64(f, "/frames")))
+                .collect();
+            assert_eq!(at[0], ("t1", 0), "{t}");
+            assert_eq!(at[1].0, "t2");
+            let sent = json_u64(t, "/tx_frames");
+            let unknown = n.saturating_sub(512);
+            // The stream walks its n addresses in order: the unknown
+            // addresses' share of the frames, to within one per address
+            // (fewer when the monitoring port's lcore, sharing a CPU,
+            // fell behind its ring), and none when every one was learnt.
+            let want = sent * unknown / n;
+            let flooded = at[1].1;
+            assert_eq!(flooded == 0, unknown == 0, "{n}: {at:?}");
+            assert!(
+                flooded <= want + unknown && flooded >= want / 2,
+                "{n}: {at:?} of {sent}"
+            );
+            assert_eq!(t["passed"], Value::Bool(n <= 512), "{t}");
+            assert_eq!(t["hooks"][0]["hook"], "flush", "{t}");
+            assert_eq!(t["hooks"][0]["status"], 0, "{t}");
+            let l = &t["learning"];
+            assert_eq!(json_u64(l, "/frames"), n, "each address taught once: {l}");
+            assert_eq!(json_u64(l, "/refused"), 0, "{l}");
+            assert_eq!(l["paced_fps"], 2000.0);
+        }
+        assert_eq!(tried[..2], [1024, 512], "{tried:?}");
+        assert!(tried.contains(&513), "{tried:?}");
+        assert!(tried.len() <= 11, "{tried:?}");
+        // The learning rate search taught the 512 found.
+        let row = &v["learning_rate"][0];
+        assert_eq!(json_u64(row, "/addresses"), 512, "{row}");
+        let fps = row["learning_fps"]
+            .as_f64()
+            .expect("a learning rate figure");
+        assert!(fps >= 1000.0, "{row}");
+        let trials = row["trials"].as_array().unwrap();
+        assert!(!trials.is_empty());
+        for t in trials {
+            assert_eq!(json_u64(t, "/addresses"), 512, "{t}");
+            assert!(
+                t["learning"]["paced_fps"].as_f64().unwrap() >= 1000.0,
+                "{t}"
+            );
+        }
+        assert!(
+            out.contains("address caching capacity (RFC 2889 5.7)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("address learning rate (RFC 2889 5.8)"),
+            "{out}"
+        );
+        let page = std::fs::read_to_string(&html).unwrap();
+        assert!(page.contains("<h1>RFC 2889 evaluation</h1>"));
+        assert!(page.contains(r#"id="address_caching""#));
         drop(lab);
     }
     assert_dut_gone(&p);

@@ -28,8 +28,8 @@
 use super::model::Test;
 use super::model::NO_RATE;
 use super::model::{
-    BackToBackRow, Bound, Certification, Criterion, LatencyRow, LossCurve, LossPoint, NotMeasured,
-    RecoveryRow, ResetRow, Settings, ThroughputRow, Trial,
+    AddressRow, BackToBackRow, Bound, Certification, Criterion, LatencyRow, LossCurve, LossPoint,
+    NotMeasured, RecoveryRow, ResetRow, Settings, ThroughputRow, Trial,
 };
 pub use super::round::*;
 
@@ -39,6 +39,7 @@ pub fn bound(b: Bound) -> &'static str {
         Bound::Device => "device",
         Bound::Line => "line",
         Bound::Tester => "tester",
+        Bound::Top => "search_top",
     }
 }
 
@@ -54,6 +55,19 @@ pub fn tests_of(c: &Certification) -> Vec<Test> {
         }
     }
     out
+}
+
+/// What a certification is called in its reports: `RFC 2544
+/// certification`, `RFC 2889 evaluation` when it ran RFC 2889's tests
+/// only, `RFC 2544 and RFC 2889 certification` when both.
+pub fn report_title(c: &Certification) -> &'static str {
+    let tests = tests_of(c);
+    let of_2889 = tests.iter().filter(|t| t.rfc() == "RFC 2889").count();
+    match of_2889 {
+        0 => "RFC 2544 certification",
+        n if n == tests.len() => "RFC 2889 evaluation",
+        _ => "RFC 2544 and RFC 2889 certification",
+    }
 }
 
 /// What a record is.
@@ -225,11 +239,22 @@ pub enum Column {
     Value,
     /// Deviation: what RFC 2544 asks.
     Rfc,
+    /// Address searches: the addresses held (caching) or taught
+    /// (learning rate); a trial's addresses.
+    Addresses,
+    /// Address searches: the learning rate found (learning rate) or
+    /// used (caching), frames/s; a trial's learning frames' rate asked.
+    LearningFps,
+    /// Address searches: the range searched (`1–1024`).
+    Searched,
+    /// Trial: frames that reached a port they were not addressed to
+    /// (flooded), every port together.
+    Foreign,
 }
 
 impl Column {
     /// Every column, in the CSV's order.
-    pub const ALL: [Column; 55] = [
+    pub const ALL: [Column; 59] = [
         Column::Trial,
         Column::RatePct,
         Column::L1Bps,
@@ -285,6 +310,10 @@ impl Column {
         Column::Setting,
         Column::Value,
         Column::Rfc,
+        Column::Addresses,
+        Column::LearningFps,
+        Column::Searched,
+        Column::Foreign,
     ];
 
     /// Its name in the CSV header.
@@ -359,6 +388,10 @@ impl Column {
             Column::Setting => ("setting", "setting"),
             Column::Value => ("value", "value"),
             Column::Rfc => ("rfc", "RFC 2544 asks"),
+            Column::Addresses => ("addresses", "addresses"),
+            Column::LearningFps => ("learning_fps", "learning frames/s"),
+            Column::Searched => ("searched", "searched"),
+            Column::Foreign => ("foreign", "flooded"),
         }
     }
 
@@ -378,6 +411,7 @@ impl Column {
                 | Column::Setting
                 | Column::Value
                 | Column::Rfc
+                | Column::Searched
         )
     }
 }
@@ -418,7 +452,10 @@ pub fn shown(column: Column, plain: &str) -> String {
         | Column::Lost
         | Column::Reordered
         | Column::Duplicated
-        | Column::Corrupt => grouped(plain),
+        | Column::Corrupt
+        | Column::Addresses
+        | Column::LearningFps
+        | Column::Foreign => grouped(plain),
         Column::Bursts | Column::Times => {
             // Grouped numbers hold commas: the list is told apart by `; `.
             let each: Vec<String> = plain.split_whitespace().map(grouped).collect();
@@ -508,6 +545,8 @@ pub fn results(c: &Certification) -> Vec<Record> {
     out.extend(c.back_to_back.iter().map(back_to_back));
     out.extend(c.recovery.iter().map(|r| recovery(&f, r)));
     out.extend(c.reset.iter().map(|r| reset(&f, r)));
+    out.extend((c.address_caching.iter()).map(|r| address(Test::AddressCaching, r)));
+    out.extend((c.learning_rate.iter()).map(|r| address(Test::LearningRate, r)));
     out
 }
 
@@ -624,6 +663,23 @@ fn reset(f: &Format, r: &ResetRow) -> Record {
         .with(Column::Counted, r.reset_s.len().to_string())
         .with(Column::MeanTimeS, mean_time(r.mean_s))
         .with(Column::Times, times(&r.reset_s))
+        .with(Column::Note, r.note.clone().unwrap_or_default())
+}
+
+/// An address search's row: its figure ([`NOT_A_NUMBER`] when none
+/// passed), the range searched, what bound it.
+fn address(test: Test, r: &AddressRow) -> Record {
+    let opt = |v: Option<f64>| v.map_or_else(|| NOT_A_NUMBER.to_string(), whole);
+    let [least, most] = r.searched;
+    Record::new(test, Kind::Result, &r.direction, r.frame_size)
+        .with(Column::Addresses, opt(r.addresses.map(|n| n as f64)))
+        .with(Column::LearningFps, opt(r.learning_fps))
+        .with(
+            Column::Searched,
+            format!("{}–{}", whole(least), whole(most)),
+        )
+        .with(Column::Bound, bound(r.bound))
+        .with(Column::Trials, r.trials.len().to_string())
         .with(Column::Note, r.note.clone().unwrap_or_default())
 }
 
@@ -903,6 +959,12 @@ fn each_trial(c: &Certification, mut f: impl FnMut(Test, usize, &Trial)) {
     for r in &c.reset {
         add(Test::Reset, &mut r.trials.iter());
     }
+    for r in &c.address_caching {
+        add(Test::AddressCaching, &mut r.trials.iter());
+    }
+    for r in &c.learning_rate {
+        add(Test::LearningRate, &mut r.trials.iter());
+    }
 }
 
 fn direction_trial(
@@ -971,6 +1033,18 @@ fn trial(f: &Format, test: Test, n: usize, t: &Trial) -> Record {
             Column::TimeS,
             ns.map(|ns| seconds(ns / 1e9)).unwrap_or_default(),
         ),
+        None => record,
+    };
+    // An address search's trial: its addresses, learning rate and the
+    // frames flooded.
+    let record = match t.addresses {
+        Some(n) => {
+            let paced = t.learning.as_ref().and_then(|l| l.paced_fps);
+            record
+                .with(Column::Addresses, n.to_string())
+                .with(Column::LearningFps, paced.map(whole).unwrap_or_default())
+                .with(Column::Foreign, t.foreign.to_string())
+        }
         None => record,
     };
     record
@@ -1156,7 +1230,13 @@ mod tests {
         assert_eq!(Test::from_key("back-to-back"), Some(Test::BackToBack));
         assert_eq!(Test::from_key("jitter"), None);
         let sections: Vec<&str> = Test::ALL.iter().map(|t| t.section()).collect();
-        assert_eq!(sections, ["26.1", "26.2", "26.3", "26.4", "26.5", "26.6"]);
+        assert_eq!(
+            sections,
+            ["26.1", "26.2", "26.3", "26.4", "26.5", "26.6", "5.7", "5.8"]
+        );
+        let rfcs: Vec<&str> = Test::ALL.iter().map(|t| t.rfc()).collect();
+        assert_eq!(rfcs[..6], ["RFC 2544"; 6]);
+        assert_eq!(rfcs[6..], ["RFC 2889"; 2]);
         let titles: Vec<&str> = Test::ALL.iter().map(|t| t.title()).collect();
         assert_eq!(
             titles,
@@ -1166,7 +1246,9 @@ mod tests {
                 "Frame loss rate",
                 "Back-to-back frames",
                 "System recovery",
-                "Reset"
+                "Reset",
+                "Address caching capacity",
+                "Address learning rate"
             ]
         );
         let keys: Vec<&str> = Test::ALL.iter().map(|t| t.key()).collect();
@@ -1178,7 +1260,9 @@ mod tests {
                 "loss",
                 "back_to_back",
                 "recovery",
-                "reset"
+                "reset",
+                "address_caching",
+                "learning_rate"
             ]
         );
     }
@@ -1188,7 +1272,7 @@ mod tests {
         let mut c = sample::incomplete();
         assert_eq!(tests_of(&c), Test::ALL[..4].to_vec());
         let with = sample::recovery_and_reset(c.clone());
-        assert_eq!(tests_of(&with), Test::ALL.to_vec());
+        assert_eq!(tests_of(&with), Test::ALL[..6].to_vec());
         assert!(Test::Recovery.has_results(&with) && Test::Reset.has_results(&with));
         assert!(!Test::Recovery.has_results(&c) && !Test::Reset.has_results(&c));
         assert!(!Test::BackToBack.has_results(&c));
@@ -1587,7 +1671,7 @@ mod tests {
             words,
             [
                 "bound", "note", "state", "wanted", "measured", "problems", "excluded", "reason",
-                "text", "setting", "value", "rfc"
+                "text", "setting", "value", "rfc", "searched"
             ]
         );
     }

@@ -112,11 +112,11 @@ pub fn render(c: &Certification) -> String {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
-                title { "RFC 2544 certification: " (c.profile) (state) }
+                title { (format::report_title(c)) ": " (c.profile) (state) }
                 style { (PreEscaped(STYLE)) }
             }
             body {
-                h1 { "RFC 2544 certification" }
+                h1 { (format::report_title(c)) }
                 p.sub { (c.profile) " · " (c.started) }
                 (banners(c, bound.len()))
                 (nonconformant(c))
@@ -362,6 +362,42 @@ fn other_settings_rows(c: &Certification) -> Vec<(String, String)> {
                 s.reset_trials,
                 format::duration(s.reset_trial_s),
                 format::duration(s.reset_at_s)
+            ),
+        );
+    }
+    let a = &s.addresses;
+    let flush = (s.dut.as_ref().and_then(|d| d.flush.as_deref())).unwrap_or("no flush hook");
+    if runs(Test::AddressCaching) {
+        let most = a.max.map_or("each stream's destinations".to_string(), |m| {
+            format::grouped(&m.to_string())
+        });
+        add(
+            "Address caching",
+            format!(
+                "{} to {most} addresses by halving; learning frames at {} frames/s, each \
+                 address once; test frames at {} % of line, two or more per address; the \
+                 table cleared before each trial by `{flush}`",
+                format::grouped(&a.min.to_string()),
+                format::grouped(&format::whole(a.learning_fps)),
+                format::trimmed(a.load_pct)
+            ),
+        );
+    }
+    if runs(Test::LearningRate) {
+        let most = a.rate_max_fps.map_or("line rate".to_string(), |m| {
+            format::grouped(&format::whole(m))
+        });
+        let taught = a.taught.map_or(
+            "the addresses the caching test held (else its most)".to_string(),
+            |n| format!("{} addresses", format::grouped(&n.to_string())),
+        );
+        add(
+            "Address learning rate",
+            format!(
+                "{} frames/s to {most} by halving, to {} frames/s; {taught} taught each trial; \
+                 the table cleared before each trial by `{flush}`",
+                format::grouped(&format::whole(a.rate_min_fps)),
+                format::grouped(&format::whole(a.rate_resolution_fps))
             ),
         );
     }
@@ -639,6 +675,8 @@ fn about(test: Test) -> &'static str {
         Test::Loss => "Frames lost, in % of frames sent, at each offered load from the top rate down until two successive steps lost nothing. Each cell is one trial.",
         Test::Recovery => "How fast the device recovers from an overload: 110 % of its throughput (at most the line) for the overload time, then half of that; each trial's time runs from the drop to the first frame through after the last loss, and the mean is over the trials that count (a trial whose overload lost nothing, or that was the tester's, is left out).",
         Test::Reset => "How long a reset of the device interrupts forwarding: a stream at the throughput rate of the smallest frame size, the device reset by the profile's reset hook during it; each trial's time is the longest gap between two arrivals, from the last frame before the reset to the first after it, and the mean is over the trials that count.",
+        Test::AddressCaching => "How many addresses the device holds in its address table: a binary search on the number of destination addresses. Each trial clears the table (the profile's flush hook), teaches the device the trial's addresses with learning frames from the port they live behind, then sends test frames to them at a load the device forwards; it passes when every frame reached its port and none was flooded to another (the monitoring port's flooded frames count). The figure is the most addresses of a trial that passed; the search's trials are its trace.",
+        Test::LearningRate => "How fast the device learns addresses: a binary search on the learning frames' rate. Each trial clears the table, sends one learning frame per address at the trial's rate, then test frames to those addresses; it passes when every frame reached its port and none was flooded. The figure is the fastest rate of a trial that passed; the search's trials are its trace.",
         Test::BackToBack => "The longest burst at line rate the device forwarded without loss, by binary search on the burst length, over several searches (RFC 9004): their mean and standard deviation, each search's burst, the implied buffer time (the mean burst's length at line rate) and the corrected buffer time (less what the device forwarded during the burst at its measured throughput, which is shown).",
     }
 }
@@ -647,7 +685,7 @@ fn section(c: &Certification, test: Test, results: &[Record], trials: &[Record])
     let mine: Vec<&Record> = results.iter().filter(|r| r.test == Some(test)).collect();
     html! {
         section.test #(test.key()) {
-            h2 { (test.title()) " (RFC 2544 section " (test.section()) ")" }
+            h2 { (test.title()) " (" (test.rfc()) " section " (test.section()) ")" }
             p { (about(test)) }
             @match svg::chart(test, c) {
                 Some(chart) => (PreEscaped(chart)),

@@ -87,7 +87,8 @@ pub fn render(c: &Certification) -> String {
         escape(&c.started)
     );
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"RFC 2544 certification: {}\" {}>\n{suites}</testsuites>\n",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}: {}\" {}>\n{suites}</testsuites>\n",
+        super::format::report_title(c),
         escape(&c.profile),
         total.attrs()
     )

@@ -21,10 +21,10 @@ mod trial;
 pub use hooks::{DutHooks, HookRun, OnFailure, HOOK_TIMEOUT_S};
 pub use host::{Host, HostPort, TesterTask};
 pub use rows::{
-    why_tester, BackToBackRow, Bound, Criterion, LatencyRow, LossCurve, LossPoint, RecoveryRow,
-    ResetRow, ThroughputRow, GIVEN_UP,
+    why_tester, AddressRow, BackToBackRow, Bound, Criterion, LatencyRow, LossCurve, LossPoint,
+    RecoveryRow, ResetRow, ThroughputRow, GIVEN_UP,
 };
-pub use settings::{LatencyDefinition, Learning, Settings, IMIX, RFC2544_SIZES};
+pub use settings::{AddressSettings, LatencyDefinition, Learning, Settings, IMIX, RFC2544_SIZES};
 pub use trial::{
     bunched, frames_later_than, DirectionFigures, LearningRun, PortFrames, Trial, LEARNING_FRAMES,
     LEARNING_GAP_S, LEARNING_STALL_MS, QUEUE_FLOOR_NS,
@@ -64,6 +64,15 @@ pub struct TrialSpec {
     /// Reset the device this long into the trial (RFC 2544 section 26.6),
     /// with the profile's reset hook.
     pub reset_at_s: Option<f64>,
+    /// An address search's trial (RFC 2889 5.7, 5.8): each stream sent
+    /// goes to the first this many addresses of its destination set, the
+    /// device's table is cleared first (`certify.dut.flush`) and those
+    /// addresses taught by learning frames, whatever
+    /// `certify.learning` says.
+    pub addresses: Option<u64>,
+    /// With `addresses`: the learning frames' rate, frames/s, each
+    /// address taught once.
+    pub learning_fps: Option<f64>,
 }
 
 /// A step in a trial's offered load.
@@ -127,6 +136,9 @@ pub trait Tester {
     /// Run one trial and return what it measured. An error ends the
     /// certification (the results so far are still written).
     fn trial(&mut self, spec: &TrialSpec) -> crate::Result<Trial>;
+    /// The fewest destination addresses of a stream sent (the address
+    /// caching search's most, unless the settings give one).
+    fn destinations(&self) -> u64;
     /// The receiving port of `direction` (`None`: every receiving port),
     /// as the profile names it, for messages (`port p1 received nothing`).
     fn rx_port(&self, direction: Option<usize>) -> String;
@@ -139,7 +151,7 @@ pub trait Tester {
 /// rate begins (the outputs gather those under one sentence).
 pub const NO_RATE: &str = "no throughput rate";
 
-/// The six RFC 2544 tests.
+/// The six RFC 2544 tests and RFC 2889's address searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Test {
     /// Section 26.1.
@@ -154,17 +166,23 @@ pub enum Test {
     Recovery,
     /// Section 26.6.
     Reset,
+    /// RFC 2889 section 5.7: address caching capacity.
+    AddressCaching,
+    /// RFC 2889 section 5.8: address learning rate.
+    LearningRate,
 }
 
 impl Test {
-    /// All six, in the RFC's order.
-    pub const ALL: [Test; 6] = [
+    /// All eight, in the RFCs' order.
+    pub const ALL: [Test; 8] = [
         Test::Throughput,
         Test::Latency,
         Test::Loss,
         Test::BackToBack,
         Test::Recovery,
         Test::Reset,
+        Test::AddressCaching,
+        Test::LearningRate,
     ];
 
     /// The name the settings, the criteria and the CSV use.
@@ -176,6 +194,8 @@ impl Test {
             Test::BackToBack => "back_to_back",
             Test::Recovery => "recovery",
             Test::Reset => "reset",
+            Test::AddressCaching => "address_caching",
+            Test::LearningRate => "learning_rate",
         }
     }
 
@@ -195,10 +215,13 @@ impl Test {
             Test::BackToBack => "Back-to-back frames",
             Test::Recovery => "System recovery",
             Test::Reset => "Reset",
+            Test::AddressCaching => "Address caching capacity",
+            Test::LearningRate => "Address learning rate",
         }
     }
 
-    /// Its section of RFC 2544.
+    /// Its section of RFC 2544 (of RFC 2889 for the address searches:
+    /// see [`rfc`](Self::rfc)).
     pub fn section(self) -> &'static str {
         match self {
             Test::Throughput => "26.1",
@@ -207,6 +230,16 @@ impl Test {
             Test::BackToBack => "26.4",
             Test::Recovery => "26.5",
             Test::Reset => "26.6",
+            Test::AddressCaching => "5.7",
+            Test::LearningRate => "5.8",
+        }
+    }
+
+    /// The RFC its section is of: `RFC 2544` or `RFC 2889`.
+    pub fn rfc(self) -> &'static str {
+        match self {
+            Test::AddressCaching | Test::LearningRate => "RFC 2889",
+            _ => "RFC 2544",
         }
     }
 
@@ -219,6 +252,8 @@ impl Test {
             Test::BackToBack => !c.back_to_back.is_empty(),
             Test::Recovery => !c.recovery.is_empty(),
             Test::Reset => !c.reset.is_empty(),
+            Test::AddressCaching => !c.address_caching.is_empty(),
+            Test::LearningRate => !c.learning_rate.is_empty(),
         }
     }
 }
@@ -301,6 +336,12 @@ pub struct Certification {
     /// Reset per direction.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reset: Vec<ResetRow>,
+    /// Address caching capacity (RFC 2889 5.7) per size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub address_caching: Vec<AddressRow>,
+    /// Address learning rate (RFC 2889 5.8) per size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub learning_rate: Vec<AddressRow>,
     /// The profile's acceptance criteria and whether each was met.
     pub criteria: Vec<Criterion>,
     /// Every test ran to its end (false after a signal or an error).

@@ -192,6 +192,17 @@ impl Estimator {
             "latency" => self.s.latency_trial_s,
             "recovery" => self.s.recovery_overload_s + self.s.recovery_reduced_s,
             "reset" => self.s.reset_trial_s,
+            // The learning frames of the most addresses, their wait, the
+            // test frames.
+            "address_caching" | "learning_rate" => {
+                let a = &self.s.addresses;
+                let most = a.taught.or(a.max).unwrap_or(1024) as f64;
+                let fps = match test {
+                    "address_caching" => a.learning_fps,
+                    _ => a.rate_min_fps,
+                };
+                most / fps + self.s.learning_wait_s + self.s.search_trial()
+            }
             _ => self.s.trial_s,
         }
     }
@@ -302,6 +313,9 @@ impl Estimator {
             "recovery" => self.at_rate_trials(g, self.s.recovery_trials),
             "reset" => self.at_rate_trials(g, self.s.reset_trials),
             "loss" => self.loss_trials(i),
+            "address_caching" | "learning_rate" => {
+                super::search::address_trials(&self.s, &g.test, self.line_bps)
+            }
             _ => self.b2b_trials(i),
         };
         n.max(ran)

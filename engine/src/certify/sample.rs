@@ -302,6 +302,8 @@ pub fn complete() -> Certification {
         latency: Vec::new(),
         loss: Vec::new(),
         back_to_back: Vec::new(),
+        address_caching: Vec::new(),
+        learning_rate: Vec::new(),
         recovery: Vec::new(),
         reset: Vec::new(),
         criteria: Vec::new(),

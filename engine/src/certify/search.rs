@@ -25,6 +25,7 @@
 //! (throughput.rs, latency.rs, loss.rs, back_to_back.rs, recovery.rs,
 //! reset.rs); review.rs reads the rows once the trials ran.
 
+mod address;
 mod back_to_back;
 mod latency;
 mod loss;
@@ -33,6 +34,7 @@ mod reset;
 mod review;
 mod throughput;
 
+pub use address::{address_failure_is_testers, address_passes, FRAMES_PER_ADDRESS};
 pub use back_to_back::{correct_back_to_back, corrected_buffer_s, sample_stddev};
 pub use latency::latency_flaw;
 pub use review::{
@@ -157,6 +159,8 @@ pub fn blank(settings: &Settings, directions: Vec<String>, line_bps: u64) -> Cer
         back_to_back: Vec::new(),
         recovery: Vec::new(),
         reset: Vec::new(),
+        address_caching: Vec::new(),
+        learning_rate: Vec::new(),
         criteria: Vec::new(),
         complete: false,
         stopped_by: None,
@@ -283,6 +287,17 @@ impl<'a> Search<'a> {
                 cert.reset.extend(row);
                 flow
             }
+            "address_caching" => {
+                let (row, flow) = self.address_caching(dir, size);
+                cert.address_caching.push(row);
+                flow
+            }
+            "learning_rate" => {
+                let taught = self.taught(cert, dir, size);
+                let (row, flow) = self.learning_rate(dir, size, taught);
+                cert.learning_rate.push(row);
+                flow
+            }
             _ => {
                 let (row, flow) = self.back_to_back(dir, size);
                 cert.back_to_back.push(row);
@@ -316,7 +331,20 @@ impl<'a> Search<'a> {
                 return Err(Halt::Stopped);
             }
         }
+        let mut problems = Vec::new();
+        // An address search's trial clears the device's table, then
+        // teaches it the trial's addresses, whatever the learning setting.
+        let flush = match spec.addresses {
+            Some(_) => self.dut_hook("flush", test, &spec),
+            None => None,
+        };
+        if let Some((run, why)) = &flush {
+            if let Some(e) = self.hook_failed(run, why.clone(), test, &spec, &mut problems) {
+                return Err(Halt::Error(e));
+            }
+        }
         let learn = match self.s.learning {
+            _ if spec.addresses.is_some() => true,
             Learning::EveryTrial => true,
             Learning::Once => !self.learned,
             Learning::Off => false,
@@ -325,7 +353,6 @@ impl<'a> Search<'a> {
             self.tester.learn(&spec)?;
             self.learned = true;
         }
-        let mut problems = Vec::new();
         let before = self.dut_hook("before_trial", test, &spec);
         if let Some((run, why)) = &before {
             if let Some(e) = self.hook_failed(run, why.clone(), test, &spec, &mut problems) {
@@ -341,12 +368,16 @@ impl<'a> Search<'a> {
         } else {
             None
         };
-        t.passed = passes(&t, tolerance, p99);
+        t.addresses = spec.addresses;
+        t.passed = match spec.addresses {
+            Some(n) => address_passes(&t, n),
+            None => passes(&t, tolerance, p99),
+        };
         let after = self.dut_hook("after_trial", test, &spec);
         if let Some((run, why)) = &after {
             self.halt = self.hook_failed(run, why.clone(), test, &spec, &mut problems);
         }
-        let runs = before.into_iter().chain(after).map(|(run, _)| run);
+        let runs = (flush.into_iter().chain(before).chain(after)).map(|(run, _)| run);
         t.hooks.extend(runs);
         t.problems.extend(problems);
         self.check_heard(&spec, &t)?;
@@ -368,6 +399,7 @@ impl<'a> Search<'a> {
         let dut = self.s.dut.as_ref()?;
         let command = match which {
             "before_trial" => dut.before_trial.as_deref(),
+            "flush" => dut.flush.as_deref(),
             _ => dut.after_trial.as_deref(),
         }?;
         let env = [
@@ -400,10 +432,9 @@ impl<'a> Search<'a> {
             .dut
             .as_ref()
             .map_or(OnFailure::Stop, |d| d.on_failure);
-        let when = if run.hook == "before_trial" {
-            "before"
-        } else {
-            "after"
+        let when = match run.hook.as_str() {
+            "before_trial" | "flush" => "before",
+            _ => "after",
         };
         let what = format!(
             "the device-under-test hook certify.dut.{} `{}` {why} {when} the trial ({test} {} B \
@@ -485,6 +516,8 @@ impl<'a> Search<'a> {
             settle_s: self.s.settle_s,
             step: None,
             reset_at_s: None,
+            addresses: None,
+            learning_fps: None,
         }
     }
 
@@ -508,6 +541,21 @@ impl<'a> Search<'a> {
             again.excluded = Some(format!("{}; tried again", tester_reason(&again)));
             kept.push(again);
         }
+    }
+
+    /// The addresses the learning rate test teaches at `size` in `dir`:
+    /// the settings', else the capacity this certification's address
+    /// caching test found there, else the caching search's most.
+    fn taught(&self, cert: &Certification, dir: Option<usize>, size: u32) -> u64 {
+        let a = &self.s.addresses;
+        let label = self.label(dir);
+        let found = (cert.address_caching.iter())
+            .find(|r| r.direction == label && r.frame_size == size)
+            .and_then(|r| r.addresses);
+        (a.taught.or(found))
+            .or(a.max)
+            .unwrap_or_else(|| self.tester.destinations())
+            .max(1)
     }
 
     /// The rate latency runs at for `size` in `dir`: its throughput, when
@@ -557,6 +605,7 @@ pub fn planned_trials(s: &Settings, row_dirs: usize, line_bps: u64) -> u32 {
             "recovery" => s.recovery_trials,
             // One size only: its trials spread over the rows of every size.
             "reset" => (s.reset_trials * dirs).div_ceil(rows.max(1)),
+            "address_caching" | "learning_rate" => address_trials(s, test, line_bps),
             _ => {
                 let big = s.sizes.iter().map(|&z| max_burst(s, line_bps, z)).max();
                 s.back_to_back_trials * (bisect_steps(big.unwrap_or(1) as f64) + 1)
@@ -564,6 +613,21 @@ pub fn planned_trials(s: &Settings, row_dirs: usize, line_bps: u64) -> u32 {
         }
     };
     s.tests.iter().map(|t| per_size(t) * rows).sum()
+}
+
+/// The trials an address search of `test` takes at most (a try again
+/// aside): the top, then the halvings to one address (caching) or to
+/// the resolution and the least (learning rate).
+pub fn address_trials(s: &Settings, test: &str, line_bps: u64) -> u32 {
+    let a = &s.addresses;
+    if test == "address_caching" {
+        let most = a.max.unwrap_or(1 << 20);
+        return bisect_steps((most - a.min.min(most) + 1) as f64) + 1;
+    }
+    let most = a
+        .rate_max_fps
+        .unwrap_or_else(|| fps_at(line_bps, 64, 100.0));
+    bisect_steps((most - a.rate_min_fps) / a.rate_resolution_fps) + 2
 }
 
 /// The sizes `test` runs at: every size of the settings, but reset at the
@@ -645,6 +709,16 @@ fn keep_silent(cert: &mut Certification, test: &str, t: Trial) {
                 r.trials.push(t);
             }
         }
+        "address_caching" => {
+            if let Some(r) = cert.address_caching.last_mut() {
+                r.trials.push(t);
+            }
+        }
+        "learning_rate" => {
+            if let Some(r) = cert.learning_rate.last_mut() {
+                r.trials.push(t);
+            }
+        }
         _ => {
             if let Some(r) = cert.back_to_back.last_mut() {
                 r.trials.push(t);
@@ -676,6 +750,12 @@ fn drop_empty(cert: &mut Certification, test: &str, dir: &str, size: u32) {
             at(&r.direction, r.frame_size) && r.trials.is_empty() && r.note.is_none()
         }),
         "reset" => pop(&mut cert.reset, |r| {
+            at(&r.direction, r.frame_size) && r.trials.is_empty()
+        }),
+        "address_caching" => pop(&mut cert.address_caching, |r| {
+            at(&r.direction, r.frame_size) && r.trials.is_empty()
+        }),
+        "learning_rate" => pop(&mut cert.learning_rate, |r| {
             at(&r.direction, r.frame_size) && r.trials.is_empty()
         }),
         _ => pop(&mut cert.back_to_back, |r| {

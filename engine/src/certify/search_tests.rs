@@ -72,6 +72,16 @@ struct Sim {
     /// (trial index, frames): the learning before that trial had that
     /// many of its 300 frames refused.
     learning_refused: Vec<(usize, u64)>,
+    /// The device's address table holds this many addresses; the test
+    /// frames to the rest are flooded (one foreign frame each).
+    table: u64,
+    /// The device learns addresses at most this fast, frames/s; faster,
+    /// it misses the share above it (flooded).
+    learns_fps: f64,
+    /// The fewest destination addresses of a stream sent.
+    destinations: u64,
+    /// The tester sends learning frames at most this fast, frames/s.
+    sends_fps: f64,
 }
 
 impl Sim {
@@ -103,6 +113,10 @@ impl Sim {
             recovers_ns: 0.0,
             reset_gap_s: 0.0,
             reset_more: 0,
+            table: u64::MAX,
+            learns_fps: f64::INFINITY,
+            destinations: 4096,
+            sends_fps: f64::INFINITY,
         }
     }
 }
@@ -190,6 +204,15 @@ impl Tester for Sim {
         } else {
             (rx, lost, tester_bound)
         };
+        // An address trial: every address unknown to the device floods
+        // its frames (two per address) to the monitoring port.
+        let unknown = match (spec.addresses, spec.learning_fps) {
+            (Some(n), Some(fps)) => {
+                let missed = (n as f64 * (1.0 - self.learns_fps / fps)).ceil().max(0.0) as u64;
+                n.saturating_sub(self.table).max(missed)
+            }
+            _ => 0,
+        };
         let p99 = self.latency.0 + self.latency.1 * spec.rate_pct;
         let (latency, latency_hist) = if self.hist {
             let mut h = crate::report::ns_histogram();
@@ -237,6 +260,7 @@ impl Tester for Sim {
             }),
             duration_s: spec.duration_s,
             tester_bound,
+            foreign: 2 * unknown,
             learning: (self.learned_before.last() == Some(&(self.specs.len() - 1))).then(|| {
                 let refused = (self.learning_refused.iter())
                     .find(|(i, _)| *i == self.specs.len() - 1)
@@ -244,11 +268,16 @@ impl Tester for Sim {
                 crate::certify::model::LearningRun {
                     frames: 300 - refused,
                     refused,
+                    paced_fps: spec.learning_fps,
+                    sent_fps: spec.learning_fps.map(|f| f.min(self.sends_fps)),
                     ..Default::default()
                 }
             }),
             ..Trial::default()
         })
+    }
+    fn destinations(&self) -> u64 {
+        self.destinations
     }
     fn rx_port(&self, direction: Option<usize>) -> String {
         match direction {
@@ -2059,4 +2088,265 @@ fn learning_frames_a_port_refused_are_the_certifications_problem() {
     let mut sim = Sim::new();
     let (c, _) = run_sim_err(&mut sim, &s);
     assert!(c.problems.is_empty(), "{:?}", c.problems);
+}
+
+/// Address settings: 1 to `max` addresses, flushed by a hook.
+fn address_settings(test: &str, max: Option<u64>) -> Settings {
+    let mut s = settings(test);
+    s.sizes = vec![64];
+    s.addresses.max = max;
+    s.dut = Some(DutHooks {
+        flush: Some("flush-table".into()),
+        ..DutHooks::default()
+    });
+    s
+}
+
+#[test]
+fn address_caching_finds_the_table_size_exactly_by_halving() {
+    for table in [1, 2, 511, 512, 513, 1000, 1023] {
+        let mut sim = Sim::new();
+        sim.table = table;
+        let s = address_settings("address_caching", Some(1024));
+        let (c, r) = certify(&mut sim, &s);
+        r.unwrap();
+        let row = &c.address_caching[0];
+        assert_eq!(row.addresses, Some(table), "table {table}");
+        assert_eq!(row.bound, Bound::Device);
+        assert_eq!(row.searched, [1.0, 1024.0]);
+        assert_eq!(row.learning_fps, Some(1000.0));
+        // The top first, then halvings: 1024, 512, 256 or 768...
+        let tried: Vec<u64> = sim.specs.iter().map(|t| t.addresses.unwrap()).collect();
+        assert_eq!(tried[0], 1024);
+        assert_eq!(tried[1], 512);
+        assert!(tried.len() <= 11, "table {table}: {tried:?}");
+        assert!(
+            tried.contains(&table) && tried.contains(&(table + 1)),
+            "{tried:?}"
+        );
+        // Each trial: the table flushed, then learning, then the trial;
+        // long enough for two frames per address at 10 % of line.
+        assert_eq!(sim.learned_before, (0..tried.len()).collect::<Vec<_>>());
+        let flushes: Vec<usize> = (sim.hooks.iter())
+            .filter(|h| h.0 == "flush")
+            .map(|h| h.1)
+            .collect();
+        assert_eq!(flushes, (0..tried.len()).collect::<Vec<_>>());
+        for (spec, t) in sim.specs.iter().zip(&row.trials) {
+            let n = spec.addresses.unwrap();
+            assert_eq!(spec.rate_pct, 10.0);
+            assert_eq!(spec.learning_fps, Some(1000.0));
+            assert_eq!(t.addresses, Some(n));
+            assert_eq!(t.passed, n <= table, "{n} addresses, table {table}");
+            assert_eq!(t.foreign, 2 * n.saturating_sub(table));
+            assert_eq!(t.hooks[0].hook, "flush");
+            let frames = fps_at(LINE, 64, 10.0) * spec.duration_s;
+            assert!(frames >= FRAMES_PER_ADDRESS * n as f64);
+        }
+    }
+}
+
+#[test]
+fn a_table_above_the_search_says_at_least_and_none_held_says_why() {
+    let mut sim = Sim::new();
+    let s = address_settings("address_caching", Some(300));
+    let (c, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let row = &c.address_caching[0];
+    assert_eq!(
+        (row.addresses, row.bound, row.trials.len()),
+        (Some(300), Bound::Top, 1)
+    );
+    assert_eq!(
+        row.note.as_deref(),
+        Some("every address of the search's top was held: the device holds at least 300")
+    );
+    assert!(c.not_measured.is_empty());
+    // The most defaults to the streams' destinations.
+    let mut sim = Sim::new();
+    sim.destinations = 64;
+    sim.table = 0;
+    let (c, r) = certify(&mut sim, &address_settings("address_caching", None));
+    r.unwrap();
+    let row = &c.address_caching[0];
+    assert_eq!((row.addresses, row.bound), (None, Bound::Device));
+    assert_eq!(row.searched, [1.0, 64.0]);
+    let tried: Vec<u64> = sim.specs.iter().map(|t| t.addresses.unwrap()).collect();
+    assert_eq!(tried, [64, 32, 16, 8, 4, 2, 1]);
+    let why = "even 1 address(es) were not held: test frames to them were lost or flooded (see each trial)";
+    assert_eq!(row.note.as_deref(), Some(why));
+    assert_eq!(c.not_measured.len(), 1);
+    assert_eq!(c.not_measured[0].reason, why);
+}
+
+#[test]
+fn a_failure_the_tester_may_have_caused_bounds_the_capacity_as_the_testers() {
+    let mut sim = Sim::new();
+    sim.table = 600;
+    // The trial at 1024 addresses is bunched but floods (424 addresses
+    // unknown): the device's at once, not tried again. The trials at
+    // 512 lose 7 frames to a bunched sender and flood nothing: the
+    // tester's, tried again, and the search goes on below them.
+    sim.bunched = vec![0, 1, 2];
+    let s = address_settings("address_caching", Some(1024));
+    let (c, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let row = &c.address_caching[0];
+    let tried: Vec<u64> = sim.specs.iter().map(|t| t.addresses.unwrap()).collect();
+    assert_eq!(tried[..3], [1024, 512, 512]);
+    assert_eq!(row.trials[0].excluded, None);
+    assert!(row.trials[0].tester_bound && !row.trials[0].passed);
+    let again = row.trials[1].excluded.as_deref().unwrap();
+    assert!(
+        again.starts_with("tester-bound: ") && again.ends_with("; tried again"),
+        "{again}"
+    );
+    assert_eq!(row.addresses, Some(511));
+    assert_eq!(
+        row.bound,
+        Bound::Tester,
+        "the nearest failure, 512, was the tester's"
+    );
+    assert!(row
+        .note
+        .as_deref()
+        .unwrap()
+        .starts_with("the nearest failure was the tester's (tester-bound: "));
+    // A trial the tester bounded that floods nothing and loses nothing
+    // passes on its counts.
+    let mut sim = Sim::new();
+    sim.tester_pct = 5.0;
+    let (c, r) = certify(&mut sim, &address_settings("address_caching", Some(8)));
+    r.unwrap();
+    let row = &c.address_caching[0];
+    assert!(row.trials[0].tester_bound && row.trials[0].passed);
+    assert_eq!((row.addresses, row.bound), (Some(8), Bound::Top));
+    // Every failure the tester's: the row has no figure and says why.
+    let mut sim = Sim::new();
+    sim.bunched = (0..40).collect();
+    let (c, _) = certify(&mut sim, &address_settings("address_caching", Some(8)));
+    let row = &c.address_caching[0];
+    assert_eq!((row.addresses, row.bound), (None, Bound::Tester));
+    assert_eq!(row.trials.len(), 2 * 4, "8, 4, 2, 1: each tried twice");
+}
+
+#[test]
+fn learning_frames_refused_or_bursty_make_a_failure_the_testers() {
+    let t = |refused: u64, paced: f64, sent: f64, foreign: u64| Trial {
+        tx_frames: 100,
+        foreign,
+        learning: Some(crate::certify::model::LearningRun {
+            frames: 10 - refused,
+            refused,
+            paced_fps: Some(paced),
+            sent_fps: Some(sent),
+            ..Default::default()
+        }),
+        ..Trial::default()
+    };
+    use super::address::address_failure_is_testers as testers;
+    // Flooded at the rate asked: the device's.
+    assert!(!testers(&t(0, 1000.0, 1000.0, 4), 10));
+    assert!(!testers(&t(0, 1000.0, 1100.0, 4), 10));
+    // Flooded, but the learning frames went faster than asked, or a
+    // port refused some: the tester's.
+    assert!(testers(&t(0, 1000.0, 1101.0, 4), 10));
+    assert!(testers(&t(1, 1000.0, 1000.0, 4), 10));
+    // Too few test frames for every address: the tester's.
+    assert!(testers(&t(0, 1000.0, 1000.0, 0), 51));
+    assert!(!testers(&t(0, 1000.0, 1000.0, 0), 50));
+    assert!(address_passes(&t(0, 1000.0, 1000.0, 0), 50));
+    assert!(!address_passes(&t(0, 1000.0, 1000.0, 0), 51));
+    assert!(!address_passes(&t(0, 1000.0, 1000.0, 1), 50));
+    assert!(!address_passes(&t(1, 1000.0, 1000.0, 0), 50));
+    let lost = Trial {
+        lost: 1,
+        ..t(0, 1000.0, 1000.0, 0)
+    };
+    assert!(!address_passes(&lost, 50));
+    let corrupt = Trial {
+        corrupt: 1,
+        ..t(0, 1000.0, 1000.0, 0)
+    };
+    assert!(!address_passes(&corrupt, 50));
+    // Lost with the tester bounded: the tester's; without, the device's.
+    assert!(!testers(&lost, 50));
+    assert!(testers(
+        &Trial {
+            tester_bound: true,
+            ..lost
+        },
+        50
+    ));
+}
+
+#[test]
+fn learning_rate_halves_to_the_resolution_and_teaches_the_capacity_found() {
+    let mut sim = Sim::new();
+    sim.table = 500;
+    sim.learns_fps = 5_000.0;
+    let mut s = address_settings("address_caching", Some(1024));
+    s.tests.push("learning_rate".into());
+    s.addresses.rate_max_fps = Some(20_000.0);
+    let (c, r) = certify(&mut sim, &s);
+    r.unwrap();
+    assert_eq!(c.address_caching[0].addresses, Some(500));
+    let row = &c.learning_rate[0];
+    assert_eq!(row.addresses, Some(500), "teaches the capacity found");
+    assert_eq!(row.searched, [100.0, 20_000.0]);
+    let n = c.address_caching[0].trials.len();
+    let rates: Vec<f64> = sim.specs[n..]
+        .iter()
+        .map(|t| t.learning_fps.unwrap())
+        .collect();
+    assert_eq!(rates[0], 20_000.0);
+    assert_eq!(rates[1], 10_050.0);
+    assert!(sim.specs[n..].iter().all(|t| t.addresses == Some(500)));
+    let fps = row.learning_fps.unwrap();
+    assert!(fps <= 5_000.0 && fps > 5_000.0 - 100.0, "{fps}: {rates:?}");
+    assert_eq!(row.bound, Bound::Device);
+    for (t, &r) in row.trials.iter().zip(&rates) {
+        assert_eq!(t.passed, r <= 5_000.0, "{r}");
+        assert_eq!(t.learning.as_ref().unwrap().paced_fps, Some(r));
+    }
+    // A device that learns at no rate tried: the least tried last.
+    let mut sim = Sim::new();
+    sim.learns_fps = 50.0;
+    let mut s = address_settings("learning_rate", Some(16));
+    s.addresses.rate_max_fps = Some(1_000.0);
+    let (c, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let row = &c.learning_rate[0];
+    assert_eq!((row.learning_fps, row.addresses), (None, Some(16)));
+    assert_eq!(sim.specs.last().unwrap().learning_fps, Some(100.0));
+    assert!(row
+        .note
+        .as_deref()
+        .unwrap()
+        .starts_with("not even at 100 frames/s were the 16 address(es) learnt"));
+}
+
+#[test]
+fn a_learning_rate_the_tester_could_not_send_is_given_as_the_rate_sent() {
+    let mut sim = Sim::new();
+    sim.sends_fps = 30_000.0;
+    let mut s = address_settings("learning_rate", Some(64));
+    s.addresses.rate_max_fps = Some(40_000.0);
+    let (c, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let row = &c.learning_rate[0];
+    assert_eq!((row.learning_fps, row.bound), (Some(30_000.0), Bound::Top));
+    assert_eq!(
+        row.note.as_deref(),
+        Some(
+            "the learning frames went at 30000 frames/s, below the 40000 asked: the figure is \
+             the rate they went at; the search's top passed: the device learns at least 30000 \
+             frames/s"
+        )
+    );
+    // At 99 % of the rate asked, the rate asked stands.
+    let mut sim = Sim::new();
+    sim.sends_fps = 39_600.0;
+    let (c, _) = certify(&mut sim, &s);
+    assert_eq!(c.learning_rate[0].learning_fps, Some(40_000.0));
 }

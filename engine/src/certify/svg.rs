@@ -60,6 +60,7 @@ pub fn chart(test: Test, c: &Certification) -> Option<String> {
         Test::Latency => Some(latency(c)),
         Test::Loss => Some(loss(c)),
         Test::BackToBack => Some(back_to_back(c)),
+        Test::AddressCaching | Test::LearningRate => Some(address_trace(c, test)),
         Test::Recovery | Test::Reset => None,
     }
 }
@@ -712,6 +713,92 @@ fn back_to_back(c: &Certification) -> String {
     cv.finish(Test::BackToBack, "Back-to-back burst per frame size")
 }
 
+/// The search trace of an address test (RFC 2889 5.7, 5.8): each
+/// trial's addresses (caching) or learning rate (learning rate) in the
+/// order the search ran them, a line per row (dashed by size), each
+/// trial a dot: green where the device held every address, red where
+/// frames were flooded or lost, hollow grey where the failure was the
+/// tester's ([`super::search::address_failure_is_testers`]).
+fn address_trace(c: &Certification, test: Test) -> String {
+    let rows = match test {
+        Test::AddressCaching => &c.address_caching,
+        _ => &c.learning_rate,
+    };
+    let value = |t: &Trial| match test {
+        Test::AddressCaching => t.addresses.unwrap_or(0) as f64,
+        _ => (t.learning.as_ref())
+            .and_then(|l| l.paced_fps)
+            .unwrap_or(0.0),
+    };
+    let title = match test {
+        Test::AddressCaching => "addresses",
+        _ => "learning frames/s",
+    };
+    let figures: Vec<f64> = rows
+        .iter()
+        .flat_map(|r| r.trials.iter().map(value))
+        .collect();
+    let y = match wants_log(&figures) {
+        Some((lo, hi)) => log_axis(lo, hi, &format!("{title} (log scale)"), count_label),
+        None => {
+            let hi = figures.iter().copied().fold(1.0, f64::max);
+            linear_axis(0.0, hi, title, |v, _| count_label(v))
+        }
+    };
+    let most = rows.iter().map(|r| r.trials.len()).max().unwrap_or(1);
+    let x = linear_axis(
+        1.0,
+        most.max(2) as f64,
+        "trial, in the search's order",
+        |v, _| format::trimmed(v),
+    );
+    let mut cv = Canvas::new();
+    cv.frame(&format!("{}: the search's trials", test.title()), &y);
+    cv.x_axis(&x);
+    let (mut held, mut failed, mut tester) = (false, false, false);
+    for (j, r) in rows.iter().enumerate() {
+        let at = |(i, t): (usize, &Trial)| (x_of(&x, (i + 1) as f64), y_of(&y, value(t)));
+        let points: Vec<(f64, f64)> = r.trials.iter().enumerate().map(at).collect();
+        cv.polyline(&points, GREY, DASHES[j % DASHES.len()]);
+        for (i, t) in r.trials.iter().enumerate() {
+            let testers =
+                !t.passed && super::search::address_failure_is_testers(t, t.addresses.unwrap_or(0));
+            let (colour, hollow) = match (t.passed, testers) {
+                (true, _) => (PALETTE[2], false),
+                (false, true) => (GREY, true),
+                (false, false) => (PALETTE[1], false),
+            };
+            held |= t.passed;
+            tester |= testers;
+            failed |= !t.passed && !testers;
+            cv.dot(at((i, t)), 4.5, colour, hollow);
+        }
+    }
+    let mut items: Vec<(Swatch, String)> = Vec::new();
+    if rows.len() > 1 {
+        for (j, r) in rows.iter().enumerate() {
+            let dash = DASHES[j % DASHES.len()];
+            items.push((Swatch::Line(GREY, dash), Size(r.frame_size).bytes()));
+        }
+    }
+    if held {
+        let text = "every address held: each frame reached its port, none flooded";
+        items.push((Swatch::Dot(PALETTE[2], false), text.into()));
+    }
+    if failed {
+        let text = "frames flooded to another port or lost";
+        items.push((Swatch::Dot(PALETTE[1], false), text.into()));
+    }
+    if tester {
+        items.push((
+            Swatch::Dot(GREY, true),
+            "tester-bound: not the device's".into(),
+        ));
+    }
+    cv.legend(&items);
+    cv.finish(test, &format!("{} search trace", test.title()))
+}
+
 /// The frame sizes whose latency rows hold a histogram, in the order of
 /// the rows.
 pub fn histogram_sizes(c: &Certification) -> Vec<u32> {
@@ -802,7 +889,7 @@ fn trials_at(c: &Certification, test: Test, size: u32) -> Vec<&Trial> {
         Test::BackToBack => (c.back_to_back.iter().filter(|r| at(r.frame_size)))
             .flat_map(|r| &r.trials)
             .collect(),
-        Test::Recovery | Test::Reset => Vec::new(),
+        Test::Recovery | Test::Reset | Test::AddressCaching | Test::LearningRate => Vec::new(),
     }
 }
 

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use super::format::{self, Column, Record};
 use super::model::Test;
 use super::model::{Bound, Certification, Size};
+use super::search;
 pub use super::verdict::{text, verdict, verdict_of, Verdict};
 
 /// The name of a bound in the tables.
@@ -17,6 +18,7 @@ fn bound(b: Bound) -> &'static str {
         Bound::Device => "device",
         Bound::Line => "line",
         Bound::Tester => "TESTER",
+        Bound::Top => "search top",
     }
 }
 
@@ -29,13 +31,15 @@ type Table = fn(&Certification, &mut String);
 /// was judged ([`verdict_of`]), else `v`'s.
 pub fn summary(c: &Certification, v: Verdict) -> String {
     let mut s = String::new();
-    let tables: [(Test, Table); 6] = [
+    let tables: [(Test, Table); 8] = [
         (Test::Throughput, throughput),
         (Test::Latency, latency),
         (Test::Loss, loss),
         (Test::BackToBack, back_to_back),
         (Test::Recovery, recovery),
         (Test::Reset, reset),
+        (Test::AddressCaching, address_caching),
+        (Test::LearningRate, learning_rate),
     ];
     for (test, table) in tables {
         table(c, &mut s);
@@ -361,6 +365,84 @@ fn reset(c: &Certification, s: &mut String) {
         );
     }
     left_out(c, Test::Reset, s);
+}
+
+fn address_caching(c: &Certification, s: &mut String) {
+    address_table(c, Test::AddressCaching, s);
+}
+
+fn learning_rate(c: &Certification, s: &mut String) {
+    address_table(c, Test::LearningRate, s);
+}
+
+/// An address search's table: each row's figure, then its search, a
+/// line per trial (its addresses, learning rate, frames and floods).
+fn address_table(c: &Certification, test: Test, s: &mut String) {
+    if !test.has_results(c) {
+        return;
+    }
+    let what = match test {
+        Test::AddressCaching => "the most addresses held without flooding",
+        _ => "the fastest learning frames/s with every address learnt",
+    };
+    let _ = writeln!(
+        s,
+        "{} ({} {}), {what}",
+        test.title().to_lowercase(),
+        test.rfc(),
+        test.section()
+    );
+    let _ = writeln!(
+        s,
+        "  {:>6} {:<16} {:>10} {:>12} {:<16} {:<10} trials",
+        "size", "direction", "addresses", "learning/s", "searched", "bound"
+    );
+    let records = format::results(c);
+    let rows = records.iter().filter(|r| r.test == Some(test));
+    let data = match test {
+        Test::AddressCaching => &c.address_caching,
+        _ => &c.learning_rate,
+    };
+    let trials = format::trials(c);
+    for (r, row) in rows.zip(data) {
+        let _ = writeln!(
+            s,
+            "  {:>6} {:<16} {:>10} {:>12} {:<16} {:<10} {}{}",
+            Size(r.frame_size),
+            r.direction,
+            cell(r, Column::Addresses),
+            cell(r, Column::LearningFps),
+            cell(r, Column::Searched),
+            cell(r, Column::Bound),
+            cell(r, Column::Trials),
+            row_end(r, row.complete)
+        );
+        let mine = (trials.iter()).filter(|t| {
+            t.test == Some(test) && t.direction == r.direction && t.frame_size == r.frame_size
+        });
+        for (t, trial) in mine.zip(&row.trials) {
+            let n = trial.addresses.unwrap_or(0);
+            let _ = writeln!(
+                s,
+                "    trial {:>3}: {:>10} addresses at {:>10} learning/s: {} sent, {} received, \
+                 {} lost, {} flooded: {}",
+                cell(t, Column::Trial),
+                cell(t, Column::Addresses),
+                cell(t, Column::LearningFps),
+                cell(t, Column::TxFrames),
+                cell(t, Column::RxFrames),
+                cell(t, Column::Lost),
+                cell(t, Column::Foreign),
+                match trial.passed {
+                    true => "held",
+                    false if search::address_failure_is_testers(trial, n) => "TESTER",
+                    false if trial.foreign > 0 => "flooded",
+                    false => "failed",
+                }
+            );
+        }
+    }
+    left_out(c, test, s);
 }
 
 /// The end of a recovery or reset row: its note, and whether a signal

@@ -10,23 +10,29 @@ use std::time::Duration;
 use super::check::Checker;
 use super::error::ConfigError;
 use super::plan::{CertifyPlan, Plan};
-use super::raw::{RawCertify, RawCriterion, RawDut, RawImix, Scalar};
+use super::raw::{RawAddresses, RawCertify, RawCriterion, RawDut, RawImix, Scalar};
 use crate::certify::criteria::{Acceptance, LossBound};
 use crate::certify::model::{
-    DutHooks, LatencyDefinition, Learning, OnFailure, Settings, IMIX, RFC2544_SIZES,
+    AddressSettings, DutHooks, LatencyDefinition, Learning, OnFailure, Settings, IMIX,
+    RFC2544_SIZES,
 };
 use crate::units::parse_duration;
-use crate::wire::spec::MAX_FRAME_SIZE;
+use crate::wire::spec::{MAC_SET_MAX, MAX_FRAME_SIZE};
 
 /// The tests `certify.tests` may name, in the order they run.
-pub const TESTS: [&str; 6] = [
+pub const TESTS: [&str; 8] = [
     "throughput",
     "latency",
     "loss",
     "back_to_back",
     "recovery",
     "reset",
+    "address_caching",
+    "learning_rate",
 ];
+
+/// The address searches of RFC 2889 among [`TESTS`].
+pub const ADDRESS_TESTS: [&str; 2] = ["address_caching", "learning_rate"];
 
 /// The longest `certify.device` description, characters.
 pub const DEVICE_MAX: usize = 1000;
@@ -70,6 +76,9 @@ impl Checker<'_> {
         self.certify_duration("learning_wait", &raw.learning_wait, &mut s.learning_wait_s)?;
         if let Some(d) = &raw.dut {
             s.dut = Some(self.dut(d)?);
+        }
+        if let Some(a) = &raw.addresses {
+            s.addresses = self.addresses(a)?;
         }
         if let Some(v) = &raw.latency_definition {
             s.latency_definition = parse_definition(v.as_str())
@@ -222,6 +231,7 @@ impl Checker<'_> {
             ("before_trial", &d.before_trial, &mut h.before_trial),
             ("after_trial", &d.after_trial, &mut h.after_trial),
             ("reset", &d.reset, &mut h.reset),
+            ("flush", &d.flush, &mut h.flush),
         ] {
             if let Some(c) = v {
                 if c.trim().is_empty() {
@@ -233,10 +243,11 @@ impl Checker<'_> {
                 *into = Some(c.trim().to_string());
             }
         }
-        if h.before_trial.is_none() && h.after_trial.is_none() && h.reset.is_none() {
+        let hooks = [&h.before_trial, &h.after_trial, &h.reset, &h.flush];
+        if hooks.iter().all(|c| c.is_none()) {
             return Err(self.err(
                 "certify.dut",
-                "names no hook: give before_trial:, after_trial: or reset:",
+                "names no hook: give before_trial:, after_trial:, reset: or flush:",
             ));
         }
         if let Some(v) = &d.timeout {
@@ -256,6 +267,74 @@ impl Checker<'_> {
                 parse_on_failure(v.as_str()).map_err(|m| self.err("certify.dut.on_failure", m))?;
         }
         Ok(h)
+    }
+
+    /// `certify.addresses`: counts of addresses at least 1 and at most
+    /// [`MAC_SET_MAX`], rates of frames/s above 0, the load above 0 and
+    /// at most 100 %, the search's least below its most.
+    fn addresses(&self, a: &RawAddresses) -> Result<AddressSettings, ConfigError> {
+        let mut out = AddressSettings::default();
+        let key = |k: &str| format!("certify.addresses.{k}");
+        let count = |k: &str, v: &Option<Scalar>| -> Result<Option<u64>, ConfigError> {
+            let Some(v) = v else { return Ok(None) };
+            let t = v.as_str().trim().replace('_', "");
+            match t.parse::<u64>() {
+                Ok(n) if n >= 1 && u128::from(n) <= MAC_SET_MAX => Ok(Some(n)),
+                Ok(n) => Err(self.err(
+                    key(k),
+                    format!("{n} addresses is outside 1 to {MAC_SET_MAX} (the most a stream's MAC set holds)"),
+                )),
+                Err(_) => Err(self.err(key(k), format!("`{t}` is not a whole number of addresses"))),
+            }
+        };
+        let fps = |k: &str, v: &Option<Scalar>| -> Result<Option<f64>, ConfigError> {
+            let Some(v) = v else { return Ok(None) };
+            let t = v.as_str().trim();
+            match t.parse::<f64>() {
+                Ok(x) if x.is_finite() && x > 0.0 && x <= 1e9 => Ok(Some(x)),
+                _ => Err(self.err(
+                    key(k),
+                    format!("`{t}` is not a rate of frames per second above 0 (and at most 1e9)"),
+                )),
+            }
+        };
+        out.min = count("min", &a.min)?.unwrap_or(out.min);
+        out.max = count("max", &a.max)?;
+        out.taught = count("taught", &a.taught)?;
+        if let Some(max) = out.max.filter(|&m| m < out.min) {
+            return Err(self.err(
+                key("max"),
+                format!(
+                    "{max} addresses is below the least, {} (certify.addresses.min)",
+                    out.min
+                ),
+            ));
+        }
+        if let Some(v) = &a.load {
+            let p = parse_pct(v.as_str()).map_err(|m| self.err(key("load"), m))?;
+            if p <= 0.0 || p > 100.0 {
+                return Err(self.err(
+                    key("load"),
+                    format!("{p} % must be above 0 and at most 100 %"),
+                ));
+            }
+            out.load_pct = p;
+        }
+        out.learning_fps = fps("learning_rate", &a.learning_rate)?.unwrap_or(out.learning_fps);
+        out.rate_min_fps = fps("rate_min", &a.rate_min)?.unwrap_or(out.rate_min_fps);
+        out.rate_max_fps = fps("rate_max", &a.rate_max)?;
+        out.rate_resolution_fps =
+            fps("rate_resolution", &a.rate_resolution)?.unwrap_or(out.rate_resolution_fps);
+        if let Some(max) = out.rate_max_fps.filter(|&m| m <= out.rate_min_fps) {
+            return Err(self.err(
+                key("rate_max"),
+                format!(
+                    "{max} frames/s is not above the least, {} (certify.addresses.rate_min)",
+                    out.rate_min_fps
+                ),
+            ));
+        }
+        Ok(out)
     }
 
     /// `certify.device`: free text, not blank, at most [`DEVICE_MAX`]
@@ -410,7 +489,8 @@ pub fn parse_tests(list: &[String]) -> Result<Vec<String>, String> {
         let name = t.trim().to_ascii_lowercase().replace('-', "_");
         if !TESTS.contains(&name.as_str()) {
             return Err(format!(
-                "unknown test `{}`: use throughput, latency, loss, back-to-back, recovery or reset",
+                "unknown test `{}`: use throughput, latency, loss, back-to-back, recovery, reset, \
+                 address-caching or learning-rate",
                 t.trim()
             ));
         }
@@ -505,7 +585,55 @@ impl Plan {
         self.check_search_bounds()?;
         self.check_trial_lengths()?;
         self.check_recovery_and_reset()?;
+        self.check_addresses()?;
         self.check_trial_counts()
+    }
+
+    /// The address searches (RFC 2889 5.7, 5.8): the flush hook that
+    /// clears the device's table between trials, and address counts no
+    /// larger than the destination MAC set of every stream sent.
+    fn check_addresses(&self) -> Result<(), ConfigError> {
+        let s = &self.certify.settings;
+        let Some(test) = (s.tests.iter()).find(|t| ADDRESS_TESTS.contains(&t.as_str())) else {
+            return Ok(());
+        };
+        if s.dut.as_ref().and_then(|d| d.flush.as_ref()).is_none() {
+            return Err(self.error(
+                "certify.tests",
+                format!(
+                    "the {test} test (RFC 2889) needs certify.dut.flush: the command that clears \
+                     the device's address table before each trial"
+                ),
+            ));
+        }
+        let a = &s.addresses;
+        for &i in self.tx.iter().flat_map(|t| &t.streams) {
+            let st = &self.streams[i];
+            let set = st.eth.dst.cardinality();
+            for (k, n) in [("max", a.max), ("taught", a.taught), ("min", Some(a.min))] {
+                if n.is_some_and(|n| u128::from(n) > set) {
+                    return Err(self.error(
+                        &format!("certify.addresses.{k}"),
+                        format!(
+                            "{} addresses, more than stream {}'s eth.dst holds ({set}): give the \
+                             stream a destination range of at least that many",
+                            n.unwrap_or(0),
+                            st.name
+                        ),
+                    ));
+                }
+            }
+            if st.eth.dst.first().is_some_and(|m| m.is_multicast()) {
+                return Err(self.error(
+                    &format!("streams[{i}].eth.dst"),
+                    format!(
+                        "is a group address: the {test} test teaches a device unicast \
+                         addresses, which it learns from their frames' source"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// No TX task takes its departures from the NIC's sampled TX
@@ -696,7 +824,7 @@ impl Plan {
 
 #[cfg(test)]
 mod tests {
-    use crate::certify::model::OnFailure;
+    use crate::certify::model::{AddressSettings, OnFailure};
     use crate::config::load_str;
 
     /// A profile whose `certify:` section is `section`.
@@ -806,7 +934,7 @@ mod tests {
         );
         assert_eq!(
             err("  dut:\n    timeout: 5s\n"),
-            "c.yaml:20: certify.dut: names no hook: give before_trial:, after_trial: or reset:"
+            "c.yaml:20: certify.dut: names no hook: give before_trial:, after_trial:, reset: or flush:"
         );
         let e = err("  dut:\n    before: true\n");
         assert!(e.starts_with("c.yaml:21:") && e.contains("before"), "{e}");
@@ -1040,5 +1168,106 @@ mod tests {
             .contains("cannot carry 20000-byte frames"));
         assert!(refused("  sizes: [imix]\n  imix: []\n")
             .contains("certify.imix: name at least one frame size"));
+    }
+
+    #[test]
+    fn the_address_settings_are_read_with_their_defaults() {
+        let p = load_str(&with("  sizes: [64]\n"), "c.yaml").unwrap();
+        assert_eq!(p.certify.settings.addresses, AddressSettings::default());
+        let section = "  sizes: [64]\n  tests: [address-caching, learning_rate]\n  addresses:\n    \
+                       min: 2\n    max: 1_024\n    load: 5%\n    learning_rate: 500\n    \
+                       rate_min: 200\n    rate_max: 9000.5\n    rate_resolution: 50\n    taught: 1\n  \
+                       dut:\n    flush: \" clear table \"\n";
+        let text = with(section).replace(
+            "dst: 198.19.0.1 }",
+            "dst: 198.19.0.1 }\n    eth: { dst: \"02:00:00:aa:00:00-02:00:00:aa:03:ff\" }",
+        );
+        let p = load_str(&text, "c.yaml").unwrap();
+        let s = &p.certify.settings;
+        assert_eq!(s.tests, ["address_caching", "learning_rate"]);
+        assert_eq!(
+            s.addresses,
+            AddressSettings {
+                min: 2,
+                max: Some(1024),
+                load_pct: 5.0,
+                learning_fps: 500.0,
+                rate_min_fps: 200.0,
+                rate_max_fps: Some(9000.5),
+                rate_resolution_fps: 50.0,
+                taught: Some(1),
+            }
+        );
+        assert_eq!(
+            s.dut.as_ref().unwrap().flush.as_deref(),
+            Some("clear table")
+        );
+        p.check_certify().unwrap();
+    }
+
+    #[test]
+    fn bad_address_settings_are_refused_naming_the_key() {
+        let a = |body: &str| refused(&format!("  addresses:\n{body}"));
+        assert_eq!(
+            a("    min: 0\n"),
+            "c.yaml:21: certify.addresses.min: 0 addresses is outside 1 to 1048576 (the most a \
+             stream's MAC set holds)"
+        );
+        assert_eq!(
+            a("    max: 1048577\n"),
+            "c.yaml:21: certify.addresses.max: 1048577 addresses is outside 1 to 1048576 (the \
+             most a stream's MAC set holds)"
+        );
+        assert_eq!(
+            a("    taught: many\n"),
+            "c.yaml:21: certify.addresses.taught: `many` is not a whole number of addresses"
+        );
+        assert_eq!(
+            a("    min: 10\n    max: 9\n"),
+            "c.yaml:22: certify.addresses.max: 9 addresses is below the least, 10 \
+             (certify.addresses.min)"
+        );
+        assert_eq!(
+            a("    load: 0%\n"),
+            "c.yaml:21: certify.addresses.load: 0 % must be above 0 and at most 100 %"
+        );
+        assert_eq!(
+            a("    learning_rate: -5\n"),
+            "c.yaml:21: certify.addresses.learning_rate: `-5` is not a rate of frames per \
+             second above 0 (and at most 1e9)"
+        );
+        assert_eq!(
+            a("    rate_min: 500\n    rate_max: 500\n"),
+            "c.yaml:22: certify.addresses.rate_max: 500 frames/s is not above the least, 500 \
+             (certify.addresses.rate_min)"
+        );
+        assert!(a("    mystery: 1\n").contains("unknown field `mystery`"));
+        // The tests need the flush hook, and addresses the streams hold.
+        assert!(refused("  tests: [address_caching]\n").contains(
+            "certify.tests: the address_caching test (RFC 2889) needs certify.dut.flush: the \
+             command that clears the device's address table before each trial"
+        ));
+        let flush = "  dut:\n    flush: true\n";
+        assert!(refused(&format!(
+            "  tests: [learning_rate]\n{flush}  addresses:\n    taught: 2\n"
+        ))
+        .contains("certify.addresses.taught: 2 addresses, more than stream s's eth.dst holds (1)"));
+        assert!(refused(&format!(
+            "  tests: [learning_rate]\n{flush}  addresses:\n    max: 3\n"
+        ))
+        .contains("certify.addresses.max: 3 addresses, more than stream s's eth.dst holds (1)"));
+        let group = with(&format!("  tests: [address_caching]\n{flush}")).replace(
+            "dst: 198.19.0.1 }",
+            "dst: 198.19.0.1 }\n    eth: { dst: \"01:00:5e:00:00:01\" }",
+        );
+        let e = load_str(&group, "c.yaml")
+            .unwrap()
+            .check_certify()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("streams[0].eth.dst: is a group address: the address_caching test"),
+            "{e}"
+        );
     }
 }

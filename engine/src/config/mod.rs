@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use crate::units::parse_duration;
-pub use certify::{parse_size, parse_tests};
+pub use certify::{parse_size, parse_tests, ADDRESS_TESTS};
 #[cfg(test)]
 pub(crate) use eal::MAX_PORTS;
 pub use error::ConfigError;

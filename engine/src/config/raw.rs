@@ -564,18 +564,47 @@ pub(crate) struct RawCertify {
     #[serde(default)]
     pub dut: Option<RawDut>,
     #[serde(default)]
+    pub addresses: Option<RawAddresses>,
+    #[serde(default)]
     pub baseline: Option<String>,
     #[serde(default)]
     pub criteria: Vec<RawCriterion>,
+}
+
+/// `certify.addresses:` as written (RFC 2889's address searches).
+#[derive(Debug, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping of address search settings (min:, max:, load:, learning_rate:, rate_min:, rate_max:, rate_resolution:, taught:)"
+)]
+pub(crate) struct RawAddresses {
+    #[serde(default)]
+    pub min: Option<Scalar>,
+    #[serde(default)]
+    pub max: Option<Scalar>,
+    #[serde(default)]
+    pub load: Option<Scalar>,
+    #[serde(default)]
+    pub learning_rate: Option<Scalar>,
+    #[serde(default)]
+    pub rate_min: Option<Scalar>,
+    #[serde(default)]
+    pub rate_max: Option<Scalar>,
+    #[serde(default)]
+    pub rate_resolution: Option<Scalar>,
+    #[serde(default)]
+    pub taught: Option<Scalar>,
 }
 
 /// `certify.dut:` as written.
 #[derive(Debug, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a mapping of device-under-test hooks (before_trial:, after_trial:, reset:, timeout:, on_failure:)"
+    expecting = "a mapping of device-under-test hooks (before_trial:, after_trial:, reset:, flush:, timeout:, on_failure:)"
 )]
 pub(crate) struct RawDut {
+    #[serde(default)]
+    pub flush: Option<String>,
     #[serde(default)]
     pub before_trial: Option<String>,
     #[serde(default)]

@@ -335,6 +335,9 @@ impl Checker<'_> {
         match v {
             None | Some(Value::Null) => Ok(RxStreams::Auto),
             Some(Value::String(s)) if s.trim() == "auto" => Ok(RxStreams::Auto),
+            // A monitoring port (RFC 2889): it checks no stream, so every
+            // frame it receives (one a switch flooded) counts as foreign.
+            Some(Value::String(s)) if s.trim() == "none" => Ok(RxStreams::Listed(Vec::new())),
             Some(Value::Sequence(items)) => {
                 let mut names = Vec::with_capacity(items.len());
                 for (k, item) in items.iter().enumerate() {
@@ -351,7 +354,8 @@ impl Checker<'_> {
                 if names.is_empty() {
                     return Err(self.err(
                         field,
-                        "an empty list expects nothing: write `auto` or name streams",
+                        "an empty list expects nothing: write `auto`, name streams, or `none` for a \
+                         monitoring port (every frame it receives counts as foreign)",
                     ));
                 }
                 Ok(RxStreams::Listed(self.stream_refs(by_name, field, &names)?))
@@ -359,7 +363,7 @@ impl Checker<'_> {
             Some(other) => Err(self.err(
                 field,
                 format!(
-                    "expected `auto` or a list of stream names, found {}",
+                    "expected `auto`, `none` or a list of stream names, found {}",
                     describe(other)
                 ),
             )),

@@ -19,6 +19,7 @@ pub(super) const BASES: &[&str] = &[
     include_str!("../../../configs/rfc2544-ring-mesh.yaml"),
     include_str!("../../../configs/lab-dut-mesh.yaml"),
     include_str!("../../../configs/lab-dut-congestion.yaml"),
+    include_str!("../../../configs/lab-dut-address.yaml"),
 ];
 
 /// The name profiles go by in messages.

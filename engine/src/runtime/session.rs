@@ -33,7 +33,7 @@ use crate::certify::model::{
 };
 use crate::certify::search::{self, Step, AGGREGATE};
 use crate::clock::nic::{select, Arrival, NicCaps, Want};
-use crate::config::{CountFrom, Plan, RxStreams};
+use crate::config::{CountFrom, Plan, RxStreams, ADDRESS_TESTS};
 use crate::counter::{Padded, StopFlag, TxLive};
 use crate::dpdk::{self, RxBatch, Scope, TxBatch, TxQueue, BATCH_MAX};
 use crate::outcome::Problem;
@@ -43,7 +43,7 @@ use crate::report::Percentiles;
 use crate::result::RunResult;
 use crate::units::L1_OVERHEAD;
 use crate::wire::learn::{self, LearnRepr};
-use crate::wire::spec::SizeSpec;
+use crate::wire::spec::{SizeSpec, StreamSpec};
 use crate::{rx, tx, Error, Result};
 
 /// One measured direction: the port that sends and the ports that
@@ -80,6 +80,7 @@ pub fn topology(plan: &Plan) -> Result<(&'static str, Vec<Direction>)> {
         }
         _ => (MESH, mesh_directions(plan, &txp)?),
     };
+    check_monitor(plan, kind, &dirs, &rxp)?;
     let loads = plan.certify.settings.direction_loads.len();
     if loads > 0 && (dirs.len() < 2 || loads != dirs.len()) {
         return Err(perr(
@@ -93,6 +94,29 @@ pub fn topology(plan: &Plan) -> Result<(&'static str, Vec<Direction>)> {
         ));
     }
     Ok((kind, dirs))
+}
+
+/// An address search (RFC 2889 5.7, 5.8) needs a mesh with a monitoring
+/// port: a port with an RX task (`streams: none`) that no stream is
+/// addressed to, where a frame the device floods shows.
+fn check_monitor(plan: &Plan, kind: &str, dirs: &[Direction], rxp: &[usize]) -> Result<()> {
+    let tests = &plan.certify.settings.tests;
+    let Some(test) = (tests.iter()).find(|t| ADDRESS_TESTS.contains(&t.as_str())) else {
+        return Ok(());
+    };
+    let reached = |q: &usize| dirs.iter().any(|d| d.rx_ports.contains(q));
+    if kind == MESH && rxp.iter().any(|q| !reached(q)) {
+        return Ok(());
+    }
+    Err(perr(
+        plan,
+        "rx",
+        format!(
+            "the {test} test (RFC 2889) needs a monitoring port, where frames the device \
+             floods show: an RX task with `streams: none` on a port no stream is addressed to, \
+             beside the RX tasks that list the streams they receive"
+        ),
+    ))
 }
 
 /// The ports of `ports`, each once, in the order first seen.
@@ -212,6 +236,18 @@ fn pair_streams(plan: &Plan, (p, q): (usize, usize)) -> Vec<usize> {
         .collect();
     v.sort_unstable();
     v.dedup();
+    v
+}
+
+/// The plan's streams, each destination MAC set cut to its first
+/// `addresses` when an address search's trial asks.
+fn trial_streams(plan: &Plan, addresses: Option<u64>) -> Vec<StreamSpec> {
+    let mut v = plan.streams.clone();
+    if let Some(n) = addresses {
+        for s in &mut v {
+            s.eth.dst = s.eth.dst.first_n(u128::from(n));
+        }
+    }
     v
 }
 
@@ -435,9 +471,11 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
             }
         }
         into.sort_by_key(|(q, _)| *q);
+        // An address search's trial teaches the first of each set only.
+        let streams = trial_streams(self.base, spec.addresses);
         let teach: Vec<(usize, Vec<LearnRepr>)> = (into.into_iter())
             .map(|(q, v)| {
-                let streams = v.into_iter().map(|i| &self.base.streams[i]);
+                let streams = v.into_iter().map(|i| &streams[i]);
                 (q, learn::for_streams(streams))
             })
             .collect();
@@ -454,7 +492,14 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
             }
         }
         let stop = self.stop;
-        for round in 0..LEARNING_FRAMES {
+        // Paced (an address search's): each address taught once.
+        let rounds = match spec.learning_fps {
+            Some(_) => 1,
+            None => LEARNING_FRAMES,
+        };
+        run.paced_fps = spec.learning_fps;
+        let mut sending = 0.0;
+        for round in 0..rounds {
             if round > 0 {
                 let gap = Duration::from_secs_f64(LEARNING_GAP_S);
                 self.wait(gap, &|| stop.stopped());
@@ -467,11 +512,16 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
                         "its TX queue 0, which sends the learning frames, is not free",
                     )
                 })?;
-                let (sent, refused) = send_learning(&mut q, frames, &|| stop.stopped());
+                let (sent, refused, took) =
+                    send_learning(&mut q, frames, spec.learning_fps, &|| stop.stopped());
                 run.frames += sent;
                 run.refused += refused;
+                sending += took;
                 self.handles.put_tx(*port, q);
             }
+        }
+        if run.paced_fps.is_some() && run.frames > 1 && sending > 0.0 {
+            run.sent_fps = Some((run.frames - 1) as f64 / sending);
         }
         let wait = Duration::from_secs_f64(s.learning_wait_s.max(0.0));
         self.wait(wait, &|| stop.stopped());
@@ -518,13 +568,14 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
         let line = self.line_bps() as f64 * senders;
         let mut t = to_trial(&r, spec, label, line, self.rt.tsc_hz, mean);
         let pairs = pairs(&self.dirs);
-        if spec.direction.is_none() && pairs.len() > 1 {
+        let rx_ports = first_seen(self.base.rx.iter().map(|r| r.port));
+        if spec.direction.is_none() && (pairs.len() > 1 || rx_ports.len() > 1) {
             if let Some(ids) = pair_stream_ids(self.base, &pairs) {
                 let labels: Vec<String> = (pairs.iter())
                     .map(|&pq| pair_label(self.base, pq))
                     .collect();
                 t.per_direction = per_direction(&r, &labels, &ids);
-                t.foreign_at = self.foreign_at(&r, &pairs);
+                t.foreign_at = self.foreign_at(&r, &rx_ports);
             }
         }
         t.learning = learning;
@@ -549,6 +600,14 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
         Ok(t)
     }
 
+    fn destinations(&self) -> u64 {
+        let sent = self.base.tx.iter().flat_map(|t| t.streams.iter());
+        (sent
+            .map(|&i| self.base.streams[i].eth.dst.cardinality())
+            .min())
+        .map_or(1, |n| u64::try_from(n).unwrap_or(u64::MAX))
+    }
+
     fn rx_port(&self, direction: Option<usize>) -> String {
         let dirs = match direction {
             Some(d) => &self.dirs[d..=d],
@@ -567,12 +626,12 @@ impl<'a: 'q, 'q> Tester for PortTester<'a, 'q> {
 }
 
 impl<'a: 'q, 'q> PortTester<'a, 'q> {
-    /// Each receiving port of `pairs`'s foreign frames in trial `r`, in
-    /// the plan's port order.
-    fn foreign_at(&self, r: &RunResult, pairs: &[(usize, usize)]) -> Vec<PortFrames> {
-        let mut ports: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+    /// Each port of `rx_ports`'s foreign frames in trial `r` (a
+    /// monitoring port's, which checks no stream, among them), in the
+    /// plan's port order.
+    fn foreign_at(&self, r: &RunResult, rx_ports: &[usize]) -> Vec<PortFrames> {
+        let mut ports = rx_ports.to_vec();
         ports.sort_unstable();
-        ports.dedup();
         let tasks = r.rx.as_ref().map(|x| x.tasks.as_slice()).unwrap_or(&[]);
         (ports.into_iter())
             .map(|q| {
@@ -664,6 +723,9 @@ impl<'a: 'q, 'q> PortTester<'a, 'q> {
         };
         for s in streams {
             p.streams[s].size = size.clone();
+            if let Some(n) = spec.addresses {
+                p.streams[s].eth.dst = p.streams[s].eth.dst.first_n(u128::from(n));
+            }
         }
         for t in &mut p.tx {
             // Departures are the TSC's: sampled IEEE 1588 TX timestamps are
@@ -733,21 +795,41 @@ impl<'a: 'q, 'q> PortTester<'a, 'q> {
 }
 
 /// Hands `frames` (learning frames) to TX queue `q`, one batch at a
-/// time, waiting while the queue makes progress; the frames the driver
-/// took, and those it did not (a stall of [`LEARNING_STALL`], or a stop).
+/// time, waiting while the queue makes progress; with `pace`, frame `k`
+/// no earlier than `k / pace` seconds after the first. Returns the
+/// frames the driver took, those it did not (a stall of
+/// [`LEARNING_STALL`], or a stop), and the seconds from the first frame
+/// taken to the last.
 fn send_learning(
     q: &mut TxQueue<'_>,
     frames: &[LearnRepr],
+    pace: Option<f64>,
     stopped: &dyn Fn() -> bool,
-) -> (u64, u64) {
+) -> (u64, u64, f64) {
     let (mut sent, mut refused) = (0u64, 0u64);
     // A large address set fills the queue (and the pool) faster than the
     // port sends: each batch waits for room while the port makes
     // progress; after one stall the rest is refused without waiting.
     let mut stalled = false;
-    let mut progress = Instant::now();
+    let start = Instant::now();
+    let mut last = start;
+    let mut progress = start;
     let waited = |progress: &Instant| progress.elapsed() > LEARNING_STALL || stopped();
-    for chunk in frames.chunks(BATCH_MAX) {
+    let mut at = 0;
+    while at < frames.len() {
+        // Paced: the frames due by now (at least one, waited for).
+        let due = match pace {
+            Some(fps) => loop {
+                let due = (start.elapsed().as_secs_f64() * fps) as usize + 1;
+                if due > at || stopped() {
+                    break due.max(at + 1);
+                }
+                std::hint::spin_loop();
+            },
+            None => frames.len(),
+        };
+        let chunk = &frames[at..due.min(frames.len()).min(at + BATCH_MAX)];
+        at += chunk.len();
         let mut batch = TxBatch::new(q);
         while !stalled && !batch.fill(chunk.len()) {
             stalled = waited(&progress);
@@ -765,6 +847,7 @@ fn send_learning(
             if n > 0 {
                 sent += n as u64;
                 progress = Instant::now();
+                last = progress;
             } else if waited(&progress) {
                 stalled = true;
                 break;
@@ -772,7 +855,7 @@ fn send_learning(
         }
         refused += batch.pending() as u64;
     }
-    (sent, refused)
+    (sent, refused, (last - start).as_secs_f64())
 }
 
 /// What a trial's workers give back: outcome, thread time and queues.
@@ -1060,6 +1143,7 @@ fn to_trial(
             .filter(|&g| g > 0.0)
             .reduce(f64::max),
         learning: None,
+        addresses: spec.addresses,
     }
 }
 
@@ -1433,6 +1517,47 @@ mod tests {
             ["t1 → t0", "t2 → t0", "t0 → t3"]
         );
         assert_eq!(pairs(&dirs), [(1, 0), (2, 0), (0, 3)]);
+    }
+
+    #[test]
+    fn an_address_search_needs_a_monitoring_port_of_a_mesh() {
+        let tests = "certify:\n  tests: [address_caching]\n  dut: { flush: \"true\" }\n";
+        // t0 to t1, and t2 listening to no stream: the monitoring port.
+        let rx = "  - { lcore: 2, port: t1, queues: [0, 1], streams: [s01] }\n  \
+                  - { lcore: 3, port: t2, queues: [0], streams: none }\n";
+        let yaml = mesh(3, &[(0, 1)], Some(rx)) + tests;
+        let plan = crate::config::load_str(&yaml, "m.yaml").unwrap();
+        let (kind, dirs) = topology(&plan).unwrap();
+        assert_eq!(
+            (kind, dirs.len(), dirs[0].rx_ports.as_slice()),
+            (MESH, 1, &[1][..])
+        );
+        assert_eq!(plan.rx[1].streams, RxStreams::Listed(Vec::new()));
+        // Without it: refused, naming what to add.
+        let rx = "  - { lcore: 2, port: t1, queues: [0, 1], streams: [s01] }\n";
+        let yaml = mesh(3, &[(0, 1)], Some(rx)) + tests;
+        let plan = crate::config::load_str(&yaml, "m.yaml").unwrap();
+        let e = topology(&plan).unwrap_err().to_string();
+        assert!(
+            e.contains("m.yaml:")
+                && e.contains("rx: the address_caching test (RFC 2889) needs a monitoring port"),
+            "{e}"
+        );
+        // A one-way pair is no mesh, whatever listens.
+        let yaml = mesh(2, &[(0, 1)], None) + tests;
+        let plan = crate::config::load_str(&yaml, "m.yaml").unwrap();
+        assert!(topology(&plan)
+            .unwrap_err()
+            .to_string()
+            .contains("needs a monitoring port"));
+        // Other tests need none.
+        let yaml = mesh(2, &[(0, 1)], None);
+        assert_eq!(
+            topology(&crate::config::load_str(&yaml, "m.yaml").unwrap())
+                .unwrap()
+                .0,
+            "one_way"
+        );
     }
 
     #[test]

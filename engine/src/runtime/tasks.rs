@@ -798,6 +798,7 @@ fn rx_task<'q>(
             crate::config::CountFrom::Zero => crate::rx::seq::CountFrom::Seq(0),
         },
         expected,
+        listed: matches!(r.streams, RxStreams::Listed(_)),
         pool: crate::rx::StreamPool::new(pool, tsc_hz),
         shared_tsc,
         tsc_hz,

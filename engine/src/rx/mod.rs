@@ -73,8 +73,12 @@ pub struct RxTask<'q> {
     pub slowdown_cycles: u64,
     /// Where each stream's `lost` counts from.
     pub count_from: CountFrom,
-    /// Stream ids expected (empty: learn from stamps).
+    /// Stream ids expected (empty: learn from stamps, unless `listed`).
     pub expected: Vec<u32>,
+    /// The streams are a list (`rx[].streams`): only `expected` are
+    /// checked and every other frame is foreign, even when the list is
+    /// empty (a monitoring port, `streams: none`).
+    pub listed: bool,
     /// Stream accumulators made ready on the main lcore, so that the first
     /// frame of a new stream allocates nothing.
     pub pool: StreamPool,
@@ -373,7 +377,8 @@ impl Rx {
                 t.tsc_hz,
                 t.count_from,
                 std::mem::take(&mut t.pool),
-            ),
+            )
+            .listing(t.listed),
             out: RxOutcome::default(),
             idle_after_first: 0,
             idle_since_last: 0,
@@ -692,6 +697,7 @@ mod tests {
             slowdown_cycles: 0,
             count_from: CountFrom::FirstSeen,
             expected: Vec::new(),
+            listed: false,
             pool: StreamPool::default(),
             shared_tsc: false,
             tsc_hz: 1_000_000_000,
@@ -863,6 +869,29 @@ mod tests {
             (1, 10)
         );
         assert_eq!((out.untracked, out.overflow), (10, 0));
+    }
+
+    #[test]
+    fn a_monitoring_port_checks_no_stream_and_every_frame_is_foreign() {
+        let mut r = rx();
+        r.table = Table::new(
+            &[],
+            1_000_000_000,
+            CountFrom::FirstSeen,
+            StreamPool::default(),
+        )
+        .listing(true);
+        for seq in 0..5 {
+            r.classify(ours(1, seq), 1046, 100 + seq);
+        }
+        r.classify(Dissected::Foreign, 60, 200);
+        let out = r.finish(1);
+        assert!(out.streams.is_empty());
+        assert_eq!((out.untracked, out.overflow), (5, 0));
+        // Not listed, the same frames are a stream learnt from its stamps.
+        let mut r = rx_of(&[]);
+        r.classify(ours(1, 0), 1046, 100);
+        assert_eq!(r.finish(1).streams.len(), 1);
     }
 
     #[test]

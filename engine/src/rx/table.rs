@@ -116,6 +116,13 @@ impl Table {
         t
     }
 
+    /// With `listed`, only the expected streams are checked even when
+    /// none is (a monitoring port: every frame is foreign).
+    pub(super) fn listing(mut self, listed: bool) -> Self {
+        self.listed |= listed;
+        self
+    }
+
     /// Stream `id`'s entry: 0 (not seen), index + 1, or [`OVERFLOWED`].
     #[inline(always)]
     pub(super) fn entry(&self, id: u32) -> u16 {

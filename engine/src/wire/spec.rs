@@ -160,6 +160,25 @@ impl<T: SetElem> ValueSet<T> {
         self.nth(0)
     }
 
+    /// The set of its first `n` values, in its order (all of it when it
+    /// holds no more; the first value alone when `n` is 0): what an
+    /// address search's trial of `n` addresses walks.
+    pub fn first_n(&self, n: u128) -> ValueSet<T> {
+        let n = n.max(1);
+        if self.cardinality() <= n {
+            return self.clone();
+        }
+        match self {
+            ValueSet::Single(v) => ValueSet::Single(*v),
+            ValueSet::Range { first, .. } if n == 1 => ValueSet::Single(*first),
+            ValueSet::Range { first, .. } => ValueSet::Range {
+                first: *first,
+                last: T::from_u128(first.to_u128() + n - 1),
+            },
+            ValueSet::List(v) => ValueSet::List(v[..n as usize].to_vec()),
+        }
+    }
+
     /// True if `v` is in the set.
     pub fn contains(&self, v: T) -> bool {
         match self {
@@ -1234,5 +1253,31 @@ mod tests {
             err(one, twice),
             "eth.dst: duplicate value 02:00:00:00:00:07 in list"
         );
+    }
+
+    #[test]
+    fn the_first_n_of_a_set_keep_its_order_and_its_kind() {
+        let m = |x: u8| MacAddr([2, 0, 0, 0, 1, x]);
+        let range = ValueSet::Range {
+            first: m(0x10),
+            last: m(0x1f),
+        };
+        assert_eq!(
+            range.first_n(4),
+            ValueSet::Range {
+                first: m(0x10),
+                last: m(0x13)
+            }
+        );
+        assert_eq!(range.first_n(4).cardinality(), 4);
+        assert_eq!(range.first_n(1), ValueSet::Single(m(0x10)));
+        assert_eq!(range.first_n(0), ValueSet::Single(m(0x10)));
+        assert_eq!(range.first_n(16), range);
+        assert_eq!(range.first_n(17), range);
+        assert_eq!(range.first_n(15).nth(14), Some(m(0x1e)));
+        let list = ValueSet::List(vec![m(9), m(3), m(7)]);
+        assert_eq!(list.first_n(2), ValueSet::List(vec![m(9), m(3)]));
+        assert_eq!(list.first_n(3), list);
+        assert_eq!(ValueSet::Single(m(1)).first_n(5), ValueSet::Single(m(1)));
     }
 }

@@ -17,6 +17,10 @@ pub struct DutHooks {
     /// Run to reset the device (by the reset test).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reset: Option<String>,
+    /// Run to clear the device's address table before each trial of an
+    /// address search (RFC 2889 5.7, 5.8), before its learning frames.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush: Option<String>,
     /// How long a hook may run before it is killed, seconds.
     pub timeout_s: f64,
     /// What a hook that fails (or hangs) does to the certification.
@@ -33,6 +37,7 @@ impl Default for DutHooks {
             before_trial: None,
             after_trial: None,
             reset: None,
+            flush: None,
             timeout_s: HOOK_TIMEOUT_S,
             on_failure: OnFailure::Stop,
         }
@@ -66,7 +71,7 @@ impl OnFailure {
 /// before or after a trial, or to reset the device.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct HookRun {
-    /// Which hook: `before_trial`, `after_trial` or `reset`.
+    /// Which hook: `before_trial`, `after_trial`, `reset` or `flush`.
     pub hook: String,
     /// The command as the profile gives it.
     pub command: String,

@@ -20,6 +20,10 @@ pub enum Bound {
     Line,
     /// The tester could not offer more: not the device's figure.
     Tester,
+    /// An address search's top passed (RFC 2889's address caching and
+    /// learning rate): the device holds at least that many addresses,
+    /// or learns at least that fast; how much more was not tried.
+    Top,
 }
 
 /// Throughput (RFC 2544 section 26.1) of one frame size in one direction.
@@ -303,6 +307,45 @@ pub struct ResetRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// Every trial.
+    pub trials: Vec<Trial>,
+    /// Every trial asked for ran.
+    #[serde(default = "yes")]
+    pub complete: bool,
+}
+
+/// One of RFC 2889's address searches for one frame size (the
+/// aggregate of a mesh): address caching capacity (section 5.7, a
+/// binary search on the number of addresses the device holds) or
+/// address learning rate (section 5.8, a binary search on the learning
+/// frames' rate). A trial passes when the device's address table is
+/// cleared (`certify.dut.flush`), learning frames teach it the trial's
+/// addresses, and the test frames to those addresses all reach their
+/// port and none is flooded (no frame foreign at any port, the
+/// monitoring port's included).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct AddressRow {
+    /// Direction label.
+    pub direction: String,
+    /// Frame size of the test frames with FCS, bytes.
+    pub frame_size: u32,
+    /// Address caching: the most addresses the device held without
+    /// flooding (`None`: not even the search's least); learning rate:
+    /// the addresses each trial taught.
+    pub addresses: Option<u64>,
+    /// Learning rate: the fastest learning frames/s at which the device
+    /// learnt every address (`None`: not even the search's least);
+    /// address caching: the rate its learning frames went at.
+    pub learning_fps: Option<f64>,
+    /// The search's range: addresses (caching) or frames/s (learning
+    /// rate), least and most.
+    pub searched: [f64; 2],
+    /// What bound the figure: the device (it flooded or lost frames
+    /// above it), the search's top, or the tester.
+    pub bound: Bound,
+    /// Why the row has no figure, or what qualifies it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Every trial, in the search's order (its trace).
     pub trials: Vec<Trial>,
     /// Every trial asked for ran.
     #[serde(default = "yes")]

@@ -11,7 +11,8 @@ use crate::units::L1_OVERHEAD;
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Settings {
     /// Tests run, in order: `throughput`, `latency`, `loss`,
-    /// `back_to_back`, `recovery`, `reset`.
+    /// `back_to_back`, `recovery`, `reset`, `address_caching`,
+    /// `learning_rate`.
     pub tests: Vec<String>,
     /// Frame sizes with FCS, bytes.
     pub sizes: Vec<u32>,
@@ -100,6 +101,61 @@ pub struct Settings {
     /// direction offers the whole load.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub direction_loads: Vec<f64>,
+    /// RFC 2889's address searches (`certify.addresses`): their ranges,
+    /// the test frames' load and the learning frames' rate.
+    #[serde(default)]
+    pub addresses: AddressSettings,
+}
+
+/// The settings of RFC 2889's address caching capacity (5.7) and
+/// address learning rate (5.8) searches (`certify.addresses`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct AddressSettings {
+    /// Address caching: the fewest addresses the search tries.
+    pub min: u64,
+    /// Address caching: the most addresses it tries; `None`: the
+    /// smallest destination MAC set of the streams sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<u64>,
+    /// The test frames' offered load, % of line at L1 (RFC 2889: below
+    /// what the device forwards, so a lost frame is a flooded or an
+    /// unknown address's, not congestion).
+    pub load_pct: f64,
+    /// Address caching: the learning frames' rate, frames/s (below the
+    /// device's learning rate).
+    pub learning_fps: f64,
+    /// Learning rate: the slowest rate the search tries, frames/s.
+    pub rate_min_fps: f64,
+    /// Learning rate: the fastest, frames/s; `None`: the learning
+    /// frames at the receiving port's line rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_max_fps: Option<f64>,
+    /// Learning rate: the search ends when its bounds are this close,
+    /// frames/s.
+    pub rate_resolution_fps: f64,
+    /// Learning rate: the addresses each trial teaches; `None`: the
+    /// capacity the address caching test found at the size, else the
+    /// caching search's most.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taught: Option<u64>,
+}
+
+impl Default for AddressSettings {
+    /// From 1 address to each stream's set, test frames at 10 % of line,
+    /// learning at 1,000 frames/s; the learning rate from 100 frames/s
+    /// to line rate, to 100 frames/s.
+    fn default() -> Self {
+        AddressSettings {
+            min: 1,
+            max: None,
+            load_pct: 10.0,
+            learning_fps: 1000.0,
+            rate_min_fps: 100.0,
+            rate_max_fps: None,
+            rate_resolution_fps: 100.0,
+            taught: None,
+        }
+    }
 }
 
 /// Serde defaults of the recovery and reset settings.
@@ -245,6 +301,7 @@ impl Default for Settings {
             quick: false,
             imix: Vec::new(),
             direction_loads: Vec::new(),
+            addresses: AddressSettings::default(),
         }
     }
 }

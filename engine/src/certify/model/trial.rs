@@ -112,6 +112,10 @@ pub struct Trial {
     /// 23(b)); `None` when none were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub learning: Option<LearningRun>,
+    /// An address search's trial (RFC 2889 5.7, 5.8): the destination
+    /// addresses its streams went to and its learning frames taught.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addresses: Option<u64>,
 }
 
 /// What the learning before a trial did: the frames each receiving port
@@ -137,6 +141,15 @@ pub struct LearningRun {
     pub drained: u64,
     /// Seconds it took: the frames, the wait, the draining.
     pub seconds: f64,
+    /// Paced learning (RFC 2889's address searches): the rate asked of
+    /// the learning frames, frames/s, each address taught once; `None`
+    /// when they went as fast as the ports took them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paced_fps: Option<f64>,
+    /// Paced learning: the rate they went at, frames/s (the frames over
+    /// the time from the first to the last).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent_fps: Option<f64>,
 }
 
 impl LearningRun {

@@ -99,6 +99,8 @@ impl Search<'_> {
             settle_s: self.s.settle_s,
             step: None,
             reset_at_s: None,
+            addresses: None,
+            learning_fps: None,
         };
         self.trial("back_to_back", spec, 0.0)
     }

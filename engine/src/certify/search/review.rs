@@ -137,6 +137,19 @@ pub fn not_measured(c: &Certification) -> Vec<NotMeasured> {
                         let row = (c.back_to_back.iter()).find(|r| at(&r.direction, r.frame_size));
                         row.is_none().then(|| not_run.clone())
                     }
+                    Some(t @ (Test::AddressCaching | Test::LearningRate)) => {
+                        let rows = match t {
+                            Test::AddressCaching => &c.address_caching,
+                            _ => &c.learning_rate,
+                        };
+                        match rows.iter().find(|r| at(&r.direction, r.frame_size)) {
+                            None => Some(not_run.clone()),
+                            Some(r) if r.addresses.is_none() || r.learning_fps.is_none() => {
+                                Some(r.note.clone().unwrap_or_else(|| not_run.clone()))
+                            }
+                            Some(_) => None,
+                        }
+                    }
                 };
                 if let Some(reason) = reason {
                     out.push(NotMeasured {

@@ -456,6 +456,11 @@ pub fn shown(column: Column, plain: &str) -> String {
         | Column::Addresses
         | Column::LearningFps
         | Column::Foreign => grouped(plain),
+        // A range: each end grouped.
+        Column::Searched => {
+            let ends: Vec<String> = plain.split('–').map(grouped).collect();
+            ends.join("–")
+        }
         Column::Bursts | Column::Times => {
             // Grouped numbers hold commas: the list is told apart by `; `.
             let each: Vec<String> = plain.split_whitespace().map(grouped).collect();

@@ -451,6 +451,51 @@ pub fn recovery_and_reset(mut c: Certification) -> Certification {
     c
 }
 
+/// `c` with RFC 2889's address searches at 64 B over the aggregate: a
+/// caching search that found 512 of 1,024 (the top flooded 7,200
+/// frames, 768 flooded 4,864, 513 flooded 28) and a learning rate
+/// search that held 512 addresses at 64,000 frames/s, the search's top.
+pub fn address_searches(mut c: Certification) -> Certification {
+    let t = |n: u64, fps: f64, foreign: u64| {
+        let mut t = trial(0, 64, 10.0, 100.0, false);
+        t.direction = AGGREGATE.into();
+        t.addresses = Some(n);
+        t.foreign = foreign;
+        t.passed = foreign == 0;
+        t.learning = Some(LearningRun {
+            frames: n,
+            paced_fps: Some(fps),
+            sent_fps: Some(fps),
+            ..LearningRun::default()
+        });
+        t
+    };
+    let caching = [(1024, 7200), (512, 0), (768, 4864), (513, 28)];
+    c.address_caching = vec![AddressRow {
+        direction: AGGREGATE.into(),
+        frame_size: 64,
+        addresses: Some(512),
+        learning_fps: Some(2000.0),
+        searched: [1.0, 1024.0],
+        bound: Bound::Device,
+        note: None,
+        trials: caching.iter().map(|&(n, f)| t(n, 2000.0, f)).collect(),
+        complete: true,
+    }];
+    c.learning_rate = vec![AddressRow {
+        direction: AGGREGATE.into(),
+        frame_size: 64,
+        addresses: Some(512),
+        learning_fps: Some(64_000.0),
+        searched: [1000.0, 64_000.0],
+        bound: Bound::Top,
+        note: Some("the search's top passed: the device learns at least 64000 frames/s".into()),
+        trials: vec![t(512, 64_000.0, 0)],
+        complete: true,
+    }];
+    c
+}
+
 /// [`complete`] whose throughput found no rate at 64 B one way, so
 /// latency did not run there.
 pub fn no_rate_at_64() -> Certification {

@@ -384,6 +384,17 @@ pub struct Certification {
     pub tasks: Vec<TesterTask>,
 }
 
+impl Certification {
+    /// The rows of an address search: `address_caching`'s for
+    /// [`Test::AddressCaching`], else `learning_rate`'s.
+    pub fn address_rows(&self, test: Test) -> &[AddressRow] {
+        match test {
+            Test::AddressCaching => &self.address_caching,
+            _ => &self.learning_rate,
+        }
+    }
+}
+
 /// One setting a certification ran with that is below RFC 2544's.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Deviation {

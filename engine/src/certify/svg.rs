@@ -720,10 +720,7 @@ fn back_to_back(c: &Certification) -> String {
 /// frames were flooded or lost, hollow grey where the failure was the
 /// tester's ([`super::search::address_failure_is_testers`]).
 fn address_trace(c: &Certification, test: Test) -> String {
-    let rows = match test {
-        Test::AddressCaching => &c.address_caching,
-        _ => &c.learning_rate,
-    };
+    let rows = c.address_rows(test);
     let value = |t: &Trial| match test {
         Test::AddressCaching => t.addresses.unwrap_or(0) as f64,
         _ => (t.learning.as_ref())

@@ -399,10 +399,7 @@ fn address_table(c: &Certification, test: Test, s: &mut String) {
     );
     let records = format::results(c);
     let rows = records.iter().filter(|r| r.test == Some(test));
-    let data = match test {
-        Test::AddressCaching => &c.address_caching,
-        _ => &c.learning_rate,
-    };
+    let data = c.address_rows(test);
     let trials = format::trials(c);
     for (r, row) in rows.zip(data) {
         let _ = writeln!(

@@ -138,10 +138,7 @@ pub fn not_measured(c: &Certification) -> Vec<NotMeasured> {
                         row.is_none().then(|| not_run.clone())
                     }
                     Some(t @ (Test::AddressCaching | Test::LearningRate)) => {
-                        let rows = match t {
-                            Test::AddressCaching => &c.address_caching,
-                            _ => &c.learning_rate,
-                        };
+                        let rows = c.address_rows(t);
                         match rows.iter().find(|r| at(&r.direction, r.frame_size)) {
                             None => Some(not_run.clone()),
                             Some(r) if r.addresses.is_none() || r.learning_fps.is_none() => {

@@ -2350,3 +2350,51 @@ fn a_learning_rate_the_tester_could_not_send_is_given_as_the_rate_sent() {
     let (c, _) = certify(&mut sim, &s);
     assert_eq!(c.learning_rate[0].learning_fps, Some(40_000.0));
 }
+
+#[test]
+fn a_learning_rate_search_starts_at_the_line_rate_of_learning_frames() {
+    let mut sim = Sim::new();
+    let (c, r) = certify(&mut sim, &address_settings("learning_rate", Some(8)));
+    r.unwrap();
+    let top = fps_at(LINE, 64, 100.0);
+    assert_eq!(sim.specs[0].learning_fps, Some(top));
+    assert_eq!(c.learning_rate[0].searched, [100.0, top]);
+    assert_eq!(c.learning_rate[0].learning_fps, Some(top));
+}
+
+#[test]
+fn why_an_address_failure_is_the_testers_in_words() {
+    use super::address::address_tester_reason as why;
+    let t = |refused: u64, paced: f64, sent: f64| Trial {
+        tx_frames: 100,
+        learning: Some(crate::certify::model::LearningRun {
+            refused,
+            paced_fps: Some(paced),
+            sent_fps: Some(sent),
+            ..Default::default()
+        }),
+        ..Trial::default()
+    };
+    assert_eq!(
+        why(&t(3, 1000.0, 1000.0)),
+        "tester-bound: 3 learning frames were refused by the port"
+    );
+    assert_eq!(
+        why(&t(0, 1000.0, 1101.0)),
+        "tester-bound: the learning frames went at 1101 frames/s, faster than the 1000 asked"
+    );
+    // Within 110 % of the rate asked: not bursty.
+    assert_eq!(
+        why(&t(0, 1000.0, 1100.0)),
+        "tester-bound: 100 test frames, fewer than two per address"
+    );
+    assert_eq!(
+        why(&t(0, 1000.0, 900.0)),
+        "tester-bound: 100 test frames, fewer than two per address"
+    );
+    let bounded = Trial {
+        tester_bound: true,
+        ..t(0, 1000.0, 1000.0)
+    };
+    assert_eq!(why(&bounded), "tester-bound: its sender sent short");
+}

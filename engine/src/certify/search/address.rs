@@ -16,7 +16,7 @@ use super::{tester_reason, Flow, Search, MAX_TRIES};
 
 /// Why a failed address trial is the tester's, in words (`tester-bound:
 /// ...`).
-fn address_tester_reason(t: &Trial) -> String {
+pub(super) fn address_tester_reason(t: &Trial) -> String {
     let l = t.learning.as_ref();
     let why = if let Some(l) = l.filter(|l| l.refused > 0) {
         format!("{} learning frames were refused by the port", l.refused)

@@ -13,28 +13,6 @@
 //! the device knew every address.
 
 use super::{tester_reason, Flow, Search, MAX_TRIES};
-
-/// Why a failed address trial is the tester's, in words (`tester-bound:
-/// ...`).
-pub(super) fn address_tester_reason(t: &Trial) -> String {
-    let l = t.learning.as_ref();
-    let why = if let Some(l) = l.filter(|l| l.refused > 0) {
-        format!("{} learning frames were refused by the port", l.refused)
-    } else if let Some((asked, went)) = (l.and_then(|l| l.paced_fps.zip(l.sent_fps)))
-        .filter(|(asked, went)| *went > asked * LEARNING_RATE_SLACK)
-    {
-        format!(
-            "the learning frames went at {} frames/s, faster than the {} asked",
-            crate::certify::round::whole(went),
-            crate::certify::round::whole(asked)
-        )
-    } else if t.tester_bound {
-        return tester_reason(t);
-    } else {
-        format!("{} test frames, fewer than two per address", t.tx_frames)
-    };
-    format!("tester-bound: {why}")
-}
 use crate::certify::model::{AddressRow, Bound, Trial};
 
 /// Test frames a trial sends per address, at least.
@@ -84,6 +62,28 @@ pub fn address_failure_is_testers(t: &Trial, n: u64) -> bool {
     let short = (t.tx_frames as f64) < FRAMES_PER_ADDRESS * n as f64;
     let flooded = t.foreign > 0;
     refused || bursty || (!flooded && (short || t.tester_bound))
+}
+
+/// Why a failed address trial is the tester's, in words (`tester-bound:
+/// ...`).
+pub(super) fn address_tester_reason(t: &Trial) -> String {
+    let l = t.learning.as_ref();
+    let why = if let Some(l) = l.filter(|l| l.refused > 0) {
+        format!("{} learning frames were refused by the port", l.refused)
+    } else if let Some((asked, went)) = (l.and_then(|l| l.paced_fps.zip(l.sent_fps)))
+        .filter(|(asked, went)| *went > asked * LEARNING_RATE_SLACK)
+    {
+        format!(
+            "the learning frames went at {} frames/s, faster than the {} asked",
+            crate::certify::round::whole(went),
+            crate::certify::round::whole(asked)
+        )
+    } else if t.tester_bound {
+        return tester_reason(t);
+    } else {
+        format!("{} test frames, fewer than two per address", t.tx_frames)
+    };
+    format!("tester-bound: {why}")
 }
 
 /// Where an address search stands.

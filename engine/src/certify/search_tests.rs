@@ -82,6 +82,9 @@ struct Sim {
     destinations: u64,
     /// The tester sends learning frames at most this fast, frames/s.
     sends_fps: f64,
+    /// (trial index, frames/s): the learning before that trial went at
+    /// that rate, whatever was asked.
+    sent_at: Vec<(usize, f64)>,
 }
 
 impl Sim {
@@ -117,6 +120,7 @@ impl Sim {
             learns_fps: f64::INFINITY,
             destinations: 4096,
             sends_fps: f64::INFINITY,
+            sent_at: Vec::new(),
         }
     }
 }
@@ -269,7 +273,10 @@ impl Tester for Sim {
                     frames: 300 - refused,
                     refused,
                     paced_fps: spec.learning_fps,
-                    sent_fps: spec.learning_fps.map(|f| f.min(self.sends_fps)),
+                    sent_fps: (self.sent_at.iter())
+                        .find(|(i, _)| *i == self.specs.len() - 1)
+                        .map(|&(_, f)| f)
+                        .or(spec.learning_fps.map(|f| f.min(self.sends_fps))),
                     ..Default::default()
                 }
             }),
@@ -2397,4 +2404,24 @@ fn why_an_address_failure_is_the_testers_in_words() {
         ..t(0, 1000.0, 1000.0)
     };
     assert_eq!(why(&bounded), "tester-bound: its sender sent short");
+}
+
+#[test]
+fn the_rate_sent_is_the_passing_trials_not_an_earlier_ones() {
+    // 2,000 and 1,250 asked and flooded (the second sent at 950), then
+    // 875 asked and held, sent at 600: the figure is the 600 of the
+    // trial that held.
+    let mut sim = Sim::new();
+    sim.learns_fps = 1_200.0;
+    sim.sent_at = vec![(1, 950.0), (2, 600.0)];
+    let mut s = address_settings("learning_rate", Some(8));
+    s.addresses.rate_min_fps = 500.0;
+    s.addresses.rate_max_fps = Some(2_000.0);
+    s.addresses.rate_resolution_fps = 600.0;
+    let (c, r) = certify(&mut sim, &s);
+    r.unwrap();
+    let rates: Vec<f64> = sim.specs.iter().map(|t| t.learning_fps.unwrap()).collect();
+    assert_eq!(rates, [2_000.0, 1_250.0, 875.0]);
+    let row = &c.learning_rate[0];
+    assert_eq!(row.learning_fps, Some(600.0), "{:?}", row.note);
 }

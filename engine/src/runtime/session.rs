@@ -721,11 +721,9 @@ impl<'a: 'q, 'q> PortTester<'a, 'q> {
         } else {
             SizeSpec::Fixed(spec.frame_size as usize)
         };
+        p.streams = trial_streams(self.base, spec.addresses);
         for s in streams {
             p.streams[s].size = size.clone();
-            if let Some(n) = spec.addresses {
-                p.streams[s].eth.dst = p.streams[s].eth.dst.first_n(u128::from(n));
-            }
         }
         for t in &mut p.tx {
             // Departures are the TSC's: sampled IEEE 1588 TX timestamps are

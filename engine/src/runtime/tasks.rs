@@ -773,9 +773,9 @@ fn rx_task<'q>(
         Clock::Separate => false,
         Clock::Synced { shared, .. } => shared,
     };
-    let expected: Vec<u32> = match &r.streams {
-        RxStreams::Auto => Vec::new(),
-        RxStreams::Listed(v) => v.iter().map(|&s| plan.streams[s].id).collect(),
+    let expected: Option<Vec<u32>> = match &r.streams {
+        RxStreams::Auto => None,
+        RxStreams::Listed(v) => Some(v.iter().map(|&s| plan.streams[s].id).collect()),
     };
     // Accumulators for every stream of the profile, made ready here so
     // that a new stream's first frame allocates nothing.
@@ -798,7 +798,6 @@ fn rx_task<'q>(
             crate::config::CountFrom::Zero => crate::rx::seq::CountFrom::Seq(0),
         },
         expected,
-        listed: matches!(r.streams, RxStreams::Listed(_)),
         pool: crate::rx::StreamPool::new(pool, tsc_hz),
         shared_tsc,
         tsc_hz,

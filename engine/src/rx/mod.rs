@@ -73,12 +73,10 @@ pub struct RxTask<'q> {
     pub slowdown_cycles: u64,
     /// Where each stream's `lost` counts from.
     pub count_from: CountFrom,
-    /// Stream ids expected (empty: learn from stamps, unless `listed`).
-    pub expected: Vec<u32>,
-    /// The streams are a list (`rx[].streams`): only `expected` are
-    /// checked and every other frame is foreign, even when the list is
-    /// empty (a monitoring port, `streams: none`).
-    pub listed: bool,
+    /// Stream ids expected (`rx[].streams`): only they are checked and
+    /// every other frame is foreign, even when the list is empty (a
+    /// monitoring port, `streams: none`); `None`: learn from stamps.
+    pub expected: Option<Vec<u32>>,
     /// Stream accumulators made ready on the main lcore, so that the first
     /// frame of a new stream allocates nothing.
     pub pool: StreamPool,
@@ -373,12 +371,11 @@ impl Rx {
                 })
             }),
             table: Table::new(
-                &t.expected,
+                t.expected.as_deref(),
                 t.tsc_hz,
                 t.count_from,
                 std::mem::take(&mut t.pool),
-            )
-            .listing(t.listed),
+            ),
             out: RxOutcome::default(),
             idle_after_first: 0,
             idle_since_last: 0,
@@ -696,8 +693,7 @@ mod tests {
             hw_csum: true,
             slowdown_cycles: 0,
             count_from: CountFrom::FirstSeen,
-            expected: Vec::new(),
-            listed: false,
+            expected: None,
             pool: StreamPool::default(),
             shared_tsc: false,
             tsc_hz: 1_000_000_000,
@@ -847,7 +843,7 @@ mod tests {
     fn rx_of(expected: &[u32]) -> Rx {
         let mut r = rx();
         r.table = Table::new(
-            expected,
+            (!expected.is_empty()).then_some(expected),
             1_000_000_000,
             CountFrom::FirstSeen,
             StreamPool::default(),
@@ -875,12 +871,11 @@ mod tests {
     fn a_monitoring_port_checks_no_stream_and_every_frame_is_foreign() {
         let mut r = rx();
         r.table = Table::new(
-            &[],
+            Some(&[]),
             1_000_000_000,
             CountFrom::FirstSeen,
             StreamPool::default(),
-        )
-        .listing(true);
+        );
         for seq in 0..5 {
             r.classify(ours(1, seq), 1046, 100 + seq);
         }
@@ -1445,7 +1440,7 @@ mod tests {
     #[test]
     fn the_latest_stream_is_not_looked_up_again_and_misses_are_not_kept() {
         let mut t = Table::new(
-            &[],
+            None,
             1_000_000_000,
             CountFrom::FirstSeen,
             StreamPool::default(),
@@ -1457,7 +1452,7 @@ mod tests {
         assert_eq!(t.last, Some((4, 1)));
         // A listed table's miss leaves the latest stream as it was.
         let mut l = Table::new(
-            &[9],
+            Some(&[9]),
             1_000_000_000,
             CountFrom::FirstSeen,
             StreamPool::default(),
@@ -1542,7 +1537,7 @@ mod tests {
     fn new_streams_take_the_pool_first_then_allocate() {
         let pool = StreamPool::new(2, 1_000_000_000);
         assert_eq!(pool.accs.len(), 2);
-        let mut t = Table::new(&[], 1_000_000_000, CountFrom::Seq(0), pool);
+        let mut t = Table::new(None, 1_000_000_000, CountFrom::Seq(0), pool);
         assert_eq!((t.accs.len(), t.used), (2, 0));
         for id in [7, 8, 9] {
             let acc = t.slot(id).unwrap();
@@ -1553,7 +1548,7 @@ mod tests {
         let s = t.into_streams();
         assert_eq!(s.iter().map(|a| a.tally.id).collect::<Vec<_>>(), [7, 8, 9]);
         // An unused pool is dropped, not reported.
-        let t = Table::new(&[], 1, CountFrom::FirstSeen, StreamPool::new(5, 1));
+        let t = Table::new(None, 1, CountFrom::FirstSeen, StreamPool::new(5, 1));
         assert!(t.into_streams().is_empty());
     }
 }

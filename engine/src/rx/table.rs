@@ -78,14 +78,17 @@ pub(super) struct Table {
 
 impl Table {
     /// A table of the `expected` streams, new streams taken from `pool`
-    /// first; when `expected` is not empty, only they are checked and
-    /// other ids are foreign.
+    /// first; with a list (`Some`), only they are checked and other ids
+    /// are foreign, even when it is empty (a monitoring port); `None`
+    /// learns the streams from their stamps.
     pub(super) fn new(
-        expected: &[u32],
+        expected: Option<&[u32]>,
         tsc_hz: u64,
         count_from: CountFrom,
         pool: StreamPool,
     ) -> Self {
+        let listed = expected.is_some();
+        let expected = expected.unwrap_or_default();
         let mut accs = pool.accs;
         accs.reserve(
             expected
@@ -110,17 +113,10 @@ impl Table {
         for &id in tracked {
             let _ = t.slot(id);
         }
-        t.listed = !expected.is_empty();
+        t.listed = listed;
         t.listed_beyond = beyond.to_vec();
         t.listed_beyond.sort_unstable();
         t
-    }
-
-    /// With `listed`, only the expected streams are checked even when
-    /// none is (a monitoring port: every frame is foreign).
-    pub(super) fn listing(mut self, listed: bool) -> Self {
-        self.listed |= listed;
-        self
     }
 
     /// Stream `id`'s entry: 0 (not seen), index + 1, or [`OVERFLOWED`].

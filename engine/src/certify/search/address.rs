@@ -18,10 +18,9 @@ use crate::certify::model::{AddressRow, Bound, Trial};
 /// Test frames a trial sends per address, at least.
 pub const FRAMES_PER_ADDRESS: f64 = 2.0;
 
-/// Frames/s of the smallest learning frame at `pct` % of a line of
-/// `line_bps`.
-fn learning_line_fps(line_bps: u64, pct: f64) -> f64 {
-    super::fps_at(line_bps, 64, pct)
+/// Frames/s of the smallest learning frame at the line rate `line_bps`.
+fn learning_line_fps(line_bps: u64) -> f64 {
+    super::fps_at(line_bps, 64, 100.0)
 }
 
 /// Whether an address trial of `n` addresses passed, on its counts: every
@@ -150,7 +149,7 @@ impl Search<'_> {
         taught: u64,
     ) -> (AddressRow, Flow<()>) {
         let a = &self.s.addresses;
-        let most = (a.rate_max_fps).unwrap_or_else(|| learning_line_fps(self.line_bps, 100.0));
+        let most = (a.rate_max_fps).unwrap_or_else(|| learning_line_fps(self.line_bps));
         let (least, res) = (a.rate_min_fps.min(most), a.rate_resolution_fps);
         let mut trials = Vec::new();
         let mut b = Bisect {

@@ -1270,4 +1270,29 @@ mod tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn an_empty_flush_hook_and_an_empty_streams_list_name_what_to_write() {
+        assert_eq!(
+            refused("  dut:\n    flush: \" \"\n"),
+            "c.yaml:21: certify.dut.flush: is empty: give the command to run (by `sh -c`), or \
+             leave it out"
+        );
+        let empty = with("  sizes: [64]\n").replace(
+            "    port: p0\ncertify:",
+            "    port: p0\n    streams: []\ncertify:",
+        );
+        let e = load_str(&empty, "c.yaml").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "c.yaml:19: rx[0].streams: an empty list expects nothing: write `auto`, name streams, \
+             or `none` for a monitoring port (every frame it receives counts as foreign)"
+        );
+        let none = empty.replace("streams: []", "streams: none");
+        let p = load_str(&none, "c.yaml").unwrap();
+        assert_eq!(
+            p.rx[0].streams,
+            crate::config::RxStreams::Listed(Vec::new())
+        );
+    }
 }
